@@ -1,0 +1,245 @@
+//! The redb store of `pawns`: one file holds accounts, characters, agent keys, the world
+//! and the schema version. Every read the game needs is a typed method here.
+//!
+//! redb allows one writer process per file; a second process gets
+//! [`StoreError::Locked`] with the path, never a corrupted file.
+
+pub mod codec;
+pub mod migrate;
+pub mod records;
+pub mod tables;
+
+use std::path::{Path, PathBuf};
+
+use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata};
+pub use records::*;
+
+/// Errors of the store, typed so callers can tell a held file from a newer one.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("the data file {path} is held by another process (is a server running? stop it, or use its HTTP API)")]
+    Locked { path: PathBuf },
+    #[error("the data file was written by a newer pawns (schema version {found}; this build reads up to {supported}); upgrade pawns")]
+    TooNew { found: u32, supported: u32 },
+    #[error("the data file is damaged: {0}")]
+    Corrupt(String),
+    #[error("record encoding: {0}")]
+    Codec(String),
+    #[error("storage: {0}")]
+    Redb(redb::Error),
+}
+
+impl StoreError {
+    /// A stable code for programs and logs.
+    pub fn code(&self) -> &'static str {
+        match self {
+            StoreError::Locked { .. } => "store_locked",
+            StoreError::TooNew { .. } => "store_too_new",
+            StoreError::Corrupt(_) => "store_corrupt",
+            StoreError::Codec(_) => "store_codec",
+            StoreError::Redb(_) => "store_io",
+        }
+    }
+}
+
+fn redb_err<E: Into<redb::Error>>(e: E) -> StoreError {
+    StoreError::Redb(e.into())
+}
+
+/// The open data file.
+pub struct Store {
+    db: Database,
+    path: PathBuf,
+}
+
+/// What `open` found and did, for the log line at start-up.
+#[derive(Debug, Clone)]
+pub struct OpenReport {
+    pub created: bool,
+    pub migrations_applied: Vec<u32>,
+}
+
+impl Store {
+    /// Opens (or creates) the data file and applies pending migrations in one transaction.
+    pub fn open(path: impl AsRef<Path>) -> Result<(Store, OpenReport), StoreError> {
+        let path = path.as_ref().to_path_buf();
+        let created = !path.exists() || std::fs::metadata(&path).map(|m| m.len() == 0).unwrap_or(true);
+        let db = Database::create(&path).map_err(|e| match e {
+            redb::DatabaseError::DatabaseAlreadyOpen => StoreError::Locked { path: path.clone() },
+            redb::DatabaseError::Storage(redb::StorageError::Corrupted(msg)) => StoreError::Corrupt(msg),
+            other => redb_err(other),
+        })?;
+        let tx = db.begin_write().map_err(redb_err)?;
+        let applied = migrate::run(&tx)?;
+        tx.commit().map_err(redb_err)?;
+        Ok((Store { db, path }, OpenReport { created, migrations_applied: applied }))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn schema_version(&self) -> Result<u32, StoreError> {
+        let tx = self.db.begin_write().map_err(redb_err)?;
+        let v = migrate::file_version(&tx)?;
+        tx.abort().map_err(redb_err)?;
+        Ok(v)
+    }
+
+    /// Direct access for crates that add their own tables in their own migrations.
+    pub fn database(&self) -> &Database {
+        &self.db
+    }
+
+    // ---- meta ----
+
+    pub fn meta_get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        let tx = self.db.begin_read().map_err(redb_err)?;
+        let t = tx.open_table(tables::META).map_err(redb_err)?;
+        Ok(t.get(key).map_err(redb_err)?.map(|v| v.value().to_vec()))
+    }
+
+    pub fn meta_put(&self, key: &str, value: &[u8]) -> Result<(), StoreError> {
+        let tx = self.db.begin_write().map_err(redb_err)?;
+        {
+            let mut t = tx.open_table(tables::META).map_err(redb_err)?;
+            t.insert(key, value).map_err(redb_err)?;
+        }
+        tx.commit().map_err(redb_err)
+    }
+
+    /// Returns the value under `key`, creating it with `make` if absent (one transaction).
+    pub fn meta_get_or_init(&self, key: &str, make: impl FnOnce() -> Vec<u8>) -> Result<Vec<u8>, StoreError> {
+        let tx = self.db.begin_write().map_err(redb_err)?;
+        let value = {
+            let mut t = tx.open_table(tables::META).map_err(redb_err)?;
+            let existing = t.get(key).map_err(redb_err)?.map(|v| v.value().to_vec());
+            match existing {
+                Some(v) => v,
+                None => {
+                    let v = make();
+                    t.insert(key, v.as_slice()).map_err(redb_err)?;
+                    v
+                }
+            }
+        };
+        tx.commit().map_err(redb_err)?;
+        Ok(value)
+    }
+
+    // ---- accounts and characters ----
+
+    pub fn account(&self, name: &str) -> Result<Option<Account>, StoreError> {
+        self.get_record(tables::ACCOUNTS, &name.to_ascii_lowercase())
+    }
+
+    pub fn character(&self, name: &str) -> Result<Option<CharacterRecord>, StoreError> {
+        self.get_record(tables::CHARACTERS, &name.to_ascii_lowercase())
+    }
+
+    /// Creates an account and its character together; `false` if the name exists.
+    pub fn create_character(&self, account: &Account, ch: &CharacterRecord) -> Result<bool, StoreError> {
+        let key = account.name.to_ascii_lowercase();
+        let tx = self.db.begin_write().map_err(redb_err)?;
+        {
+            let mut accounts = tx.open_table(tables::ACCOUNTS).map_err(redb_err)?;
+            if accounts.get(key.as_str()).map_err(redb_err)?.is_some() {
+                return Ok(false);
+            }
+            accounts.insert(key.as_str(), codec::encode(account)?.as_slice()).map_err(redb_err)?;
+            let mut chars = tx.open_table(tables::CHARACTERS).map_err(redb_err)?;
+            chars.insert(key.as_str(), codec::encode(ch)?.as_slice()).map_err(redb_err)?;
+        }
+        tx.commit().map_err(redb_err)?;
+        Ok(true)
+    }
+
+    pub fn put_account(&self, account: &Account) -> Result<(), StoreError> {
+        let key = account.name.to_ascii_lowercase();
+        self.put_records(tables::ACCOUNTS, &[(key, codec::encode(account)?)])
+    }
+
+    /// Saves many characters in one transaction (the save writer batches).
+    pub fn save_characters(&self, chars: &[CharacterRecord]) -> Result<(), StoreError> {
+        let mut rows = Vec::with_capacity(chars.len());
+        for c in chars {
+            rows.push((c.name.to_ascii_lowercase(), codec::encode(c)?));
+        }
+        self.put_records(tables::CHARACTERS, &rows)
+    }
+
+    pub fn count_characters(&self) -> Result<u64, StoreError> {
+        let tx = self.db.begin_read().map_err(redb_err)?;
+        let t = tx.open_table(tables::CHARACTERS).map_err(redb_err)?;
+        t.len().map_err(redb_err)
+    }
+
+    // ---- agent keys ----
+
+    pub fn put_agent_key(&self, key_hash: &str, rec: &AgentKeyRecord) -> Result<(), StoreError> {
+        self.put_records(tables::AGENT_KEYS, &[(key_hash.to_string(), codec::encode(rec)?)])
+    }
+
+    pub fn agent_key(&self, key_hash: &str) -> Result<Option<AgentKeyRecord>, StoreError> {
+        self.get_record(tables::AGENT_KEYS, key_hash)
+    }
+
+    // ---- world ----
+
+    /// Replaces the whole imported world with the given encoded zones, in one transaction.
+    pub fn replace_world(&self, zones: &[(u32, Vec<u8>)], source: &str) -> Result<(), StoreError> {
+        let tx = self.db.begin_write().map_err(redb_err)?;
+        {
+            let mut t = tx.open_table(tables::WORLD_ZONES).map_err(redb_err)?;
+            t.retain(|_, _| false).map_err(redb_err)?;
+            for (vnum, bytes) in zones {
+                t.insert(*vnum, bytes.as_slice()).map_err(redb_err)?;
+            }
+            let mut meta = tx.open_table(tables::META).map_err(redb_err)?;
+            meta.insert("world_source", source.as_bytes()).map_err(redb_err)?;
+        }
+        tx.commit().map_err(redb_err)
+    }
+
+    /// Every imported zone, in vnum order.
+    pub fn world_zones(&self) -> Result<Vec<(u32, Vec<u8>)>, StoreError> {
+        let tx = self.db.begin_read().map_err(redb_err)?;
+        let t = tx.open_table(tables::WORLD_ZONES).map_err(redb_err)?;
+        let mut out = Vec::new();
+        for row in t.iter().map_err(redb_err)? {
+            let (k, v) = row.map_err(redb_err)?;
+            out.push((k.value(), v.value().to_vec()));
+        }
+        Ok(out)
+    }
+
+    // ---- helpers ----
+
+    fn get_record<T: serde::de::DeserializeOwned>(
+        &self,
+        table: redb::TableDefinition<&str, &[u8]>,
+        key: &str,
+    ) -> Result<Option<T>, StoreError> {
+        let tx = self.db.begin_read().map_err(redb_err)?;
+        let t = tx.open_table(table).map_err(redb_err)?;
+        let row = t.get(key).map_err(redb_err)?;
+        match row {
+            Some(v) => Ok(Some(codec::decode(v.value())?)),
+            None => Ok(None),
+        }
+    }
+
+    fn put_records(&self, table: redb::TableDefinition<&str, &[u8]>, rows: &[(String, Vec<u8>)]) -> Result<(), StoreError> {
+        let tx = self.db.begin_write().map_err(redb_err)?;
+        {
+            let mut t = tx.open_table(table).map_err(redb_err)?;
+            for (k, v) in rows {
+                t.insert(k.as_str(), v.as_slice()).map_err(redb_err)?;
+            }
+        }
+        tx.commit().map_err(redb_err)
+    }
+}
+
+#[cfg(test)]
+mod tests;

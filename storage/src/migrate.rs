@@ -1,0 +1,61 @@
+//! The migrations runner: applies the numbered steps in `migrations/` in one transaction.
+//!
+//! The steps live at the workspace root (`migrations/NNNN_name.rs`) so that the layout
+//! history is visible at a glance; they are compiled into this crate by path.
+
+use redb::{ReadableTable, WriteTransaction};
+
+use crate::{tables, StoreError};
+
+#[path = "../../migrations/0001_initial.rs"]
+mod m0001;
+
+/// `(version, step)` in order. A step brings the file from `version - 1` to `version`.
+type Step = fn(&WriteTransaction) -> Result<(), redb::Error>;
+const STEPS: &[(u32, Step)] = &[(m0001::VERSION, m0001::apply)];
+
+/// The schema version this build writes and reads.
+pub const CURRENT_VERSION: u32 = m0001::VERSION;
+
+pub const VERSION_KEY: &str = "schema_version";
+
+/// Reads the file's schema version; 0 for a new file.
+pub fn file_version(tx: &WriteTransaction) -> Result<u32, StoreError> {
+    let meta = match tx.open_table(tables::META) {
+        Ok(t) => t,
+        Err(e) => return Err(StoreError::Redb(e.into())),
+    };
+    let v = meta.get(VERSION_KEY).map_err(|e| StoreError::Redb(e.into()))?;
+    Ok(match v {
+        Some(bytes) => {
+            let b = bytes.value();
+            if b.len() != 4 {
+                return Err(StoreError::Corrupt("schema_version is not 4 bytes".into()));
+            }
+            u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+        }
+        None => 0,
+    })
+}
+
+/// Applies every pending step; refuses a file written by a newer build.
+/// Returns the versions applied.
+pub fn run(tx: &WriteTransaction) -> Result<Vec<u32>, StoreError> {
+    let found = file_version(tx)?;
+    if found > CURRENT_VERSION {
+        return Err(StoreError::TooNew { found, supported: CURRENT_VERSION });
+    }
+    let mut applied = Vec::new();
+    for (version, step) in STEPS {
+        if *version > found {
+            step(tx).map_err(StoreError::Redb)?;
+            applied.push(*version);
+        }
+    }
+    if !applied.is_empty() {
+        let mut meta = tx.open_table(tables::META).map_err(|e| StoreError::Redb(e.into()))?;
+        meta.insert(VERSION_KEY, CURRENT_VERSION.to_le_bytes().as_slice())
+            .map_err(|e| StoreError::Redb(e.into()))?;
+    }
+    Ok(applied)
+}

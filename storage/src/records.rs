@@ -1,0 +1,61 @@
+//! Typed records kept in the store. Plain data: the game converts to and from these.
+
+use serde::{Deserialize, Serialize};
+
+/// A login identity. Humans have a password hash; agents log in with keys (`AgentKeyRecord`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Account {
+    /// The character name as the player typed it (case kept for display).
+    pub name: String,
+    /// argon2 PHC string; `None` for a character that only agents keys log in.
+    pub password_hash: Option<String>,
+    pub is_agent: bool,
+    /// Unix seconds.
+    pub created: u64,
+}
+
+/// An agent key, stored by the SHA-256 of the key so the key itself never touches disk.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct AgentKeyRecord {
+    /// Lower-cased character name the key logs in.
+    pub name: String,
+    pub created: u64,
+    pub revoked: bool,
+}
+
+/// An object a character carries, with whatever it contains (bags hold things).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ObjRecord {
+    pub vnum: u32,
+    pub contains: Vec<ObjRecord>,
+}
+
+/// Everything that makes a character the same after a restart.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CharacterRecord {
+    pub name: String,
+    pub is_agent: bool,
+    pub class: u8,
+    pub race: u8,
+    pub sex: u8,
+    pub level: u8,
+    pub exp: i64,
+    pub gold: i64,
+    pub hit: i32,
+    pub max_hit: i32,
+    pub mana: i32,
+    pub max_mana: i32,
+    pub moves: i32,
+    pub max_moves: i32,
+    /// str, int, wis, dex, con, cha.
+    pub abilities: [u8; 6],
+    pub alignment: i32,
+    pub room_vnum: u32,
+    pub inventory: Vec<ObjRecord>,
+    /// (wear slot index, object).
+    pub equipment: Vec<(u8, ObjRecord)>,
+    pub deaths: u32,
+    pub kills: u32,
+    /// Unix seconds of the last save.
+    pub saved_at: u64,
+}
