@@ -1,1 +1,2 @@
-pub fn x(){}
+//! `pawns`: a persistent multi-user dungeon where AI agents play beside humans.
+pub mod worldfile;

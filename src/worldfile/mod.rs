@@ -1,0 +1,196 @@
+//! The reader for the CircleMUD world-file family.
+//!
+//! Loading is index-driven: each kind's `index` names the files to read, in order, and
+//! files not named there are not read. Nothing in a world file can make the reader
+//! panic; a malformed record is skipped with a [`Warning`] that names file, line and
+//! vnum, and the rest of the world still loads.
+
+pub mod lexer;
+mod mob;
+mod obj;
+mod shp;
+pub mod types;
+mod wld;
+mod zon;
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+pub use types::*;
+
+/// Where area files come from: a directory on disk or the starter world in the binary.
+pub trait WorldSource {
+    /// Reads `kind/name` (e.g. `wld/index`). `None` when the file does not exist.
+    fn read(&self, rel: &str) -> Result<Option<String>, String>;
+    fn describe(&self) -> String;
+}
+
+pub struct DirSource(pub PathBuf);
+
+impl WorldSource for DirSource {
+    fn read(&self, rel: &str) -> Result<Option<String>, String> {
+        let p = self.0.join(rel);
+        match std::fs::read(&p) {
+            // Old area files are not always UTF-8; decode leniently rather than refuse.
+            Ok(bytes) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(format!("{}: {e}", p.display())),
+        }
+    }
+    fn describe(&self) -> String {
+        self.0.display().to_string()
+    }
+}
+
+/// The starter world written for this project (`data/world`), embedded at build time.
+pub struct StarterWorld;
+
+include!(concat!(env!("OUT_DIR"), "/starter_world.rs"));
+
+impl WorldSource for StarterWorld {
+    fn read(&self, rel: &str) -> Result<Option<String>, String> {
+        Ok(STARTER_FILES.iter().find(|(p, _)| *p == rel).map(|(_, t)| t.to_string()))
+    }
+    fn describe(&self) -> String {
+        "starter world (embedded)".into()
+    }
+}
+
+/// Collects records and warnings for one file.
+pub struct Sink<'a, T> {
+    file: &'a str,
+    out: &'a mut Vec<T>,
+    seen: &'a mut HashSet<u32>,
+    warnings: &'a mut Vec<Warning>,
+}
+
+impl<T> Sink<'_, T> {
+    fn push(&mut self, vnum: u32, line: u32, item: T) {
+        if self.seen.insert(vnum) {
+            self.out.push(item);
+        } else {
+            self.warn(line, Some(vnum), "duplicate vnum; the first definition is kept".into());
+        }
+    }
+    fn warn(&mut self, line: u32, vnum: Option<u32>, message: String) {
+        self.warnings.push(Warning { file: self.file.to_string(), line, vnum, message });
+    }
+}
+
+/// A load that could not happen at all (as opposed to warnings, which it survives).
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("world {source_name}: cannot read {file}: {reason}")]
+    Unreadable { source_name: String, file: String, reason: String },
+    #[error("world {0}: no wld/index (is this a CircleMUD world directory?)")]
+    NoIndex(String),
+    #[error("world {0}: no rooms loaded")]
+    Empty(String),
+}
+
+impl LoadError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            LoadError::Unreadable { .. } => "world_unreadable",
+            LoadError::NoIndex(_) => "world_no_index",
+            LoadError::Empty(_) => "world_empty",
+        }
+    }
+}
+
+pub struct Loaded {
+    pub world: WorldProto,
+    pub warnings: Vec<Warning>,
+    /// Exits that named rooms that do not exist (turned into no exit).
+    pub dangling_exits: usize,
+}
+
+fn index_entries(src: &dyn WorldSource, kind: &str) -> Result<Option<Vec<String>>, LoadError> {
+    let rel = format!("{kind}/index");
+    let text = src.read(&rel).map_err(|reason| LoadError::Unreadable { source_name: src.describe(), file: rel.clone(), reason })?;
+    let Some(text) = text else { return Ok(None) };
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let name = line.trim();
+        if name.is_empty() || name.starts_with('*') {
+            continue;
+        }
+        if name.starts_with('$') {
+            break;
+        }
+        // A duplicated index entry loads once.
+        if seen.insert(name.to_string()) {
+            out.push(name.to_string());
+        }
+    }
+    Ok(Some(out))
+}
+
+fn load_kind<T>(
+    src: &dyn WorldSource,
+    kind: &str,
+    out: &mut Vec<T>,
+    warnings: &mut Vec<Warning>,
+    parse: fn(&str, &mut Sink<'_, T>),
+) -> Result<bool, LoadError> {
+    let Some(files) = index_entries(src, kind)? else { return Ok(false) };
+    let mut seen = HashSet::new();
+    for name in files {
+        let rel = format!("{kind}/{name}");
+        match src.read(&rel) {
+            Ok(Some(text)) => {
+                let mut sink = Sink { file: &rel, out, seen: &mut seen, warnings };
+                parse(&text, &mut sink);
+            }
+            Ok(None) => warnings.push(Warning { file: format!("{kind}/index"), line: 0, vnum: None, message: format!("{name} is in the index but does not exist") }),
+            Err(reason) => return Err(LoadError::Unreadable { source_name: src.describe(), file: rel, reason }),
+        }
+    }
+    Ok(true)
+}
+
+/// Loads a whole world from a source.
+pub fn load(src: &dyn WorldSource) -> Result<Loaded, LoadError> {
+    let mut w = WorldProto::default();
+    let mut warnings = Vec::new();
+    if !load_kind(src, "wld", &mut w.rooms, &mut warnings, wld::parse)? {
+        return Err(LoadError::NoIndex(src.describe()));
+    }
+    load_kind(src, "mob", &mut w.mobs, &mut warnings, mob::parse)?;
+    load_kind(src, "obj", &mut w.objs, &mut warnings, obj::parse)?;
+    load_kind(src, "zon", &mut w.zones, &mut warnings, zon::parse)?;
+    load_kind(src, "shp", &mut w.shops, &mut warnings, shp::parse)?;
+    if w.rooms.is_empty() {
+        return Err(LoadError::Empty(src.describe()));
+    }
+    let rooms: HashSet<u32> = w.rooms.iter().map(|r| r.vnum).collect();
+    let mut dangling = 0;
+    for r in &mut w.rooms {
+        for (d, exit) in r.exits.iter_mut().enumerate() {
+            if let Some(e) = exit {
+                if e.to_room < 0 || !rooms.contains(&(e.to_room as u32)) {
+                    if e.to_room >= 0 {
+                        dangling += 1;
+                        warnings.push(Warning {
+                            file: format!("wld (zone {})", r.zone),
+                            line: 0,
+                            vnum: Some(r.vnum),
+                            message: format!("exit {} leads to missing room {}; removed", DIR_NAMES[d], e.to_room),
+                        });
+                    }
+                    *exit = None;
+                }
+            }
+        }
+    }
+    Ok(Loaded { world: w, warnings, dangling_exits: dangling })
+}
+
+/// Loads from a directory path.
+pub fn load_dir(dir: &Path) -> Result<Loaded, LoadError> {
+    load(&DirSource(dir.to_path_buf()))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,96 @@
+//! Room files (`.wld`): stock CircleMUD rooms and the Dark Pawns extensions
+//! (four room-flag words, `R` script lines).
+
+use super::lexer::{flag_field, int, parse_vnum_header, LexResult, Lexer};
+use super::types::{ExitProto, ExtraDesc, RoomProto};
+use super::Sink;
+
+pub fn parse(text: &str, sink: &mut Sink<'_, RoomProto>) {
+    let mut lx = Lexer::new(text);
+    while let Some(line) = lx.peek_content() {
+        if line.trim_start().starts_with('$') {
+            return;
+        }
+        let start = lx.line_no();
+        let header = lx.content_line().unwrap_or_default();
+        let Some(vnum) = parse_vnum_header(header) else {
+            sink.warn(start, None, format!("expected '#vnum', found '{}'", clip(header)));
+            lx.skip_to_record();
+            continue;
+        };
+        match room(&mut lx, vnum) {
+            Ok(r) => sink.push(vnum, start, r),
+            Err(e) => {
+                sink.warn(e.line, Some(vnum), format!("room skipped: {}", e.message));
+                lx.skip_to_record();
+            }
+        }
+    }
+}
+
+pub(crate) fn clip(s: &str) -> String {
+    s.chars().take(40).collect()
+}
+
+fn room(lx: &mut Lexer<'_>, vnum: u32) -> LexResult<RoomProto> {
+    let name = lx.string()?;
+    let description = lx.string()?;
+    let f = lx.fields()?;
+    let line = lx.line_no() - 1;
+    // Stock: `zone flags sector`; Dark Pawns: `zone f0 f1 f2 f3 sector`.
+    let zone = int(f.first(), "zone number", line)? as u32;
+    let mut flags = [0u64; 4];
+    let sector;
+    match f.len() {
+        3 => {
+            flags[0] = flag_field(f.get(1), "room flags", line)?;
+            sector = int(f.get(2), "sector", line)? as u32;
+        }
+        n if n >= 6 => {
+            for (i, fl) in flags.iter_mut().enumerate() {
+                *fl = flag_field(f.get(1 + i), "room flags", line)?;
+            }
+            sector = int(f.get(5), "sector", line)? as u32;
+        }
+        _ => return lx.err(format!("room flags line has {} fields (want 3 or 6)", f.len())),
+    }
+    let mut room = RoomProto {
+        vnum,
+        zone,
+        name,
+        description,
+        flags,
+        sector,
+        exits: Default::default(),
+        extra_descs: Vec::new(),
+        scripts: Vec::new(),
+    };
+    loop {
+        let l = lx.content_line()?;
+        match l.as_bytes().first() {
+            Some(b'S') if l == "S" => return Ok(room),
+            Some(b'D') => {
+                let dir: usize = match l[1..].trim().parse() {
+                    Ok(d) if d < 6 => d,
+                    _ => return lx.err(format!("bad exit direction '{}'", clip(l))),
+                };
+                let description = lx.string()?;
+                let keywords = lx.string()?;
+                let f = lx.fields()?;
+                let line = lx.line_no() - 1;
+                let door_flags = flag_field(f.first(), "door flags", line)? as u32;
+                let key = int(f.get(1), "key vnum", line)? as i32;
+                let to_room = int(f.get(2), "exit target", line)? as i32;
+                room.exits[dir] = Some(ExitProto { description, keywords, door_flags, key, to_room });
+            }
+            Some(b'E') if l == "E" => {
+                let keywords = lx.string()?;
+                let description = lx.string()?;
+                room.extra_descs.push(ExtraDesc { keywords, description });
+            }
+            Some(b'R') => room.scripts.push(l[1..].trim().to_string()),
+            Some(b'#') | Some(b'$') => return lx.err("room not closed with 'S'"),
+            _ => return lx.err(format!("unexpected line '{}' in room", clip(l))),
+        }
+    }
+}

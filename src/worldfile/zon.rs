@@ -1,0 +1,85 @@
+//! Zone files (`.zon`): the header and the reset commands (`M O G E P D R`, and the
+//! Dark Pawns `L`), each kept with its line for messages.
+
+use super::lexer::{int, parse_vnum_header, LexResult, Lexer};
+use super::types::{ResetCmd, ZoneProto};
+use super::wld::clip;
+use super::Sink;
+
+pub fn parse(text: &str, sink: &mut Sink<'_, ZoneProto>) {
+    let mut lx = Lexer::new(text);
+    while let Some(line) = lx.peek_content() {
+        if line.trim_start().starts_with('$') {
+            return;
+        }
+        let start = lx.line_no();
+        let header = lx.content_line().unwrap_or_default();
+        let Some(vnum) = parse_vnum_header(header) else {
+            sink.warn(start, None, format!("expected '#vnum', found '{}'", clip(header)));
+            lx.skip_to_record();
+            continue;
+        };
+        let mut warnings = Vec::new();
+        match zone(&mut lx, vnum, &mut warnings) {
+            Ok(z) => sink.push(vnum, start, z),
+            Err(e) => {
+                sink.warn(e.line, Some(vnum), format!("zone skipped: {}", e.message));
+                lx.skip_to_record();
+            }
+        }
+        for (line, msg) in warnings {
+            sink.warn(line, Some(vnum), msg);
+        }
+    }
+}
+
+fn zone(lx: &mut Lexer<'_>, vnum: u32, warnings: &mut Vec<(u32, String)>) -> LexResult<ZoneProto> {
+    let name = lx.string()?;
+    let f = lx.fields()?;
+    let line = lx.line_no() - 1;
+    // `top lifespan mode`, or `bottom top lifespan mode` in later CircleMUD.
+    let off = if f.len() >= 4 { 1 } else { 0 };
+    let top = int(f.get(off), "top room", line)? as u32;
+    let lifespan = int(f.get(off + 1), "lifespan", line)? as u32;
+    let reset_mode = int(f.get(off + 2), "reset mode", line)? as u32;
+    let mut commands = Vec::new();
+    loop {
+        let line_no = lx.line_no();
+        let Some(peek) = lx.peek_content() else {
+            return lx.err("zone not closed with 'S'");
+        };
+        let l = peek.trim();
+        if l.starts_with('#') || l.starts_with('$') {
+            warnings.push((line_no, "zone not closed with 'S'".into()));
+            break;
+        }
+        let line_no = lx.line_no();
+        lx.content_line()?;
+        let command = l.chars().next().unwrap_or('?').to_ascii_uppercase();
+        if command == 'S' {
+            break;
+        }
+        if !"MOGEPDRL".contains(command) {
+            warnings.push((line_no, format!("unknown reset command '{}' skipped", clip(l))));
+            continue;
+        }
+        let toks: Vec<&str> = l[command.len_utf8()..].split_whitespace().collect();
+        let mut nums = Vec::new();
+        for t in &toks {
+            match t.parse::<i32>() {
+                Ok(n) if nums.len() < 5 => nums.push(n),
+                _ => break, // the rest of the line is a comment
+            }
+        }
+        if nums.len() < 3 && command != 'L' {
+            warnings.push((line_no, format!("reset command '{}' has too few numbers; skipped", clip(l))));
+            continue;
+        }
+        let mut args = [-1i32; 4];
+        for (i, n) in nums.iter().skip(1).take(4).enumerate() {
+            args[i] = *n;
+        }
+        commands.push(ResetCmd { command, if_flag: nums.first().copied().unwrap_or(0) != 0, args, line: line_no });
+    }
+    Ok(ZoneProto { vnum, name, top, lifespan, reset_mode, commands })
+}
