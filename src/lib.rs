@@ -1,2 +1,3 @@
 //! `pawns`: a persistent multi-user dungeon where AI agents play beside humans.
 pub mod worldfile;
+pub mod game;

@@ -1,0 +1,382 @@
+//! Combat: the 2-second round, to-hit and damage, death, experience and levels.
+
+use super::character::EventEntry;
+use super::engine::Engine;
+use super::messaging::To;
+use super::output::EventKind;
+use super::tables::{self, item_type, Position, MAX_LEVEL};
+use super::world::{CharId, Obj, ObjLoc};
+
+const ATTACKS: [(&str, &str); 15] = [
+    ("hit", "hits"), ("sting", "stings"), ("whip", "whips"), ("slash", "slashes"), ("bite", "bites"), ("bludgeon", "bludgeons"),
+    ("crush", "crushes"), ("pound", "pounds"), ("claw", "claws"), ("maul", "mauls"), ("thrash", "thrashes"), ("pierce", "pierces"),
+    ("blast", "blasts"), ("punch", "punches"), ("stab", "stabs"),
+];
+
+/// Corpses crumble after this many pulses (5 minutes).
+pub const CORPSE_PULSES: u32 = 3000;
+
+/// Experience lost on death: exp / 37, as the seed says.
+pub fn death_exp_loss(exp: i64) -> i64 {
+    exp.max(0) / 37
+}
+
+/// Experience for killing a mob with `victim_exp` worth at `victim_level`, by a killer at `level`.
+pub fn kill_exp(victim_exp: i64, victim_level: u8, level: u8) -> i64 {
+    let base = (victim_exp / 3).max(1);
+    let diff = victim_level as i64 - level as i64;
+    let scaled = if diff >= 0 { base + base * diff.min(10) / 10 } else { base * (10 + diff.max(-9)) / 10 };
+    scaled.max(1)
+}
+
+impl Engine {
+    /// AC, hitroll and damroll from worn gear.
+    pub fn recompute_armour(&mut self, id: CharId) {
+        let Some(c) = self.world.ch(id) else { return };
+        if c.is_npc() {
+            return;
+        }
+        let mut ac = 100;
+        let mut hitroll = 0;
+        let mut damroll = 0;
+        for (slot, o) in c.equipment.iter().enumerate() {
+            let Some(o) = o.and_then(|o| self.world.obj(o)) else { continue };
+            if o.item_type == item_type::ARMOR {
+                let factor = match slot {
+                    5 => 3,
+                    6 | 7 => 2,
+                    _ => 1,
+                };
+                ac -= o.values[0] * factor;
+            }
+            for (loc, m) in &o.affects {
+                match loc {
+                    17 => ac += m,
+                    18 => hitroll += m,
+                    19 => damroll += m,
+                    _ => {}
+                }
+            }
+        }
+        if let Some(c) = self.world.chars.get_mut(&id) {
+            c.base_ac = ac.clamp(-100, 100);
+            c.hitroll = hitroll;
+            c.damroll = damroll;
+        }
+    }
+
+    /// Begins a fight (both sides engage if they are not already fighting).
+    pub fn start_fight(&mut self, ch: CharId, victim: CharId) {
+        if ch == victim {
+            return;
+        }
+        for (a, b) in [(ch, victim), (victim, ch)] {
+            if let Some(c) = self.world.chars.get_mut(&a) {
+                if c.fighting.is_none() && c.position > Position::Stunned {
+                    c.fighting = Some(b);
+                    if c.position >= Position::Sitting {
+                        c.position = Position::Fighting;
+                    }
+                }
+            }
+        }
+        if let Some(v) = self.world.chars.get_mut(&victim) {
+            if v.is_npc() && !v.memory.contains(&ch) {
+                v.memory.push(ch);
+            }
+        }
+    }
+
+    pub fn combat_round(&mut self) {
+        let fighters: Vec<CharId> = self.world.chars.values().filter(|c| c.fighting.is_some()).map(|c| c.id).collect();
+        for id in fighters {
+            let Some(c) = self.world.ch(id) else { continue };
+            let Some(v) = c.fighting else { continue };
+            let same_room = self.world.ch(v).is_some_and(|vc| vc.room == c.room);
+            if !same_room {
+                self.stop_fighting(id);
+                continue;
+            }
+            if c.position < Position::Sitting {
+                continue;
+            }
+            if c.is_npc() && c.mob_flags & tables::mob_flag::WIMPY != 0 && c.hit < c.max_hit / 5 {
+                self.flee(id);
+                continue;
+            }
+            self.hit(id, v);
+        }
+    }
+
+    pub fn armour_class(&self, id: CharId) -> i32 {
+        self.world.ch(id).map(|c| c.base_ac).unwrap_or(100)
+    }
+
+    /// One attack.
+    pub fn hit(&mut self, ch: CharId, victim: CharId) {
+        let (Some(c), Some(v)) = (self.world.ch(ch), self.world.ch(victim)) else { return };
+        if c.room != v.room || v.position == Position::Dead {
+            return;
+        }
+        let (str_hit, str_dam) = tables::str_bonus(c.str_());
+        let thaco = if c.is_npc() { 20 } else { tables::thac0(c.class, c.level) } - str_hit - c.hitroll;
+        let victim_ac = (self.armour_class(victim) / 10).clamp(-10, 10);
+        let weapon = c.equipment[16].and_then(|o| self.world.obj(o)).filter(|o| o.item_type == item_type::WEAPON);
+        let (dnum, dsize, wtype) = match weapon {
+            Some(w) => (w.values[1], w.values[2], w.values[3].clamp(0, 14) as usize),
+            None if c.is_npc() => (c.npc_damage.num, c.npc_damage.size, 0),
+            None => (1, 2, 13),
+        };
+        let damroll = c.damroll;
+        let npc = c.is_npc();
+        let victim_pos = v.position;
+        let roll = self.roll(1, 20);
+        let miss = roll != 20 && (roll == 1 || thaco - roll > victim_ac);
+        let mut dam = 0;
+        if !miss {
+            dam = str_dam + damroll.max(if npc { 0 } else { i32::MIN }) + self.dice(dnum, dsize);
+            if victim_pos < Position::Fighting {
+                dam = dam * (1 + (Position::Fighting as i32 - victim_pos as i32) / 3);
+            }
+            dam = dam.max(1);
+        }
+        self.start_fight(ch, victim);
+        self.damage(ch, victim, dam, wtype);
+    }
+
+    fn damage_messages(&mut self, ch: CharId, victim: CharId, dam: i32, wtype: usize) {
+        let (sing, plur) = ATTACKS[wtype.min(ATTACKS.len() - 1)];
+        let (to_char, to_vict, to_room) = match dam {
+            0 => (format!("You miss $N with your {sing}."), format!("$n misses you with $s {sing}."), format!("$n misses $N with $s {sing}.")),
+            1..=2 => (format!("You tickle $N as you {sing} $M."), format!("$n tickles you as $e {plur} you."), format!("$n tickles $N as $e {plur} $M.")),
+            3..=4 => (format!("You barely {sing} $N."), format!("$n barely {plur} you."), format!("$n barely {plur} $N.")),
+            5..=6 => (format!("You {sing} $N."), format!("$n {plur} you."), format!("$n {plur} $N.")),
+            7..=10 => (format!("You {sing} $N hard."), format!("$n {plur} you hard."), format!("$n {plur} $N hard.")),
+            11..=14 => (format!("You {sing} $N very hard."), format!("$n {plur} you very hard."), format!("$n {plur} $N very hard.")),
+            15..=19 => (format!("You {sing} $N extremely hard."), format!("$n {plur} you extremely hard."), format!("$n {plur} $N extremely hard.")),
+            20..=23 => (format!("You massacre $N to small fragments with your {sing}."), format!("$n massacres you to small fragments with $s {sing}."), format!("$n massacres $N to small fragments with $s {sing}.")),
+            _ => (format!("You OBLITERATE $N with your deadly {sing}!"), format!("$n OBLITERATES you with $s deadly {sing}!"), format!("$n OBLITERATES $N with $s deadly {sing}!")),
+        };
+        self.act(&to_char, ch, Some(victim), None, To::Actor, EventKind::Combat);
+        self.act(&to_vict, ch, Some(victim), None, To::Victim, EventKind::Combat);
+        self.act(&to_room, ch, Some(victim), None, To::NotVictim, EventKind::Combat);
+    }
+
+    /// Applies damage, updates position, and handles death.
+    pub fn damage(&mut self, ch: CharId, victim: CharId, dam: i32, wtype: usize) {
+        self.damage_messages(ch, victim, dam, wtype);
+        let Some(v) = self.world.chars.get_mut(&victim) else { return };
+        v.hit -= dam;
+        v.mark_dirty();
+        v.position = match v.hit {
+            h if h > 0 => {
+                if v.position < Position::Sleeping {
+                    Position::Standing
+                } else {
+                    v.position
+                }
+            }
+            h if h <= -11 => Position::Dead,
+            h if h <= -6 => Position::MortallyWounded,
+            h if h <= -3 => Position::Incapacitated,
+            _ => Position::Stunned,
+        };
+        let pos = v.position;
+        match pos {
+            Position::Dead => self.die(victim, Some(ch)),
+            Position::MortallyWounded => self.act("$n is mortally wounded, and will die soon, if not aided.", victim, None, None, To::Room, EventKind::Combat),
+            Position::Incapacitated => self.act("$n is incapacitated and will slowly die, if not aided.", victim, None, None, To::Room, EventKind::Combat),
+            Position::Stunned => self.act("$n is stunned, but will probably regain consciousness again.", victim, None, None, To::Room, EventKind::Combat),
+            _ => {}
+        }
+        if matches!(pos, Position::MortallyWounded | Position::Incapacitated | Position::Stunned) {
+            self.send_text(victim, "You are in a bad way, and will die soon if not aided.");
+        }
+    }
+
+    /// Death: a corpse with the gear, experience for the killer, respawn for players.
+    pub fn die(&mut self, victim: CharId, killer: Option<CharId>) {
+        let Some(v) = self.world.ch(victim) else { return };
+        let room = v.room;
+        let v_level = v.level;
+        let v_exp = v.exp;
+        let v_name = v.name.clone();
+        let v_npc = v.is_npc();
+        let fighters: Vec<CharId> = self.world.chars.values().filter(|c| c.fighting == Some(victim)).map(|c| c.id).collect();
+        for f in fighters {
+            self.stop_fighting(f);
+        }
+        self.stop_fighting(victim);
+        self.act("$n is dead!  R.I.P.", victim, None, None, To::Room, EventKind::Death);
+        self.room_event_agents(room, victim, "death", &format!("{v_name} is dead."));
+        self.send_event(victim, EventKind::Death, "You are dead!  Sorry...".into(), None);
+        self.make_corpse(victim);
+        if let Some(k) = killer.filter(|k| *k != victim) {
+            if self.world.ch(k).is_some_and(|c| c.pc.is_some()) {
+                let k_level = self.world.ch(k).map(|c| c.level).unwrap_or(1);
+                let gain = if v_npc { kill_exp(v_exp, v_level, k_level) } else { 0 };
+                if let Some(kc) = self.world.chars.get_mut(&k) {
+                    kc.kills += 1;
+                }
+                self.push_event(k, EventEntry { kind: "kill", text: Some(format!("You killed {v_name} (level {v_level}).")), from: None, command: None, count: None });
+                if gain > 0 {
+                    self.send_text(k, &format!("You receive {gain} experience points."));
+                    self.gain_exp(k, gain);
+                }
+            }
+        }
+        if v_npc {
+            self.world.extract_char(victim);
+            return;
+        }
+        // A player: lose exp/37 and wake at the temple.
+        let start = self.start_room;
+        if let Some(c) = self.world.chars.get_mut(&victim) {
+            let loss = death_exp_loss(c.exp);
+            c.exp -= loss;
+            c.deaths += 1;
+            c.hit = (c.max_hit / 2).max(1);
+            c.position = Position::Standing;
+            c.wait = 0;
+        }
+        self.push_event(victim, EventEntry { kind: "death", text: Some(format!("You were killed{}.", killer.map(|k| format!(" by {}", self.pers(k))).unwrap_or_default())), from: None, command: None, count: None });
+        self.world.move_char(victim, start);
+        self.act("$n appears in a swirl of ash beside the eternal fire.", victim, None, None, To::Room, EventKind::System);
+        self.send_text(victim, "You wake beside the eternal fire, the taste of ash in your mouth.");
+        let look = self.room_text(victim, false);
+        self.send_text(victim, &look);
+        self.send_state(victim);
+        self.save_char(victim);
+    }
+
+    fn room_event_agents(&mut self, room: usize, except: CharId, kind: &'static str, text: &str) {
+        let people: Vec<CharId> = self.world.rooms[room].people.iter().copied().filter(|p| *p != except).collect();
+        for p in people {
+            if self.world.ch(p).is_some_and(|c| c.is_agent()) {
+                self.push_event(p, EventEntry { kind, text: Some(text.to_string()), from: None, command: None, count: None });
+            }
+        }
+    }
+
+    fn make_corpse(&mut self, victim: CharId) {
+        let Some(v) = self.world.ch(victim) else { return };
+        let room = v.room;
+        let name = v.name.clone();
+        let level = v.level;
+        let gold = v.gold;
+        let items: Vec<_> = v.inventory.iter().copied().chain(v.equipment.iter().flatten().copied()).collect();
+        let corpse = Obj {
+            id: 0,
+            vnum: 0,
+            keywords: "corpse".into(),
+            short_descr: format!("the corpse of {name}"),
+            long_descr: format!("The corpse of {name} is lying here."),
+            item_type: item_type::CONTAINER,
+            wear_flags: 0,
+            extra_flags: 0,
+            values: [0; 4],
+            weight: 100,
+            cost: 0,
+            affects: Vec::new(),
+            loc: ObjLoc::Nowhere,
+            contains: Vec::new(),
+            timer: Some(CORPSE_PULSES),
+            level,
+        };
+        let cid = self.world.insert_obj(corpse);
+        for o in items {
+            self.world.obj_to_obj(o, cid);
+        }
+        if gold > 0 {
+            let coins = self.money_obj(gold);
+            self.world.obj_to_obj(coins, cid);
+            if let Some(v) = self.world.chars.get_mut(&victim) {
+                v.gold = 0;
+            }
+        }
+        self.world.obj_to_room(cid, room);
+        self.recompute_armour(victim);
+    }
+
+    /// A pile of coins as an object (goes into corpses; `get` turns it back into gold).
+    pub fn money_obj(&mut self, amount: i64) -> u64 {
+        let (short, long) = if amount == 1 {
+            ("a gold coin".to_string(), "One miserable gold coin is lying here.".to_string())
+        } else {
+            (format!("{amount} gold coins"), format!("A pile of {amount} gold coins is lying here."))
+        };
+        let o = Obj {
+            id: 0,
+            vnum: 0,
+            keywords: "coins gold money".into(),
+            short_descr: short,
+            long_descr: long,
+            item_type: item_type::MONEY,
+            wear_flags: tables::wear_flag::TAKE,
+            extra_flags: 0,
+            values: [amount.clamp(0, i32::MAX as i64) as i32, 0, 0, 0],
+            weight: 0,
+            cost: amount as i32,
+            affects: Vec::new(),
+            loc: ObjLoc::Nowhere,
+            contains: Vec::new(),
+            timer: None,
+            level: 0,
+        };
+        self.world.insert_obj(o)
+    }
+
+    pub fn gain_exp(&mut self, id: CharId, amount: i64) {
+        let Some(c) = self.world.chars.get_mut(&id) else { return };
+        if c.is_npc() {
+            return;
+        }
+        c.exp = (c.exp + amount).max(0);
+        c.mark_dirty();
+        loop {
+            let Some(c) = self.world.ch(id) else { return };
+            if c.level >= MAX_LEVEL || c.exp < tables::exp_for_level(c.level + 1) {
+                break;
+            }
+            self.advance_level(id);
+        }
+    }
+
+    fn advance_level(&mut self, id: CharId) {
+        let Some(c) = self.world.ch(id) else { return };
+        let (hp_die, mana_die) = tables::level_gain_dice(c.class);
+        let con_bonus = (c.con() as i32 - 12) / 2;
+        let hp = self.roll(hp_die / 2, hp_die) + con_bonus.max(0);
+        let mana = self.roll(1, mana_die);
+        let mv = self.roll(1, 3);
+        let Some(c) = self.world.chars.get_mut(&id) else { return };
+        c.level += 1;
+        c.max_hit += hp.max(1);
+        c.max_mana += mana;
+        c.max_moves += mv;
+        let level = c.level;
+        self.send_event(id, EventKind::LevelUp, format!("You rise a level! You are now level {level}."), None);
+        self.push_event(id, EventEntry { kind: "level_up", text: Some(format!("Level {level}.")), from: None, command: None, count: None });
+        self.save_char(id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn death_costs_exp_over_37() {
+        assert_eq!(death_exp_loss(3700), 100);
+        assert_eq!(death_exp_loss(36), 0);
+        assert_eq!(death_exp_loss(-5), 0);
+    }
+
+    #[test]
+    fn kill_exp_scales_with_level_gap() {
+        assert_eq!(kill_exp(300, 3, 3), 100);
+        assert!(kill_exp(300, 8, 3) > kill_exp(300, 3, 3));
+        assert!(kill_exp(300, 1, 10) < kill_exp(300, 3, 3));
+        assert!(kill_exp(0, 1, 30) >= 1);
+    }
+}

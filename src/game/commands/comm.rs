@@ -1,0 +1,107 @@
+//! Talking: say, tell, shout (zone), gossip (world), emote.
+
+use super::CmdStatus;
+use crate::game::character::EventEntry;
+use crate::game::engine::Engine;
+use crate::game::output::EventKind;
+use crate::game::world::CharId;
+
+/// Longest thing one can say at once.
+const MAX_SPEECH: usize = 512;
+
+fn clip(s: &str) -> &str {
+    let s = s.trim();
+    if s.len() <= MAX_SPEECH {
+        return s;
+    }
+    let mut end = MAX_SPEECH;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+impl Engine {
+    pub fn do_say(&mut self, ch: CharId, args: &str) -> CmdStatus {
+        let msg = clip(args);
+        if msg.is_empty() {
+            self.send_text(ch, "Yes, but WHAT do you want to say?");
+            return CmdStatus::InvalidTarget;
+        }
+        let name = self.pers(ch);
+        let room = self.world.ch(ch).map(|c| c.room).unwrap_or(0);
+        self.send_event(ch, EventKind::Say, format!("You say, '{msg}'"), None);
+        self.room_event(room, &[ch], EventKind::Say, "say", &format!("{name} says, '{msg}'"), Some(&name));
+        CmdStatus::Ok
+    }
+
+    pub fn do_tell(&mut self, ch: CharId, args: &str) -> CmdStatus {
+        let Some((who, msg)) = args.trim().split_once(char::is_whitespace) else {
+            self.send_text(ch, "Who do you wish to tell what??");
+            return CmdStatus::InvalidTarget;
+        };
+        let msg = clip(msg);
+        let Some(v) = self.find_player(who) else {
+            self.send_text(ch, "No-one by that name here.");
+            return CmdStatus::InvalidTarget;
+        };
+        if v == ch {
+            self.send_text(ch, "You try to tell yourself something.");
+            return CmdStatus::InvalidTarget;
+        }
+        let name = self.pers(ch);
+        let vname = self.pers(v);
+        self.send_event(ch, EventKind::Tell, format!("You tell {vname}, '{msg}'"), None);
+        self.send_event(v, EventKind::Tell, format!("{name} tells you, '{msg}'"), Some(name.clone()));
+        if self.world.ch(v).is_some_and(|c| c.is_agent()) {
+            self.push_event(v, EventEntry { kind: "tell", text: Some(msg.to_string()), from: Some(name), command: None, count: None });
+        }
+        CmdStatus::Ok
+    }
+
+    fn broadcast(&mut self, ch: CharId, msg: &str, kind: EventKind, events_type: &'static str, verb: &str, zone_only: bool) -> CmdStatus {
+        let msg = clip(msg);
+        if msg.is_empty() {
+            self.send_text(ch, &format!("Yes, {verb}, fine, {verb} we must, but WHAT???"));
+            return CmdStatus::InvalidTarget;
+        }
+        let name = self.pers(ch);
+        let zone = self.world.ch(ch).map(|c| self.world.zone_of_room(c.room));
+        self.send_event(ch, kind, format!("You {verb}, '{msg}'"), None);
+        let listeners: Vec<CharId> = self.world.players.values().copied().filter(|p| *p != ch).collect();
+        for p in listeners {
+            let Some(c) = self.world.ch(p) else { continue };
+            if zone_only && Some(self.world.zone_of_room(c.room)) != zone {
+                continue;
+            }
+            let agent = c.is_agent();
+            self.send_event(p, kind, format!("{name} {verb}s, '{msg}'"), Some(name.clone()));
+            if agent {
+                self.push_event(p, EventEntry { kind: events_type, text: Some(msg.to_string()), from: Some(name.clone()), command: None, count: None });
+            }
+        }
+        CmdStatus::Ok
+    }
+
+    pub fn do_shout(&mut self, ch: CharId, args: &str) -> CmdStatus {
+        self.broadcast(ch, args, EventKind::Shout, "shout", "shout", true)
+    }
+
+    pub fn do_gossip(&mut self, ch: CharId, args: &str) -> CmdStatus {
+        self.broadcast(ch, args, EventKind::Gossip, "gossip", "gossip", false)
+    }
+
+    pub fn do_emote(&mut self, ch: CharId, args: &str) -> CmdStatus {
+        let msg = clip(args);
+        if msg.is_empty() {
+            self.send_text(ch, "Yes.. But what?");
+            return CmdStatus::InvalidTarget;
+        }
+        let name = self.pers(ch);
+        let text = format!("{name} {msg}");
+        let room = self.world.ch(ch).map(|c| c.room).unwrap_or(0);
+        self.send_event(ch, EventKind::Emote, text.clone(), None);
+        self.room_event(room, &[ch], EventKind::Emote, "emote", &text, Some(&name));
+        CmdStatus::Ok
+    }
+}

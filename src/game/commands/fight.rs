@@ -1,0 +1,76 @@
+//! Starting fights and sizing up opponents.
+
+use super::CmdStatus;
+use crate::game::engine::Engine;
+use crate::game::messaging::To;
+use crate::game::output::EventKind;
+use crate::game::tables::room_flag;
+use crate::game::world::CharId;
+
+impl Engine {
+    pub fn do_kill(&mut self, ch: CharId, args: &str) -> CmdStatus {
+        let arg = args.split_whitespace().next().unwrap_or("");
+        if arg.is_empty() {
+            self.send_text(ch, "Hit whom?");
+            return CmdStatus::InvalidTarget;
+        }
+        let Some(victim) = self.find_char_room(ch, arg) else {
+            self.send_text(ch, "They aren't here.");
+            return CmdStatus::InvalidTarget;
+        };
+        if victim == ch {
+            self.send_text(ch, "You hit yourself..OUCH!.");
+            return CmdStatus::InvalidTarget;
+        }
+        let Some(c) = self.world.ch(ch) else { return CmdStatus::Failed };
+        if self.world.rooms[c.room].proto.flags[0] & room_flag::PEACEFUL != 0 {
+            self.send_text(ch, "This room just has such a peaceful, easy feeling...");
+            return CmdStatus::Failed;
+        }
+        if self.world.ch(victim).is_some_and(|v| v.pc.is_some()) {
+            self.send_text(ch, "You cannot attack other players here.");
+            return CmdStatus::Failed;
+        }
+        if c.fighting == Some(victim) {
+            self.send_text(ch, "You do the best you can!");
+            return CmdStatus::Ok;
+        }
+        if c.fighting.is_some() {
+            // Switch targets.
+            self.stop_fighting(ch);
+        }
+        self.act("You attack $N!", ch, Some(victim), None, To::Actor, EventKind::Combat);
+        self.hit(ch, victim);
+        if let Some(c) = self.world.chars.get_mut(&ch) {
+            c.wait = 2;
+        }
+        CmdStatus::Ok
+    }
+
+    pub fn do_consider(&mut self, ch: CharId, args: &str) -> CmdStatus {
+        let Some(victim) = self.find_char_room(ch, args.trim()) else {
+            self.send_text(ch, "Consider killing who?");
+            return CmdStatus::InvalidTarget;
+        };
+        if victim == ch {
+            self.send_text(ch, "Easy!  Very easy indeed!");
+            return CmdStatus::Ok;
+        }
+        let diff = self.world.ch(victim).map(|v| v.level as i32).unwrap_or(0) - self.world.ch(ch).map(|c| c.level as i32).unwrap_or(0);
+        let msg = match diff {
+            i32::MIN..=-10 => "Now where did that chicken go?",
+            -9..=-5 => "You could do it with a needle!",
+            -4..=-2 => "Easy.",
+            -1 => "Fairly easy.",
+            0 => "The perfect match!",
+            1 => "You would need some luck!",
+            2 => "You would need a lot of luck!",
+            3 => "You would need a lot of luck and great equipment!",
+            4..=5 => "Do you feel lucky, punk?",
+            6..=10 => "Are you mad!?",
+            _ => "You ARE mad!",
+        };
+        self.send_text(ch, msg);
+        CmdStatus::Ok
+    }
+}

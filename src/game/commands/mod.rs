@@ -1,0 +1,235 @@
+//! The command dispatcher: one table, shared by telnet players and agents.
+//!
+//! Abbreviations resolve to the first command in table order whose name starts with
+//! what was typed (`n` is north, `l` look, `k` kill), as in CircleMUD.
+
+mod comm;
+mod fight;
+mod info;
+mod movement;
+mod objects;
+mod position;
+
+use super::engine::Engine;
+use super::tables::Position;
+use super::world::{CharId, ObjId};
+use super::{doors::DoorOp, targeting};
+
+/// How a command ended, for the caller and (later) the decision record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CmdStatus {
+    Ok,
+    Empty,
+    UnknownCommand,
+    InvalidTarget,
+    WrongPosition,
+    Failed,
+}
+
+impl CmdStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CmdStatus::Ok => "ok",
+            CmdStatus::Empty => "empty",
+            CmdStatus::UnknownCommand => "unknown_command",
+            CmdStatus::InvalidTarget => "invalid_target",
+            CmdStatus::WrongPosition => "wrong_position",
+            CmdStatus::Failed => "failed",
+        }
+    }
+}
+
+type Handler = fn(&mut Engine, CharId, &str) -> CmdStatus;
+
+pub struct Command {
+    pub name: &'static str,
+    pub min_pos: Position,
+    pub handler: Handler,
+    /// Must be typed in full (quit).
+    pub full: bool,
+}
+
+const fn cmd(name: &'static str, min_pos: Position, handler: Handler) -> Command {
+    Command { name, min_pos, handler, full: false }
+}
+
+use Position::*;
+
+pub static COMMANDS: &[Command] = &[
+    cmd("north", Standing, |e, c, _| e.do_move(c, 0)),
+    cmd("east", Standing, |e, c, _| e.do_move(c, 1)),
+    cmd("south", Standing, |e, c, _| e.do_move(c, 2)),
+    cmd("west", Standing, |e, c, _| e.do_move(c, 3)),
+    cmd("up", Standing, |e, c, _| e.do_move(c, 4)),
+    cmd("down", Standing, |e, c, _| e.do_move(c, 5)),
+    cmd("look", Resting, Engine::do_look),
+    cmd("kill", Fighting, Engine::do_kill),
+    cmd("hit", Fighting, Engine::do_kill),
+    cmd("get", Resting, Engine::do_get),
+    cmd("give", Resting, Engine::do_give),
+    cmd("drop", Resting, Engine::do_drop),
+    cmd("put", Resting, Engine::do_put),
+    cmd("inventory", Dead, Engine::do_inventory),
+    cmd("equipment", Dead, Engine::do_equipment),
+    cmd("exits", Resting, Engine::do_exits),
+    cmd("examine", Resting, Engine::do_look),
+    cmd("score", Dead, Engine::do_score),
+    cmd("say", Resting, Engine::do_say),
+    cmd("tell", Dead, Engine::do_tell),
+    cmd("shout", Resting, Engine::do_shout),
+    cmd("gossip", Sleeping, Engine::do_gossip),
+    cmd("emote", Resting, Engine::do_emote),
+    cmd("who", Dead, Engine::do_who),
+    cmd("wear", Resting, Engine::do_wear),
+    cmd("wield", Resting, Engine::do_wield),
+    cmd("remove", Resting, Engine::do_remove),
+    cmd("flee", Fighting, |e, c, _| e.flee(c)),
+    cmd("consider", Resting, Engine::do_consider),
+    cmd("rest", Resting, |e, c, _| e.change_position(c, Position::Resting)),
+    cmd("sit", Resting, |e, c, _| e.change_position(c, Position::Sitting)),
+    cmd("stand", Resting, |e, c, _| e.change_position(c, Position::Standing)),
+    cmd("sleep", Sleeping, |e, c, _| e.change_position(c, Position::Sleeping)),
+    cmd("wake", Sleeping, |e, c, _| e.change_position(c, Position::Standing)),
+    cmd("open", Sitting, |e, c, a| door(e, c, a, DoorOp::Open)),
+    cmd("close", Sitting, |e, c, a| door(e, c, a, DoorOp::Close)),
+    cmd("lock", Sitting, |e, c, a| door(e, c, a, DoorOp::Lock)),
+    cmd("unlock", Sitting, |e, c, a| door(e, c, a, DoorOp::Unlock)),
+    cmd("save", Sleeping, Engine::do_save),
+    Command { name: "quit", min_pos: Dead, handler: Engine::do_quit, full: true },
+    cmd("help", Dead, Engine::do_help),
+    cmd("commands", Dead, Engine::do_commands),
+];
+
+fn door(e: &mut Engine, c: CharId, args: &str, op: DoorOp) -> CmdStatus {
+    if e.door_command(c, args, op) {
+        CmdStatus::Ok
+    } else {
+        CmdStatus::Failed
+    }
+}
+
+/// Finds the command a typed word names.
+pub fn lookup(word: &str) -> Option<&'static Command> {
+    let w = word.to_ascii_lowercase();
+    if w.is_empty() {
+        return None;
+    }
+    COMMANDS.iter().find(|c| if c.full { c.name == w } else { c.name.starts_with(&w) }).or_else(|| {
+        // "qui" is not quit: say so rather than "Huh?!?".
+        COMMANDS.iter().find(|c| c.full && c.name.starts_with(&w))
+    })
+}
+
+fn position_refusal(pos: Position) -> &'static str {
+    match pos {
+        Position::Dead => "Lie still; you are DEAD!!! :-(",
+        Position::MortallyWounded | Position::Incapacitated => "You are in a pretty bad shape, unable to do anything!",
+        Position::Stunned => "All you can do right now is think about the stars!",
+        Position::Sleeping => "In your dreams, or what?",
+        Position::Resting => "Nah... You feel too relaxed to do that..",
+        Position::Sitting => "Maybe you should get on your feet first?",
+        Position::Fighting => "No way!  You're fighting for your life!",
+        Position::Standing => "",
+    }
+}
+
+impl Engine {
+    /// Runs one command line for a character. Agents and humans both come through here.
+    pub fn dispatch(&mut self, id: CharId, line: &str) -> CmdStatus {
+        let line = line.trim();
+        if line.is_empty() {
+            return CmdStatus::Empty;
+        }
+        // `'hello` is say, `:waves` is emote.
+        let (word, args) = if let Some(rest) = line.strip_prefix('\'') {
+            ("say", rest)
+        } else if let Some(rest) = line.strip_prefix(':') {
+            ("emote", rest)
+        } else {
+            match line.split_once(char::is_whitespace) {
+                Some((w, a)) => (w, a.trim()),
+                None => (line, ""),
+            }
+        };
+        let Some(cmd) = lookup(word) else {
+            self.send_text(id, "Huh?!?");
+            return CmdStatus::UnknownCommand;
+        };
+        if cmd.full && !cmd.name.eq_ignore_ascii_case(word) {
+            self.send_text(id, &format!("You have to type {}--no less, to {}!", cmd.name, cmd.name));
+            return CmdStatus::Failed;
+        }
+        let Some(c) = self.world.ch(id) else { return CmdStatus::Failed };
+        let pos = if c.fighting.is_some() && c.position >= Position::Fighting { Position::Fighting } else { c.position };
+        if pos < cmd.min_pos {
+            self.send_text(id, position_refusal(pos));
+            return CmdStatus::WrongPosition;
+        }
+        let status = (cmd.handler)(self, id, args);
+        if let Some(c) = self.world.chars.get_mut(&id) {
+            c.mark_dirty();
+        }
+        status
+    }
+
+    /// A character in the same room (`self`/`me` is the actor).
+    pub fn find_char_room(&self, ch: CharId, arg: &str) -> Option<CharId> {
+        if arg.eq_ignore_ascii_case("self") || arg.eq_ignore_ascii_case("me") {
+            return Some(ch);
+        }
+        let room = self.world.ch(ch)?.room;
+        let (count, kw) = targeting::parse(arg);
+        let targeting::Count::Nth(n) = count else { return None };
+        let people = &self.world.rooms[room].people;
+        targeting::find_nth(people.iter().filter_map(|p| self.world.ch(*p)).map(|c| (c.id, c.keywords.as_str())), kw, n)
+    }
+
+    /// A player anywhere in the world, by name.
+    pub fn find_player(&self, name: &str) -> Option<CharId> {
+        let key = name.to_ascii_lowercase();
+        self.world.players.get(&key).copied().or_else(|| {
+            self.world.players.iter().find(|(n, _)| n.starts_with(&key) && !key.is_empty()).map(|(_, id)| *id)
+        })
+    }
+
+    pub fn find_obj_in(&self, list: &[ObjId], arg: &str) -> Option<ObjId> {
+        let (count, kw) = targeting::parse(arg);
+        let targeting::Count::Nth(n) = count else { return None };
+        targeting::find_nth(list.iter().filter_map(|o| self.world.obj(*o)).map(|o| (o.id, o.keywords.as_str())), kw, n)
+    }
+
+    /// Everything `arg` names in a list: `all`, `all.kw`, or one thing.
+    pub fn objs_matching(&self, list: &[ObjId], arg: &str) -> Vec<ObjId> {
+        match targeting::parse(arg) {
+            (targeting::Count::All, "") => list.to_vec(),
+            (targeting::Count::All, kw) => list.iter().copied().filter(|o| self.world.obj(*o).is_some_and(|o| targeting::is_name(kw, &o.keywords))).collect(),
+            _ => self.find_obj_in(list, arg).into_iter().collect(),
+        }
+    }
+
+    /// An object in inventory, worn, or in the room, in that order.
+    pub fn find_obj_here(&self, ch: CharId, arg: &str) -> Option<ObjId> {
+        let c = self.world.ch(ch)?;
+        let worn: Vec<ObjId> = c.equipment.iter().flatten().copied().collect();
+        self.find_obj_in(&c.inventory, arg).or_else(|| self.find_obj_in(&worn, arg)).or_else(|| self.find_obj_in(&self.world.rooms[c.room].contents, arg))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn abbreviations_follow_table_order() {
+        let name = |w| lookup(w).map(|c| c.name);
+        assert_eq!(name("n"), Some("north"));
+        assert_eq!(name("l"), Some("look"));
+        assert_eq!(name("k"), Some("kill"));
+        assert_eq!(name("i"), Some("inventory"));
+        assert_eq!(name("eq"), Some("equipment"));
+        assert_eq!(name("sc"), Some("score"));
+        assert_eq!(name("wh"), Some("who"));
+        assert_eq!(name("qu"), Some("quit"));
+        assert_eq!(name("xyzzy"), None);
+    }
+}

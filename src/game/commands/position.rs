@@ -1,0 +1,65 @@
+//! Positions (rest, sit, stand, sleep, wake), saving and quitting.
+
+use super::CmdStatus;
+use crate::game::engine::Engine;
+use crate::game::messaging::To;
+use crate::game::output::EventKind;
+use crate::game::tables::Position;
+use crate::game::world::CharId;
+
+impl Engine {
+    pub fn change_position(&mut self, ch: CharId, to: Position) -> CmdStatus {
+        let Some(c) = self.world.ch(ch) else { return CmdStatus::Failed };
+        let from = c.position;
+        if c.fighting.is_some() && to != Position::Standing {
+            self.send_text(ch, "No way!  You're fighting for your life!");
+            return CmdStatus::WrongPosition;
+        }
+        let (me, room) = match (from, to) {
+            (a, b) if a == b || (a == Position::Fighting && b == Position::Standing) => {
+                let m = match b {
+                    Position::Resting => "You are already resting.",
+                    Position::Sitting => "You're sitting already.",
+                    Position::Sleeping => "You are already sound asleep.",
+                    _ => "You are already standing.",
+                };
+                self.send_text(ch, m);
+                return CmdStatus::Failed;
+            }
+            (Position::Sleeping, Position::Standing) => ("You awaken, and stand up.", "$n awakens."),
+            (Position::Sleeping, _) => {
+                self.send_text(ch, "You have to wake up first!");
+                return CmdStatus::WrongPosition;
+            }
+            (_, Position::Resting) => ("You sit down and rest your tired bones.", "$n sits down and rests."),
+            (_, Position::Sitting) => ("You sit down.", "$n sits down."),
+            (_, Position::Sleeping) => ("You go to sleep.", "$n lies down and falls asleep."),
+            (_, _) => ("You stand up.", "$n clambers to $s feet."),
+        };
+        self.send_text(ch, me);
+        self.act(room, ch, None, None, To::Room, EventKind::System);
+        if let Some(c) = self.world.chars.get_mut(&ch) {
+            c.position = to;
+        }
+        CmdStatus::Ok
+    }
+
+    pub fn do_save(&mut self, ch: CharId, _: &str) -> CmdStatus {
+        self.save_char(ch);
+        self.send_text(ch, &format!("Saving {}.", self.pers(ch)));
+        CmdStatus::Ok
+    }
+
+    pub fn do_quit(&mut self, ch: CharId, _: &str) -> CmdStatus {
+        if self.world.ch(ch).is_some_and(|c| c.fighting.is_some()) {
+            self.send_text(ch, "No way!  You're fighting for your life!");
+            return CmdStatus::WrongPosition;
+        }
+        self.send_text(ch, "Goodbye, friend.. Come back soon!");
+        self.act("$n has left the game.", ch, None, None, To::Room, EventKind::System);
+        self.save_char(ch);
+        self.close_link(ch, "quit", "Goodbye.");
+        self.world.extract_char(ch);
+        CmdStatus::Ok
+    }
+}

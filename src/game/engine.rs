@@ -1,0 +1,468 @@
+//! The engine task: its inbox, its pulse, and the per-pulse flush of outputs.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use tokio::sync::{mpsc, oneshot};
+
+use super::character::{Char, EventEntry, Link, Queued, EVENTS_CAP};
+use super::output::Out;
+use super::persist::SaveQueue;
+use super::tables::Position;
+use super::vars::{self, VarSet, EVENTS_VAR, VAR_NAMES};
+use super::world::{CharId, World};
+use crate::worldfile::WorldProto;
+
+pub const PULSES_PER_COMBAT_ROUND: u64 = 20;
+pub const PULSES_PER_MOB_AI: u64 = 40;
+pub const PULSES_PER_ZONE_CHECK: u64 = 100;
+pub const PULSES_PER_REGEN: u64 = 150;
+/// Largest backlog of commands one player may have waiting.
+pub const MAX_QUEUED: usize = 64;
+
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    /// Length of one pulse (100 ms in play; tests may shorten it, the rules count pulses).
+    pub pulse: Duration,
+    pub seed: u64,
+    /// Where characters start and respawn.
+    pub start_room: u32,
+    pub linkdead_grace: Duration,
+    /// Changed characters are saved at least this often.
+    pub save_interval: Duration,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            pulse: Duration::from_millis(100),
+            seed: rand::random(),
+            start_room: 8004,
+            linkdead_grace: Duration::from_secs(300),
+            save_interval: Duration::from_secs(60),
+        }
+    }
+}
+
+pub struct EnterReply {
+    pub char_id: CharId,
+    /// The character was already in the world (link-dead or connected) and was taken back.
+    pub reconnected: bool,
+}
+
+pub enum EngineMsg {
+    /// Place an authenticated character in the world (or take it back if it is there).
+    Enter {
+        record: Box<pawns_storage::CharacterRecord>,
+        link: Link,
+        reply: oneshot::Sender<EnterReply>,
+    },
+    Command { char_id: CharId, link_id: u64, line: String, id: Option<Arc<str>>, received: Instant },
+    Subscribe { char_id: CharId, link_id: u64, names: Vec<String>, add: bool, re: Option<Arc<str>> },
+    /// The socket went away: the character goes link-dead.
+    Detach { char_id: CharId, link_id: u64 },
+    /// Send `state` and a full `vars` dump (a resume that could not be filled).
+    Resync { char_id: CharId, link_id: u64 },
+    /// The session dropped a command over its rate: goes into `EVENTS`.
+    RateLimited { char_id: CharId, link_id: u64, command: String },
+    /// Names of everyone in the world, for `/health`-style callers.
+    Who { reply: oneshot::Sender<Vec<(String, bool)>> },
+    Shutdown { reply: oneshot::Sender<()> },
+}
+
+#[derive(Clone)]
+pub struct EngineHandle {
+    pub tx: mpsc::Sender<EngineMsg>,
+}
+
+pub struct Engine {
+    pub world: World,
+    pub rng: StdRng,
+    pub pulse: u64,
+    pub cfg: EngineConfig,
+    pub saves: SaveQueue,
+    /// The command being dispatched: its actor gets `re` on what it is sent.
+    pub cur: Option<(CharId, Option<Arc<str>>)>,
+    pub start_room: usize,
+}
+
+impl Engine {
+    pub fn new(proto: WorldProto, cfg: EngineConfig, saves: SaveQueue) -> Engine {
+        let world = World::new(proto);
+        let start_room = world.room_of_vnum(cfg.start_room).unwrap_or(0);
+        let mut e = Engine { world, rng: StdRng::seed_from_u64(cfg.seed), pulse: 0, cfg, saves, cur: None, start_room };
+        e.reset_all_zones();
+        e
+    }
+
+    pub fn roll(&mut self, lo: i32, hi: i32) -> i32 {
+        if hi <= lo {
+            lo
+        } else {
+            self.rng.gen_range(lo..=hi)
+        }
+    }
+
+    pub fn dice(&mut self, num: i32, size: i32) -> i32 {
+        (0..num.clamp(0, 1000)).map(|_| self.roll(1, size.max(1))).sum()
+    }
+
+    fn pulses(&self, d: Duration) -> u64 {
+        (d.as_millis() / self.cfg.pulse.as_millis().max(1)).max(1) as u64
+    }
+
+    /// Runs until `Shutdown`. Never awaits anything but its inbox and its clock.
+    pub async fn run(mut self, mut rx: mpsc::Receiver<EngineMsg>) {
+        let mut tick = tokio::time::interval(self.cfg.pulse);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                biased;
+                msg = rx.recv() => match msg {
+                    Some(EngineMsg::Shutdown { reply }) => {
+                        self.shutdown();
+                        let _ = reply.send(());
+                        return;
+                    }
+                    Some(m) => self.handle(m),
+                    None => {
+                        self.shutdown();
+                        return;
+                    }
+                },
+                _ = tick.tick() => self.tick(),
+            }
+        }
+    }
+
+    fn shutdown(&mut self) {
+        let ids: Vec<CharId> = self.world.players.values().copied().collect();
+        for id in ids {
+            self.save_char(id);
+            self.close_link(id, "shutdown", "The server is shutting down.");
+        }
+    }
+
+    pub fn pc_link_matches(&self, id: CharId, link_id: u64) -> bool {
+        self.world.ch(id).and_then(|c| c.pc.as_ref()).and_then(|p| p.link.as_ref()).is_some_and(|l| l.id == link_id)
+    }
+
+    fn handle(&mut self, msg: EngineMsg) {
+        match msg {
+            EngineMsg::Enter { record, link, reply } => {
+                let r = self.enter(*record, link);
+                let _ = reply.send(r);
+            }
+            EngineMsg::Command { char_id, link_id, line, id, received } => {
+                if !self.pc_link_matches(char_id, link_id) {
+                    return;
+                }
+                let Some(pc) = self.world.chars.get_mut(&char_id).and_then(|c| c.pc.as_mut()) else { return };
+                if pc.queue.len() >= MAX_QUEUED {
+                    if let Some(l) = &pc.link {
+                        let _ = l.tx.try_send(Out::Error { code: "rate_limited", message: "too many commands waiting — slow down".into(), re: id });
+                    }
+                    return;
+                }
+                pc.queue.push_back(Queued { line, id, received });
+            }
+            EngineMsg::Subscribe { char_id, link_id, names, add, re } => {
+                if self.pc_link_matches(char_id, link_id) {
+                    self.subscribe(char_id, &names, add, re);
+                }
+            }
+            EngineMsg::Detach { char_id, link_id } => {
+                if self.pc_link_matches(char_id, link_id) {
+                    let pulse = self.pulse;
+                    if let Some(pc) = self.world.chars.get_mut(&char_id).and_then(|c| c.pc.as_mut()) {
+                        pc.link = None;
+                        pc.linkdead_since = Some(pulse);
+                    }
+                    self.save_char(char_id);
+                    self.act_room_others(char_id, "$n has lost $s link.");
+                }
+            }
+            EngineMsg::Resync { char_id, link_id } => {
+                if self.pc_link_matches(char_id, link_id) {
+                    self.send_state(char_id);
+                    self.send_all_vars(char_id, Some(false));
+                }
+            }
+            EngineMsg::RateLimited { char_id, link_id, command } => {
+                if self.pc_link_matches(char_id, link_id) {
+                    self.push_event(char_id, EventEntry { kind: "rate_limited", text: None, from: None, command: Some(command), count: None });
+                }
+            }
+            EngineMsg::Who { reply } => {
+                let list = self.world.players.values().filter_map(|id| self.world.ch(*id)).map(|c| (c.name.clone(), c.is_agent())).collect();
+                let _ = reply.send(list);
+            }
+            EngineMsg::Shutdown { .. } => {}
+        }
+    }
+
+    /// Places a character in the world, or hands an in-world one to a new link.
+    fn enter(&mut self, record: pawns_storage::CharacterRecord, link: Link) -> EnterReply {
+        let key = record.name.to_ascii_lowercase();
+        if let Some(&id) = self.world.players.get(&key) {
+            // Takeover or reconnect: the old link (if any) is told and closed.
+            let was_linked = self.world.ch(id).and_then(|c| c.pc.as_ref()).is_some_and(|p| p.link.is_some());
+            if was_linked {
+                self.close_link(id, "session_taken_over", "This character logged in from elsewhere.");
+            }
+            if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
+                pc.link = Some(link);
+                pc.linkdead_since = None;
+                pc.last_sent = None;
+                pc.queue.clear();
+            }
+            self.send_text(id, if was_linked { "You take over your own body, already in use!" } else { "Reconnecting." });
+            if !was_linked {
+                self.act_room_others(id, "$n has reconnected.");
+            }
+            self.send_state(id);
+            self.send_all_vars(id, None);
+            return EnterReply { char_id: id, reconnected: true };
+        }
+        let id = self.world.new_id();
+        let room = self.world.room_of_vnum(record.room_vnum).unwrap_or(self.start_room);
+        let mut ch = Char::from_record(id, &record, room, None);
+        if let Some(pc) = ch.pc.as_mut() {
+            pc.link = Some(link);
+            pc.last_save_pulse = self.pulse;
+        }
+        self.world.chars.insert(id, ch);
+        self.world.players.insert(key, id);
+        self.load_gear(id, &record);
+        self.world.char_to_room(id, room);
+        self.act_room_others(id, "$n has entered the game.");
+        self.send_text(id, "Welcome to the land of Emberhold. May your journey be long.");
+        self.send_state(id);
+        self.send_all_vars(id, None);
+        EnterReply { char_id: id, reconnected: false }
+    }
+
+    fn subscribe(&mut self, id: CharId, names: &[String], add: bool, re: Option<Arc<str>>) {
+        let (set, unknown) = VarSet::parse(names);
+        let Some(ch) = self.world.ch(id) else { return };
+        let Some(pc) = ch.pc.as_ref() else { return };
+        let before = pc.subscribed;
+        let after = if add { VarSet(before.0 | set.0) } else { VarSet(before.0 & !set.0) };
+        let newly = VarSet(after.0 & !before.0);
+        let values = if add && !newly.is_empty() {
+            let v = vars::compute(&self.world, ch);
+            let mut out = Vec::new();
+            for (i, name) in VAR_NAMES.iter().enumerate() {
+                if newly.contains(i) {
+                    out.push((*name, if i == EVENTS_VAR { serde_json::json!([]) } else { vars::value_of(&v, i) }));
+                }
+            }
+            Some(out)
+        } else {
+            None
+        };
+        let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) else { return };
+        pc.subscribed = after;
+        if let Some(l) = &pc.link {
+            if !unknown.is_empty() {
+                let _ = l.tx.try_send(Out::Error {
+                    code: "unknown_variable",
+                    message: format!("unknown variable(s): {}", unknown.join(", ")),
+                    re: re.clone(),
+                });
+            }
+            if let Some(values) = values {
+                let _ = l.tx.try_send(Out::Vars { values, re, resumed: None });
+            }
+        }
+    }
+
+    /// Sends every one of the 19 variables (login, resync).
+    pub fn send_all_vars(&mut self, id: CharId, resumed: Option<bool>) {
+        let Some(ch) = self.world.ch(id) else { return };
+        let v = vars::compute(&self.world, ch);
+        let mut values = Vec::with_capacity(19);
+        for (i, name) in VAR_NAMES.iter().enumerate() {
+            values.push((*name, if i == EVENTS_VAR { serde_json::json!([]) } else { vars::value_of(&v, i) }));
+        }
+        let re = self.re_for(id);
+        if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
+            pc.last_sent = Some(Box::new(v));
+            if let Some(l) = &pc.link {
+                if l.json {
+                    let _ = l.tx.try_send(Out::Vars { values, re, resumed });
+                }
+            }
+        }
+    }
+
+    /// Queues an `EVENTS` entry for an agent (bounded; the overflow is counted).
+    pub fn push_event(&mut self, id: CharId, e: EventEntry) {
+        if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
+            if pc.events.len() >= EVENTS_CAP {
+                pc.events.remove(0);
+                pc.events_dropped += 1;
+            }
+            pc.events.push(e);
+        }
+    }
+
+    fn tick(&mut self) {
+        self.pulse += 1;
+        self.dispatch_queued();
+        if self.pulse % PULSES_PER_COMBAT_ROUND == 0 {
+            self.combat_round();
+        }
+        if self.pulse % PULSES_PER_MOB_AI == 0 {
+            self.mob_activity();
+        }
+        if self.pulse % PULSES_PER_ZONE_CHECK == 0 {
+            self.zone_update();
+        }
+        if self.pulse % PULSES_PER_REGEN == 0 {
+            self.regen_tick();
+        }
+        if self.pulse % 10 == 0 {
+            self.housekeeping();
+        }
+        self.flush();
+    }
+
+    /// One queued command per player per pulse, after its wait state runs out.
+    fn dispatch_queued(&mut self) {
+        let ids: Vec<CharId> = self.world.players.values().copied().collect();
+        for id in ids {
+            let Some(ch) = self.world.chars.get_mut(&id) else { continue };
+            if ch.wait > 0 {
+                ch.wait -= 1;
+                continue;
+            }
+            let Some(q) = ch.pc.as_mut().and_then(|p| p.queue.pop_front()) else { continue };
+            if let Some(pc) = ch.pc.as_mut() {
+                pc.pulse_re = q.id.clone();
+            }
+            self.cur = Some((id, q.id));
+            self.dispatch(id, &q.line);
+            self.cur = None;
+        }
+    }
+
+    /// Link-dead timeouts and periodic saves.
+    fn housekeeping(&mut self) {
+        let grace = self.pulses(self.cfg.linkdead_grace);
+        let save_every = self.pulses(self.cfg.save_interval);
+        let ids: Vec<CharId> = self.world.players.values().copied().collect();
+        for id in ids {
+            let Some(pc) = self.world.ch(id).and_then(|c| c.pc.as_ref()) else { continue };
+            if pc.linkdead_since.is_some_and(|since| self.pulse - since >= grace) {
+                self.act_room_others(id, "$n fades away.");
+                self.save_char(id);
+                self.world.extract_char(id);
+                continue;
+            }
+            if pc.dirty && self.pulse - pc.last_save_pulse >= save_every {
+                self.save_char(id);
+            }
+        }
+    }
+
+    /// End of pulse: real variable deltas, EVENTS, and telnet prompts.
+    fn flush(&mut self) {
+        let ids: Vec<CharId> = self.world.players.values().copied().collect();
+        for id in ids {
+            let Some(ch) = self.world.ch(id) else { continue };
+            let Some(pc) = ch.pc.as_ref() else { continue };
+            let Some(link) = pc.link.as_ref() else { continue };
+            if !link.json {
+                if pc.sent_this_pulse {
+                    let p = super::render::prompt(ch);
+                    let _ = link.tx.try_send(Out::Prompt(p));
+                }
+                if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
+                    pc.sent_this_pulse = false;
+                    pc.pulse_re = None;
+                }
+                continue;
+            }
+            let subs = pc.subscribed;
+            if subs.is_empty() {
+                if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
+                    pc.events.clear();
+                    pc.events_dropped = 0;
+                    pc.pulse_re = None;
+                }
+                continue;
+            }
+            let now = vars::compute(&self.world, ch);
+            let mut values = Vec::new();
+            match pc.last_sent.as_deref() {
+                Some(last) => {
+                    for (i, name) in VAR_NAMES.iter().enumerate().take(EVENTS_VAR) {
+                        if subs.contains(i) && vars::differs(last, &now, i) {
+                            values.push((*name, vars::value_of(&now, i)));
+                        }
+                    }
+                }
+                None => {
+                    for (i, name) in VAR_NAMES.iter().enumerate().take(EVENTS_VAR) {
+                        if subs.contains(i) {
+                            values.push((*name, vars::value_of(&now, i)));
+                        }
+                    }
+                }
+            }
+            let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) else { continue };
+            if subs.contains(EVENTS_VAR) && (!pc.events.is_empty() || pc.events_dropped > 0) {
+                let mut list: Vec<serde_json::Value> = Vec::with_capacity(pc.events.len() + 1);
+                if pc.events_dropped > 0 {
+                    list.push(serde_json::json!({"type": "events_dropped", "count": pc.events_dropped}));
+                }
+                list.extend(pc.events.drain(..).map(|e| serde_json::to_value(e).unwrap_or_default()));
+                pc.events_dropped = 0;
+                values.push(("EVENTS", serde_json::Value::Array(list)));
+            } else if !subs.contains(EVENTS_VAR) {
+                pc.events.clear();
+            }
+            pc.last_sent = Some(Box::new(now));
+            let re = pc.pulse_re.take();
+            if !values.is_empty() {
+                if let Some(l) = &pc.link {
+                    if l.tx.try_send(Out::Vars { values, re, resumed: None }).is_err() {
+                        self.drop_slow_link(id);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A session whose queue is full is cut off; it can resume and catch up.
+    pub fn drop_slow_link(&mut self, id: CharId) {
+        let pulse = self.pulse;
+        if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
+            if pc.link.take().is_some() {
+                pc.linkdead_since = Some(pulse);
+                tracing::info!(char = id, "slow consumer: link dropped");
+            }
+        }
+    }
+
+    pub fn close_link(&mut self, id: CharId, code: &'static str, message: &str) {
+        if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
+            if let Some(l) = pc.link.take() {
+                let _ = l.tx.try_send(Out::Close { code, message: message.to_string() });
+            }
+        }
+    }
+
+    /// Makes sure a mob or player that stopped fighting stands up from "fighting".
+    pub fn stop_fighting(&mut self, id: CharId) {
+        if let Some(c) = self.world.chars.get_mut(&id) {
+            c.fighting = None;
+            if c.position == Position::Fighting {
+                c.position = Position::Standing;
+            }
+        }
+    }
+}

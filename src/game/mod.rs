@@ -1,0 +1,24 @@
+//! The game engine: one task owns the world and advances it 10 pulses a second.
+//!
+//! Sessions talk to it only through [`EngineMsg`]; it answers through each session's
+//! bounded [`Out`] channel with `try_send`, so it never waits on a socket or the disk.
+
+pub mod character;
+pub mod combat;
+pub mod commands;
+pub mod doors;
+pub mod engine;
+pub mod messaging;
+pub mod mobs;
+pub mod output;
+pub mod persist;
+pub mod render;
+pub mod tables;
+pub mod targeting;
+pub mod update;
+pub mod vars;
+pub mod world;
+pub mod zones;
+
+pub use engine::{Engine, EngineConfig, EngineHandle, EngineMsg, EnterReply};
+pub use output::{EventKind, Out};

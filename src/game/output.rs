@@ -1,0 +1,89 @@
+//! What the engine sends to a session. The session renders it: JSON for agents and
+//! browsers, text for telnet. The engine never formats JSON envelopes or touches sockets.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+
+/// An `event`'s `data.type` (protocol §5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EventKind {
+    Text,
+    Combat,
+    Say,
+    Tell,
+    Shout,
+    Gossip,
+    Emote,
+    Enter,
+    Leave,
+    Death,
+    LevelUp,
+    System,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RoomState {
+    pub vnum: u32,
+    pub name: String,
+    pub description: String,
+    pub exits: Vec<&'static str>,
+    pub doors: Vec<DoorView>,
+    pub players: Vec<String>,
+    pub mobs: Vec<String>,
+    pub items: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct DoorView {
+    pub direction: &'static str,
+    pub state: &'static str,
+    pub keyword: String,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct PlayerState {
+    pub name: String,
+    pub health: i32,
+    pub max_health: i32,
+    pub mana: i32,
+    pub max_mana: i32,
+    #[serde(rename = "move")]
+    pub moves: i32,
+    pub max_move: i32,
+    pub level: u8,
+    pub exp: i64,
+    pub gold: i64,
+    pub position: &'static str,
+    pub class: &'static str,
+    pub race: &'static str,
+    pub str: u8,
+    pub int: u8,
+    pub wis: u8,
+    pub dex: u8,
+    pub con: u8,
+    pub cha: u8,
+    pub is_agent: bool,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct StateData {
+    pub player: PlayerState,
+    pub room: RoomState,
+}
+
+/// One output for one session.
+#[derive(Debug, Clone)]
+pub enum Out {
+    Event { kind: EventKind, text: String, from: Option<String>, re: Option<Arc<str>> },
+    State { data: Box<StateData>, re: Option<Arc<str>> },
+    /// Changed variables, already in protocol JSON form, in the fixed variable order.
+    Vars { values: Vec<(&'static str, serde_json::Value)>, re: Option<Arc<str>>, resumed: Option<bool> },
+    /// A coded error produced by the engine (not by the session).
+    Error { code: &'static str, message: String, re: Option<Arc<str>> },
+    /// Telnet prompt line (`< 20hp 100m 80mv >`); JSON sessions ignore it.
+    Prompt(String),
+    /// The engine is done with this session: `quit`, takeover, or shutdown.
+    Close { code: &'static str, message: String },
+}

@@ -1,0 +1,162 @@
+//! Text and `state` renderings of what a character sees.
+
+use super::character::Char;
+use super::engine::Engine;
+use super::output::{DoorView, Out, PlayerState, RoomState, StateData};
+use super::tables::{class_name, race_name, Position};
+use super::vars::{position_of, visible_exits};
+use super::world::CharId;
+use crate::worldfile::DIR_NAMES;
+
+pub fn prompt(ch: &Char) -> String {
+    format!("< {}hp {}m {}mv > ", ch.hit, ch.mana, ch.moves)
+}
+
+impl Engine {
+    pub fn room_state(&self, viewer: CharId) -> Option<RoomState> {
+        let ch = self.world.ch(viewer)?;
+        let room = &self.world.rooms[ch.room];
+        let mut players = Vec::new();
+        let mut mobs = Vec::new();
+        for p in &room.people {
+            if *p == viewer {
+                continue;
+            }
+            if let Some(c) = self.world.ch(*p) {
+                if c.is_npc() {
+                    mobs.push(c.name.clone());
+                } else {
+                    players.push(c.name.clone());
+                }
+            }
+        }
+        let items = room.contents.iter().filter_map(|o| self.world.obj(*o)).map(|o| o.short_descr.clone()).collect();
+        let exits = visible_exits(&self.world, ch.room);
+        let doors = (0..6)
+            .filter_map(|d| {
+                let e = room.proto.exits[d].as_ref()?;
+                if e.door_flags & 1 == 0 {
+                    return None;
+                }
+                let st = room.doors[d];
+                if st.closed && e.door_flags & super::doors::EX_SECRET != 0 {
+                    return None;
+                }
+                Some(DoorView {
+                    direction: DIR_NAMES[d],
+                    state: if st.locked { "locked" } else if st.closed { "closed" } else { "open" },
+                    keyword: e.keywords.split_whitespace().next().unwrap_or("door").to_string(),
+                })
+            })
+            .collect();
+        Some(RoomState {
+            vnum: room.proto.vnum,
+            name: room.proto.name.clone(),
+            description: room.proto.description.trim_end().to_string(),
+            exits,
+            doors,
+            players,
+            mobs,
+            items,
+        })
+    }
+
+    pub fn player_state(&self, id: CharId) -> Option<PlayerState> {
+        let c = self.world.ch(id)?;
+        Some(PlayerState {
+            name: c.name.clone(),
+            health: c.hit,
+            max_health: c.max_hit,
+            mana: c.mana,
+            max_mana: c.max_mana,
+            moves: c.moves,
+            max_move: c.max_moves,
+            level: c.level,
+            exp: c.exp,
+            gold: c.gold,
+            position: position_of(c),
+            class: class_name(c.class),
+            race: race_name(c.race),
+            str: c.abilities[0],
+            int: c.abilities[1],
+            wis: c.abilities[2],
+            dex: c.abilities[3],
+            con: c.abilities[4],
+            cha: c.abilities[5],
+            is_agent: c.is_agent(),
+        })
+    }
+
+    /// Sends `state` to a JSON session (telnet sessions get the room as text instead).
+    pub fn send_state(&mut self, id: CharId) {
+        let json = self.world.ch(id).and_then(|c| c.pc.as_ref()).and_then(|p| p.link.as_ref()).is_some_and(|l| l.json);
+        if !json {
+            return;
+        }
+        let (Some(player), Some(room)) = (self.player_state(id), self.room_state(id)) else { return };
+        let re = self.re_for(id);
+        let mut slow = false;
+        if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
+            if let Some(l) = &pc.link {
+                slow = l.tx.try_send(Out::State { data: Box::new(StateData { player, room }), re }).is_err();
+            }
+        }
+        if slow {
+            self.drop_slow_link(id);
+        }
+    }
+
+    /// The room as text: name, description, exits, things, and who is here.
+    pub fn room_text(&self, viewer: CharId, brief: bool) -> String {
+        let Some(ch) = self.world.ch(viewer) else { return String::new() };
+        let room = &self.world.rooms[ch.room];
+        let mut s = String::new();
+        s.push_str(&room.proto.name);
+        s.push('\n');
+        if !brief {
+            s.push_str(room.proto.description.trim_end());
+            s.push('\n');
+        }
+        let exits = visible_exits(&self.world, ch.room);
+        s.push_str(&format!("[ Exits: {} ]\n", if exits.is_empty() { "none".to_string() } else { exits.join(" ") }));
+        for o in room.contents.iter().filter_map(|o| self.world.obj(*o)) {
+            if !o.long_descr.is_empty() {
+                s.push_str(&o.long_descr);
+                s.push('\n');
+            }
+        }
+        for p in &room.people {
+            if *p == viewer {
+                continue;
+            }
+            let Some(c) = self.world.ch(*p) else { continue };
+            s.push_str(&self.describe_in_room(c));
+            s.push('\n');
+        }
+        s.trim_end().to_string()
+    }
+
+    fn describe_in_room(&self, c: &Char) -> String {
+        let fighting = c.fighting.map(|f| {
+            if Some(f) == c.fighting && self.world.ch(f).is_some() {
+                format!(", fighting {}", self.pers(f))
+            } else {
+                String::new()
+            }
+        });
+        if c.is_npc() && c.position == c.default_position && c.fighting.is_none() {
+            return c.long_descr.clone();
+        }
+        let tag = if c.is_agent() { " [agent]" } else { "" };
+        let linkdead = if c.pc.as_ref().is_some_and(|p| p.link.is_none()) { " (linkless)" } else { "" };
+        let pos = match c.position {
+            Position::Sleeping => " is sleeping here",
+            Position::Resting => " is resting here",
+            Position::Sitting => " is sitting here",
+            Position::Fighting => " is here",
+            Position::Standing => " is standing here",
+            _ => " is lying here, badly hurt",
+        };
+        super::messaging::capitalize(&format!("{}{}{}{}{}.", c.name, tag, linkdead, pos, fighting.unwrap_or_default()))
+    }
+}

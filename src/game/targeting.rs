@@ -1,0 +1,122 @@
+//! CircleMUD dot-notation targets: `goblin`, `2.goblin`, `all`, `all.coins`.
+//!
+//! The same matching function both resolves a target and builds the `target_string`
+//! the server hands out, so every handed-out string resolves to the thing it names.
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Count {
+    /// 1-based.
+    Nth(usize),
+    All,
+}
+
+/// Splits `2.goblin` → (Nth(2), "goblin"), `all.kw` → (All, "kw"), `all` → (All, "").
+pub fn parse(arg: &str) -> (Count, &str) {
+    let arg = arg.trim();
+    if arg.eq_ignore_ascii_case("all") {
+        return (Count::All, "");
+    }
+    if let Some((n, kw)) = arg.split_once('.') {
+        if n.eq_ignore_ascii_case("all") {
+            return (Count::All, kw);
+        }
+        if let Ok(i) = n.parse::<usize>() {
+            return (Count::Nth(i.max(1)), kw);
+        }
+    }
+    (Count::Nth(1), arg)
+}
+
+/// True when `kw` names one of the words in `keywords` (whole word or its prefix),
+/// ignoring case. An empty keyword names nothing.
+pub fn is_name(kw: &str, keywords: &str) -> bool {
+    if kw.is_empty() {
+        return false;
+    }
+    keywords.split_whitespace().any(|w| w.len() >= kw.len() && w.is_char_boundary(kw.len()) && w[..kw.len()].eq_ignore_ascii_case(kw))
+}
+
+const ARTICLES: [&str; 3] = ["a", "an", "the"];
+
+/// The first keyword that is not an article, lower-cased.
+pub fn first_keyword(keywords: &str) -> String {
+    keywords
+        .split_whitespace()
+        .find(|w| !ARTICLES.iter().any(|a| a.eq_ignore_ascii_case(w)))
+        .or_else(|| keywords.split_whitespace().next())
+        .unwrap_or("")
+        .to_ascii_lowercase()
+}
+
+/// Finds the `count`th element of `items` whose keywords match `kw`.
+pub fn find_nth<'a, T: Copy>(items: impl IntoIterator<Item = (T, &'a str)>, kw: &str, n: usize) -> Option<T> {
+    let mut seen = 0;
+    for (id, keywords) in items {
+        if is_name(kw, keywords) {
+            seen += 1;
+            if seen == n {
+                return Some(id);
+            }
+        }
+    }
+    None
+}
+
+/// The `target_string` for element `index` of a list of keyword strings.
+pub fn target_string(all_keywords: &[&str], index: usize) -> String {
+    let kw = first_keyword(all_keywords[index]);
+    let n = all_keywords[..index].iter().filter(|k| is_name(&kw, k)).count() + 1;
+    if n == 1 {
+        kw
+    } else {
+        format!("{n}.{kw}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn parses_dot_notation() {
+        assert_eq!(parse("2.goblin"), (Count::Nth(2), "goblin"));
+        assert_eq!(parse("goblin"), (Count::Nth(1), "goblin"));
+        assert_eq!(parse("all.coins"), (Count::All, "coins"));
+        assert_eq!(parse("ALL"), (Count::All, ""));
+        assert_eq!(parse("0.rat"), (Count::Nth(1), "rat"));
+        assert_eq!(parse("x.rat"), (Count::Nth(1), "x.rat"));
+    }
+
+    #[test]
+    fn names_match_whole_words_and_prefixes() {
+        assert!(is_name("gob", "small goblin"));
+        assert!(is_name("GOBLIN", "small goblin"));
+        assert!(!is_name("lin", "small goblin"));
+        assert!(!is_name("", "small goblin"));
+    }
+
+    #[test]
+    fn target_strings_skip_articles_and_count() {
+        let list = ["a goblin scout", "the rat", "goblin warrior", "rat"];
+        assert_eq!(target_string(&list, 0), "goblin");
+        assert_eq!(target_string(&list, 1), "rat");
+        assert_eq!(target_string(&list, 2), "2.goblin");
+        assert_eq!(target_string(&list, 3), "2.rat");
+    }
+
+    proptest! {
+        /// Every target string resolves back to the element it was made for.
+        #[test]
+        fn target_strings_resolve_to_their_element(list in proptest::collection::vec("(a |the )?(rat|goblin|gob|sword|key)( small| big)?", 1..12)) {
+            let refs: Vec<&str> = list.iter().map(|s| s.as_str()).collect();
+            for i in 0..refs.len() {
+                let ts = target_string(&refs, i);
+                let (count, kw) = parse(&ts);
+                let Count::Nth(n) = count else { panic!("all in a target string") };
+                let found = find_nth(refs.iter().enumerate().map(|(j, k)| (j, *k)), kw, n);
+                prop_assert_eq!(found, Some(i), "{} for {:?}", ts, refs);
+            }
+        }
+    }
+}

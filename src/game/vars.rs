@@ -1,0 +1,249 @@
+//! The 19 protocol variables: computing them from the world and diffing them against
+//! what a session was last sent (protocol §6). Deltas are value-compared, never marked.
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use super::character::Char;
+use super::tables::{Position, WEAR_SLOTS};
+use super::targeting::target_string;
+use super::world::World;
+use crate::worldfile::DIR_NAMES;
+
+pub const VAR_NAMES: [&str; 19] = [
+    "HEALTH", "MAX_HEALTH", "MANA", "MAX_MANA", "MOVE", "MAX_MOVE", "GOLD", "POSITION", "LEVEL", "EXP", "ROOM_VNUM", "ROOM_NAME",
+    "ROOM_EXITS", "ROOM_MOBS", "ROOM_ITEMS", "FIGHTING", "INVENTORY", "EQUIPMENT", "EVENTS",
+];
+pub const EVENTS_VAR: usize = 18;
+
+/// A set of variables as bits in `VAR_NAMES` order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct VarSet(pub u32);
+
+impl VarSet {
+    pub const ALL: VarSet = VarSet((1 << 19) - 1);
+    pub fn empty() -> VarSet {
+        VarSet(0)
+    }
+    pub fn contains(self, i: usize) -> bool {
+        self.0 & (1 << i) != 0
+    }
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+    /// Parses names (or `*`); returns the set and the names that are not variables.
+    pub fn parse(names: &[String]) -> (VarSet, Vec<String>) {
+        let mut set = 0u32;
+        let mut unknown = Vec::new();
+        for n in names {
+            if n == "*" {
+                set = VarSet::ALL.0;
+                continue;
+            }
+            match VAR_NAMES.iter().position(|v| v.eq_ignore_ascii_case(n)) {
+                Some(i) => set |= 1 << i,
+                None => unknown.push(n.clone()),
+            }
+        }
+        (VarSet(set), unknown)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RoomMobVar {
+    pub name: String,
+    pub instance_id: String,
+    pub target_string: String,
+    pub vnum: u32,
+    pub fighting: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ItemVar {
+    pub name: String,
+    pub vnum: u32,
+    pub instance_id: String,
+    pub target_string: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EquipVar {
+    pub name: String,
+    pub vnum: u32,
+    pub instance_id: String,
+}
+
+/// Every variable but `EVENTS`, as typed values (cheap to compare).
+#[derive(Debug, Clone, PartialEq)]
+pub struct VarValues {
+    pub health: i32,
+    pub max_health: i32,
+    pub mana: i32,
+    pub max_mana: i32,
+    pub moves: i32,
+    pub max_moves: i32,
+    pub gold: i64,
+    pub position: &'static str,
+    pub level: u8,
+    pub exp: i64,
+    pub room_vnum: u32,
+    pub room_name: String,
+    pub room_exits: Vec<&'static str>,
+    pub room_mobs: Vec<RoomMobVar>,
+    pub room_items: Vec<ItemVar>,
+    pub fighting: bool,
+    pub inventory: Vec<ItemVar>,
+    pub equipment: Vec<(usize, EquipVar)>,
+}
+
+pub fn mob_instance_id(vnum: u32, id: u64) -> String {
+    format!("mob_{vnum}_{id}")
+}
+pub fn obj_instance_id(vnum: u32, id: u64) -> String {
+    format!("obj_{vnum}_{id}")
+}
+
+pub fn position_of(c: &Char) -> &'static str {
+    if c.fighting.is_some() && c.position >= Position::Fighting {
+        Position::Fighting.as_str()
+    } else {
+        c.position.as_str()
+    }
+}
+
+/// Exits a player can see, in the fixed order.
+pub fn visible_exits(world: &World, room: usize) -> Vec<&'static str> {
+    let r = &world.rooms[room];
+    (0..6).filter(|d| r.proto.exits[*d].as_ref().is_some_and(|e| e.door_flags & crate::game::doors::EX_SECRET == 0 || !r.doors[*d].closed)).map(|d| DIR_NAMES[d]).collect()
+}
+
+fn item_vars(world: &World, ids: &[u64]) -> Vec<ItemVar> {
+    let objs: Vec<_> = ids.iter().filter_map(|i| world.objs.get(i)).collect();
+    let kws: Vec<&str> = objs.iter().map(|o| o.keywords.as_str()).collect();
+    objs.iter()
+        .enumerate()
+        .map(|(i, o)| ItemVar {
+            name: o.short_descr.clone(),
+            vnum: o.vnum,
+            instance_id: obj_instance_id(o.vnum, o.id),
+            target_string: target_string(&kws, i),
+        })
+        .collect()
+}
+
+pub fn compute(world: &World, ch: &Char) -> VarValues {
+    let room = &world.rooms[ch.room];
+    let people: Vec<&Char> = room.people.iter().filter_map(|p| world.chars.get(p)).collect();
+    let kws: Vec<&str> = people.iter().map(|c| c.keywords.as_str()).collect();
+    let room_mobs = people
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.is_npc())
+        .map(|(i, c)| RoomMobVar {
+            name: c.name.clone(),
+            instance_id: mob_instance_id(c.npc_vnum.unwrap_or(0), c.id),
+            target_string: target_string(&kws, i),
+            vnum: c.npc_vnum.unwrap_or(0),
+            fighting: c.fighting.is_some(),
+        })
+        .collect();
+    let equipment = ch
+        .equipment
+        .iter()
+        .enumerate()
+        .filter_map(|(slot, o)| {
+            let o = world.objs.get(o.as_ref()?)?;
+            Some((slot, EquipVar { name: o.short_descr.clone(), vnum: o.vnum, instance_id: obj_instance_id(o.vnum, o.id) }))
+        })
+        .collect();
+    VarValues {
+        health: ch.hit,
+        max_health: ch.max_hit,
+        mana: ch.mana,
+        max_mana: ch.max_mana,
+        moves: ch.moves,
+        max_moves: ch.max_moves,
+        gold: ch.gold,
+        position: position_of(ch),
+        level: ch.level,
+        exp: ch.exp,
+        room_vnum: room.proto.vnum,
+        room_name: room.proto.name.clone(),
+        room_exits: visible_exits(world, ch.room),
+        room_mobs,
+        room_items: item_vars(world, &room.contents),
+        fighting: ch.fighting.is_some(),
+        inventory: item_vars(world, &ch.inventory),
+        equipment,
+    }
+}
+
+/// JSON for variable `i` (not `EVENTS`).
+pub fn value_of(v: &VarValues, i: usize) -> Value {
+    match i {
+        0 => json!(v.health),
+        1 => json!(v.max_health),
+        2 => json!(v.mana),
+        3 => json!(v.max_mana),
+        4 => json!(v.moves),
+        5 => json!(v.max_moves),
+        6 => json!(v.gold),
+        7 => json!(v.position),
+        8 => json!(v.level),
+        9 => json!(v.exp),
+        10 => json!(v.room_vnum),
+        11 => json!(v.room_name),
+        12 => json!(v.room_exits),
+        13 => json!(v.room_mobs),
+        14 => json!(v.room_items),
+        15 => json!(v.fighting),
+        16 => json!(v.inventory),
+        17 => {
+            let mut m = serde_json::Map::new();
+            for (slot, e) in &v.equipment {
+                m.insert(WEAR_SLOTS[*slot].to_string(), json!(e));
+            }
+            Value::Object(m)
+        }
+        _ => Value::Null,
+    }
+}
+
+/// Whether variable `i` differs between two snapshots.
+pub fn differs(a: &VarValues, b: &VarValues, i: usize) -> bool {
+    match i {
+        0 => a.health != b.health,
+        1 => a.max_health != b.max_health,
+        2 => a.mana != b.mana,
+        3 => a.max_mana != b.max_mana,
+        4 => a.moves != b.moves,
+        5 => a.max_moves != b.max_moves,
+        6 => a.gold != b.gold,
+        7 => a.position != b.position,
+        8 => a.level != b.level,
+        9 => a.exp != b.exp,
+        10 => a.room_vnum != b.room_vnum,
+        11 => a.room_name != b.room_name,
+        12 => a.room_exits != b.room_exits,
+        13 => a.room_mobs != b.room_mobs,
+        14 => a.room_items != b.room_items,
+        15 => a.fighting != b.fighting,
+        16 => a.inventory != b.inventory,
+        17 => a.equipment != b.equipment,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_reports_unknown_names_and_star() {
+        let (set, unknown) = VarSet::parse(&["HEALTH".into(), "bogus".into(), "fighting".into()]);
+        assert!(set.contains(0) && set.contains(15) && !set.contains(1));
+        assert_eq!(unknown, vec!["bogus".to_string()]);
+        assert_eq!(VarSet::parse(&["*".into()]).0, VarSet::ALL);
+        assert_eq!(VAR_NAMES.len(), 19);
+    }
+}

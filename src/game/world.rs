@@ -1,0 +1,340 @@
+//! The live world: rooms with their occupants, and every character and object in play.
+//!
+//! Owned by the engine task alone; nothing here locks. Characters and objects get ids
+//! from one counter that never repeats, so `instance_id`s stay stable for their life.
+
+use std::collections::HashMap;
+
+use super::character::Char;
+use super::tables::{item_type, Position, NUM_WEARS};
+use crate::worldfile::{MobProto, ObjProto, RoomProto, ShopProto, WorldProto, ZoneProto};
+
+pub type CharId = u64;
+pub type ObjId = u64;
+pub type RoomId = usize;
+
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct DoorState {
+    pub closed: bool,
+    pub locked: bool,
+}
+
+pub struct Room {
+    pub proto: RoomProto,
+    /// Characters here, newest arrival first (CircleMUD order).
+    pub people: Vec<CharId>,
+    pub contents: Vec<ObjId>,
+    pub doors: [DoorState; 6],
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ObjLoc {
+    Nowhere,
+    Room(RoomId),
+    Carried(CharId),
+    Worn(CharId, usize),
+    In(ObjId),
+}
+
+#[derive(Debug, Clone)]
+pub struct Obj {
+    pub id: ObjId,
+    pub vnum: u32,
+    pub keywords: String,
+    pub short_descr: String,
+    pub long_descr: String,
+    pub item_type: u32,
+    pub wear_flags: u64,
+    pub extra_flags: u64,
+    pub values: [i32; 4],
+    pub weight: i32,
+    pub cost: i32,
+    pub affects: Vec<(i32, i32)>,
+    pub loc: ObjLoc,
+    pub contains: Vec<ObjId>,
+    /// Pulses until it crumbles (corpses).
+    pub timer: Option<u32>,
+    /// Level of the thing (the corpse's owner level, or derived from cost): memory uses it.
+    pub level: u8,
+}
+
+pub struct ZoneRt {
+    pub proto: ZoneProto,
+    /// Pulses since the last reset.
+    pub age: u64,
+}
+
+pub struct World {
+    pub rooms: Vec<Room>,
+    pub room_index: HashMap<u32, RoomId>,
+    pub mob_protos: HashMap<u32, MobProto>,
+    pub obj_protos: HashMap<u32, ObjProto>,
+    pub zones: Vec<ZoneRt>,
+    pub shops: Vec<ShopProto>,
+    pub chars: HashMap<CharId, Char>,
+    pub objs: HashMap<ObjId, Obj>,
+    /// Live instances per vnum (zone max counts are world-wide).
+    pub mob_count: HashMap<u32, u32>,
+    pub obj_count: HashMap<u32, u32>,
+    /// Lower-case name → player character in the world (connected or link-dead).
+    pub players: HashMap<String, CharId>,
+    next_id: u64,
+}
+
+impl World {
+    pub fn new(proto: WorldProto) -> World {
+        let mut room_index = HashMap::new();
+        let rooms: Vec<Room> = proto
+            .rooms
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| {
+                room_index.insert(r.vnum, i);
+                let mut doors = [DoorState::default(); 6];
+                for (d, e) in r.exits.iter().enumerate() {
+                    if let Some(e) = e {
+                        if e.door_flags & 1 != 0 {
+                            doors[d] = DoorState { closed: true, locked: false };
+                        }
+                    }
+                }
+                Room { proto: r, people: Vec::new(), contents: Vec::new(), doors }
+            })
+            .collect();
+        World {
+            rooms,
+            room_index,
+            mob_protos: proto.mobs.into_iter().map(|m| (m.vnum, m)).collect(),
+            obj_protos: proto.objs.into_iter().map(|o| (o.vnum, o)).collect(),
+            zones: proto.zones.into_iter().map(|z| ZoneRt { proto: z, age: 0 }).collect(),
+            shops: proto.shops,
+            chars: HashMap::new(),
+            objs: HashMap::new(),
+            mob_count: HashMap::new(),
+            obj_count: HashMap::new(),
+            players: HashMap::new(),
+            next_id: 1,
+        }
+    }
+
+    pub fn new_id(&mut self) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        id
+    }
+
+    pub fn room_of_vnum(&self, vnum: u32) -> Option<RoomId> {
+        self.room_index.get(&vnum).copied()
+    }
+
+    pub fn zone_of_room(&self, room: RoomId) -> u32 {
+        self.rooms[room].proto.zone
+    }
+
+    // ---- characters ----
+
+    pub fn ch(&self, id: CharId) -> Option<&Char> {
+        self.chars.get(&id)
+    }
+
+    pub fn char_to_room(&mut self, id: CharId, room: RoomId) {
+        if let Some(c) = self.chars.get_mut(&id) {
+            c.room = room;
+            self.rooms[room].people.insert(0, id);
+        }
+    }
+
+    pub fn char_from_room(&mut self, id: CharId) {
+        if let Some(c) = self.chars.get(&id) {
+            let r = c.room;
+            self.rooms[r].people.retain(|p| *p != id);
+        }
+    }
+
+    pub fn move_char(&mut self, id: CharId, room: RoomId) {
+        self.char_from_room(id);
+        self.char_to_room(id, room);
+    }
+
+    /// Creates a mob from its prototype in a room.
+    pub fn create_mob(&mut self, vnum: u32, room: RoomId, roll: &mut impl FnMut(i32, i32) -> i32) -> Option<CharId> {
+        let proto = self.mob_protos.get(&vnum)?;
+        let id = self.next_id;
+        let ch = Char::from_mob(id, proto, room, roll);
+        self.next_id += 1;
+        self.chars.insert(id, ch);
+        self.char_to_room(id, room);
+        *self.mob_count.entry(vnum).or_default() += 1;
+        Some(id)
+    }
+
+    /// Removes a character and everything it carries from the world.
+    pub fn extract_char(&mut self, id: CharId) {
+        self.char_from_room(id);
+        let Some(c) = self.chars.remove(&id) else { return };
+        for o in c.inventory.iter().copied().chain(c.equipment.iter().flatten().copied()) {
+            self.extract_obj(o);
+        }
+        if let Some(v) = c.npc_vnum {
+            if let Some(n) = self.mob_count.get_mut(&v) {
+                *n = n.saturating_sub(1);
+            }
+        } else {
+            self.players.remove(&c.name.to_ascii_lowercase());
+        }
+        // Anyone fighting it stops.
+        for other in self.chars.values_mut() {
+            if other.fighting == Some(id) {
+                other.fighting = None;
+                if other.position == Position::Fighting {
+                    other.position = Position::Standing;
+                }
+            }
+        }
+    }
+
+    // ---- objects ----
+
+    pub fn obj(&self, id: ObjId) -> Option<&Obj> {
+        self.objs.get(&id)
+    }
+
+    pub fn create_obj(&mut self, vnum: u32) -> Option<ObjId> {
+        let p = self.obj_protos.get(&vnum)?;
+        let id = self.next_id;
+        let obj = Obj {
+            id,
+            vnum,
+            keywords: p.keywords.clone(),
+            short_descr: p.short_descr.clone(),
+            long_descr: p.long_descr.clone(),
+            item_type: p.item_type,
+            wear_flags: p.wear_flags[0],
+            extra_flags: p.extra_flags[0],
+            values: p.values,
+            weight: p.weight,
+            cost: p.cost,
+            affects: p.affects.clone(),
+            loc: ObjLoc::Nowhere,
+            contains: Vec::new(),
+            timer: None,
+            level: obj_level(p),
+        };
+        self.next_id += 1;
+        self.objs.insert(id, obj);
+        *self.obj_count.entry(vnum).or_default() += 1;
+        Some(id)
+    }
+
+    /// Inserts an object that was built by hand (a corpse, a pile of coins).
+    pub fn insert_obj(&mut self, mut obj: Obj) -> ObjId {
+        let id = self.new_id();
+        obj.id = id;
+        obj.loc = ObjLoc::Nowhere;
+        self.objs.insert(id, obj);
+        id
+    }
+
+    /// Takes an object out of wherever it is.
+    pub fn obj_from(&mut self, id: ObjId) {
+        let Some(loc) = self.objs.get(&id).map(|o| o.loc) else { return };
+        match loc {
+            ObjLoc::Room(r) => self.rooms[r].contents.retain(|o| *o != id),
+            ObjLoc::Carried(c) => {
+                if let Some(ch) = self.chars.get_mut(&c) {
+                    ch.inventory.retain(|o| *o != id)
+                }
+            }
+            ObjLoc::Worn(c, slot) => {
+                if let Some(ch) = self.chars.get_mut(&c) {
+                    ch.equipment[slot] = None;
+                }
+            }
+            ObjLoc::In(p) => {
+                if let Some(parent) = self.objs.get_mut(&p) {
+                    parent.contains.retain(|o| *o != id)
+                }
+            }
+            ObjLoc::Nowhere => {}
+        }
+        if let Some(o) = self.objs.get_mut(&id) {
+            o.loc = ObjLoc::Nowhere;
+        }
+    }
+
+    pub fn obj_to_room(&mut self, id: ObjId, room: RoomId) {
+        self.obj_from(id);
+        self.rooms[room].contents.insert(0, id);
+        if let Some(o) = self.objs.get_mut(&id) {
+            o.loc = ObjLoc::Room(room);
+        }
+    }
+
+    pub fn obj_to_char(&mut self, id: ObjId, ch: CharId) {
+        self.obj_from(id);
+        if let Some(c) = self.chars.get_mut(&ch) {
+            c.inventory.insert(0, id);
+        }
+        if let Some(o) = self.objs.get_mut(&id) {
+            o.loc = ObjLoc::Carried(ch);
+        }
+    }
+
+    pub fn obj_to_obj(&mut self, id: ObjId, container: ObjId) {
+        self.obj_from(id);
+        if let Some(c) = self.objs.get_mut(&container) {
+            c.contains.insert(0, id);
+        }
+        if let Some(o) = self.objs.get_mut(&id) {
+            o.loc = ObjLoc::In(container);
+        }
+    }
+
+    pub fn equip(&mut self, id: ObjId, ch: CharId, slot: usize) {
+        if slot >= NUM_WEARS {
+            return;
+        }
+        self.obj_from(id);
+        if let Some(c) = self.chars.get_mut(&ch) {
+            c.equipment[slot] = Some(id);
+        }
+        if let Some(o) = self.objs.get_mut(&id) {
+            o.loc = ObjLoc::Worn(ch, slot);
+        }
+    }
+
+    /// Destroys an object and its contents.
+    pub fn extract_obj(&mut self, id: ObjId) {
+        self.obj_from(id);
+        if let Some(o) = self.objs.remove(&id) {
+            for c in o.contains {
+                if let Some(child) = self.objs.get_mut(&c) {
+                    child.loc = ObjLoc::Nowhere;
+                }
+                self.extract_obj(c);
+            }
+            if let Some(n) = self.obj_count.get_mut(&o.vnum) {
+                *n = n.saturating_sub(1);
+            }
+        }
+    }
+
+    /// Total weight carried in inventory (with contents).
+    pub fn carried_weight(&self, ch: CharId) -> i32 {
+        self.chars.get(&ch).map(|c| c.inventory.iter().map(|o| self.obj_weight(*o)).sum()).unwrap_or(0)
+    }
+
+    pub fn obj_weight(&self, id: ObjId) -> i32 {
+        self.objs.get(&id).map(|o| o.weight + o.contains.iter().map(|c| self.obj_weight(*c)).sum::<i32>()).unwrap_or(0)
+    }
+
+    pub fn is_money(&self, id: ObjId) -> bool {
+        self.objs.get(&id).map(|o| o.item_type == item_type::MONEY).unwrap_or(false)
+    }
+}
+
+/// A rough item level for memory: the level an item's price suggests, capped at 100.
+pub fn obj_level(p: &ObjProto) -> u8 {
+    let by_cost = ((p.cost.max(0) as f64).sqrt() / 3.0) as i64;
+    by_cost.clamp(0, 100) as u8
+}
