@@ -1,1 +1,31 @@
-fn main(){}
+//! `pawns`: argument parsing, then the library does the work.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use pawns::cli::{BenchCmd, Cli, Cmd};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let result = rt.block_on(async {
+        match cli.command {
+            Cmd::Serve(args) => pawns::commands::serve(args).await,
+            Cmd::Keygen(args) => pawns::commands::keygen(args).await,
+            Cmd::Bench { what: BenchCmd::Agents(args) } => pawns::bench::agents(args).await,
+        }
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

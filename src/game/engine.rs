@@ -57,12 +57,17 @@ pub enum EngineMsg {
     Enter {
         record: Box<pawns_storage::CharacterRecord>,
         link: Link,
+        /// `Some(false)`: a resume that could not be filled; the `vars` dump says so.
+        resumed: Option<bool>,
         reply: oneshot::Sender<EnterReply>,
     },
     Command { char_id: CharId, link_id: u64, line: String, id: Option<Arc<str>>, received: Instant },
     Subscribe { char_id: CharId, link_id: u64, names: Vec<String>, add: bool, re: Option<Arc<str>> },
-    /// The socket went away: the character goes link-dead.
+    /// The socket went away: the character goes link-dead. A JSON link keeps
+    /// buffering (it can be resumed); a telnet link is dropped.
     Detach { char_id: CharId, link_id: u64 },
+    /// A resumed socket is back on its link; `resync` sends `state` and all `vars`.
+    Reattach { char_id: CharId, link_id: u64, resync: bool },
     /// Send `state` and a full `vars` dump (a resume that could not be filled).
     Resync { char_id: CharId, link_id: u64 },
     /// The session dropped a command over its rate: goes into `EVENTS`.
@@ -151,8 +156,8 @@ impl Engine {
 
     fn handle(&mut self, msg: EngineMsg) {
         match msg {
-            EngineMsg::Enter { record, link, reply } => {
-                let r = self.enter(*record, link);
+            EngineMsg::Enter { record, link, resumed, reply } => {
+                let r = self.enter(*record, link, resumed);
                 let _ = reply.send(r);
             }
             EngineMsg::Command { char_id, link_id, line, id, received } => {
@@ -177,11 +182,25 @@ impl Engine {
                 if self.pc_link_matches(char_id, link_id) {
                     let pulse = self.pulse;
                     if let Some(pc) = self.world.chars.get_mut(&char_id).and_then(|c| c.pc.as_mut()) {
-                        pc.link = None;
+                        if pc.link.as_ref().is_some_and(|l| !l.json) {
+                            pc.link = None;
+                        }
                         pc.linkdead_since = Some(pulse);
                     }
                     self.save_char(char_id);
                     self.act_room_others(char_id, "$n has lost $s link.");
+                }
+            }
+            EngineMsg::Reattach { char_id, link_id, resync } => {
+                if self.pc_link_matches(char_id, link_id) {
+                    if let Some(pc) = self.world.chars.get_mut(&char_id).and_then(|c| c.pc.as_mut()) {
+                        pc.linkdead_since = None;
+                    }
+                    self.act_room_others(char_id, "$n has reconnected.");
+                    if resync {
+                        self.send_state(char_id);
+                        self.send_all_vars(char_id, Some(false));
+                    }
                 }
             }
             EngineMsg::Resync { char_id, link_id } => {
@@ -204,14 +223,13 @@ impl Engine {
     }
 
     /// Places a character in the world, or hands an in-world one to a new link.
-    fn enter(&mut self, record: pawns_storage::CharacterRecord, link: Link) -> EnterReply {
+    fn enter(&mut self, record: pawns_storage::CharacterRecord, link: Link, resumed: Option<bool>) -> EnterReply {
         let key = record.name.to_ascii_lowercase();
         if let Some(&id) = self.world.players.get(&key) {
             // Takeover or reconnect: the old link (if any) is told and closed.
-            let was_linked = self.world.ch(id).and_then(|c| c.pc.as_ref()).is_some_and(|p| p.link.is_some());
-            if was_linked {
-                self.close_link(id, "session_taken_over", "This character logged in from elsewhere.");
-            }
+            let was_linked = self.world.ch(id).and_then(|c| c.pc.as_ref()).is_some_and(|p| p.link.is_some() && p.linkdead_since.is_none());
+            // The old link hears why it ends (a link-dead one just ends).
+            self.close_link(id, "session_taken_over", "This character logged in from elsewhere.");
             if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
                 pc.link = Some(link);
                 pc.linkdead_since = None;
@@ -223,7 +241,7 @@ impl Engine {
                 self.act_room_others(id, "$n has reconnected.");
             }
             self.send_state(id);
-            self.send_all_vars(id, None);
+            self.send_all_vars(id, resumed);
             return EnterReply { char_id: id, reconnected: true };
         }
         let id = self.world.new_id();
@@ -240,7 +258,7 @@ impl Engine {
         self.act_room_others(id, "$n has entered the game.");
         self.send_text(id, "Welcome to the land of Emberhold. May your journey be long.");
         self.send_state(id);
-        self.send_all_vars(id, None);
+        self.send_all_vars(id, resumed);
         EnterReply { char_id: id, reconnected: false }
     }
 

@@ -12,6 +12,7 @@ mod shp;
 pub mod types;
 mod wld;
 mod zon;
+pub mod stored;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};

@@ -1,0 +1,221 @@
+//! Login rate and lockout per address; total and per-address connection caps.
+//!
+//! Connection slots are RAII permits: dropping one (a finished, failed or aborted
+//! connection) always gives the slot back, so the accounting cannot leak.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// A token bucket: `rate` per second, holding at most `burst`.
+#[derive(Debug, Clone)]
+pub struct TokenBucket {
+    tokens: f64,
+    last: Instant,
+    rate: f64,
+    burst: f64,
+}
+
+impl TokenBucket {
+    pub fn new(rate: f64, burst: f64, now: Instant) -> Self {
+        TokenBucket { tokens: burst, last: now, rate, burst }
+    }
+
+    /// Takes one token, or says how long until one is there.
+    pub fn take(&mut self, now: Instant) -> Result<(), u64> {
+        let dt = now.saturating_duration_since(self.last).as_secs_f64();
+        self.last = now;
+        self.tokens = (self.tokens + dt * self.rate).min(self.burst);
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            Ok(())
+        } else {
+            let wait = (1.0 - self.tokens) / self.rate.max(1e-9);
+            Err((wait * 1000.0).ceil() as u64)
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct LoginLimits {
+    pub rate: f64,
+    pub burst: f64,
+    pub lockout_after: u32,
+    pub lockout_for: Duration,
+}
+
+impl Default for LoginLimits {
+    fn default() -> Self {
+        LoginLimits { rate: 5.0, burst: 10.0, lockout_after: 10, lockout_for: Duration::from_secs(15 * 60) }
+    }
+}
+
+#[derive(Debug, PartialEq)]
+pub enum LoginDenied {
+    RateLimited { retry_after_ms: u64 },
+    LockedOut { retry_after_ms: u64 },
+}
+
+struct IpState {
+    bucket: TokenBucket,
+    failures: u32,
+    locked_until: Option<Instant>,
+}
+
+pub struct LoginLimiter {
+    limits: LoginLimits,
+    by_ip: Mutex<HashMap<IpAddr, IpState>>,
+}
+
+impl LoginLimiter {
+    pub fn new(limits: LoginLimits) -> Self {
+        LoginLimiter { limits, by_ip: Mutex::new(HashMap::new()) }
+    }
+
+    /// Called before each login attempt.
+    pub fn check(&self, ip: IpAddr, now: Instant) -> Result<(), LoginDenied> {
+        let mut map = self.by_ip.lock().unwrap_or_else(|e| e.into_inner());
+        if map.len() > 50_000 {
+            // Forget quiet addresses that are not locked.
+            map.retain(|_, s| s.failures > 0 || s.locked_until.is_some_and(|t| t > now));
+        }
+        let st = map.entry(ip).or_insert_with(|| IpState { bucket: TokenBucket::new(self.limits.rate, self.limits.burst, now), failures: 0, locked_until: None });
+        if let Some(until) = st.locked_until {
+            if until > now {
+                return Err(LoginDenied::LockedOut { retry_after_ms: until.duration_since(now).as_millis() as u64 });
+            }
+            st.locked_until = None;
+            st.failures = 0;
+        }
+        st.bucket.take(now).map_err(|ms| LoginDenied::RateLimited { retry_after_ms: ms })
+    }
+
+    /// A failed login; returns the lockout if this one triggered it.
+    pub fn failure(&self, ip: IpAddr, now: Instant) -> Option<LoginDenied> {
+        let mut map = self.by_ip.lock().unwrap_or_else(|e| e.into_inner());
+        let st = map.entry(ip).or_insert_with(|| IpState { bucket: TokenBucket::new(self.limits.rate, self.limits.burst, now), failures: 0, locked_until: None });
+        st.failures += 1;
+        if st.failures >= self.limits.lockout_after {
+            st.locked_until = Some(now + self.limits.lockout_for);
+            return Some(LoginDenied::LockedOut { retry_after_ms: self.limits.lockout_for.as_millis() as u64 });
+        }
+        None
+    }
+
+    pub fn success(&self, ip: IpAddr) {
+        let mut map = self.by_ip.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(st) = map.get_mut(&ip) {
+            st.failures = 0;
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct ConnLimits {
+    pub total: usize,
+    pub per_ip: usize,
+}
+
+impl Default for ConnLimits {
+    fn default() -> Self {
+        ConnLimits { total: 20_000, per_ip: 10_000 }
+    }
+}
+
+pub struct ConnLimiter {
+    limits: ConnLimits,
+    total: AtomicUsize,
+    per_ip: Mutex<HashMap<IpAddr, usize>>,
+}
+
+/// One connection's slot; released on drop.
+pub struct ConnPermit {
+    limiter: Arc<ConnLimiter>,
+    ip: IpAddr,
+}
+
+impl Drop for ConnPermit {
+    fn drop(&mut self) {
+        self.limiter.total.fetch_sub(1, Ordering::SeqCst);
+        let mut m = self.limiter.per_ip.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = m.get_mut(&self.ip) {
+            *n -= 1;
+            if *n == 0 {
+                m.remove(&self.ip);
+            }
+        }
+    }
+}
+
+impl ConnLimiter {
+    pub fn new(limits: ConnLimits) -> Arc<Self> {
+        Arc::new(ConnLimiter { limits, total: AtomicUsize::new(0), per_ip: Mutex::new(HashMap::new()) })
+    }
+
+    pub fn acquire(self: &Arc<Self>, ip: IpAddr) -> Option<ConnPermit> {
+        let mut m = self.per_ip.lock().unwrap_or_else(|e| e.into_inner());
+        let n = m.get(&ip).copied().unwrap_or(0);
+        if n >= self.limits.per_ip || self.total.load(Ordering::SeqCst) >= self.limits.total {
+            return None;
+        }
+        m.insert(ip, n + 1);
+        self.total.fetch_add(1, Ordering::SeqCst);
+        Some(ConnPermit { limiter: self.clone(), ip })
+    }
+
+    pub fn open(&self) -> usize {
+        self.total.load(Ordering::SeqCst)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const IP: IpAddr = IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
+
+    #[test]
+    fn bucket_allows_burst_then_rate() {
+        let t0 = Instant::now();
+        let mut b = TokenBucket::new(10.0, 10.0, t0);
+        for _ in 0..10 {
+            assert!(b.take(t0).is_ok());
+        }
+        let wait = b.take(t0).unwrap_err();
+        assert!((90..=100).contains(&wait), "{wait}");
+        assert!(b.take(t0 + Duration::from_millis(100)).is_ok());
+    }
+
+    #[test]
+    fn ten_failures_lock_out_and_success_resets() {
+        let l = LoginLimiter::new(LoginLimits { rate: 1000.0, burst: 1000.0, ..Default::default() });
+        let t = Instant::now();
+        for _ in 0..9 {
+            assert!(l.check(IP, t).is_ok());
+            assert!(l.failure(IP, t).is_none());
+        }
+        l.success(IP);
+        for _ in 0..9 {
+            assert!(l.failure(IP, t).is_none());
+        }
+        assert!(matches!(l.failure(IP, t), Some(LoginDenied::LockedOut { .. })));
+        assert!(matches!(l.check(IP, t), Err(LoginDenied::LockedOut { .. })));
+        assert!(l.check(IP, t + Duration::from_secs(15 * 60 + 1)).is_ok());
+    }
+
+    #[test]
+    fn permits_never_leak() {
+        let c = ConnLimiter::new(ConnLimits { total: 3, per_ip: 2 });
+        let a = c.acquire(IP).unwrap();
+        let b = c.acquire(IP).unwrap();
+        assert!(c.acquire(IP).is_none(), "per-address cap");
+        let other = IpAddr::V4(std::net::Ipv4Addr::new(127, 0, 0, 2));
+        let d = c.acquire(other).unwrap();
+        assert!(c.acquire(other).is_none(), "total cap");
+        drop((a, b, d));
+        assert_eq!(c.open(), 0);
+        assert!(c.acquire(IP).is_some());
+    }
+}

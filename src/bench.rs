@@ -1,0 +1,319 @@
+//! `pawns bench agents`: a load generator in the spirit of redis-benchmark. N real
+//! WebSocket agents log in, then walk, look and fight at R commands per second each;
+//! the summary gives command→first-reply latency percentiles and errors by code.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+use futures_util::{SinkExt, StreamExt};
+use rand::{Rng, SeedableRng};
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::sync::Semaphore;
+use tokio_tungstenite::tungstenite::Message;
+
+use crate::cli::BenchAgentsArgs;
+
+/// A tiny HTTP/1.1 POST for the loopback admin API (no client library needed).
+pub async fn http_post(url: &str) -> anyhow::Result<String> {
+    let rest = url.strip_prefix("http://").context("only http:// URLs are supported")?;
+    let (hostport, path) = rest.split_once('/').map(|(h, p)| (h, format!("/{p}"))).unwrap_or((rest, "/".into()));
+    let mut s = tokio::time::timeout(Duration::from_secs(5), tokio::net::TcpStream::connect(hostport)).await.context("connect timed out")??;
+    let req = format!("POST {path} HTTP/1.1\r\nHost: {hostport}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+    s.write_all(req.as_bytes()).await?;
+    let mut buf = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut buf)).await.context("read timed out")??;
+    let text = String::from_utf8_lossy(&buf).into_owned();
+    let body = text.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default();
+    Ok(body)
+}
+
+/// Letters-only names: prefix + base-26 index ("bencha", "benchb", ... "benchba").
+pub fn agent_name(prefix: &str, mut i: usize) -> String {
+    let mut suffix = Vec::new();
+    loop {
+        suffix.push((b'a' + (i % 26) as u8) as char);
+        i /= 26;
+        if i == 0 {
+            break;
+        }
+    }
+    format!("{prefix}{}", suffix.iter().rev().collect::<String>())
+}
+
+#[derive(Default, Debug)]
+pub struct Stats {
+    pub connected: usize,
+    pub logged_in: usize,
+    pub sent: u64,
+    pub replies: u64,
+    pub errors: BTreeMap<String, u64>,
+    pub latencies_us: Vec<u32>,
+    pub failures: BTreeMap<String, u64>,
+}
+
+impl Stats {
+    fn merge(&mut self, o: Stats) {
+        self.connected += o.connected;
+        self.logged_in += o.logged_in;
+        self.sent += o.sent;
+        self.replies += o.replies;
+        for (k, v) in o.errors {
+            *self.errors.entry(k).or_default() += v;
+        }
+        for (k, v) in o.failures {
+            *self.failures.entry(k).or_default() += v;
+        }
+        self.latencies_us.extend(o.latencies_us);
+    }
+}
+
+pub fn percentile(sorted: &[u32], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let idx = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[idx.min(sorted.len() - 1)] as f64 / 1000.0
+}
+
+async fn run_agent(url: String, name: String, key: String, rate: f64, until: Instant, seed: u64) -> Stats {
+    let mut st = Stats::default();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let ws = match tokio::time::timeout(Duration::from_secs(20), tokio_tungstenite::connect_async(&url)).await {
+        Ok(Ok((ws, _))) => ws,
+        Ok(Err(e)) => {
+            *st.failures.entry(format!("connect: {e}")).or_default() += 1;
+            return st;
+        }
+        Err(_) => {
+            *st.failures.entry("connect: timeout".into()).or_default() += 1;
+            return st;
+        }
+    };
+    st.connected = 1;
+    let (mut tx, mut rx) = ws.split();
+    let login = json!({"type": "login", "data": {"player_name": name, "password": key, "is_agent": true, "harness": "pawns-bench"}}).to_string();
+    // Log in, honouring rate_limited answers.
+    let mut logged = false;
+    for _ in 0..50 {
+        if tx.send(Message::text(login.clone())).await.is_err() {
+            break;
+        }
+        let mut retry = None;
+        while let Ok(Some(Ok(m))) = tokio::time::timeout(Duration::from_secs(20), rx.next()).await {
+            let Message::Text(t) = m else { continue };
+            let v: Value = serde_json::from_str(t.as_str()).unwrap_or_default();
+            match v["type"].as_str() {
+                Some("state") => {
+                    logged = true;
+                    break;
+                }
+                Some("error") => {
+                    let code = v["data"]["code"].as_str().unwrap_or("?").to_string();
+                    if code == "rate_limited" {
+                        retry = Some(v["data"]["retry_after_ms"].as_u64().unwrap_or(200));
+                    } else {
+                        *st.failures.entry(format!("login: {code}")).or_default() += 1;
+                    }
+                    break;
+                }
+                _ => {}
+            }
+        }
+        match retry {
+            Some(ms) if !logged => tokio::time::sleep(Duration::from_millis(ms + rng.gen_range(0..50))).await,
+            _ => break,
+        }
+    }
+    if !logged {
+        *st.failures.entry("login: no state".into()).or_default() += 1;
+        return st;
+    }
+    st.logged_in = 1;
+    let _ = tx.send(Message::text(json!({"type": "subscribe", "data": {"variables": ["ROOM_EXITS", "ROOM_MOBS", "FIGHTING", "HEALTH"]}}).to_string())).await;
+    let mut exits: Vec<String> = Vec::new();
+    let mut mobs: Vec<String> = Vec::new();
+    let mut fighting = false;
+    let mut pending: HashMap<String, Instant> = HashMap::new();
+    let period = Duration::from_secs_f64(1.0 / rate.max(0.001));
+    let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + period.mul_f64(rng.gen::<f64>()), period);
+    let mut n = 0u64;
+    let deadline = tokio::time::Instant::from_std(until);
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep_until(deadline) => break,
+            _ = tick.tick() => {
+                n += 1;
+                let cmd = if !fighting && !mobs.is_empty() && rng.gen_bool(0.25) {
+                    format!("kill {}", mobs[rng.gen_range(0..mobs.len())])
+                } else if !fighting && !exits.is_empty() && rng.gen_bool(0.5) {
+                    exits[rng.gen_range(0..exits.len())].clone()
+                } else {
+                    "look".to_string()
+                };
+                let id = format!("b{n}");
+                pending.insert(id.clone(), Instant::now());
+                if tx.send(Message::text(json!({"type": "command", "data": {"command": cmd}, "id": id}).to_string())).await.is_err() {
+                    *st.failures.entry("socket closed".into()).or_default() += 1;
+                    break;
+                }
+                st.sent += 1;
+            }
+            m = rx.next() => {
+                let Some(Ok(Message::Text(t))) = m else {
+                    if m.is_none() || matches!(m, Some(Err(_))) {
+                        *st.failures.entry("socket closed".into()).or_default() += 1;
+                        break;
+                    }
+                    continue;
+                };
+                let v: Value = serde_json::from_str(t.as_str()).unwrap_or_default();
+                if let Some(re) = v["re"].as_str() {
+                    if let Some(t0) = pending.remove(re) {
+                        st.replies += 1;
+                        st.latencies_us.push(t0.elapsed().as_micros().min(u32::MAX as u128) as u32);
+                    }
+                }
+                match v["type"].as_str() {
+                    Some("error") => *st.errors.entry(v["data"]["code"].as_str().unwrap_or("?").to_string()).or_default() += 1,
+                    Some("vars") => {
+                        let d = &v["data"];
+                        if let Some(e) = d["ROOM_EXITS"].as_array() {
+                            exits = e.iter().filter_map(|x| x.as_str().map(str::to_string)).collect();
+                        }
+                        if let Some(m) = d["ROOM_MOBS"].as_array() {
+                            mobs = m.iter().filter_map(|x| x["target_string"].as_str().map(str::to_string)).collect();
+                        }
+                        if let Some(f) = d["FIGHTING"].as_bool() {
+                            fighting = f;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    let _ = tx.send(Message::Close(None)).await;
+    st
+}
+
+/// CPU seconds and RSS of a process, from /proc (Linux).
+fn proc_sample(pid: u32) -> Option<(f64, u64)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after = stat.rsplit_once(')')?.1;
+    let f: Vec<&str> = after.split_whitespace().collect();
+    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let rss_kb = status.lines().find(|l| l.starts_with("VmRSS:"))?.split_whitespace().nth(1)?.parse().ok()?;
+    Some((ticks / 100.0, rss_kb))
+}
+
+pub async fn agents(args: BenchAgentsArgs) -> anyhow::Result<()> {
+    if args.count == 0 || !(args.rate > 0.0) {
+        bail!("--count must be at least 1 and --rate above 0");
+    }
+    let base = args.url.replacen("ws://", "http://", 1);
+    let base = base.trim_end_matches("/ws").to_string();
+    let keys: Vec<(String, String)> = match &args.keys {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+            let keys: Vec<String> = text.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string).collect();
+            if keys.len() < args.count {
+                bail!("{} holds {} keys; --count is {}", path.display(), keys.len(), args.count);
+            }
+            keys.into_iter().take(args.count).map(|k| (String::new(), k)).collect()
+        }
+        None => {
+            eprintln!("creating {} agent keys through {base} ...", args.count);
+            let mut out = Vec::with_capacity(args.count);
+            for i in 0..args.count {
+                let name = agent_name(&args.prefix, i);
+                let key = crate::commands::via_server(&base, &name).await.with_context(|| format!("creating a key for {name}"))?;
+                out.push((name, key));
+            }
+            out
+        }
+    };
+    let server_pid: Option<u32> = std::env::var("PAWNS_BENCH_SERVER_PID").ok().and_then(|p| p.parse().ok());
+    let before = server_pid.and_then(proc_sample);
+    let ramp = Arc::new(Semaphore::new(args.ramp.max(1)));
+    let start = Instant::now();
+    let until = start + args.duration;
+    let mut tasks = Vec::with_capacity(args.count);
+    for (i, (name, key)) in keys.into_iter().enumerate() {
+        let permit = ramp.clone().acquire_owned().await?;
+        let url = args.url.clone();
+        let rate = args.rate;
+        tasks.push(tokio::spawn(async move {
+            // The permit is held only while connecting and logging in.
+            let _p = permit;
+            run_agent(url, name, key, rate, until, i as u64).await
+        }));
+    }
+    let mut total = Stats::default();
+    for t in tasks {
+        if let Ok(s) = t.await {
+            total.merge(s);
+        }
+    }
+    let elapsed = start.elapsed().as_secs_f64();
+    let after = server_pid.and_then(proc_sample);
+    total.latencies_us.sort_unstable();
+    let l = &total.latencies_us;
+    let summary = json!({
+        "agents": args.count,
+        "connected": total.connected,
+        "logged_in": total.logged_in,
+        "rate_per_agent": args.rate,
+        "duration_s": elapsed,
+        "commands_sent": total.sent,
+        "replies": total.replies,
+        "errors": total.errors,
+        "failures": total.failures,
+        "latency_ms": {"p50": percentile(l, 0.5), "p99": percentile(l, 0.99), "max": percentile(l, 1.0)},
+        "server": match (before, after) { (Some(b), Some(a)) => json!({"cpu_percent": (a.0 - b.0) / elapsed * 100.0, "rss_mb": a.1 as f64 / 1024.0}), _ => Value::Null },
+    });
+    if args.json {
+        println!("{summary}");
+    } else {
+        println!("====== pawns bench agents ======");
+        println!("  agents:            {} ({} connected, {} logged in)", args.count, total.connected, total.logged_in);
+        println!("  rate:              {} commands/s per agent for {:.1}s", args.rate, elapsed);
+        println!("  commands sent:     {}", total.sent);
+        println!("  replies received:  {}", total.replies);
+        println!("  errors by code:    {}", if total.errors.is_empty() { "none".into() } else { format!("{:?}", total.errors) });
+        if !total.failures.is_empty() {
+            println!("  failures:          {:?}", total.failures);
+        }
+        println!("  latency (command → first reply): p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms", percentile(l, 0.5), percentile(l, 0.99), percentile(l, 1.0));
+        if let Some(s) = summary["server"].as_object() {
+            println!("  server:            {:.0}% CPU, {:.0} MB RSS", s["cpu_percent"].as_f64().unwrap_or(0.0), s["rss_mb"].as_f64().unwrap_or(0.0));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_letters_only_and_distinct() {
+        assert_eq!(agent_name("bench", 0), "bencha");
+        assert_eq!(agent_name("bench", 25), "benchz");
+        assert_eq!(agent_name("bench", 26), "benchba");
+        let names: std::collections::HashSet<_> = (0..5000).map(|i| agent_name("b", i)).collect();
+        assert_eq!(names.len(), 5000);
+        assert!(names.iter().all(|n| crate::auth::names::check(n).is_ok()));
+    }
+
+    #[test]
+    fn percentiles() {
+        let v: Vec<u32> = (1..=100).map(|x| x * 1000).collect();
+        assert_eq!(percentile(&v, 0.5), 51.0);
+        assert_eq!(percentile(&v, 1.0), 100.0);
+        assert_eq!(percentile(&[], 0.5), 0.0);
+    }
+}

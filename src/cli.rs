@@ -1,0 +1,147 @@
+//! The command line: `serve`, `keygen`, `bench`. Parsing only; the work is in the library.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Parser, Debug)]
+#[command(name = "pawns", version, about = "A persistent multi-user dungeon where AI agents play beside humans", long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Cmd {
+    /// Run the world: telnet, WebSocket (/ws) and HTTP on one port.
+    Serve(ServeArgs),
+    /// Make an agent key for a character (printed once; only its hash is stored).
+    Keygen(KeygenArgs),
+    /// Load generators.
+    Bench {
+        #[command(subcommand)]
+        what: BenchCmd,
+    },
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, default_value = "0.0.0.0")]
+    pub host: String,
+    /// Port for telnet, WebSocket and HTTP.
+    #[arg(long, default_value_t = 4350)]
+    pub port: u16,
+    /// The data file.
+    #[arg(long, default_value = "pawns.redb")]
+    pub db: PathBuf,
+    /// A CircleMUD world directory to import on first start (default: the starter world).
+    #[arg(long)]
+    pub world: Option<PathBuf>,
+    /// Replace the world already imported into the data file with --world (or the starter world).
+    #[arg(long)]
+    pub reimport: bool,
+    /// Seed for the game's random numbers (default: random).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Most connections at once.
+    #[arg(long, default_value_t = 20_000)]
+    pub max_connections: usize,
+    /// Most connections from one address.
+    #[arg(long, default_value_t = 10_000)]
+    pub max_per_ip: usize,
+    /// Logins per second per address (protocol default 5).
+    #[arg(long, default_value_t = 5.0)]
+    pub login_rate: f64,
+    /// Login burst per address (protocol default 10).
+    #[arg(long, default_value_t = 10.0)]
+    pub login_burst: f64,
+    /// Seconds a link-dead character stays in the world.
+    #[arg(long, default_value_t = 300)]
+    pub linkdead_secs: u64,
+    /// Log filter (e.g. info, debug, pawns=debug).
+    #[arg(long, default_value = "info")]
+    pub log: String,
+}
+
+#[derive(Args, Debug)]
+pub struct KeygenArgs {
+    /// The character the key logs in.
+    #[arg(long)]
+    pub name: String,
+    /// The data file (used when no server holds it).
+    #[arg(long, default_value = "pawns.redb")]
+    pub db: PathBuf,
+    /// A running server to ask when the data file is held (default: http://127.0.0.1:4350).
+    #[arg(long, default_value = "http://127.0.0.1:4350")]
+    pub server: String,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum BenchCmd {
+    /// Connect N real WebSocket agents that walk, look and fight.
+    Agents(BenchAgentsArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct BenchAgentsArgs {
+    #[arg(long, default_value_t = 100)]
+    pub count: usize,
+    /// Commands per second per agent.
+    #[arg(long, default_value_t = 1.0)]
+    pub rate: f64,
+    /// How long to run (e.g. 30s, 2m).
+    #[arg(long, default_value = "30s", value_parser = parse_duration)]
+    pub duration: Duration,
+    #[arg(long, default_value = "ws://127.0.0.1:4350/ws")]
+    pub url: String,
+    /// A file of agent keys, one per line (default: create keys through the server's admin API).
+    #[arg(long)]
+    pub keys: Option<PathBuf>,
+    /// Name prefix for created agents.
+    #[arg(long, default_value = "bench")]
+    pub prefix: String,
+    /// Connections opened at once while ramping up.
+    #[arg(long, default_value_t = 200)]
+    pub ramp: usize,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `500ms`, `30s`, `5m`, `2h`, or a bare number of seconds.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let (num, unit) = match s.find(|c: char| !c.is_ascii_digit() && c != '.') {
+        Some(i) => s.split_at(i),
+        None => (s, "s"),
+    };
+    let n: f64 = num.parse().map_err(|_| format!("'{s}' is not a duration (try 30s, 5m, 500ms)"))?;
+    let secs = match unit {
+        "ms" => n / 1000.0,
+        "s" | "" => n,
+        "m" => n * 60.0,
+        "h" => n * 3600.0,
+        _ => return Err(format!("'{s}': unknown unit '{unit}' (use ms, s, m or h)")),
+    };
+    if !secs.is_finite() || secs < 0.0 {
+        return Err(format!("'{s}' is not a duration"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("30s").unwrap(), Duration::from_secs(30));
+        assert_eq!(parse_duration("5m").unwrap(), Duration::from_secs(300));
+        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
+        assert_eq!(parse_duration("12").unwrap(), Duration::from_secs(12));
+        assert!(parse_duration("3 weeks").is_err());
+        assert!(parse_duration("x").is_err());
+    }
+}

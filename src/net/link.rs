@@ -1,0 +1,234 @@
+//! The link: a JSON session's life beyond any one socket.
+//!
+//! One task per logged-in JSON session stamps `seq` on every outbound message, keeps
+//! the replay buffer, and forwards frames to whichever socket is attached. When the
+//! socket drops, the link stays (the character is link-dead) and keeps buffering; a
+//! `resume` attaches a new socket and replays what was missed. A socket that stops
+//! reading fills its queue and is cut off with `slow_consumer`; nothing is dropped
+//! silently.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::{mpsc, oneshot};
+use tokio_tungstenite::tungstenite::Utf8Bytes;
+
+use crate::auth::tokens::TokenKey;
+use crate::game::world::CharId;
+use crate::game::{EngineHandle, EngineMsg, Out};
+use crate::protocol;
+
+/// What the socket writer sends.
+#[derive(Debug, Clone)]
+pub enum Frame {
+    Text(Utf8Bytes),
+    Ping,
+    Close(u16, String),
+}
+
+/// Messages the session itself produces (errors), stamped by the link.
+pub enum LinkCtl {
+    Error { code: &'static str, message: String, retry_after_ms: Option<u64>, re: Option<Arc<str>> },
+    Attach { sock: mpsc::Sender<Frame>, kill: oneshot::Sender<Frame>, last_seq: u64, reply: oneshot::Sender<bool> },
+    Detach,
+}
+
+#[derive(Clone)]
+pub struct LinkHandle {
+    pub link_id: u64,
+    pub char_id: CharId,
+    pub ctl: mpsc::Sender<LinkCtl>,
+}
+
+/// Live links by lower-case character name (for `resume`).
+#[derive(Default)]
+pub struct Hub {
+    links: Mutex<HashMap<String, LinkHandle>>,
+}
+
+impl Hub {
+    pub fn get(&self, name: &str) -> Option<LinkHandle> {
+        self.links.lock().unwrap_or_else(|e| e.into_inner()).get(name).cloned()
+    }
+    pub fn insert(&self, name: &str, h: LinkHandle) {
+        self.links.lock().unwrap_or_else(|e| e.into_inner()).insert(name.to_string(), h);
+    }
+    fn remove_if(&self, name: &str, link_id: u64) {
+        let mut m = self.links.lock().unwrap_or_else(|e| e.into_inner());
+        if m.get(name).is_some_and(|h| h.link_id == link_id) {
+            m.remove(name);
+        }
+    }
+    pub fn len(&self) -> usize {
+        self.links.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct LinkLimits {
+    pub replay_messages: usize,
+    pub replay_bytes: usize,
+    pub token_refresh_after: Duration,
+}
+
+impl Default for LinkLimits {
+    fn default() -> Self {
+        LinkLimits { replay_messages: 1024, replay_bytes: 1 << 20, token_refresh_after: Duration::from_secs(45 * 60) }
+    }
+}
+
+pub struct LinkTask {
+    pub name: String,
+    pub link_id: u64,
+    pub char_id: CharId,
+    seq: u64,
+    ring: VecDeque<(u64, Utf8Bytes)>,
+    ring_bytes: usize,
+    sock: Option<(mpsc::Sender<Frame>, Option<oneshot::Sender<Frame>>)>,
+    token_key: TokenKey,
+    limits: LinkLimits,
+    engine: EngineHandle,
+    hub: Arc<Hub>,
+}
+
+fn now_secs() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+}
+
+pub struct NewLink {
+    pub name: String,
+    pub link_id: u64,
+    /// Messages already sent on this socket before login (their seq numbers are used).
+    pub seq_start: u64,
+    pub sock: mpsc::Sender<Frame>,
+    pub kill: oneshot::Sender<Frame>,
+    pub token_key: TokenKey,
+    pub limits: LinkLimits,
+    pub engine: EngineHandle,
+    pub hub: Arc<Hub>,
+}
+
+impl LinkTask {
+    /// Spawns the link; returns its control channel and the engine's output sender.
+    /// `char_id` is filled in by `bind` once the engine has placed the character.
+    pub fn spawn(n: NewLink) -> (mpsc::Sender<LinkCtl>, mpsc::Sender<Out>, oneshot::Sender<CharId>) {
+        let (ctl_tx, ctl_rx) = mpsc::channel(256);
+        let (out_tx, out_rx) = mpsc::channel(4096);
+        let (bind_tx, bind_rx) = oneshot::channel();
+        let task = LinkTask {
+            name: n.name,
+            link_id: n.link_id,
+            char_id: 0,
+            seq: n.seq_start,
+            ring: VecDeque::new(),
+            ring_bytes: 0,
+            sock: Some((n.sock, Some(n.kill))),
+            token_key: n.token_key,
+            limits: n.limits,
+            engine: n.engine,
+            hub: n.hub,
+        };
+        tokio::spawn(task.run(out_rx, ctl_rx, bind_rx));
+        (ctl_tx, out_tx, bind_tx)
+    }
+
+    fn token(&self) -> String {
+        self.token_key.issue(&self.name, now_secs())
+    }
+
+    /// Stamps, buffers and forwards one frame.
+    fn emit(&mut self, make: impl FnOnce(u64) -> Option<String>) {
+        let Some(text) = make(self.seq + 1) else { return };
+        self.seq += 1;
+        let frame: Utf8Bytes = text.into();
+        self.ring_bytes += frame.len();
+        self.ring.push_back((self.seq, frame.clone()));
+        while self.ring.len() > 1 && (self.ring.len() > self.limits.replay_messages || self.ring_bytes > self.limits.replay_bytes) {
+            if let Some((_, f)) = self.ring.pop_front() {
+                self.ring_bytes -= f.len();
+            }
+        }
+        self.deliver(Frame::Text(frame));
+    }
+
+    fn deliver(&mut self, frame: Frame) {
+        let Some((sock, _)) = &self.sock else { return };
+        match sock.try_send(frame) {
+            Ok(()) => {}
+            Err(mpsc::error::TrySendError::Closed(_)) => self.sock = None,
+            Err(mpsc::error::TrySendError::Full(_)) => self.slow_consumer(),
+        }
+    }
+
+    /// The socket stopped reading: cut it off with `slow_consumer`; the link lives on.
+    fn slow_consumer(&mut self) {
+        let Some((_, kill)) = self.sock.take() else { return };
+        self.seq += 1;
+        let text = protocol::error_frame(self.seq, "slow_consumer", "you stopped reading; resume to catch up", None, None);
+        let frame: Utf8Bytes = text.into();
+        self.ring_bytes += frame.len();
+        self.ring.push_back((self.seq, frame.clone()));
+        if let Some(k) = kill {
+            let _ = k.send(Frame::Text(frame));
+        }
+        let _ = self.engine.tx.try_send(EngineMsg::Detach { char_id: self.char_id, link_id: self.link_id });
+        tracing::info!(name = %self.name, "slow consumer disconnected");
+    }
+
+    async fn run(mut self, mut out_rx: mpsc::Receiver<Out>, mut ctl_rx: mpsc::Receiver<LinkCtl>, bind: oneshot::Receiver<CharId>) {
+        match bind.await {
+            Ok(id) => self.char_id = id,
+            Err(_) => return,
+        }
+        let refresh = tokio::time::sleep(self.limits.token_refresh_after);
+        tokio::pin!(refresh);
+        let mut refreshed = false;
+        loop {
+            tokio::select! {
+                out = out_rx.recv() => match out {
+                    None => break,
+                    Some(Out::Close { code, message }) => {
+                        let token = self.token();
+                        self.emit(|seq| protocol::render(seq, &Out::Close { code, message: message.clone() }, &token));
+                        let (close_code, reason) = if code == "quit" || code == "shutdown" { (1000, code) } else { (1008, code) };
+                        self.deliver(Frame::Close(close_code, reason.to_string()));
+                        break;
+                    }
+                    Some(o) => {
+                        let token = if matches!(o, Out::State { .. }) { self.token() } else { String::new() };
+                        self.emit(|seq| protocol::render(seq, &o, &token));
+                    }
+                },
+                ctl = ctl_rx.recv() => match ctl {
+                    None => {}
+                    Some(LinkCtl::Error { code, message, retry_after_ms, re }) => {
+                        self.emit(|seq| Some(protocol::error_frame(seq, code, &message, retry_after_ms, re.as_ref())));
+                    }
+                    Some(LinkCtl::Detach) => self.sock = None,
+                    Some(LinkCtl::Attach { sock, kill, last_seq, reply }) => {
+                        let filled = last_seq >= self.seq || self.ring.front().is_some_and(|(s, _)| *s <= last_seq + 1);
+                        self.sock = Some((sock, Some(kill)));
+                        if filled {
+                            let frames: Vec<Frame> = self.ring.iter().filter(|(s, _)| *s > last_seq).map(|(_, f)| Frame::Text(f.clone())).collect();
+                            for f in frames {
+                                self.deliver(f);
+                            }
+                        }
+                        let _ = reply.send(filled);
+                        let _ = self.engine.tx.send(EngineMsg::Reattach { char_id: self.char_id, link_id: self.link_id, resync: !filled }).await;
+                    }
+                },
+                _ = &mut refresh, if !refreshed => {
+                    refreshed = true;
+                    let token = self.token();
+                    self.emit(|seq| Some(protocol::token_refresh_frame(seq, &token)));
+                }
+            }
+        }
+        self.hub.remove_if(&self.name, self.link_id);
+    }
+}

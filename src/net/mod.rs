@@ -1,0 +1,9 @@
+//! The network edge: one TCP port; the first bytes decide HTTP (health, APIs, the
+//! WebSocket upgrade) or telnet.
+
+pub mod http;
+pub mod link;
+pub mod listener;
+pub mod telnet;
+pub mod telnet_login;
+pub mod ws;

@@ -1,0 +1,83 @@
+use super::*;
+use proptest::prelude::*;
+
+fn lines(input: &[u8]) -> (Vec<Vec<u8>>, Vec<(u8, u8)>) {
+    let mut p = TelnetParser::default();
+    let mut out = Vec::new();
+    p.feed(input, &mut out);
+    let mut l = Vec::new();
+    let mut n = Vec::new();
+    for e in out {
+        match e {
+            TelnetEvent::Line { bytes, .. } => l.push(bytes),
+            TelnetEvent::Negotiate { verb, opt } => n.push((verb, opt)),
+        }
+    }
+    (l, n)
+}
+
+#[test]
+fn iac_sequences_never_reach_the_text() {
+    let (l, n) = lines(&[b'h', IAC, DO, 24, b'i', IAC, SB, 24, 1, 2, IAC, SE, b'\r', b'\n']);
+    assert_eq!(l, vec![b"hi".to_vec()]);
+    assert_eq!(n, vec![(DO, 24)]);
+}
+
+#[test]
+fn line_endings_cr_lf_crnul_and_backspace() {
+    let (l, _) = lines(b"one\r\ntwo\r\0three\nfour\x08r\r\n");
+    assert_eq!(l, vec![b"one".to_vec(), b"two".to_vec(), b"three".to_vec(), b"four".to_vec()]);
+}
+
+#[test]
+fn escaped_iac_is_data_and_long_lines_are_cut() {
+    let (l, _) = lines(&[b'a', IAC, IAC, b'\n']);
+    assert_eq!(l, vec![vec![b'a', IAC]]);
+    let mut p = TelnetParser::default();
+    let mut out = Vec::new();
+    p.feed(&vec![b'x'; MAX_LINE + 100], &mut out);
+    p.feed(b"\n", &mut out);
+    match &out[0] {
+        TelnetEvent::Line { bytes, truncated } => {
+            assert_eq!(bytes.len(), MAX_LINE);
+            assert!(truncated);
+        }
+        _ => panic!(),
+    }
+}
+
+#[test]
+fn unknown_options_are_refused_once() {
+    let mut o = Options::default();
+    assert_eq!(o.reply(DO, 24), Some([IAC, WONT, 24]));
+    assert_eq!(o.reply(DO, 24), None);
+    assert_eq!(o.reply(WILL, 31), Some([IAC, DONT, 31]));
+    assert_eq!(o.reply(DO, OPT_SGA), Some([IAC, WILL, OPT_SGA]));
+    assert_eq!(o.reply(WONT, 5), None);
+    o.echo_off_requested = true;
+    assert_eq!(o.reply(DO, OPT_ECHO), None);
+}
+
+#[test]
+fn outgoing_text_doubles_iac_and_uses_crlf() {
+    assert_eq!(encode_text("a\nb"), b"a\r\nb".to_vec());
+}
+
+proptest! {
+    /// Any byte stream: no panic, no line longer than the limit, no IAC command bytes
+    /// left in a line unless they were escaped.
+    #[test]
+    fn parser_survives_any_bytes(chunks in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..64), 0..16)) {
+        let mut p = TelnetParser::default();
+        let mut out = Vec::new();
+        for c in &chunks {
+            p.feed(c, &mut out);
+        }
+        for e in out {
+            if let TelnetEvent::Line { bytes, .. } = e {
+                prop_assert!(bytes.len() <= MAX_LINE);
+                prop_assert!(!bytes.iter().any(|b| *b < 32));
+            }
+        }
+    }
+}

@@ -1,0 +1,327 @@
+//! One WebSocket connection: reads frames, enforces the protocol's limits, logs the
+//! agent in (or resumes it), and forwards commands to the engine. Outbound frames come
+//! from the link task through a bounded queue and a separate writer, so a client that
+//! stops reading never stalls anything but itself.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures_util::{SinkExt, StreamExt};
+use hyper::upgrade::Upgraded;
+use hyper_util::rt::TokioIo;
+use tokio::sync::{mpsc, oneshot};
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+use tokio_tungstenite::tungstenite::{Bytes, Message};
+use tokio_tungstenite::WebSocketStream;
+
+use super::link::{Frame, LinkCtl, LinkHandle};
+use crate::auth::limits::{ConnPermit, LoginDenied, TokenBucket};
+use crate::game::EngineMsg;
+use crate::protocol::{self, ClientMsg, Inbound, LoginData, MAX_FRAME};
+use crate::server::{LoginOutcome, Shared};
+
+type Ws = WebSocketStream<TokioIo<Upgraded>>;
+
+/// Outbound frames waiting for a slow socket before it is cut off.
+pub const OUT_QUEUE: usize = 1024;
+const PING_EVERY: Duration = Duration::from_secs(30);
+const SILENT_LIMIT: Duration = Duration::from_secs(90);
+
+async fn writer(mut sink: futures_util::stream::SplitSink<Ws, Message>, mut rx: mpsc::Receiver<Frame>, mut kill: oneshot::Receiver<Frame>) {
+    let to_msg = |f: Frame| match f {
+        Frame::Text(t) => Message::Text(t),
+        Frame::Ping => Message::Ping(Bytes::new()),
+        Frame::Close(code, reason) => Message::Close(Some(CloseFrame { code: CloseCode::from(code), reason: reason.into() })),
+    };
+    loop {
+        let frame = tokio::select! {
+            biased;
+            k = &mut kill => {
+                // Cut off: a last word if the socket takes it soon, then close.
+                if let Ok(f) = k {
+                    let _ = tokio::time::timeout(Duration::from_secs(5), sink.send(to_msg(f))).await;
+                }
+                let _ = tokio::time::timeout(Duration::from_secs(1), sink.send(Message::Close(Some(CloseFrame { code: CloseCode::Policy, reason: "slow_consumer".into() })))).await;
+                return;
+            }
+            f = rx.recv() => match f { Some(f) => f, None => { let _ = sink.close().await; return; } },
+        };
+        let closing = matches!(frame, Frame::Close(..));
+        tokio::select! {
+            biased;
+            k = &mut kill => {
+                if let Ok(f) = k {
+                    let _ = tokio::time::timeout(Duration::from_secs(5), sink.send(to_msg(f))).await;
+                }
+                return;
+            }
+            r = sink.send(to_msg(frame)) => if r.is_err() { return; },
+        }
+        if closing {
+            let _ = sink.close().await;
+            return;
+        }
+    }
+}
+
+/// The connection's state machine.
+struct Session {
+    peer: SocketAddr,
+    shared: Arc<Shared>,
+    sock_tx: mpsc::Sender<Frame>,
+    /// Taken by the link at login (the link decides when to cut the socket off).
+    kill_tx: Option<oneshot::Sender<Frame>>,
+    /// seq counter before login (after it, the link stamps).
+    pre_seq: u64,
+    link: Option<LinkHandle>,
+    bucket: TokenBucket,
+    creating: Option<super::telnet_login::Creation>,
+    pending_login: Option<Box<LoginData>>,
+}
+
+impl Session {
+    async fn send_error(&mut self, code: &'static str, message: impl Into<String>, retry: Option<u64>, re: Option<Arc<str>>) {
+        let message = message.into();
+        if let Some(l) = &self.link {
+            let _ = l.ctl.send(LinkCtl::Error { code, message, retry_after_ms: retry, re }).await;
+        } else {
+            self.pre_seq += 1;
+            let f = protocol::error_frame(self.pre_seq, code, &message, retry, re.as_ref());
+            let _ = self.sock_tx.send(Frame::Text(f.into())).await;
+        }
+    }
+
+    async fn send_pre(&mut self, text: String) {
+        self.pre_seq += 1;
+        let _ = self.sock_tx.send(Frame::Text(text.into())).await;
+    }
+
+    async fn close(&mut self, code: u16, reason: &str) {
+        let _ = self.sock_tx.send(Frame::Close(code, reason.to_string())).await;
+    }
+
+    /// Handles one text frame; `false` ends the connection.
+    async fn on_text(&mut self, text: &str) -> bool {
+        if text.len() > MAX_FRAME {
+            self.send_error("frame_too_large", format!("frames are limited to {MAX_FRAME} bytes"), None, None).await;
+            self.close(1009, "frame_too_large").await;
+            return false;
+        }
+        let Inbound { msg, id } = match protocol::parse_client(text) {
+            Ok(m) => m,
+            Err((e, id)) => {
+                self.send_error(e.code, e.message, None, id).await;
+                return true;
+            }
+        };
+        match msg {
+            ClientMsg::Login(data) => return self.on_login(data, id).await,
+            ClientMsg::CharInput(choice) => {
+                if self.creating.is_none() {
+                    self.send_error("bad_request", "char_input outside character creation", None, id).await;
+                    return true;
+                }
+                return self.on_char_input(choice, id).await;
+            }
+            _ if self.link.is_none() => {
+                self.send_error("not_authenticated", "log in first", None, id).await;
+            }
+            ClientMsg::Command(c) => {
+                let link = self.link.clone().unwrap();
+                if let Err(ms) = self.bucket.take(Instant::now()) {
+                    self.send_error("rate_limited", "rate limit exceeded — slow down", Some(ms), id).await;
+                    let _ = self.shared.engine.tx.send(EngineMsg::RateLimited { char_id: link.char_id, link_id: link.link_id, command: c.verb }).await;
+                    return true;
+                }
+                let _ = self.shared.engine.tx.send(EngineMsg::Command { char_id: link.char_id, link_id: link.link_id, line: c.line, id, received: Instant::now() }).await;
+            }
+            ClientMsg::Subscribe(names) | ClientMsg::Unsubscribe(names) if names.len() > 64 => {
+                self.send_error("bad_request", "too many variable names", None, id).await;
+            }
+            ClientMsg::Subscribe(names) => {
+                let link = self.link.clone().unwrap();
+                let _ = self.shared.engine.tx.send(EngineMsg::Subscribe { char_id: link.char_id, link_id: link.link_id, names, add: true, re: id }).await;
+            }
+            ClientMsg::Unsubscribe(names) => {
+                let link = self.link.clone().unwrap();
+                let _ = self.shared.engine.tx.send(EngineMsg::Subscribe { char_id: link.char_id, link_id: link.link_id, names, add: false, re: id }).await;
+            }
+            ClientMsg::Hud(_) => {
+                self.send_error("bad_request", "the HUD is not served by this server version", None, id).await;
+            }
+        }
+        true
+    }
+
+    async fn on_login(&mut self, data: Box<LoginData>, id: Option<Arc<str>>) -> bool {
+        if self.link.is_some() || self.creating.is_some() {
+            self.send_error("bad_request", "already logged in", None, id).await;
+            return true;
+        }
+        match self.shared.login_gate(self.peer.ip()) {
+            Ok(()) => {}
+            Err(LoginDenied::RateLimited { retry_after_ms }) => {
+                self.send_error("rate_limited", "too many logins from your address — slow down", Some(retry_after_ms), id).await;
+                return true;
+            }
+            Err(LoginDenied::LockedOut { retry_after_ms }) => {
+                self.send_error("locked_out", "too many failed logins from your address", Some(retry_after_ms), id).await;
+                self.close(1008, "locked_out").await;
+                return false;
+            }
+        }
+        // Interactive creation for people: new_char with neither class nor race.
+        if data.new_char == Some(true) && data.class.is_none() && data.race.is_none() && !data.wants_agent() && !data.secret().is_some_and(|s| s.starts_with("dp_")) {
+            return self.begin_creation(data, id).await;
+        }
+        let Some(kill) = self.kill_tx.take() else { return false };
+        let outcome = self.shared.login_json(&data, self.peer.ip(), self.sock_tx.clone(), kill, self.pre_seq).await;
+        self.finish_login(outcome, id).await
+    }
+
+    async fn finish_login(&mut self, outcome: LoginOutcome, id: Option<Arc<str>>) -> bool {
+        match outcome {
+            LoginOutcome::In(link) => {
+                self.link = Some(link);
+                true
+            }
+            LoginOutcome::Refused { code, message, close, kill } => {
+                self.kill_tx = kill;
+                self.send_error(code, message, None, id).await;
+                if close {
+                    self.close(1008, code).await;
+                    return false;
+                }
+                true
+            }
+        }
+    }
+
+    async fn begin_creation(&mut self, data: Box<LoginData>, id: Option<Arc<str>>) -> bool {
+        let name = data.player_name.clone().unwrap_or_default();
+        if let Err(m) = crate::auth::names::check(&name) {
+            self.send_error("invalid_name", m, None, id).await;
+            return true;
+        }
+        if data.secret().is_none() {
+            self.send_error("bad_request", "password is required", None, id).await;
+            return true;
+        }
+        match self.shared.accounts.exists(&name).await {
+            Ok(true) => {
+                self.send_error("name_taken", "that name is taken", None, id).await;
+                return true;
+            }
+            Ok(false) => {}
+            Err(e) => {
+                self.send_error(e.code(), e.message(), None, id).await;
+                return true;
+            }
+        }
+        let c = super::telnet_login::Creation::new();
+        let (stage, prompt, options, stats) = c.prompt_json();
+        self.creating = Some(c);
+        self.pending_login = Some(data);
+        let f = protocol::char_create_frame(self.pre_seq + 1, stage, &prompt, options, stats, id.as_ref());
+        self.send_pre(f).await;
+        true
+    }
+
+    async fn on_char_input(&mut self, choice: serde_json::Value, id: Option<Arc<str>>) -> bool {
+        let choice = match choice {
+            serde_json::Value::String(s) => s,
+            other => other.to_string(),
+        };
+        let c = self.creating.as_mut().unwrap();
+        let explain = c.answer(&choice);
+        if !c.done() {
+            let (stage, prompt, options, stats) = c.prompt_json();
+            let prompt = match explain {
+                Some(e) => format!("{e} {prompt}"),
+                None => prompt,
+            };
+            let f = protocol::char_create_frame(self.pre_seq + 1, stage, &prompt, options, stats, id.as_ref());
+            self.send_pre(f).await;
+            return true;
+        }
+        let c = self.creating.take().unwrap();
+        let data = self.pending_login.take().unwrap();
+        let Some(kill) = self.kill_tx.take() else { return false };
+        let outcome = self.shared.create_and_enter_json(&data, &c, self.sock_tx.clone(), kill, self.pre_seq).await;
+        self.finish_login(outcome, id).await
+    }
+}
+
+pub async fn run(ws: Ws, peer: SocketAddr, shared: Arc<Shared>, permit: Arc<Option<ConnPermit>>) {
+    let (sink, mut stream) = ws.split();
+    let (sock_tx, sock_rx) = mpsc::channel::<Frame>(OUT_QUEUE);
+    let (kill_tx, kill_rx) = oneshot::channel::<Frame>();
+    let mut writer_task = tokio::spawn(writer(sink, sock_rx, kill_rx));
+    let mut s = Session {
+        peer,
+        shared: shared.clone(),
+        sock_tx,
+        kill_tx: Some(kill_tx),
+        pre_seq: 0,
+        link: None,
+        bucket: TokenBucket::new(shared.cfg.cmd_rate, shared.cfg.cmd_burst, Instant::now()),
+        creating: None,
+        pending_login: None,
+    };
+    if permit.is_none() {
+        s.send_error("too_many_connections", "the server is at its connection limit; try later", None, None).await;
+        s.close(1013, "too_many_connections").await;
+        let _ = tokio::time::timeout(Duration::from_secs(2), &mut writer_task).await;
+        return;
+    }
+    let mut ping = tokio::time::interval(PING_EVERY);
+    ping.tick().await;
+    let mut last_heard = Instant::now();
+    loop {
+        tokio::select! {
+            _ = &mut writer_task => break,
+            _ = ping.tick() => {
+                if last_heard.elapsed() > SILENT_LIMIT {
+                    break;
+                }
+                let _ = s.sock_tx.try_send(Frame::Ping);
+            }
+            msg = stream.next() => {
+                last_heard = Instant::now();
+                let keep = match msg {
+                    Some(Ok(Message::Text(t))) => s.on_text(t.as_str()).await,
+                    Some(Ok(Message::Binary(b))) => {
+                        if b.len() > MAX_FRAME {
+                            s.send_error("frame_too_large", format!("frames are limited to {MAX_FRAME} bytes"), None, None).await;
+                            s.close(1009, "frame_too_large").await;
+                            false
+                        } else {
+                            s.send_error("bad_request", "frames must be text (JSON)", None, None).await;
+                            true
+                        }
+                    }
+                    Some(Ok(Message::Close(_))) | None => false,
+                    Some(Ok(_)) => true,
+                    Some(Err(tokio_tungstenite::tungstenite::Error::Capacity(_))) => {
+                        s.send_error("frame_too_large", format!("frames are limited to {MAX_FRAME} bytes"), None, None).await;
+                        s.close(1009, "frame_too_large").await;
+                        false
+                    }
+                    Some(Err(_)) => false,
+                };
+                if !keep {
+                    break;
+                }
+            }
+        }
+    }
+    if let Some(l) = s.link.take() {
+        let _ = l.ctl.send(LinkCtl::Detach).await;
+        let _ = shared.engine.tx.send(EngineMsg::Detach { char_id: l.char_id, link_id: l.link_id }).await;
+    }
+    drop(s);
+    // Give the writer a moment to flush a closing error frame.
+    let _ = tokio::time::timeout(Duration::from_secs(2), writer_task).await;
+}

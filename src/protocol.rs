@@ -1,0 +1,260 @@
+//! The agent wire protocol (docs/protocol.md): parsing client envelopes and rendering
+//! server messages. Pure functions, so they can be fuzzed and property-tested.
+
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+use crate::game::output::Out;
+
+/// Inbound frame limit (protocol §1).
+pub const MAX_FRAME: usize = 16 * 1024;
+
+/// A coded protocol error (protocol §3).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProtoError {
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl ProtoError {
+    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
+        ProtoError { code, message: message.into() }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, Default, PartialEq)]
+pub struct ResumeData {
+    pub token: String,
+    #[serde(default)]
+    pub last_seq: u64,
+}
+
+#[derive(Debug, Clone, Deserialize, Default, PartialEq)]
+pub struct LoginData {
+    #[serde(default)]
+    pub player_name: Option<String>,
+    #[serde(default)]
+    pub password: Option<String>,
+    #[serde(default)]
+    pub api_key: Option<String>,
+    #[serde(default)]
+    pub is_agent: Option<bool>,
+    #[serde(default)]
+    pub mode: Option<String>,
+    #[serde(default)]
+    pub new_char: Option<bool>,
+    #[serde(default)]
+    pub class: Option<i64>,
+    #[serde(default)]
+    pub race: Option<i64>,
+    #[serde(default)]
+    pub sex: Option<i64>,
+    #[serde(default)]
+    pub harness: Option<String>,
+    #[serde(default)]
+    pub model: Option<String>,
+    #[serde(default)]
+    pub version: Option<String>,
+    #[serde(default)]
+    pub tier: Option<String>,
+    #[serde(default)]
+    pub context_budget: Option<String>,
+    #[serde(default)]
+    pub valence: Option<bool>,
+    #[serde(default)]
+    pub resume: Option<ResumeData>,
+}
+
+impl LoginData {
+    pub fn wants_agent(&self) -> bool {
+        self.is_agent == Some(true) || self.mode.as_deref() == Some("agent")
+    }
+    /// The secret offered: a password or an agent key (either field).
+    pub fn secret(&self) -> Option<&str> {
+        self.api_key.as_deref().filter(|s| !s.is_empty()).or(self.password.as_deref().filter(|s| !s.is_empty()))
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommandData {
+    /// The whole line: `command` plus `args` joined by spaces.
+    pub line: String,
+    /// The verb alone, for rate-limit `EVENTS` entries.
+    pub verb: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ClientMsg {
+    Login(Box<LoginData>),
+    Command(CommandData),
+    Subscribe(Vec<String>),
+    Unsubscribe(Vec<String>),
+    CharInput(Value),
+    Hud(Value),
+}
+
+/// A parsed client frame with its correlation id.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inbound {
+    pub msg: ClientMsg,
+    pub id: Option<Arc<str>>,
+}
+
+fn field<T: for<'de> Deserialize<'de>>(data: Value, what: &str) -> Result<T, ProtoError> {
+    serde_json::from_value(data).map_err(|e| ProtoError::new("bad_request", format!("{what}: {e}")))
+}
+
+/// Parses one text frame. Errors carry the code to send back; the id is recovered
+/// whenever the frame was an object with a string `id`, so even errors can carry `re`.
+pub fn parse_client(text: &str) -> Result<Inbound, (ProtoError, Option<Arc<str>>)> {
+    let v: Value = serde_json::from_str(text).map_err(|e| (ProtoError::new("bad_request", format!("malformed JSON: {e}")), None))?;
+    let Value::Object(mut obj) = v else {
+        return Err((ProtoError::new("bad_request", "a message must be a JSON object"), None));
+    };
+    let id: Option<Arc<str>> = match obj.remove("id") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.into()),
+        Some(Value::Number(n)) => Some(n.to_string().into()),
+        Some(_) => return Err((ProtoError::new("bad_request", "id must be a string"), None)),
+    };
+    let ty = match obj.remove("type") {
+        Some(Value::String(s)) => s,
+        Some(_) => return Err((ProtoError::new("bad_request", "type must be a string"), id)),
+        None => return Err((ProtoError::new("bad_request", "missing required field: type"), id)),
+    };
+    let data = match obj.remove("data") {
+        None | Some(Value::Null) => Value::Object(Map::new()),
+        Some(d @ Value::Object(_)) => d,
+        Some(_) => return Err((ProtoError::new("bad_request", "data must be an object"), id)),
+    };
+    let msg = match ty.as_str() {
+        "login" => ClientMsg::Login(Box::new(field(data, "login").map_err(|e| (e, id.clone()))?)),
+        "command" => ClientMsg::Command(parse_command(data).map_err(|e| (e, id.clone()))?),
+        "subscribe" | "unsubscribe" => {
+            #[derive(Deserialize)]
+            struct Vars {
+                variables: Vec<String>,
+            }
+            let v: Vars = field(data, &ty).map_err(|e| (e, id.clone()))?;
+            if ty == "subscribe" {
+                ClientMsg::Subscribe(v.variables)
+            } else {
+                ClientMsg::Unsubscribe(v.variables)
+            }
+        }
+        "char_input" => {
+            let Value::Object(mut m) = data else { unreachable!() };
+            match m.remove("choice") {
+                Some(c @ (Value::String(_) | Value::Number(_))) => ClientMsg::CharInput(c),
+                _ => return Err((ProtoError::new("bad_request", "char_input: choice must be a string or number"), id)),
+            }
+        }
+        "hud" => ClientMsg::Hud(data),
+        other => return Err((ProtoError::new("unknown_type", format!("unknown message type '{}'", other.chars().take(40).collect::<String>())), id)),
+    };
+    Ok(Inbound { msg, id })
+}
+
+fn parse_command(data: Value) -> Result<CommandData, ProtoError> {
+    #[derive(Deserialize)]
+    struct Cmd {
+        command: String,
+        #[serde(default)]
+        args: Option<Vec<Value>>,
+    }
+    let c: Cmd = field(data, "command")?;
+    let mut line = c.command.trim().to_string();
+    if line.is_empty() {
+        return Err(ProtoError::new("bad_request", "command: command must not be empty"));
+    }
+    if line.contains(['\n', '\r']) {
+        return Err(ProtoError::new("bad_request", "command: one command per message (no newlines)"));
+    }
+    for a in c.args.unwrap_or_default() {
+        let s = match a {
+            Value::String(s) => s,
+            Value::Number(n) => n.to_string(),
+            _ => return Err(ProtoError::new("bad_request", "command: args must be strings")),
+        };
+        if s.contains(['\n', '\r']) {
+            return Err(ProtoError::new("bad_request", "command: args must not contain newlines"));
+        }
+        line.push(' ');
+        line.push_str(&s);
+    }
+    let verb = line.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
+    Ok(CommandData { line, verb })
+}
+
+fn envelope(ty: &str, seq: u64, data: Value, re: Option<&Arc<str>>) -> String {
+    let mut m = Map::with_capacity(4);
+    m.insert("type".into(), Value::String(ty.into()));
+    m.insert("seq".into(), json!(seq));
+    m.insert("data".into(), data);
+    if let Some(re) = re {
+        m.insert("re".into(), Value::String(re.to_string()));
+    }
+    Value::Object(m).to_string()
+}
+
+pub fn error_frame(seq: u64, code: &str, message: &str, retry_after_ms: Option<u64>, re: Option<&Arc<str>>) -> String {
+    let mut d = json!({"code": code, "message": message});
+    if let Some(ms) = retry_after_ms {
+        d["retry_after_ms"] = json!(ms);
+    }
+    envelope("error", seq, d, re)
+}
+
+/// Renders an engine output as a JSON frame; `None` for outputs JSON clients do not get.
+pub fn render(seq: u64, out: &Out, token: &str) -> Option<String> {
+    match out {
+        Out::Event { kind, text, from, re } => {
+            let mut d = json!({"type": kind, "text": text});
+            if let Some(f) = from {
+                d["from"] = json!(f);
+            }
+            Some(envelope("event", seq, d, re.as_ref()))
+        }
+        Out::State { data, re } => {
+            let mut d = serde_json::to_value(data).ok()?;
+            d["token"] = json!(token);
+            Some(envelope("state", seq, d, re.as_ref()))
+        }
+        Out::Vars { values, re, resumed } => {
+            let mut m = Map::with_capacity(values.len() + 1);
+            for (k, v) in values {
+                m.insert((*k).to_string(), v.clone());
+            }
+            if let Some(r) = resumed {
+                m.insert("resumed".into(), json!(r));
+            }
+            Some(envelope("vars", seq, Value::Object(m), re.as_ref()))
+        }
+        Out::Error { code, message, re } => Some(error_frame(seq, code, message, None, re.as_ref())),
+        Out::Prompt(_) => None,
+        Out::Close { code, message } => match *code {
+            "quit" | "shutdown" => None,
+            c => Some(error_frame(seq, c, message, None, None)),
+        },
+    }
+}
+
+pub fn token_refresh_frame(seq: u64, token: &str) -> String {
+    envelope("token_refresh", seq, json!({"token": token}), None)
+}
+
+pub fn char_create_frame(seq: u64, stage: &str, prompt: &str, options: Option<Value>, stats: Option<Value>, re: Option<&Arc<str>>) -> String {
+    let mut d = json!({"stage": stage, "prompt": prompt});
+    if let Some(o) = options {
+        d["options"] = o;
+    }
+    if let Some(s) = stats {
+        d["stats"] = s;
+    }
+    envelope("char_create", seq, d, re)
+}
+
+#[cfg(test)]
+mod tests;

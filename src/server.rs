@@ -1,0 +1,281 @@
+//! The server as a library: open the data file, load the world, start the engine, the
+//! save writer and the listener. `main` and the integration tests both call [`start`].
+
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::Context;
+use pawns_storage::Store;
+use tokio::net::TcpListener;
+use tokio::sync::{mpsc, oneshot, watch};
+
+use crate::auth::accounts::{Accounts, AuthError};
+use crate::auth::limits::{ConnLimiter, ConnLimits, LoginDenied, LoginLimiter, LoginLimits};
+use crate::auth::tokens::TokenKey;
+use crate::game::character::Link;
+use crate::game::persist::{spawn_writer, SaveQueue};
+use crate::game::world::CharId;
+use crate::game::{Engine, EngineConfig, EngineHandle, EngineMsg};
+use crate::net::link::{Frame, Hub, LinkCtl, LinkHandle, LinkLimits, LinkTask, NewLink};
+use crate::protocol::LoginData;
+use crate::worldfile::{self, stored};
+
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    pub db: PathBuf,
+    /// A CircleMUD world directory to import on first start (or with `reimport`).
+    pub world: Option<PathBuf>,
+    pub reimport: bool,
+    pub engine: EngineConfig,
+    pub conns: ConnLimits,
+    pub login: LoginLimits,
+    /// Per-connection command rate (protocol §5: 10/s, burst 10).
+    pub cmd_rate: f64,
+    pub cmd_burst: f64,
+    pub link: LinkLimits,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            db: PathBuf::from("pawns.redb"),
+            world: None,
+            reimport: false,
+            engine: EngineConfig::default(),
+            conns: ConnLimits::default(),
+            login: LoginLimits::default(),
+            cmd_rate: 10.0,
+            cmd_burst: 10.0,
+            link: LinkLimits::default(),
+        }
+    }
+}
+
+/// What every connection shares.
+pub struct Shared {
+    pub cfg: ServerConfig,
+    pub accounts: Accounts,
+    pub engine: EngineHandle,
+    pub login: LoginLimiter,
+    pub conns: Arc<ConnLimiter>,
+    pub hub: Arc<Hub>,
+    pub token_key: TokenKey,
+    next_link: AtomicU64,
+    pub started: Instant,
+}
+
+pub enum LoginOutcome {
+    In(LinkHandle),
+    Refused { code: &'static str, message: String, close: bool, kill: Option<oneshot::Sender<Frame>> },
+}
+
+impl Shared {
+    pub fn next_link_id(&self) -> u64 {
+        self.next_link.fetch_add(1, Ordering::Relaxed)
+    }
+
+    pub fn login_gate(&self, ip: IpAddr) -> Result<(), LoginDenied> {
+        self.login.check(ip, Instant::now())
+    }
+    pub fn login_ok(&self, ip: IpAddr) {
+        self.login.success(ip)
+    }
+    pub fn login_failed(&self, ip: IpAddr) -> Option<LoginDenied> {
+        self.login.failure(ip, Instant::now())
+    }
+
+    pub async fn who(&self) -> Vec<(String, bool)> {
+        let (tx, rx) = oneshot::channel();
+        if self.engine.tx.send(EngineMsg::Who { reply: tx }).await.is_err() {
+            return Vec::new();
+        }
+        rx.await.unwrap_or_default()
+    }
+
+    /// Places a character in the world through the engine.
+    pub async fn enter(&self, record: pawns_storage::CharacterRecord, link: Link, resumed: Option<bool>) -> Option<CharId> {
+        let (tx, rx) = oneshot::channel();
+        self.engine.tx.send(EngineMsg::Enter { record: Box::new(record), link, resumed, reply: tx }).await.ok()?;
+        rx.await.ok().map(|r| r.char_id)
+    }
+
+    async fn enter_json(&self, record: pawns_storage::CharacterRecord, sock: mpsc::Sender<Frame>, kill: oneshot::Sender<Frame>, pre_seq: u64, resumed: Option<bool>) -> LoginOutcome {
+        let link_id = self.next_link_id();
+        let name = record.name.to_ascii_lowercase();
+        let (ctl, out_tx, bind) = LinkTask::spawn(NewLink {
+            name: name.clone(),
+            link_id,
+            seq_start: pre_seq,
+            sock,
+            kill,
+            token_key: self.token_key.clone(),
+            limits: self.cfg.link,
+            engine: self.engine.clone(),
+            hub: self.hub.clone(),
+        });
+        let Some(char_id) = self.enter(record, Link { id: link_id, tx: out_tx, json: true }, resumed).await else {
+            return LoginOutcome::Refused { code: "internal", message: "the game is shutting down".into(), close: true, kill: None };
+        };
+        let _ = bind.send(char_id);
+        let handle = LinkHandle { link_id, char_id, ctl };
+        self.hub.insert(&name, handle.clone());
+        LoginOutcome::In(handle)
+    }
+
+    fn refuse(&self, ip: IpAddr, e: AuthError, kill: oneshot::Sender<Frame>) -> LoginOutcome {
+        if e.counts_as_failure() {
+            if let Some(LoginDenied::LockedOut { .. }) = self.login_failed(ip) {
+                return LoginOutcome::Refused { code: "locked_out", message: "too many failed logins from your address".into(), close: true, kill: Some(kill) };
+            }
+        }
+        LoginOutcome::Refused { code: e.code(), message: e.message(), close: false, kill: Some(kill) }
+    }
+
+    /// A JSON login: resume, key, or password (protocol §4, §9).
+    pub async fn login_json(&self, data: &LoginData, ip: IpAddr, sock: mpsc::Sender<Frame>, kill: oneshot::Sender<Frame>, pre_seq: u64) -> LoginOutcome {
+        if let Some(resume) = &data.resume {
+            let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+            let claims = match self.token_key.verify(&resume.token, now) {
+                Ok(c) => c,
+                Err(why) => return self.refuse(ip, AuthError::Failed(format!("resume refused: {why}")), kill),
+            };
+            self.login_ok(ip);
+            if let Some(h) = self.hub.get(&claims.name) {
+                let (tx, rx) = oneshot::channel();
+                if h.ctl.send(LinkCtl::Attach { sock, kill, last_seq: resume.last_seq, reply: tx }).await.is_ok() && rx.await.is_ok() {
+                    return LoginOutcome::In(h);
+                }
+                return LoginOutcome::Refused { code: "internal", message: "could not resume; log in again".into(), close: false, kill: None };
+            }
+            // The session is gone (grace period over): a fresh start, flagged.
+            let store = self.accounts.store().clone();
+            let name = claims.name.clone();
+            let rec = tokio::task::spawn_blocking(move || store.character(&name)).await.ok().and_then(|r| r.ok()).flatten();
+            return match rec {
+                Some(mut r) => {
+                    r.is_agent |= data.wants_agent();
+                    self.enter_json(r, sock, kill, pre_seq, Some(false)).await
+                }
+                None => self.refuse(ip, AuthError::Failed("resume refused: no such character".into()), kill),
+            };
+        }
+        match self.accounts.login(data).await {
+            Ok(authed) => {
+                self.login_ok(ip);
+                self.enter_json(authed.record, sock, kill, pre_seq, None).await
+            }
+            Err(e) => self.refuse(ip, e, kill),
+        }
+    }
+
+    pub async fn create_and_enter_json(&self, data: &LoginData, c: &crate::net::telnet_login::Creation, sock: mpsc::Sender<Frame>, kill: oneshot::Sender<Frame>, pre_seq: u64) -> LoginOutcome {
+        let name = data.player_name.clone().unwrap_or_default();
+        match self.accounts.create(&name, data.secret().map(str::to_string), c.class, c.race, c.sex, false).await {
+            Ok(mut authed) => {
+                authed.record.abilities = c.abilities;
+                let rec = authed.record.clone();
+                let store = self.accounts.store().clone();
+                let _ = tokio::task::spawn_blocking(move || store.save_characters(&[rec])).await;
+                self.enter_json(authed.record, sock, kill, pre_seq, None).await
+            }
+            Err(e) => LoginOutcome::Refused { code: e.code(), message: e.message(), close: false, kill: Some(kill) },
+        }
+    }
+}
+
+/// A running server.
+pub struct RunningServer {
+    pub addr: SocketAddr,
+    pub shared: Arc<Shared>,
+    shutdown_tx: watch::Sender<bool>,
+    accept: tokio::task::JoinHandle<()>,
+    engine_task: tokio::task::JoinHandle<()>,
+    saves: SaveQueue,
+    writer: tokio::task::JoinHandle<()>,
+}
+
+impl RunningServer {
+    /// Stops accepting, saves every character, and waits for the writes to land.
+    pub async fn shutdown(self) {
+        let _ = self.shutdown_tx.send(true);
+        let _ = self.accept.await;
+        let (tx, rx) = oneshot::channel();
+        if self.shared.engine.tx.send(EngineMsg::Shutdown { reply: tx }).await.is_ok() {
+            let _ = rx.await;
+        }
+        let _ = self.engine_task.await;
+        self.saves.flush().await;
+        drop(self.saves);
+        let _ = self.writer.await;
+    }
+}
+
+/// Opens the store and makes sure it holds a world: imports the starter world (or
+/// `cfg.world`) on first start, or when `reimport` says so; otherwise reads it back.
+pub fn prepare_store(cfg: &ServerConfig) -> anyhow::Result<(Store, crate::worldfile::WorldProto)> {
+    let (store, report) = Store::open(&cfg.db).with_context(|| format!("opening {}", cfg.db.display()))?;
+    if report.created {
+        tracing::info!(path = %cfg.db.display(), "created a new data file");
+    }
+    for v in &report.migrations_applied {
+        tracing::info!(version = v, "applied migration");
+    }
+    let existing = stored::load(&store)?;
+    let world = match (existing, &cfg.world, cfg.reimport) {
+        (Some(w), None, _) | (Some(w), Some(_), false) => {
+            if cfg.world.is_some() {
+                tracing::warn!("a world is already imported ({}); pass --reimport to replace it", stored::source(&store)?.unwrap_or_default());
+            }
+            w
+        }
+        (_, dir, _) => {
+            let (loaded, source) = match dir {
+                Some(d) => (worldfile::load_dir(d)?, d.display().to_string()),
+                None => (worldfile::load(&worldfile::StarterWorld)?, "starter".to_string()),
+            };
+            for w in &loaded.warnings {
+                tracing::warn!("world: {w}");
+            }
+            stored::import(&store, &loaded.world, &source)?;
+            tracing::info!(rooms = loaded.world.rooms.len(), source = %source, "world imported into the data file");
+            loaded.world
+        }
+    };
+    Ok((store, world))
+}
+
+pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<RunningServer> {
+    let addr = listener.local_addr()?;
+    let cfg2 = cfg.clone();
+    let (store, world) = tokio::task::spawn_blocking(move || prepare_store(&cfg2)).await??;
+    let key = store.meta_get_or_init("token_key", || {
+        let mut k = [0u8; 32];
+        rand::RngCore::fill_bytes(&mut rand::thread_rng(), &mut k);
+        k.to_vec()
+    })?;
+    let mut token_key = [0u8; 32];
+    token_key.copy_from_slice(&key[..32.min(key.len())]);
+    let store = Arc::new(store);
+    let (saves, writer) = spawn_writer(store.clone());
+    let (etx, erx) = mpsc::channel(65_536);
+    let engine = Engine::new(world, cfg.engine.clone(), saves.clone());
+    let engine_task = tokio::spawn(engine.run(erx));
+    let shared = Arc::new(Shared {
+        accounts: Accounts::new(store.clone(), cfg.engine.start_room),
+        engine: EngineHandle { tx: etx },
+        login: LoginLimiter::new(cfg.login.clone()),
+        conns: ConnLimiter::new(cfg.conns),
+        hub: Arc::new(Hub::default()),
+        token_key: TokenKey(token_key),
+        next_link: AtomicU64::new(1),
+        started: Instant::now(),
+        cfg,
+    });
+    let (shutdown_tx, shutdown_rx) = watch::channel(false);
+    let accept = tokio::spawn(crate::net::listener::accept_loop(listener, shared.clone(), shutdown_rx));
+    tracing::info!(%addr, "pawns is listening (telnet, WebSocket /ws, HTTP /health)");
+    Ok(RunningServer { addr, shared, shutdown_tx, accept, engine_task, saves, writer })
+}
