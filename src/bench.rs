@@ -18,15 +18,30 @@ use crate::cli::BenchAgentsArgs;
 
 /// A tiny HTTP/1.1 POST for the loopback admin API (no client library needed).
 pub async fn http_post(url: &str) -> anyhow::Result<String> {
-    let rest = url.strip_prefix("http://").context("only http:// URLs are supported")?;
-    let (hostport, path) = rest.split_once('/').map(|(h, p)| (h, format!("/{p}"))).unwrap_or((rest, "/".into()));
-    let mut s = tokio::time::timeout(Duration::from_secs(5), tokio::net::TcpStream::connect(hostport)).await.context("connect timed out")??;
+    let rest = url
+        .strip_prefix("http://")
+        .context("only http:// URLs are supported")?;
+    let (hostport, path) = rest
+        .split_once('/')
+        .map(|(h, p)| (h, format!("/{p}")))
+        .unwrap_or((rest, "/".into()));
+    let mut s = tokio::time::timeout(
+        Duration::from_secs(5),
+        tokio::net::TcpStream::connect(hostport),
+    )
+    .await
+    .context("connect timed out")??;
     let req = format!("POST {path} HTTP/1.1\r\nHost: {hostport}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
     s.write_all(req.as_bytes()).await?;
     let mut buf = Vec::new();
-    tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut buf)).await.context("read timed out")??;
+    tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut buf))
+        .await
+        .context("read timed out")??;
     let text = String::from_utf8_lossy(&buf).into_owned();
-    let body = text.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default();
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
     Ok(body)
 }
 
@@ -78,10 +93,22 @@ pub fn percentile(sorted: &[u32], p: f64) -> f64 {
     sorted[idx.min(sorted.len() - 1)] as f64 / 1000.0
 }
 
-async fn run_agent(url: String, name: String, key: String, rate: f64, until: Instant, seed: u64) -> Stats {
+async fn run_agent(
+    url: String,
+    name: String,
+    key: String,
+    rate: f64,
+    until: Instant,
+    seed: u64,
+) -> Stats {
     let mut st = Stats::default();
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-    let ws = match tokio::time::timeout(Duration::from_secs(20), tokio_tungstenite::connect_async(&url)).await {
+    let ws = match tokio::time::timeout(
+        Duration::from_secs(20),
+        tokio_tungstenite::connect_async(&url),
+    )
+    .await
+    {
         Ok(Ok((ws, _))) => ws,
         Ok(Err(e)) => {
             *st.failures.entry(format!("connect: {e}")).or_default() += 1;
@@ -123,7 +150,9 @@ async fn run_agent(url: String, name: String, key: String, rate: f64, until: Ins
             }
         }
         match retry {
-            Some(ms) if !logged => tokio::time::sleep(Duration::from_millis(ms + rng.gen_range(0..50))).await,
+            Some(ms) if !logged => {
+                tokio::time::sleep(Duration::from_millis(ms + rng.gen_range(0..50))).await
+            }
             _ => break,
         }
     }
@@ -138,7 +167,10 @@ async fn run_agent(url: String, name: String, key: String, rate: f64, until: Ins
     let mut fighting = false;
     let mut pending: HashMap<String, Instant> = HashMap::new();
     let period = Duration::from_secs_f64(1.0 / rate.max(0.001));
-    let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + period.mul_f64(rng.gen::<f64>()), period);
+    let mut tick = tokio::time::interval_at(
+        tokio::time::Instant::now() + period.mul_f64(rng.gen::<f64>()),
+        period,
+    );
     let mut n = 0u64;
     let deadline = tokio::time::Instant::from_std(until);
     loop {
@@ -206,7 +238,13 @@ fn proc_sample(pid: u32) -> Option<(f64, u64)> {
     let f: Vec<&str> = after.split_whitespace().collect();
     let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let rss_kb = status.lines().find(|l| l.starts_with("VmRSS:"))?.split_whitespace().nth(1)?.parse().ok()?;
+    let rss_kb = status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()?;
     Some((ticks / 100.0, rss_kb))
 }
 
@@ -218,25 +256,43 @@ pub async fn agents(args: BenchAgentsArgs) -> anyhow::Result<()> {
     let base = base.trim_end_matches("/ws").to_string();
     let keys: Vec<(String, String)> = match &args.keys {
         Some(path) => {
-            let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-            let keys: Vec<String> = text.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string).collect();
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            let keys: Vec<String> = text
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(str::to_string)
+                .collect();
             if keys.len() < args.count {
-                bail!("{} holds {} keys; --count is {}", path.display(), keys.len(), args.count);
+                bail!(
+                    "{} holds {} keys; --count is {}",
+                    path.display(),
+                    keys.len(),
+                    args.count
+                );
             }
-            keys.into_iter().take(args.count).map(|k| (String::new(), k)).collect()
+            keys.into_iter()
+                .take(args.count)
+                .map(|k| (String::new(), k))
+                .collect()
         }
         None => {
             eprintln!("creating {} agent keys through {base} ...", args.count);
             let mut out = Vec::with_capacity(args.count);
             for i in 0..args.count {
                 let name = agent_name(&args.prefix, i);
-                let key = crate::commands::via_server(&base, &name).await.with_context(|| format!("creating a key for {name}"))?;
+                let key = crate::commands::via_server(&base, &name)
+                    .await
+                    .with_context(|| format!("creating a key for {name}"))?;
                 out.push((name, key));
             }
             out
         }
     };
-    let server_pid: Option<u32> = std::env::var("PAWNS_BENCH_SERVER_PID").ok().and_then(|p| p.parse().ok());
+    let server_pid: Option<u32> = std::env::var("PAWNS_BENCH_SERVER_PID")
+        .ok()
+        .and_then(|p| p.parse().ok());
     let before = server_pid.and_then(proc_sample);
     let ramp = Arc::new(Semaphore::new(args.ramp.max(1)));
     let start = Instant::now();
@@ -279,17 +335,39 @@ pub async fn agents(args: BenchAgentsArgs) -> anyhow::Result<()> {
         println!("{summary}");
     } else {
         println!("====== pawns bench agents ======");
-        println!("  agents:            {} ({} connected, {} logged in)", args.count, total.connected, total.logged_in);
-        println!("  rate:              {} commands/s per agent for {:.1}s", args.rate, elapsed);
+        println!(
+            "  agents:            {} ({} connected, {} logged in)",
+            args.count, total.connected, total.logged_in
+        );
+        println!(
+            "  rate:              {} commands/s per agent for {:.1}s",
+            args.rate, elapsed
+        );
         println!("  commands sent:     {}", total.sent);
         println!("  replies received:  {}", total.replies);
-        println!("  errors by code:    {}", if total.errors.is_empty() { "none".into() } else { format!("{:?}", total.errors) });
+        println!(
+            "  errors by code:    {}",
+            if total.errors.is_empty() {
+                "none".into()
+            } else {
+                format!("{:?}", total.errors)
+            }
+        );
         if !total.failures.is_empty() {
             println!("  failures:          {:?}", total.failures);
         }
-        println!("  latency (command → first reply): p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms", percentile(l, 0.5), percentile(l, 0.99), percentile(l, 1.0));
+        println!(
+            "  latency (command → first reply): p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+            percentile(l, 0.5),
+            percentile(l, 0.99),
+            percentile(l, 1.0)
+        );
         if let Some(s) = summary["server"].as_object() {
-            println!("  server:            {:.0}% CPU, {:.0} MB RSS", s["cpu_percent"].as_f64().unwrap_or(0.0), s["rss_mb"].as_f64().unwrap_or(0.0));
+            println!(
+                "  server:            {:.0}% CPU, {:.0} MB RSS",
+                s["cpu_percent"].as_f64().unwrap_or(0.0),
+                s["rss_mb"].as_f64().unwrap_or(0.0)
+            );
         }
     }
     Ok(())

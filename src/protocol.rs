@@ -20,7 +20,10 @@ pub struct ProtoError {
 
 impl ProtoError {
     pub fn new(code: &'static str, message: impl Into<String>) -> Self {
-        ProtoError { code, message: message.into() }
+        ProtoError {
+            code,
+            message: message.into(),
+        }
     }
 }
 
@@ -73,7 +76,10 @@ impl LoginData {
     }
     /// The secret offered: a password or an agent key (either field).
     pub fn secret(&self) -> Option<&str> {
-        self.api_key.as_deref().filter(|s| !s.is_empty()).or(self.password.as_deref().filter(|s| !s.is_empty()))
+        self.api_key
+            .as_deref()
+            .filter(|s| !s.is_empty())
+            .or(self.password.as_deref().filter(|s| !s.is_empty()))
     }
 }
 
@@ -109,9 +115,17 @@ fn field<T: for<'de> Deserialize<'de>>(data: Value, what: &str) -> Result<T, Pro
 /// Parses one text frame. Errors carry the code to send back; the id is recovered
 /// whenever the frame was an object with a string `id`, so even errors can carry `re`.
 pub fn parse_client(text: &str) -> Result<Inbound, (ProtoError, Option<Arc<str>>)> {
-    let v: Value = serde_json::from_str(text).map_err(|e| (ProtoError::new("bad_request", format!("malformed JSON: {e}")), None))?;
+    let v: Value = serde_json::from_str(text).map_err(|e| {
+        (
+            ProtoError::new("bad_request", format!("malformed JSON: {e}")),
+            None,
+        )
+    })?;
     let Value::Object(mut obj) = v else {
-        return Err((ProtoError::new("bad_request", "a message must be a JSON object"), None));
+        return Err((
+            ProtoError::new("bad_request", "a message must be a JSON object"),
+            None,
+        ));
     };
     let id: Option<Arc<str>> = match obj.remove("id") {
         None | Some(Value::Null) => None,
@@ -122,7 +136,12 @@ pub fn parse_client(text: &str) -> Result<Inbound, (ProtoError, Option<Arc<str>>
     let ty = match obj.remove("type") {
         Some(Value::String(s)) => s,
         Some(_) => return Err((ProtoError::new("bad_request", "type must be a string"), id)),
-        None => return Err((ProtoError::new("bad_request", "missing required field: type"), id)),
+        None => {
+            return Err((
+                ProtoError::new("bad_request", "missing required field: type"),
+                id,
+            ))
+        }
     };
     let data = match obj.remove("data") {
         None | Some(Value::Null) => Value::Object(Map::new()),
@@ -145,14 +164,35 @@ pub fn parse_client(text: &str) -> Result<Inbound, (ProtoError, Option<Arc<str>>
             }
         }
         "char_input" => {
-            let Value::Object(mut m) = data else { unreachable!() };
+            let Value::Object(mut m) = data else {
+                unreachable!()
+            };
             match m.remove("choice") {
                 Some(c @ (Value::String(_) | Value::Number(_))) => ClientMsg::CharInput(c),
-                _ => return Err((ProtoError::new("bad_request", "char_input: choice must be a string or number"), id)),
+                _ => {
+                    return Err((
+                        ProtoError::new(
+                            "bad_request",
+                            "char_input: choice must be a string or number",
+                        ),
+                        id,
+                    ))
+                }
             }
         }
         "hud" => ClientMsg::Hud(data),
-        other => return Err((ProtoError::new("unknown_type", format!("unknown message type '{}'", other.chars().take(40).collect::<String>())), id)),
+        other => {
+            return Err((
+                ProtoError::new(
+                    "unknown_type",
+                    format!(
+                        "unknown message type '{}'",
+                        other.chars().take(40).collect::<String>()
+                    ),
+                ),
+                id,
+            ))
+        }
     };
     Ok(Inbound { msg, id })
 }
@@ -167,24 +207,42 @@ fn parse_command(data: Value) -> Result<CommandData, ProtoError> {
     let c: Cmd = field(data, "command")?;
     let mut line = c.command.trim().to_string();
     if line.is_empty() {
-        return Err(ProtoError::new("bad_request", "command: command must not be empty"));
+        return Err(ProtoError::new(
+            "bad_request",
+            "command: command must not be empty",
+        ));
     }
     if line.contains(['\n', '\r']) {
-        return Err(ProtoError::new("bad_request", "command: one command per message (no newlines)"));
+        return Err(ProtoError::new(
+            "bad_request",
+            "command: one command per message (no newlines)",
+        ));
     }
     for a in c.args.unwrap_or_default() {
         let s = match a {
             Value::String(s) => s,
             Value::Number(n) => n.to_string(),
-            _ => return Err(ProtoError::new("bad_request", "command: args must be strings")),
+            _ => {
+                return Err(ProtoError::new(
+                    "bad_request",
+                    "command: args must be strings",
+                ))
+            }
         };
         if s.contains(['\n', '\r']) {
-            return Err(ProtoError::new("bad_request", "command: args must not contain newlines"));
+            return Err(ProtoError::new(
+                "bad_request",
+                "command: args must not contain newlines",
+            ));
         }
         line.push(' ');
         line.push_str(&s);
     }
-    let verb = line.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
+    let verb = line
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
     Ok(CommandData { line, verb })
 }
 
@@ -199,7 +257,13 @@ fn envelope(ty: &str, seq: u64, data: Value, re: Option<&Arc<str>>) -> String {
     Value::Object(m).to_string()
 }
 
-pub fn error_frame(seq: u64, code: &str, message: &str, retry_after_ms: Option<u64>, re: Option<&Arc<str>>) -> String {
+pub fn error_frame(
+    seq: u64,
+    code: &str,
+    message: &str,
+    retry_after_ms: Option<u64>,
+    re: Option<&Arc<str>>,
+) -> String {
     let mut d = json!({"code": code, "message": message});
     if let Some(ms) = retry_after_ms {
         d["retry_after_ms"] = json!(ms);
@@ -210,7 +274,12 @@ pub fn error_frame(seq: u64, code: &str, message: &str, retry_after_ms: Option<u
 /// Renders an engine output as a JSON frame; `None` for outputs JSON clients do not get.
 pub fn render(seq: u64, out: &Out, token: &str) -> Option<String> {
     match out {
-        Out::Event { kind, text, from, re } => {
+        Out::Event {
+            kind,
+            text,
+            from,
+            re,
+        } => {
             let mut d = json!({"type": kind, "text": text});
             if let Some(f) = from {
                 d["from"] = json!(f);
@@ -222,7 +291,11 @@ pub fn render(seq: u64, out: &Out, token: &str) -> Option<String> {
             d["token"] = json!(token);
             Some(envelope("state", seq, d, re.as_ref()))
         }
-        Out::Vars { values, re, resumed } => {
+        Out::Vars {
+            values,
+            re,
+            resumed,
+        } => {
             let mut m = Map::with_capacity(values.len() + 1);
             for (k, v) in values {
                 m.insert((*k).to_string(), v.clone());
@@ -232,7 +305,20 @@ pub fn render(seq: u64, out: &Out, token: &str) -> Option<String> {
             }
             Some(envelope("vars", seq, Value::Object(m), re.as_ref()))
         }
-        Out::Error { code, message, re } => Some(error_frame(seq, code, message, None, re.as_ref())),
+        Out::Error {
+            code,
+            message,
+            re,
+            extra,
+        } => {
+            let mut d = json!({"code": code, "message": message});
+            if let Some(Value::Object(m)) = extra {
+                for (k, v) in m {
+                    d[k.as_str()] = v.clone();
+                }
+            }
+            Some(envelope("error", seq, d, re.as_ref()))
+        }
         Out::Prompt(_) => None,
         Out::Close { code, message } => match *code {
             "quit" | "shutdown" => None,
@@ -245,7 +331,14 @@ pub fn token_refresh_frame(seq: u64, token: &str) -> String {
     envelope("token_refresh", seq, json!({"token": token}), None)
 }
 
-pub fn char_create_frame(seq: u64, stage: &str, prompt: &str, options: Option<Value>, stats: Option<Value>, re: Option<&Arc<str>>) -> String {
+pub fn char_create_frame(
+    seq: u64,
+    stage: &str,
+    prompt: &str,
+    options: Option<Value>,
+    stats: Option<Value>,
+    re: Option<&Arc<str>>,
+) -> String {
     let mut d = json!({"stage": stage, "prompt": prompt});
     if let Some(o) = options {
         d["options"] = o;

@@ -1,8 +1,32 @@
 //! The naming rule: letters only, 2–20 characters, not reserved.
 
 const RESERVED: &[&str] = &[
-    "all", "self", "me", "someone", "something", "the", "a", "an", "you", "admin", "god", "imp", "quit", "new", "north", "south",
-    "east", "west", "up", "down", "corpse", "coins", "gold", "agent", "server", "system",
+    "all",
+    "self",
+    "me",
+    "someone",
+    "something",
+    "the",
+    "a",
+    "an",
+    "you",
+    "admin",
+    "god",
+    "imp",
+    "quit",
+    "new",
+    "north",
+    "south",
+    "east",
+    "west",
+    "up",
+    "down",
+    "corpse",
+    "coins",
+    "gold",
+    "agent",
+    "server",
+    "system",
 ];
 
 pub fn check(name: &str) -> Result<(), String> {

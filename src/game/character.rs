@@ -114,8 +114,16 @@ impl Char {
         self.npc_vnum.is_some()
     }
 
-    pub fn from_mob(id: CharId, p: &MobProto, room: RoomId, roll: &mut impl FnMut(i32, i32) -> i32) -> Char {
-        let hp = (0..p.hit_dice.num.clamp(0, 1000)).map(|_| roll(1, p.hit_dice.size.max(1))).sum::<i32>() + p.hit_dice.plus;
+    pub fn from_mob(
+        id: CharId,
+        p: &MobProto,
+        room: RoomId,
+        roll: &mut impl FnMut(i32, i32) -> i32,
+    ) -> Char {
+        let hp = (0..p.hit_dice.num.clamp(0, 1000))
+            .map(|_| roll(1, p.hit_dice.size.max(1)))
+            .sum::<i32>()
+            + p.hit_dice.plus;
         let hp = hp.max(1);
         let pos = Position::from_file(p.default_position);
         Char {
@@ -158,7 +166,12 @@ impl Char {
         }
     }
 
-    pub fn from_record(id: CharId, r: &pawns_storage::CharacterRecord, room: RoomId, password_hash: Option<String>) -> Char {
+    pub fn from_record(
+        id: CharId,
+        r: &pawns_storage::CharacterRecord,
+        room: RoomId,
+        password_hash: Option<String>,
+    ) -> Char {
         Char {
             id,
             npc_vnum: None,
@@ -296,7 +309,15 @@ pub fn roll_abilities(class: u8, race: u8, roll: &mut impl FnMut(i32, i32) -> i3
 }
 
 /// A level-1 character record, ready to save and to enter the world at the temple.
-pub fn new_record(name: &str, class: u8, race: u8, sex: u8, is_agent: bool, abilities: [u8; 6], start_room: u32) -> pawns_storage::CharacterRecord {
+pub fn new_record(
+    name: &str,
+    class: u8,
+    race: u8,
+    sex: u8,
+    is_agent: bool,
+    abilities: [u8; 6],
+    start_room: u32,
+) -> pawns_storage::CharacterRecord {
     let (hp_die, _) = tables::level_gain_dice(class);
     let max_hit = 10 + hp_die + (abilities[4] as i32 - 10) / 2;
     let max_mana = if matches!(class, 0 | 1 | 9) { 100 } else { 50 };

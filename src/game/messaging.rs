@@ -34,7 +34,14 @@ impl Engine {
         if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
             if let Some(l) = &pc.link {
                 pc.sent_this_pulse = true;
-                slow = l.tx.try_send(Out::Event { kind, text, from, re }).is_err();
+                slow =
+                    l.tx.try_send(Out::Event {
+                        kind,
+                        text,
+                        from,
+                        re,
+                    })
+                    .is_err();
             }
         }
         if slow {
@@ -47,10 +54,26 @@ impl Engine {
     }
 
     /// Sends to everyone in a room except `except`.
-    pub fn send_room(&mut self, room: RoomId, except: &[CharId], kind: EventKind, text: &str, from: Option<&str>) {
-        let people: Vec<CharId> = self.world.rooms[room].people.iter().copied().filter(|p| !except.contains(p)).collect();
+    pub fn send_room(
+        &mut self,
+        room: RoomId,
+        except: &[CharId],
+        kind: EventKind,
+        text: &str,
+        from: Option<&str>,
+    ) {
+        let people: Vec<CharId> = self.world.rooms[room]
+            .people
+            .iter()
+            .copied()
+            .filter(|p| !except.contains(p))
+            .collect();
         for p in people {
-            if self.world.ch(p).is_some_and(|c| c.pc.is_some() && c.awake()) {
+            if self
+                .world
+                .ch(p)
+                .is_some_and(|c| c.pc.is_some() && c.awake())
+            {
                 self.send_event(p, kind, text.to_string(), from.map(str::to_string));
             }
         }
@@ -58,11 +81,20 @@ impl Engine {
 
     /// The name of `id` as others see it ("Brenda", "a small goblin").
     pub fn pers(&self, id: CharId) -> String {
-        self.world.ch(id).map(|c| c.name.clone()).unwrap_or_else(|| "someone".into())
+        self.world
+            .ch(id)
+            .map(|c| c.name.clone())
+            .unwrap_or_else(|| "someone".into())
     }
 
     /// Expands `$n $N $e $E $m $M $s $S $p` and capitalises the first letter.
-    pub fn expand(&self, template: &str, actor: CharId, victim: Option<CharId>, obj: Option<ObjId>) -> String {
+    pub fn expand(
+        &self,
+        template: &str,
+        actor: CharId,
+        victim: Option<CharId>,
+        obj: Option<ObjId>,
+    ) -> String {
         let mut out = String::with_capacity(template.len() + 16);
         let mut chars = template.chars();
         while let Some(c) = chars.next() {
@@ -82,7 +114,11 @@ impl Engine {
                 'M' => out.push_str(v.map(|c| him(c.sex)).unwrap_or("it")),
                 's' => out.push_str(a.map(|c| c.his()).unwrap_or("its")),
                 'S' => out.push_str(v.map(|c| c.his()).unwrap_or("its")),
-                'p' => out.push_str(&obj.and_then(|o| self.world.obj(o)).map(|o| o.short_descr.clone()).unwrap_or_default()),
+                'p' => out.push_str(
+                    &obj.and_then(|o| self.world.obj(o))
+                        .map(|o| o.short_descr.clone())
+                        .unwrap_or_default(),
+                ),
                 '$' => out.push('$'),
                 other => {
                     out.push('$');
@@ -94,15 +130,29 @@ impl Engine {
     }
 
     /// CircleMUD's `act`.
-    pub fn act(&mut self, template: &str, actor: CharId, victim: Option<CharId>, obj: Option<ObjId>, to: To, kind: EventKind) {
-        let Some(room) = self.world.ch(actor).map(|c| c.room) else { return };
+    pub fn act(
+        &mut self,
+        template: &str,
+        actor: CharId,
+        victim: Option<CharId>,
+        obj: Option<ObjId>,
+        to: To,
+        kind: EventKind,
+    ) {
+        let Some(room) = self.world.ch(actor).map(|c| c.room) else {
+            return;
+        };
         let text = self.expand(template, actor, victim, obj);
         let from = Some(self.pers(actor));
         match to {
             To::Actor => self.send_event(actor, kind, text, None),
             To::Victim => {
                 if let Some(v) = victim {
-                    if self.world.ch(v).is_some_and(|c| c.awake() || kind == EventKind::Combat) {
+                    if self
+                        .world
+                        .ch(v)
+                        .is_some_and(|c| c.awake() || kind == EventKind::Combat)
+                    {
                         self.send_event(v, kind, text, from);
                     }
                 }
@@ -120,12 +170,34 @@ impl Engine {
     }
 
     /// Tells everyone in the room and records an `EVENTS` entry for the agents there.
-    pub fn room_event(&mut self, room: RoomId, except: &[CharId], kind: EventKind, events_type: &'static str, text: &str, from: Option<&str>) {
+    pub fn room_event(
+        &mut self,
+        room: RoomId,
+        except: &[CharId],
+        kind: EventKind,
+        events_type: &'static str,
+        text: &str,
+        from: Option<&str>,
+    ) {
         self.send_room(room, except, kind, text, from);
-        let people: Vec<CharId> = self.world.rooms[room].people.iter().copied().filter(|p| !except.contains(p)).collect();
+        let people: Vec<CharId> = self.world.rooms[room]
+            .people
+            .iter()
+            .copied()
+            .filter(|p| !except.contains(p))
+            .collect();
         for p in people {
             if self.world.ch(p).is_some_and(|c| c.is_agent()) {
-                self.push_event(p, EventEntry { kind: events_type, text: Some(text.to_string()), from: from.map(str::to_string), command: None, count: None });
+                self.push_event(
+                    p,
+                    EventEntry {
+                        kind: events_type,
+                        text: Some(text.to_string()),
+                        from: from.map(str::to_string),
+                        command: None,
+                        count: None,
+                    },
+                );
             }
         }
     }

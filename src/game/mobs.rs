@@ -9,7 +9,13 @@ use super::world::CharId;
 
 impl Engine {
     pub fn mob_activity(&mut self) {
-        let mobs: Vec<CharId> = self.world.chars.values().filter(|c| c.is_npc()).map(|c| c.id).collect();
+        let mobs: Vec<CharId> = self
+            .world
+            .chars
+            .values()
+            .filter(|c| c.is_npc())
+            .map(|c| c.id)
+            .collect();
         for id in mobs {
             let Some(m) = self.world.ch(id) else { continue };
             if m.fighting.is_some() || m.position < Position::Standing {
@@ -22,11 +28,22 @@ impl Engine {
             if !peaceful {
                 let remembered = m.memory.clone();
                 let target = self.world.rooms[room].people.iter().copied().find(|p| {
-                    self.world.ch(*p).is_some_and(|c| c.pc.is_some() && c.position > Position::Dead && (flags & mob_flag::AGGRESSIVE != 0 || remembered.contains(p)))
+                    self.world.ch(*p).is_some_and(|c| {
+                        c.pc.is_some()
+                            && c.position > Position::Dead
+                            && (flags & mob_flag::AGGRESSIVE != 0 || remembered.contains(p))
+                    })
                 });
                 if let Some(t) = target {
                     if remembered.contains(&t) {
-                        self.act("$n screams, 'Hey!  You're the fiend that attacked me!!!'", id, None, None, To::Room, EventKind::Say);
+                        self.act(
+                            "$n screams, 'Hey!  You're the fiend that attacked me!!!'",
+                            id,
+                            None,
+                            None,
+                            To::Room,
+                            EventKind::Say,
+                        );
                     }
                     self.hit(id, t);
                     continue;
@@ -41,20 +58,33 @@ impl Engine {
                     .max_by_key(|o| o.cost)
                     .map(|o| o.id);
                 if let Some(o) = best {
-                    self.act("$n gets $p.", id, None, Some(o), To::Room, EventKind::System);
+                    self.act(
+                        "$n gets $p.",
+                        id,
+                        None,
+                        Some(o),
+                        To::Room,
+                        EventKind::System,
+                    );
                     self.world.obj_to_char(o, id);
                     continue;
                 }
             }
             if flags & mob_flag::SENTINEL == 0 && self.roll(0, 2) == 0 {
                 let dir = self.roll(0, 5) as usize;
-                let Some(exit) = self.world.rooms[room].proto.exits[dir].as_ref() else { continue };
+                let Some(exit) = self.world.rooms[room].proto.exits[dir].as_ref() else {
+                    continue;
+                };
                 if self.world.rooms[room].doors[dir].closed {
                     continue;
                 }
-                let Some(to) = self.world.room_of_vnum(exit.to_room as u32) else { continue };
+                let Some(to) = self.world.room_of_vnum(exit.to_room as u32) else {
+                    continue;
+                };
                 let tflags = self.world.rooms[to].proto.flags[0];
-                if self.world.rooms[to].proto.zone != self.world.rooms[room].proto.zone || tflags & (room_flag::NOMOB | room_flag::DEATH) != 0 {
+                if self.world.rooms[to].proto.zone != self.world.rooms[room].proto.zone
+                    || tflags & (room_flag::NOMOB | room_flag::DEATH) != 0
+                {
                     continue;
                 }
                 self.move_char_dir(id, dir, to);

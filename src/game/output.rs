@@ -76,12 +76,30 @@ pub struct StateData {
 /// One output for one session.
 #[derive(Debug, Clone)]
 pub enum Out {
-    Event { kind: EventKind, text: String, from: Option<String>, re: Option<Arc<str>> },
-    State { data: Box<StateData>, re: Option<Arc<str>> },
+    Event {
+        kind: EventKind,
+        text: String,
+        from: Option<String>,
+        re: Option<Arc<str>>,
+    },
+    State {
+        data: Box<StateData>,
+        re: Option<Arc<str>>,
+    },
     /// Changed variables, already in protocol JSON form, in the fixed variable order.
-    Vars { values: Vec<(&'static str, serde_json::Value)>, re: Option<Arc<str>>, resumed: Option<bool> },
+    Vars {
+        values: Vec<(&'static str, serde_json::Value)>,
+        re: Option<Arc<str>>,
+        resumed: Option<bool>,
+    },
     /// A coded error produced by the engine (not by the session).
-    Error { code: &'static str, message: String, re: Option<Arc<str>> },
+    /// `extra` fields are merged into `data` (e.g. `variables` for `unknown_variable`).
+    Error {
+        code: &'static str,
+        message: String,
+        re: Option<Arc<str>>,
+        extra: Option<serde_json::Value>,
+    },
     /// Telnet prompt line (`< 20hp 100m 80mv >`); JSON sessions ignore it.
     Prompt(String),
     /// The engine is done with this session: `quit`, takeover, or shutdown.

@@ -30,7 +30,12 @@ impl Engine {
                 }
             }
         }
-        let items = room.contents.iter().filter_map(|o| self.world.obj(*o)).map(|o| o.short_descr.clone()).collect();
+        let items = room
+            .contents
+            .iter()
+            .filter_map(|o| self.world.obj(*o))
+            .map(|o| o.short_descr.clone())
+            .collect();
         let exits = visible_exits(&self.world, ch.room);
         let doors = (0..6)
             .filter_map(|d| {
@@ -44,8 +49,19 @@ impl Engine {
                 }
                 Some(DoorView {
                     direction: DIR_NAMES[d],
-                    state: if st.locked { "locked" } else if st.closed { "closed" } else { "open" },
-                    keyword: e.keywords.split_whitespace().next().unwrap_or("door").to_string(),
+                    state: if st.locked {
+                        "locked"
+                    } else if st.closed {
+                        "closed"
+                    } else {
+                        "open"
+                    },
+                    keyword: e
+                        .keywords
+                        .split_whitespace()
+                        .next()
+                        .unwrap_or("door")
+                        .to_string(),
                 })
             })
             .collect();
@@ -89,16 +105,28 @@ impl Engine {
 
     /// Sends `state` to a JSON session (telnet sessions get the room as text instead).
     pub fn send_state(&mut self, id: CharId) {
-        let json = self.world.ch(id).and_then(|c| c.pc.as_ref()).and_then(|p| p.link.as_ref()).is_some_and(|l| l.json);
+        let json = self
+            .world
+            .ch(id)
+            .and_then(|c| c.pc.as_ref())
+            .and_then(|p| p.link.as_ref())
+            .is_some_and(|l| l.json);
         if !json {
             return;
         }
-        let (Some(player), Some(room)) = (self.player_state(id), self.room_state(id)) else { return };
+        let (Some(player), Some(room)) = (self.player_state(id), self.room_state(id)) else {
+            return;
+        };
         let re = self.re_for(id);
         let mut slow = false;
         if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
             if let Some(l) = &pc.link {
-                slow = l.tx.try_send(Out::State { data: Box::new(StateData { player, room }), re }).is_err();
+                slow =
+                    l.tx.try_send(Out::State {
+                        data: Box::new(StateData { player, room }),
+                        re,
+                    })
+                    .is_err();
             }
         }
         if slow {
@@ -108,7 +136,9 @@ impl Engine {
 
     /// The room as text: name, description, exits, things, and who is here.
     pub fn room_text(&self, viewer: CharId, brief: bool) -> String {
-        let Some(ch) = self.world.ch(viewer) else { return String::new() };
+        let Some(ch) = self.world.ch(viewer) else {
+            return String::new();
+        };
         let room = &self.world.rooms[ch.room];
         let mut s = String::new();
         s.push_str(&room.proto.name);
@@ -118,7 +148,14 @@ impl Engine {
             s.push('\n');
         }
         let exits = visible_exits(&self.world, ch.room);
-        s.push_str(&format!("[ Exits: {} ]\n", if exits.is_empty() { "none".to_string() } else { exits.join(" ") }));
+        s.push_str(&format!(
+            "[ Exits: {} ]\n",
+            if exits.is_empty() {
+                "none".to_string()
+            } else {
+                exits.join(" ")
+            }
+        ));
         for o in room.contents.iter().filter_map(|o| self.world.obj(*o)) {
             if !o.long_descr.is_empty() {
                 s.push_str(&o.long_descr);
@@ -148,7 +185,11 @@ impl Engine {
             return c.long_descr.clone();
         }
         let tag = if c.is_agent() { " [agent]" } else { "" };
-        let linkdead = if c.pc.as_ref().is_some_and(|p| p.link.is_none()) { " (linkless)" } else { "" };
+        let linkdead = if c.pc.as_ref().is_some_and(|p| p.link.is_none()) {
+            " (linkless)"
+        } else {
+            ""
+        };
         let pos = match c.position {
             Position::Sleeping => " is sleeping here",
             Position::Resting => " is resting here",
@@ -157,6 +198,13 @@ impl Engine {
             Position::Standing => " is standing here",
             _ => " is lying here, badly hurt",
         };
-        super::messaging::capitalize(&format!("{}{}{}{}{}.", c.name, tag, linkdead, pos, fighting.unwrap_or_default()))
+        super::messaging::capitalize(&format!(
+            "{}{}{}{}{}.",
+            c.name,
+            tag,
+            linkdead,
+            pos,
+            fighting.unwrap_or_default()
+        ))
     }
 }

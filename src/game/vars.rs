@@ -11,8 +11,25 @@ use super::world::World;
 use crate::worldfile::DIR_NAMES;
 
 pub const VAR_NAMES: [&str; 19] = [
-    "HEALTH", "MAX_HEALTH", "MANA", "MAX_MANA", "MOVE", "MAX_MOVE", "GOLD", "POSITION", "LEVEL", "EXP", "ROOM_VNUM", "ROOM_NAME",
-    "ROOM_EXITS", "ROOM_MOBS", "ROOM_ITEMS", "FIGHTING", "INVENTORY", "EQUIPMENT", "EVENTS",
+    "HEALTH",
+    "MAX_HEALTH",
+    "MANA",
+    "MAX_MANA",
+    "MOVE",
+    "MAX_MOVE",
+    "GOLD",
+    "POSITION",
+    "LEVEL",
+    "EXP",
+    "ROOM_VNUM",
+    "ROOM_NAME",
+    "ROOM_EXITS",
+    "ROOM_MOBS",
+    "ROOM_ITEMS",
+    "FIGHTING",
+    "INVENTORY",
+    "EQUIPMENT",
+    "EVENTS",
 ];
 pub const EVENTS_VAR: usize = 18;
 
@@ -114,7 +131,14 @@ pub fn position_of(c: &Char) -> &'static str {
 /// Exits a player can see, in the fixed order.
 pub fn visible_exits(world: &World, room: usize) -> Vec<&'static str> {
     let r = &world.rooms[room];
-    (0..6).filter(|d| r.proto.exits[*d].as_ref().is_some_and(|e| e.door_flags & crate::game::doors::EX_SECRET == 0 || !r.doors[*d].closed)).map(|d| DIR_NAMES[d]).collect()
+    (0..6)
+        .filter(|d| {
+            r.proto.exits[*d].as_ref().is_some_and(|e| {
+                e.door_flags & crate::game::doors::EX_SECRET == 0 || !r.doors[*d].closed
+            })
+        })
+        .map(|d| DIR_NAMES[d])
+        .collect()
 }
 
 fn item_vars(world: &World, ids: &[u64]) -> Vec<ItemVar> {
@@ -133,7 +157,11 @@ fn item_vars(world: &World, ids: &[u64]) -> Vec<ItemVar> {
 
 pub fn compute(world: &World, ch: &Char) -> VarValues {
     let room = &world.rooms[ch.room];
-    let people: Vec<&Char> = room.people.iter().filter_map(|p| world.chars.get(p)).collect();
+    let people: Vec<&Char> = room
+        .people
+        .iter()
+        .filter_map(|p| world.chars.get(p))
+        .collect();
     let kws: Vec<&str> = people.iter().map(|c| c.keywords.as_str()).collect();
     let room_mobs = people
         .iter()
@@ -153,7 +181,14 @@ pub fn compute(world: &World, ch: &Char) -> VarValues {
         .enumerate()
         .filter_map(|(slot, o)| {
             let o = world.objs.get(o.as_ref()?)?;
-            Some((slot, EquipVar { name: o.short_descr.clone(), vnum: o.vnum, instance_id: obj_instance_id(o.vnum, o.id) }))
+            Some((
+                slot,
+                EquipVar {
+                    name: o.short_descr.clone(),
+                    vnum: o.vnum,
+                    instance_id: obj_instance_id(o.vnum, o.id),
+                },
+            ))
         })
         .collect();
     VarValues {

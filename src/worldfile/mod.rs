@@ -9,10 +9,10 @@ pub mod lexer;
 mod mob;
 mod obj;
 mod shp;
+pub mod stored;
 pub mod types;
 mod wld;
 mod zon;
-pub mod stored;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -50,7 +50,10 @@ include!(concat!(env!("OUT_DIR"), "/starter_world.rs"));
 
 impl WorldSource for StarterWorld {
     fn read(&self, rel: &str) -> Result<Option<String>, String> {
-        Ok(STARTER_FILES.iter().find(|(p, _)| *p == rel).map(|(_, t)| t.to_string()))
+        Ok(STARTER_FILES
+            .iter()
+            .find(|(p, _)| *p == rel)
+            .map(|(_, t)| t.to_string()))
     }
     fn describe(&self) -> String {
         "starter world (embedded)".into()
@@ -70,11 +73,20 @@ impl<T> Sink<'_, T> {
         if self.seen.insert(vnum) {
             self.out.push(item);
         } else {
-            self.warn(line, Some(vnum), "duplicate vnum; the first definition is kept".into());
+            self.warn(
+                line,
+                Some(vnum),
+                "duplicate vnum; the first definition is kept".into(),
+            );
         }
     }
     fn warn(&mut self, line: u32, vnum: Option<u32>, message: String) {
-        self.warnings.push(Warning { file: self.file.to_string(), line, vnum, message });
+        self.warnings.push(Warning {
+            file: self.file.to_string(),
+            line,
+            vnum,
+            message,
+        });
     }
 }
 
@@ -82,7 +94,11 @@ impl<T> Sink<'_, T> {
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     #[error("world {source_name}: cannot read {file}: {reason}")]
-    Unreadable { source_name: String, file: String, reason: String },
+    Unreadable {
+        source_name: String,
+        file: String,
+        reason: String,
+    },
     #[error("world {0}: no wld/index (is this a CircleMUD world directory?)")]
     NoIndex(String),
     #[error("world {0}: no rooms loaded")]
@@ -108,7 +124,11 @@ pub struct Loaded {
 
 fn index_entries(src: &dyn WorldSource, kind: &str) -> Result<Option<Vec<String>>, LoadError> {
     let rel = format!("{kind}/index");
-    let text = src.read(&rel).map_err(|reason| LoadError::Unreadable { source_name: src.describe(), file: rel.clone(), reason })?;
+    let text = src.read(&rel).map_err(|reason| LoadError::Unreadable {
+        source_name: src.describe(),
+        file: rel.clone(),
+        reason,
+    })?;
     let Some(text) = text else { return Ok(None) };
     let mut seen = HashSet::new();
     let mut out = Vec::new();
@@ -135,17 +155,35 @@ fn load_kind<T>(
     warnings: &mut Vec<Warning>,
     parse: fn(&str, &mut Sink<'_, T>),
 ) -> Result<bool, LoadError> {
-    let Some(files) = index_entries(src, kind)? else { return Ok(false) };
+    let Some(files) = index_entries(src, kind)? else {
+        return Ok(false);
+    };
     let mut seen = HashSet::new();
     for name in files {
         let rel = format!("{kind}/{name}");
         match src.read(&rel) {
             Ok(Some(text)) => {
-                let mut sink = Sink { file: &rel, out, seen: &mut seen, warnings };
+                let mut sink = Sink {
+                    file: &rel,
+                    out,
+                    seen: &mut seen,
+                    warnings,
+                };
                 parse(&text, &mut sink);
             }
-            Ok(None) => warnings.push(Warning { file: format!("{kind}/index"), line: 0, vnum: None, message: format!("{name} is in the index but does not exist") }),
-            Err(reason) => return Err(LoadError::Unreadable { source_name: src.describe(), file: rel, reason }),
+            Ok(None) => warnings.push(Warning {
+                file: format!("{kind}/index"),
+                line: 0,
+                vnum: None,
+                message: format!("{name} is in the index but does not exist"),
+            }),
+            Err(reason) => {
+                return Err(LoadError::Unreadable {
+                    source_name: src.describe(),
+                    file: rel,
+                    reason,
+                })
+            }
         }
     }
     Ok(true)
@@ -177,7 +215,10 @@ pub fn load(src: &dyn WorldSource) -> Result<Loaded, LoadError> {
                             file: format!("wld (zone {})", r.zone),
                             line: 0,
                             vnum: Some(r.vnum),
-                            message: format!("exit {} leads to missing room {}; removed", DIR_NAMES[d], e.to_room),
+                            message: format!(
+                                "exit {} leads to missing room {}; removed",
+                                DIR_NAMES[d], e.to_room
+                            ),
                         });
                     }
                     *exit = None;
@@ -185,7 +226,11 @@ pub fn load(src: &dyn WorldSource) -> Result<Loaded, LoadError> {
             }
         }
     }
-    Ok(Loaded { world: w, warnings, dangling_exits: dangling })
+    Ok(Loaded {
+        world: w,
+        warnings,
+        dangling_exits: dangling,
+    })
 }
 
 /// Loads from a directory path.

@@ -11,7 +11,8 @@ pub const RECORD_VERSION: u8 = 1;
 
 pub fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, StoreError> {
     let mut out = vec![RECORD_VERSION];
-    rmp_serde::encode::write_named(&mut out, value).map_err(|e| StoreError::Codec(e.to_string()))?;
+    rmp_serde::encode::write_named(&mut out, value)
+        .map_err(|e| StoreError::Codec(e.to_string()))?;
     Ok(out)
 }
 
@@ -37,7 +38,10 @@ mod tests {
         assert_eq!(back, ("brenda".to_string(), 42));
         let mut bad = bytes.clone();
         bad[0] = 9;
-        assert!(matches!(decode::<(String, u32)>(&bad), Err(StoreError::Codec(_))));
+        assert!(matches!(
+            decode::<(String, u32)>(&bad),
+            Err(StoreError::Codec(_))
+        ));
         assert!(decode::<u32>(&[]).is_err());
     }
 }

@@ -10,7 +10,9 @@ use crate::worldfile::DIR_NAMES;
 
 impl Engine {
     pub fn do_move(&mut self, ch: CharId, dir: usize) -> CmdStatus {
-        let Some(c) = self.world.ch(ch) else { return CmdStatus::Failed };
+        let Some(c) = self.world.ch(ch) else {
+            return CmdStatus::Failed;
+        };
         let room = c.room;
         let Some(exit) = self.world.rooms[room].proto.exits[dir].clone() else {
             self.send_text(ch, "Alas, you cannot go that way...");
@@ -29,7 +31,9 @@ impl Engine {
             self.send_text(ch, "Alas, you cannot go that way...");
             return CmdStatus::Failed;
         };
-        let need = (move_cost(self.world.rooms[room].proto.sector) + move_cost(self.world.rooms[to].proto.sector)) / 2;
+        let need = (move_cost(self.world.rooms[room].proto.sector)
+            + move_cost(self.world.rooms[to].proto.sector))
+            / 2;
         if c.pc.is_some() && c.moves < need {
             self.send_text(ch, "You are too exhausted.");
             return CmdStatus::Failed;
@@ -45,11 +49,27 @@ impl Engine {
 
     /// Moves a character through an exit with the leave/arrive messages, then shows the room.
     pub fn move_char_dir(&mut self, ch: CharId, dir: usize, to: RoomId) {
-        let Some(from) = self.world.ch(ch).map(|c| c.room) else { return };
+        let Some(from) = self.world.ch(ch).map(|c| c.room) else {
+            return;
+        };
         let name = self.pers(ch);
-        self.room_event(from, &[ch], EventKind::Leave, "leave", &format!("{name} leaves {}.", DIR_NAMES[dir]), Some(&name));
+        self.room_event(
+            from,
+            &[ch],
+            EventKind::Leave,
+            "leave",
+            &format!("{name} leaves {}.", DIR_NAMES[dir]),
+            Some(&name),
+        );
         self.world.move_char(ch, to);
-        self.room_event(to, &[ch], EventKind::Enter, "enter", &format!("{name} has arrived."), Some(&name));
+        self.room_event(
+            to,
+            &[ch],
+            EventKind::Enter,
+            "enter",
+            &format!("{name} has arrived."),
+            Some(&name),
+        );
         self.show_room(ch);
     }
 
@@ -64,21 +84,40 @@ impl Engine {
 
     /// Tries up to six random directions; succeeds through the first open exit.
     pub fn flee(&mut self, ch: CharId) -> CmdStatus {
-        let Some(c) = self.world.ch(ch) else { return CmdStatus::Failed };
+        let Some(c) = self.world.ch(ch) else {
+            return CmdStatus::Failed;
+        };
         let room = c.room;
         let npc = c.is_npc();
         for _ in 0..6 {
             let dir = self.roll(0, 5) as usize;
-            let Some(exit) = self.world.rooms[room].proto.exits[dir].as_ref() else { continue };
+            let Some(exit) = self.world.rooms[room].proto.exits[dir].as_ref() else {
+                continue;
+            };
             if self.world.rooms[room].doors[dir].closed {
                 continue;
             }
-            let Some(to) = self.world.room_of_vnum(exit.to_room as u32) else { continue };
+            let Some(to) = self.world.room_of_vnum(exit.to_room as u32) else {
+                continue;
+            };
             if npc && self.world.rooms[to].proto.zone != self.world.rooms[room].proto.zone {
                 continue;
             }
-            self.act("$n panics, and attempts to flee!", ch, None, None, To::Room, EventKind::Combat);
-            let foes: Vec<CharId> = self.world.chars.values().filter(|o| o.fighting == Some(ch)).map(|o| o.id).collect();
+            self.act(
+                "$n panics, and attempts to flee!",
+                ch,
+                None,
+                None,
+                To::Room,
+                EventKind::Combat,
+            );
+            let foes: Vec<CharId> = self
+                .world
+                .chars
+                .values()
+                .filter(|o| o.fighting == Some(ch))
+                .map(|o| o.id)
+                .collect();
             for f in foes {
                 self.stop_fighting(f);
             }
@@ -87,7 +126,14 @@ impl Engine {
             self.move_char_dir(ch, dir, to);
             return CmdStatus::Ok;
         }
-        self.act("$n panics, and attempts to flee!", ch, None, None, To::Room, EventKind::Combat);
+        self.act(
+            "$n panics, and attempts to flee!",
+            ch,
+            None,
+            None,
+            To::Room,
+            EventKind::Combat,
+        );
         self.send_text(ch, "PANIC!  You couldn't escape!");
         CmdStatus::Failed
     }

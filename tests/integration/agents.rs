@@ -1,0 +1,275 @@
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::common::*;
+
+#[tokio::test]
+async fn key_login_gets_state_then_all_19_variables() {
+    let srv = TestServer::start().await;
+    let key = srv.key("brenda").await;
+    assert!(key.starts_with("dp_") && key.len() == 67);
+    let mut a = WsClient::connect(srv.addr).await;
+    let state = a.login_key("brenda", &key).await;
+    assert_eq!(state["seq"], 1, "state is the first message");
+    assert_eq!(state["data"]["player"]["name"], "Brenda");
+    assert_eq!(state["data"]["player"]["is_agent"], true);
+    assert_eq!(state["data"]["room"]["vnum"], 8004);
+    assert!(state["data"]["token"].as_str().unwrap().len() > 10);
+    assert_eq!(state["data"]["room"]["doors"][0]["state"], "locked");
+    let vars = a.next().await;
+    assert_eq!(vars["type"], "vars");
+    let d = vars["data"].as_object().unwrap();
+    assert_eq!(d.len(), 19, "{d:?}");
+    assert_eq!(d["ROOM_VNUM"], 8004);
+    assert_eq!(d["ROOM_EXITS"], json!(["north", "east", "south", "west"]));
+    assert_eq!(d["FIGHTING"], false);
+    assert_eq!(d["EVENTS"], json!([]));
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn second_dialect_api_key_and_mode_agent() {
+    let srv = TestServer::start().await;
+    let key = srv.key("bannor").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    // No player_name: the key names its character.
+    a.send(
+        json!({"type": "login", "data": {"api_key": key, "mode": "agent", "class": 0, "race": 1}}),
+    )
+    .await;
+    let state = a.expect("state").await;
+    assert_eq!(state["data"]["player"]["name"], "Bannor");
+    assert_eq!(state["data"]["player"]["class"], "Magic-user");
+    assert_eq!(state["data"]["player"]["race"], "Elf");
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn password_characters_are_created_and_log_in_again() {
+    let srv = TestServer::start().await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.send(json!({"type": "login", "data": {"player_name": "Corwin", "password": "amber", "new_char": true, "class": 2, "race": 2}})).await;
+    let s = a.expect("state").await;
+    assert_eq!(s["data"]["player"]["class"], "Thief");
+    assert_eq!(s["data"]["player"]["is_agent"], false);
+    drop(a);
+    let mut b = WsClient::connect(srv.addr).await;
+    b.send(json!({"type": "login", "data": {"player_name": "corwin", "password": "amber"}}))
+        .await;
+    let s = b.expect("state").await;
+    assert_eq!(s["data"]["player"]["name"], "Corwin");
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn interactive_creation_walks_through_char_create() {
+    let srv = TestServer::start().await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.send(json!({"type": "login", "data": {"player_name": "Dara", "password": "pw123", "new_char": true}})).await;
+    let c = a.expect("char_create").await;
+    assert_eq!(c["data"]["stage"], "sex");
+    a.send(json!({"type": "char_input", "data": {"choice": "purple"}}))
+        .await;
+    let c = a.expect("char_create").await;
+    assert_eq!(c["data"]["stage"], "sex", "a bad choice repeats the stage");
+    assert!(c["data"]["prompt"].as_str().unwrap().contains("not a sex"));
+    a.send(json!({"type": "char_input", "data": {"choice": "female"}}))
+        .await;
+    assert_eq!(a.expect("char_create").await["data"]["stage"], "race");
+    a.send(json!({"type": "char_input", "data": {"choice": 3}}))
+        .await;
+    assert_eq!(a.expect("char_create").await["data"]["stage"], "class");
+    a.send(json!({"type": "char_input", "data": {"choice": "1"}}))
+        .await;
+    let c = a.expect("char_create").await;
+    assert_eq!(c["data"]["stage"], "stats");
+    assert!(c["data"]["stats"]["str"].as_u64().is_some());
+    a.send(json!({"type": "char_input", "data": {"choice": "keep"}}))
+        .await;
+    let s = a.expect("state").await;
+    assert_eq!(s["data"]["player"]["race"], "Kender");
+    assert_eq!(s["data"]["player"]["class"], "Cleric");
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn moving_sends_text_state_and_real_deltas_with_re() {
+    let srv = TestServer::start().await;
+    let key = srv.key("brenda").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.login_key("brenda", &key).await;
+    a.expect("vars").await;
+    a.send(json!({"type": "subscribe", "data": {"variables": ["ROOM_VNUM", "ROOM_NAME", "ROOM_MOBS", "MOVE"]}, "id": "s1"})).await;
+    let v = a.expect("vars").await;
+    assert_eq!(v["re"], "s1");
+    assert_eq!(v["data"]["ROOM_VNUM"], 8004);
+    a.cmd("east", "c1").await;
+    let text = a.reply_text("c1").await;
+    assert!(text.contains("The Training Yard"), "{text}");
+    let st = a.expect("state").await;
+    assert_eq!(st["re"], "c1");
+    assert_eq!(st["data"]["room"]["mobs"], json!(["a straw dummy"]));
+    let v = a.expect("vars").await;
+    assert_eq!(v["re"], "c1");
+    assert_eq!(v["data"]["ROOM_VNUM"], 8005);
+    assert_eq!(v["data"]["ROOM_NAME"], "The Training Yard");
+    let mobs = v["data"]["ROOM_MOBS"].as_array().unwrap();
+    assert_eq!(mobs[0]["target_string"], "dummy");
+    assert!(mobs[0]["instance_id"]
+        .as_str()
+        .unwrap()
+        .starts_with("mob_9001_"));
+    assert!(
+        v["data"].get("HEALTH").is_none(),
+        "only changed, subscribed variables"
+    );
+    // Abbreviations and the args form reach the same dispatcher.
+    a.send(json!({"type": "command", "data": {"command": "look", "args": ["dummy"]}, "id": "c2"}))
+        .await;
+    assert!(a.reply_text("c2").await.contains("stuffed with straw"));
+    a.cmd("w", "c3").await;
+    assert!(a.reply_text("c3").await.contains("Test Temple"));
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn health_deltas_arrive_on_combat_rounds_without_a_command() {
+    let srv = TestServer::start().await;
+    let key = srv.key("brenda").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.login_key("brenda", &key).await;
+    a.send(
+        json!({"type": "subscribe", "data": {"variables": ["HEALTH", "FIGHTING", "ROOM_MOBS"]}}),
+    )
+    .await;
+    a.cmd("south", "c1").await;
+    a.until(|v| v["type"] == "vars" && v["re"] == "c1").await;
+    a.cmd("kill partner", "c2").await;
+    let v = a
+        .until(|v| v["type"] == "vars" && v["data"]["FIGHTING"] == true)
+        .await;
+    assert_eq!(v["data"]["ROOM_MOBS"][0]["fighting"], true);
+    // The partner hits back for 1 each round it lands; that arrives with no `re`.
+    let v = a
+        .until(|v| v["type"] == "vars" && v["re"].is_null() && v["data"].get("HEALTH").is_some())
+        .await;
+    assert!(v["data"]["HEALTH"].as_i64().unwrap() > 0);
+    // Combat rounds are also narrated as events without `re`.
+    let e = a
+        .until(|v| v["type"] == "event" && v["data"]["type"] == "combat" && v["re"].is_null())
+        .await;
+    assert!(e["data"]["text"].as_str().unwrap().len() > 3);
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn who_shows_an_agent_beside_humans() {
+    let srv = TestServer::start().await;
+    let key = srv.key("brenda").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.login_key("brenda", &key).await;
+    let mut t = Telnet::connect(srv.addr).await;
+    t.create("Hiro", "secret1").await;
+    let who = t.cmd("who").await;
+    assert!(who.contains("Brenda [agent]"), "{who}");
+    assert!(who.contains("Hiro"), "{who}");
+    assert!(who.contains("2 characters displayed"), "{who}");
+    a.cmd("who", "w").await;
+    let text = a.reply_text("w").await;
+    assert!(text.contains("Hiro") && text.contains("Brenda [agent]"));
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn resume_after_a_dropped_socket_replays_with_no_seq_gap() {
+    let srv = TestServer::start().await;
+    let key = srv.key("brenda").await;
+    let key2 = srv.key("bannor").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    let state = a.login_key("brenda", &key).await;
+    let token = state["data"]["token"].as_str().unwrap().to_string();
+    a.send(json!({"type": "subscribe", "data": {"variables": ["*"]}}))
+        .await;
+    a.cmd("look", "l1").await;
+    a.until(|v| v["type"] == "state" && v["re"] == "l1").await;
+    let last = a.last_seq;
+    // Drop the socket without a close handshake.
+    drop(a);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Things happen while Brenda is link-dead.
+    let mut b = WsClient::connect(srv.addr).await;
+    b.login_key("bannor", &key2).await;
+    b.cmd("say hello brenda", "s").await;
+    b.reply_text("s").await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut a2 = WsClient::connect(srv.addr).await;
+    a2.last_seq = last;
+    a2.send(json!({"type": "login", "data": {"is_agent": true, "resume": {"token": token, "last_seq": last}}})).await;
+    // `next` asserts seq == last + 1, and so on for every message.
+    let said = a2
+        .until(|v| v["type"] == "event" && v["data"]["type"] == "say")
+        .await;
+    assert!(said["data"]["text"]
+        .as_str()
+        .unwrap()
+        .contains("hello brenda"));
+    assert_eq!(said["data"]["from"], "Bannor");
+    // And the session goes on on the same sequence.
+    a2.cmd("look", "l2").await;
+    assert!(a2.reply_text("l2").await.contains("Test Temple"));
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn resume_after_the_grace_period_rebuilds_with_resumed_false() {
+    let srv =
+        TestServer::start_with(|c| c.engine.linkdead_grace = Duration::from_millis(300)).await;
+    let key = srv.key("brenda").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    let state = a.login_key("brenda", &key).await;
+    let token = state["data"]["token"].as_str().unwrap().to_string();
+    let last = a.last_seq;
+    drop(a);
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let mut a2 = WsClient::connect(srv.addr).await;
+    a2.send(json!({"type": "login", "data": {"resume": {"token": token, "last_seq": last}}}))
+        .await;
+    let st = a2.expect("state").await;
+    assert_eq!(st["data"]["room"]["vnum"], 8004);
+    let v = a2.expect("vars").await;
+    assert_eq!(v["data"]["resumed"], false);
+    assert_eq!(
+        v["data"].as_object().unwrap().len(),
+        20,
+        "19 variables and the flag"
+    );
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_second_login_takes_the_character_over() {
+    let srv = TestServer::start().await;
+    let key = srv.key("brenda").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.login_key("brenda", &key).await;
+    let mut b = WsClient::connect(srv.addr).await;
+    b.login_key("brenda", &key).await;
+    assert_eq!(a.error_code().await, "session_taken_over");
+    a.closed().await;
+    b.cmd("look", "l").await;
+    assert!(b.reply_text("l").await.contains("Test Temple"));
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn token_refresh_arrives_after_the_refresh_interval() {
+    let srv =
+        TestServer::start_with(|c| c.link.token_refresh_after = Duration::from_millis(300)).await;
+    let key = srv.key("brenda").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.login_key("brenda", &key).await;
+    let t = a.expect("token_refresh").await;
+    assert!(t["data"]["token"].as_str().unwrap().contains('.'));
+    srv.shutdown().await;
+}

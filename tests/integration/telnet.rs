@@ -1,0 +1,111 @@
+use crate::common::*;
+
+#[tokio::test]
+async fn create_walk_fight_and_quit_over_telnet() {
+    let srv = TestServer::start().await;
+    let mut t = Telnet::connect(srv.addr).await;
+    t.create("Alice", "wonder1").await;
+    let look = t.cmd("look").await;
+    assert!(
+        look.contains("The Test Temple") && look.contains("[ Exits: north east south west ]"),
+        "{look}"
+    );
+    let yard = t.cmd("e").await;
+    assert!(
+        yard.contains("The Training Yard") && yard.contains("A straw dummy stands here."),
+        "{yard}"
+    );
+    assert!(t.cmd("get sword").await.contains("You get a test sword."));
+    assert!(t
+        .cmd("wield sword")
+        .await
+        .contains("You wield a test sword."));
+    let eq = t.cmd("equipment").await;
+    assert!(
+        eq.contains("<wielded>") && eq.contains("a test sword"),
+        "{eq}"
+    );
+    let score = t.cmd("score").await;
+    assert!(score.contains("level 1 Human Warrior"), "{score}");
+    t.line("quit").await;
+    t.until("Goodbye").await;
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn passwords_are_not_echoed_and_wrong_ones_refused() {
+    let srv = TestServer::start().await;
+    let mut t = Telnet::connect(srv.addr).await;
+    t.create("Bert", "secret9").await;
+    t.line("quit").await;
+    t.until("Goodbye").await;
+    let mut t = Telnet::connect(srv.addr).await;
+    t.until("known? ").await;
+    t.line("bert").await;
+    let before = t.until_bytes("Password: ").await;
+    assert!(
+        before.windows(3).any(|w| w == [255, 251, 1]),
+        "IAC WILL ECHO before the password prompt"
+    );
+    t.line("nope").await;
+    assert!(t.until("Password: ").await.contains("auth_failed"));
+    t.line("secret9").await;
+    let after = t.until_bytes("mv > ").await;
+    assert!(
+        after.windows(3).any(|w| w == [255, 252, 1]),
+        "echo back on after login"
+    );
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn telnet_negotiation_and_bad_bytes_never_show_as_text() {
+    let srv = TestServer::start().await;
+    let mut t = Telnet::connect(srv.addr).await;
+    // The client asks for terminal type and offers NAWS; the server refuses both.
+    t.send_bytes(&[255, 253, 24, 255, 251, 31]).await;
+    t.create("Cleo", "pass99").await;
+    let seen = String::from_utf8_lossy(&t.buf).into_owned();
+    let _ = seen;
+    // IAC NOP inside a line is dropped; the rest is the command.
+    t.send_bytes(b"lo\xff\xf1ok\r\n").await;
+    let out = t.until("mv > ").await;
+    assert!(out.contains("The Test Temple"), "{out}");
+    // Invalid UTF-8: a coded message, and the session goes on.
+    t.send_bytes(b"say \xc3\x28 hi\r\n").await;
+    let out = t.until("ignored").await;
+    assert!(out.contains("bad_input"), "{out}");
+    assert!(t.cmd("score").await.contains("Cleo"));
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn unknown_telnet_options_are_answered_with_refusals() {
+    let srv = TestServer::start().await;
+    let mut t = Telnet::connect(srv.addr).await;
+    t.send_bytes(&[255, 253, 24]).await;
+    let mut got = Vec::new();
+    for _ in 0..2 {
+        got.extend(t.until_bytes("known? ").await);
+        if find(&got, &[255, 252, 24]).is_some() {
+            break;
+        }
+        t.line("").await;
+    }
+    assert!(
+        find(&got, &[255, 252, 24]).is_some(),
+        "expected IAC WONT TTYPE"
+    );
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn invalid_names_are_refused_with_a_reason() {
+    let srv = TestServer::start().await;
+    let mut t = Telnet::connect(srv.addr).await;
+    t.until("known? ").await;
+    t.line("r2d2").await;
+    let out = t.until("known? ").await;
+    assert!(out.contains("invalid_name"), "{out}");
+    srv.shutdown().await;
+}

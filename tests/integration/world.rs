@@ -1,0 +1,163 @@
+//! A tiny CircleMUD-format world for black-box tests: every fight has a known outcome.
+//!
+//! 8004 temple (peaceful) — east: training yard (a 1-hp dummy worth 3000 exp, a sword)
+//!                        — west: death pit (an aggressive fiend that kills in a round)
+//!                        — south: sparring ring (a 1-damage partner with 500 hp, a key)
+//!                        — north: a vault behind a locked door (the key opens it)
+
+pub const WLD: &str = "#8004
+The Test Temple~
+A plain temple for tests. The fire burns.
+~
+90 e 0
+D0
+A heavy door.
+~
+door~
+1 9050 8007
+D1
+~
+~
+0 -1 8005
+D2
+~
+~
+0 -1 8008
+D3
+~
+~
+0 -1 8006
+S
+#8005
+The Training Yard~
+Straw and sand.
+~
+90 0 1
+D3
+~
+~
+0 -1 8004
+S
+#8006
+The Death Pit~
+Bones everywhere.
+~
+90 0 1
+D1
+~
+~
+0 -1 8004
+S
+#8007
+The Vault~
+An empty vault.
+~
+90 d 0
+D2
+~
+~
+1 9050 8004
+S
+#8008
+The Sparring Ring~
+A ring of rope.
+~
+90 0 1
+D0
+~
+~
+0 -1 8004
+S
+$~
+";
+
+pub const MOB: &str = "#9001
+dummy straw~
+a straw dummy~
+A straw dummy stands here.
+~
+A dummy stuffed with straw.
+~
+bd 0 0 S
+1 20 10 1d1+0 1d1+0
+5 3000
+8 8 0
+#9002
+fiend pit~
+a pit fiend~
+A pit fiend glares at you.
+~
+Huge.
+~
+bdf 0 0 S
+30 0 -10 10d10+1000 20d10+200
+0 1
+8 8 1
+#9003
+partner sparring~
+a sparring partner~
+A sparring partner bounces on his toes.
+~
+Patient.
+~
+bd 0 0 S
+1 20 10 1d1+500 1d1+0
+0 10
+8 8 1
+$
+";
+
+pub const OBJ: &str = "#9050
+key brass~
+a brass key~
+A brass key lies here.~
+~
+18 0 ao
+0 0 0 0
+1 10 1
+#9051
+sword~
+a test sword~
+A test sword lies here.~
+~
+5 0 an
+0 1 8 3
+4 100 10
+#9052
+bag~
+a cloth bag~
+A cloth bag lies here.~
+~
+15 0 a
+20 0 -1 0
+1 5 1
+$
+";
+
+pub const ZON: &str = "#90
+The Test Arena~
+9099 1 2
+M 0 9001 1 8005
+M 0 9002 1 8006
+M 0 9003 1 8008
+O 0 9051 1 8005
+O 0 9052 1 8005
+O 0 9050 1 8008
+D 0 8004 0 2
+S
+$
+";
+
+pub fn write(dir: &std::path::Path) {
+    for (kind, name, text) in [
+        ("wld", "t.wld", WLD),
+        ("mob", "t.mob", MOB),
+        ("obj", "t.obj", OBJ),
+        ("zon", "t.zon", ZON),
+    ] {
+        let d = dir.join(kind);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join(name), text).unwrap();
+        std::fs::write(d.join("index"), format!("{name}\n$\n")).unwrap();
+    }
+}
