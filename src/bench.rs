@@ -249,7 +249,7 @@ fn proc_sample(pid: u32) -> Option<(f64, u64)> {
 }
 
 pub async fn agents(args: BenchAgentsArgs) -> anyhow::Result<()> {
-    if args.count == 0 || !(args.rate > 0.0) {
+    if args.count == 0 || args.rate.is_nan() || args.rate <= 0.0 {
         bail!("--count must be at least 1 and --rate above 0");
     }
     let base = args.url.replacen("ws://", "http://", 1);

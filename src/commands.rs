@@ -28,7 +28,11 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     cfg.engine.linkdead_grace = Duration::from_secs(args.linkdead_secs);
     cfg.conns.total = args.max_connections;
     cfg.conns.per_ip = args.max_per_ip;
-    if !(args.login_rate > 0.0 && args.login_burst >= 1.0) {
+    if args.login_rate.is_nan()
+        || args.login_rate <= 0.0
+        || args.login_burst.is_nan()
+        || args.login_burst < 1.0
+    {
         bail!("--login-rate must be above 0 and --login-burst at least 1");
     }
     cfg.login.rate = args.login_rate;

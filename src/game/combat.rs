@@ -169,7 +169,7 @@ impl Engine {
         if !miss {
             dam = str_dam + damroll.max(if npc { 0 } else { i32::MIN }) + self.dice(dnum, dsize);
             if victim_pos < Position::Fighting {
-                dam = dam * (1 + (Position::Fighting as i32 - victim_pos as i32) / 3);
+                dam *= 1 + (Position::Fighting as i32 - victim_pos as i32) / 3;
             }
             dam = dam.max(1);
         }

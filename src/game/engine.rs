@@ -498,19 +498,19 @@ impl Engine {
     fn tick(&mut self) {
         self.pulse += 1;
         self.dispatch_queued();
-        if self.pulse % PULSES_PER_COMBAT_ROUND == 0 {
+        if self.pulse.is_multiple_of(PULSES_PER_COMBAT_ROUND) {
             self.combat_round();
         }
-        if self.pulse % PULSES_PER_MOB_AI == 0 {
+        if self.pulse.is_multiple_of(PULSES_PER_MOB_AI) {
             self.mob_activity();
         }
-        if self.pulse % PULSES_PER_ZONE_CHECK == 0 {
+        if self.pulse.is_multiple_of(PULSES_PER_ZONE_CHECK) {
             self.zone_update();
         }
-        if self.pulse % PULSES_PER_REGEN == 0 {
+        if self.pulse.is_multiple_of(PULSES_PER_REGEN) {
             self.regen_tick();
         }
-        if self.pulse % 10 == 0 {
+        if self.pulse.is_multiple_of(10) {
             self.housekeeping();
         }
         self.flush();

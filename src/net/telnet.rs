@@ -155,18 +155,10 @@ impl TelnetParser {
 }
 
 /// Replies to a client's negotiation: ECHO and SGA may be on; everything else is refused.
+#[derive(Default)]
 pub struct Options {
     answered: HashSet<(u8, u8)>,
     pub echo_off_requested: bool,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            answered: HashSet::new(),
-            echo_off_requested: false,
-        }
-    }
 }
 
 impl Options {

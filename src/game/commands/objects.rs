@@ -114,7 +114,7 @@ impl Engine {
             let targets = self.objs_matching(&c.contains.clone(), what);
             if targets.is_empty() {
                 self.act(
-                    &format!("There doesn't seem to be anything like that in $p."),
+                    "There doesn't seem to be anything like that in $p.",
                     ch,
                     None,
                     Some(container),
