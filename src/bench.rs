@@ -105,7 +105,7 @@ async fn run_agent(
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     let ws = match tokio::time::timeout(
         Duration::from_secs(20),
-        tokio_tungstenite::connect_async(&url),
+        tokio_tungstenite::connect_async_with_config(&url, None, true),
     )
     .await
     {

@@ -219,14 +219,23 @@ impl Engine {
                 if !self.pc_link_matches(char_id, link_id) {
                     return;
                 }
-                let Some(pc) = self
-                    .world
-                    .chars
-                    .get_mut(&char_id)
-                    .and_then(|c| c.pc.as_mut())
-                else {
+                let Some(ch) = self.world.chars.get_mut(&char_id) else {
                     return;
                 };
+                let idle = ch.wait == 0;
+                let Some(pc) = ch.pc.as_mut() else {
+                    return;
+                };
+                // A player who has not acted this pulse acts now: one command per pulse
+                // still holds, and the reply does not wait for the next tick.
+                if idle && pc.queue.is_empty() && !pc.acted_this_pulse {
+                    pc.acted_this_pulse = true;
+                    pc.pulse_re = id.clone();
+                    self.cur = Some((char_id, id));
+                    self.dispatch(char_id, &line);
+                    self.cur = None;
+                    return;
+                }
                 if pc.queue.len() >= MAX_QUEUED {
                     if let Some(l) = &pc.link {
                         let _ = l.tx.try_send(Out::Error {
@@ -523,6 +532,9 @@ impl Engine {
             let Some(ch) = self.world.chars.get_mut(&id) else {
                 continue;
             };
+            if let Some(pc) = ch.pc.as_mut() {
+                pc.acted_this_pulse = false;
+            }
             if ch.wait > 0 {
                 ch.wait -= 1;
                 continue;
@@ -532,6 +544,7 @@ impl Engine {
             };
             if let Some(pc) = ch.pc.as_mut() {
                 pc.pulse_re = q.id.clone();
+                pc.acted_this_pulse = true;
             }
             self.cur = Some((id, q.id));
             self.dispatch(id, &q.line);
