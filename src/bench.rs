@@ -18,30 +18,16 @@ use crate::cli::BenchAgentsArgs;
 
 /// A tiny HTTP/1.1 POST for the loopback admin API (no client library needed).
 pub async fn http_post(url: &str) -> anyhow::Result<String> {
-    let rest = url
-        .strip_prefix("http://")
-        .context("only http:// URLs are supported")?;
-    let (hostport, path) = rest
-        .split_once('/')
-        .map(|(h, p)| (h, format!("/{p}")))
-        .unwrap_or((rest, "/".into()));
-    let mut s = tokio::time::timeout(
-        Duration::from_secs(5),
-        tokio::net::TcpStream::connect(hostport),
-    )
-    .await
-    .context("connect timed out")??;
+    let rest = url.strip_prefix("http://").context("only http:// URLs are supported")?;
+    let (hostport, path) = rest.split_once('/').map(|(h, p)| (h, format!("/{p}"))).unwrap_or((rest, "/".into()));
+    let mut s =
+        tokio::time::timeout(Duration::from_secs(5), tokio::net::TcpStream::connect(hostport)).await.context("connect timed out")??;
     let req = format!("POST {path} HTTP/1.1\r\nHost: {hostport}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
     s.write_all(req.as_bytes()).await?;
     let mut buf = Vec::new();
-    tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut buf))
-        .await
-        .context("read timed out")??;
+    tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut buf)).await.context("read timed out")??;
     let text = String::from_utf8_lossy(&buf).into_owned();
-    let body = text
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())
-        .unwrap_or_default();
+    let body = text.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default();
     Ok(body)
 }
 
@@ -100,15 +86,11 @@ async fn run_agent(
     rate: f64,
     until: Instant,
     seed: u64,
+    ramp: tokio::sync::OwnedSemaphorePermit,
 ) -> Stats {
     let mut st = Stats::default();
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-    let ws = match tokio::time::timeout(
-        Duration::from_secs(20),
-        tokio_tungstenite::connect_async_with_config(&url, None, true),
-    )
-    .await
-    {
+    let ws = match tokio::time::timeout(Duration::from_secs(20), tokio_tungstenite::connect_async_with_config(&url, None, true)).await {
         Ok(Ok((ws, _))) => ws,
         Ok(Err(e)) => {
             *st.failures.entry(format!("connect: {e}")).or_default() += 1;
@@ -121,7 +103,8 @@ async fn run_agent(
     };
     st.connected = 1;
     let (mut tx, mut rx) = ws.split();
-    let login = json!({"type": "login", "data": {"player_name": name, "password": key, "is_agent": true, "harness": "pawns-bench"}}).to_string();
+    let login =
+        json!({"type": "login", "data": {"player_name": name, "password": key, "is_agent": true, "harness": "pawns-bench"}}).to_string();
     // Log in, honouring rate_limited answers.
     let mut logged = false;
     for _ in 0..50 {
@@ -150,9 +133,7 @@ async fn run_agent(
             }
         }
         match retry {
-            Some(ms) if !logged => {
-                tokio::time::sleep(Duration::from_millis(ms + rng.gen_range(0..50))).await
-            }
+            Some(ms) if !logged => tokio::time::sleep(Duration::from_millis(ms + rng.gen_range(0..50))).await,
             _ => break,
         }
     }
@@ -161,16 +142,19 @@ async fn run_agent(
         return st;
     }
     st.logged_in = 1;
-    let _ = tx.send(Message::text(json!({"type": "subscribe", "data": {"variables": ["ROOM_EXITS", "ROOM_MOBS", "FIGHTING", "HEALTH"]}}).to_string())).await;
+    // Logged in: let the next agent start connecting.
+    drop(ramp);
+    let _ = tx
+        .send(Message::text(
+            json!({"type": "subscribe", "data": {"variables": ["ROOM_EXITS", "ROOM_MOBS", "FIGHTING", "HEALTH"]}}).to_string(),
+        ))
+        .await;
     let mut exits: Vec<String> = Vec::new();
     let mut mobs: Vec<String> = Vec::new();
     let mut fighting = false;
     let mut pending: HashMap<String, Instant> = HashMap::new();
     let period = Duration::from_secs_f64(1.0 / rate.max(0.001));
-    let mut tick = tokio::time::interval_at(
-        tokio::time::Instant::now() + period.mul_f64(rng.gen::<f64>()),
-        period,
-    );
+    let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + period.mul_f64(rng.gen::<f64>()), period);
     let mut n = 0u64;
     let deadline = tokio::time::Instant::from_std(until);
     loop {
@@ -238,13 +222,7 @@ fn proc_sample(pid: u32) -> Option<(f64, u64)> {
     let f: Vec<&str> = after.split_whitespace().collect();
     let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let rss_kb = status
-        .lines()
-        .find(|l| l.starts_with("VmRSS:"))?
-        .split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()?;
+    let rss_kb = status.lines().find(|l| l.starts_with("VmRSS:"))?.split_whitespace().nth(1)?.parse().ok()?;
     Some((ticks / 100.0, rss_kb))
 }
 
@@ -256,43 +234,25 @@ pub async fn agents(args: BenchAgentsArgs) -> anyhow::Result<()> {
     let base = base.trim_end_matches("/ws").to_string();
     let keys: Vec<(String, String)> = match &args.keys {
         Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("reading {}", path.display()))?;
-            let keys: Vec<String> = text
-                .lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty())
-                .map(str::to_string)
-                .collect();
+            let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+            let keys: Vec<String> = text.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string).collect();
             if keys.len() < args.count {
-                bail!(
-                    "{} holds {} keys; --count is {}",
-                    path.display(),
-                    keys.len(),
-                    args.count
-                );
+                bail!("{} holds {} keys; --count is {}", path.display(), keys.len(), args.count);
             }
-            keys.into_iter()
-                .take(args.count)
-                .map(|k| (String::new(), k))
-                .collect()
+            keys.into_iter().take(args.count).map(|k| (String::new(), k)).collect()
         }
         None => {
             eprintln!("creating {} agent keys through {base} ...", args.count);
             let mut out = Vec::with_capacity(args.count);
             for i in 0..args.count {
                 let name = agent_name(&args.prefix, i);
-                let key = crate::commands::via_server(&base, &name)
-                    .await
-                    .with_context(|| format!("creating a key for {name}"))?;
+                let key = crate::commands::via_server(&base, &name).await.with_context(|| format!("creating a key for {name}"))?;
                 out.push((name, key));
             }
             out
         }
     };
-    let server_pid: Option<u32> = std::env::var("PAWNS_BENCH_SERVER_PID")
-        .ok()
-        .and_then(|p| p.parse().ok());
+    let server_pid: Option<u32> = std::env::var("PAWNS_BENCH_SERVER_PID").ok().and_then(|p| p.parse().ok());
     let before = server_pid.and_then(proc_sample);
     let ramp = Arc::new(Semaphore::new(args.ramp.max(1)));
     let start = Instant::now();
@@ -302,11 +262,8 @@ pub async fn agents(args: BenchAgentsArgs) -> anyhow::Result<()> {
         let permit = ramp.clone().acquire_owned().await?;
         let url = args.url.clone();
         let rate = args.rate;
-        tasks.push(tokio::spawn(async move {
-            // The permit is held only while connecting and logging in.
-            let _p = permit;
-            run_agent(url, name, key, rate, until, i as u64).await
-        }));
+        // The permit is held only while connecting and logging in.
+        tasks.push(tokio::spawn(run_agent(url, name, key, rate, until, i as u64, permit)));
     }
     let mut total = Stats::default();
     for t in tasks {
@@ -335,24 +292,11 @@ pub async fn agents(args: BenchAgentsArgs) -> anyhow::Result<()> {
         println!("{summary}");
     } else {
         println!("====== pawns bench agents ======");
-        println!(
-            "  agents:            {} ({} connected, {} logged in)",
-            args.count, total.connected, total.logged_in
-        );
-        println!(
-            "  rate:              {} commands/s per agent for {:.1}s",
-            args.rate, elapsed
-        );
+        println!("  agents:            {} ({} connected, {} logged in)", args.count, total.connected, total.logged_in);
+        println!("  rate:              {} commands/s per agent for {:.1}s", args.rate, elapsed);
         println!("  commands sent:     {}", total.sent);
         println!("  replies received:  {}", total.replies);
-        println!(
-            "  errors by code:    {}",
-            if total.errors.is_empty() {
-                "none".into()
-            } else {
-                format!("{:?}", total.errors)
-            }
-        );
+        println!("  errors by code:    {}", if total.errors.is_empty() { "none".into() } else { format!("{:?}", total.errors) });
         if !total.failures.is_empty() {
             println!("  failures:          {:?}", total.failures);
         }

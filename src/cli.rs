@@ -117,9 +117,7 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         Some(i) => s.split_at(i),
         None => (s, "s"),
     };
-    let n: f64 = num
-        .parse()
-        .map_err(|_| format!("'{s}' is not a duration (try 30s, 5m, 500ms)"))?;
+    let n: f64 = num.parse().map_err(|_| format!("'{s}' is not a duration (try 30s, 5m, 500ms)"))?;
     let secs = match unit {
         "ms" => n / 1000.0,
         "s" | "" => n,

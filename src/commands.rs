@@ -10,37 +10,22 @@ use crate::cli::{KeygenArgs, ServeArgs};
 use crate::server::{self, ServerConfig};
 
 pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
-    let filter = tracing_subscriber::EnvFilter::try_new(&args.log)
-        .with_context(|| format!("--log '{}' is not a log filter", args.log))?;
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .init();
-    let mut cfg = ServerConfig {
-        db: args.db.clone(),
-        world: args.world.clone(),
-        reimport: args.reimport,
-        ..Default::default()
-    };
+    let filter = tracing_subscriber::EnvFilter::try_new(&args.log).with_context(|| format!("--log '{}' is not a log filter", args.log))?;
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    let mut cfg = ServerConfig { db: args.db.clone(), world: args.world.clone(), reimport: args.reimport, ..Default::default() };
     if let Some(seed) = args.seed {
         cfg.engine.seed = seed;
     }
     cfg.engine.linkdead_grace = Duration::from_secs(args.linkdead_secs);
     cfg.conns.total = args.max_connections;
     cfg.conns.per_ip = args.max_per_ip;
-    if args.login_rate.is_nan()
-        || args.login_rate <= 0.0
-        || args.login_burst.is_nan()
-        || args.login_burst < 1.0
-    {
+    if args.login_rate.is_nan() || args.login_rate <= 0.0 || args.login_burst.is_nan() || args.login_burst < 1.0 {
         bail!("--login-rate must be above 0 and --login-burst at least 1");
     }
     cfg.login.rate = args.login_rate;
     cfg.login.burst = args.login_burst;
     let addr = format!("{}:{}", args.host, args.port);
-    let listener = tokio::net::TcpListener::bind(&addr)
-        .await
-        .with_context(|| format!("cannot listen on {addr}"))?;
+    let listener = tokio::net::TcpListener::bind(&addr).await.with_context(|| format!("cannot listen on {addr}"))?;
     let running = server::start(cfg, listener).await?;
     println!(
         "pawns: listening on {} (telnet, ws://{}/ws, http://{}/health); data file {}",
@@ -57,8 +42,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
 }
 
 pub async fn keygen(args: KeygenArgs) -> anyhow::Result<()> {
-    crate::auth::names::check(&args.name)
-        .map_err(|m| anyhow::anyhow!("invalid name '{}' (invalid_name): {m}", args.name))?;
+    crate::auth::names::check(&args.name).map_err(|m| anyhow::anyhow!("invalid name '{}' (invalid_name): {m}", args.name))?;
     let db = args.db.clone();
     let name = args.name.clone();
     let offline = tokio::task::spawn_blocking(move || -> Result<String, StoreError> {
@@ -66,43 +50,25 @@ pub async fn keygen(args: KeygenArgs) -> anyhow::Result<()> {
         Accounts::create_key(&store, &name).map_err(|e| StoreError::Codec(e.message()))
     })
     .await?;
-    let key =
-        match offline {
-            Ok(k) => k,
-            Err(StoreError::Locked { .. }) => via_server(&args.server, &args.name)
-                .await
-                .with_context(|| {
-                    format!(
-                        "{} is held by a running server, and asking it at {} failed",
-                        args.db.display(),
-                        args.server
-                    )
-                })?,
-            Err(e) => return Err(e.into()),
-        };
+    let key = match offline {
+        Ok(k) => k,
+        Err(StoreError::Locked { .. }) => via_server(&args.server, &args.name)
+            .await
+            .with_context(|| format!("{} is held by a running server, and asking it at {} failed", args.db.display(), args.server))?,
+        Err(e) => return Err(e.into()),
+    };
     println!("{key}");
-    eprintln!(
-        "Agent key for {} (shown once; only its hash is stored).",
-        crate::auth::names::display(&args.name)
-    );
+    eprintln!("Agent key for {} (shown once; only its hash is stored).", crate::auth::names::display(&args.name));
     Ok(())
 }
 
 /// Asks a running server for a key through its loopback-only admin API.
 pub async fn via_server(base: &str, name: &str) -> anyhow::Result<String> {
-    let url = format!(
-        "{}/api/admin/keygen?name={}",
-        base.trim_end_matches('/'),
-        name
-    );
+    let url = format!("{}/api/admin/keygen?name={}", base.trim_end_matches('/'), name);
     let body = crate::bench::http_post(&url).await?;
-    let v: serde_json::Value =
-        serde_json::from_str(&body).context("server answered with something that is not JSON")?;
+    let v: serde_json::Value = serde_json::from_str(&body).context("server answered with something that is not JSON")?;
     match v.get("key").and_then(|k| k.as_str()) {
         Some(k) => Ok(k.to_string()),
-        None => bail!(
-            "server refused: {}",
-            v.get("message").and_then(|m| m.as_str()).unwrap_or(&body)
-        ),
+        None => bail!("server refused: {}", v.get("message").and_then(|m| m.as_str()).unwrap_or(&body)),
     }
 }

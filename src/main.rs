@@ -7,10 +7,7 @@ use pawns::cli::{BenchCmd, Cli, Cmd};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let rt = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: cannot start the runtime: {e}");
@@ -21,9 +18,7 @@ fn main() -> ExitCode {
         match cli.command {
             Cmd::Serve(args) => pawns::commands::serve(args).await,
             Cmd::Keygen(args) => pawns::commands::keygen(args).await,
-            Cmd::Bench {
-                what: BenchCmd::Agents(args),
-            } => pawns::bench::agents(args).await,
+            Cmd::Bench { what: BenchCmd::Agents(args) } => pawns::bench::agents(args).await,
         }
     });
     match result {

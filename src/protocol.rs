@@ -20,10 +20,7 @@ pub struct ProtoError {
 
 impl ProtoError {
     pub fn new(code: &'static str, message: impl Into<String>) -> Self {
-        ProtoError {
-            code,
-            message: message.into(),
-        }
+        ProtoError { code, message: message.into() }
     }
 }
 
@@ -76,10 +73,7 @@ impl LoginData {
     }
     /// The secret offered: a password or an agent key (either field).
     pub fn secret(&self) -> Option<&str> {
-        self.api_key
-            .as_deref()
-            .filter(|s| !s.is_empty())
-            .or(self.password.as_deref().filter(|s| !s.is_empty()))
+        self.api_key.as_deref().filter(|s| !s.is_empty()).or(self.password.as_deref().filter(|s| !s.is_empty()))
     }
 }
 
@@ -115,17 +109,9 @@ fn field<T: for<'de> Deserialize<'de>>(data: Value, what: &str) -> Result<T, Pro
 /// Parses one text frame. Errors carry the code to send back; the id is recovered
 /// whenever the frame was an object with a string `id`, so even errors can carry `re`.
 pub fn parse_client(text: &str) -> Result<Inbound, (ProtoError, Option<Arc<str>>)> {
-    let v: Value = serde_json::from_str(text).map_err(|e| {
-        (
-            ProtoError::new("bad_request", format!("malformed JSON: {e}")),
-            None,
-        )
-    })?;
+    let v: Value = serde_json::from_str(text).map_err(|e| (ProtoError::new("bad_request", format!("malformed JSON: {e}")), None))?;
     let Value::Object(mut obj) = v else {
-        return Err((
-            ProtoError::new("bad_request", "a message must be a JSON object"),
-            None,
-        ));
+        return Err((ProtoError::new("bad_request", "a message must be a JSON object"), None));
     };
     let id: Option<Arc<str>> = match obj.remove("id") {
         None | Some(Value::Null) => None,
@@ -136,12 +122,7 @@ pub fn parse_client(text: &str) -> Result<Inbound, (ProtoError, Option<Arc<str>>
     let ty = match obj.remove("type") {
         Some(Value::String(s)) => s,
         Some(_) => return Err((ProtoError::new("bad_request", "type must be a string"), id)),
-        None => {
-            return Err((
-                ProtoError::new("bad_request", "missing required field: type"),
-                id,
-            ))
-        }
+        None => return Err((ProtoError::new("bad_request", "missing required field: type"), id)),
     };
     let data = match obj.remove("data") {
         None | Some(Value::Null) => Value::Object(Map::new()),
@@ -164,32 +145,16 @@ pub fn parse_client(text: &str) -> Result<Inbound, (ProtoError, Option<Arc<str>>
             }
         }
         "char_input" => {
-            let Value::Object(mut m) = data else {
-                unreachable!()
-            };
+            let Value::Object(mut m) = data else { unreachable!() };
             match m.remove("choice") {
                 Some(c @ (Value::String(_) | Value::Number(_))) => ClientMsg::CharInput(c),
-                _ => {
-                    return Err((
-                        ProtoError::new(
-                            "bad_request",
-                            "char_input: choice must be a string or number",
-                        ),
-                        id,
-                    ))
-                }
+                _ => return Err((ProtoError::new("bad_request", "char_input: choice must be a string or number"), id)),
             }
         }
         "hud" => ClientMsg::Hud(data),
         other => {
             return Err((
-                ProtoError::new(
-                    "unknown_type",
-                    format!(
-                        "unknown message type '{}'",
-                        other.chars().take(40).collect::<String>()
-                    ),
-                ),
+                ProtoError::new("unknown_type", format!("unknown message type '{}'", other.chars().take(40).collect::<String>())),
                 id,
             ))
         }
@@ -207,42 +172,24 @@ fn parse_command(data: Value) -> Result<CommandData, ProtoError> {
     let c: Cmd = field(data, "command")?;
     let mut line = c.command.trim().to_string();
     if line.is_empty() {
-        return Err(ProtoError::new(
-            "bad_request",
-            "command: command must not be empty",
-        ));
+        return Err(ProtoError::new("bad_request", "command: command must not be empty"));
     }
     if line.contains(['\n', '\r']) {
-        return Err(ProtoError::new(
-            "bad_request",
-            "command: one command per message (no newlines)",
-        ));
+        return Err(ProtoError::new("bad_request", "command: one command per message (no newlines)"));
     }
     for a in c.args.unwrap_or_default() {
         let s = match a {
             Value::String(s) => s,
             Value::Number(n) => n.to_string(),
-            _ => {
-                return Err(ProtoError::new(
-                    "bad_request",
-                    "command: args must be strings",
-                ))
-            }
+            _ => return Err(ProtoError::new("bad_request", "command: args must be strings")),
         };
         if s.contains(['\n', '\r']) {
-            return Err(ProtoError::new(
-                "bad_request",
-                "command: args must not contain newlines",
-            ));
+            return Err(ProtoError::new("bad_request", "command: args must not contain newlines"));
         }
         line.push(' ');
         line.push_str(&s);
     }
-    let verb = line
-        .split_whitespace()
-        .next()
-        .unwrap_or("")
-        .to_ascii_lowercase();
+    let verb = line.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
     Ok(CommandData { line, verb })
 }
 
@@ -257,13 +204,7 @@ fn envelope(ty: &str, seq: u64, data: Value, re: Option<&Arc<str>>) -> String {
     Value::Object(m).to_string()
 }
 
-pub fn error_frame(
-    seq: u64,
-    code: &str,
-    message: &str,
-    retry_after_ms: Option<u64>,
-    re: Option<&Arc<str>>,
-) -> String {
+pub fn error_frame(seq: u64, code: &str, message: &str, retry_after_ms: Option<u64>, re: Option<&Arc<str>>) -> String {
     let mut d = json!({"code": code, "message": message});
     if let Some(ms) = retry_after_ms {
         d["retry_after_ms"] = json!(ms);
@@ -274,28 +215,13 @@ pub fn error_frame(
 /// Renders an engine output as a JSON frame; `None` for outputs JSON clients do not get.
 pub fn render(seq: u64, out: &Out, token: &str) -> Option<String> {
     match out {
-        Out::Event {
-            kind,
-            text,
-            from,
-            re,
-        } => {
-            let mut d = json!({"type": kind, "text": text});
-            if let Some(f) = from {
-                d["from"] = json!(f);
-            }
-            Some(envelope("event", seq, d, re.as_ref()))
-        }
+        Out::Event { kind, text, from, re } => Some(event_frame(seq, *kind, text, from.as_deref(), re.as_deref())),
         Out::State { data, re } => {
             let mut d = serde_json::to_value(data).ok()?;
             d["token"] = json!(token);
             Some(envelope("state", seq, d, re.as_ref()))
         }
-        Out::Vars {
-            values,
-            re,
-            resumed,
-        } => {
+        Out::Vars { values, re, resumed } => {
             let mut m = Map::with_capacity(values.len() + 1);
             for (k, v) in values {
                 m.insert((*k).to_string(), v.clone());
@@ -305,12 +231,7 @@ pub fn render(seq: u64, out: &Out, token: &str) -> Option<String> {
             }
             Some(envelope("vars", seq, Value::Object(m), re.as_ref()))
         }
-        Out::Error {
-            code,
-            message,
-            re,
-            extra,
-        } => {
+        Out::Error { code, message, re, extra } => {
             let mut d = json!({"code": code, "message": message});
             if let Some(Value::Object(m)) = extra {
                 for (k, v) in m {
@@ -325,6 +246,49 @@ pub fn render(seq: u64, out: &Out, token: &str) -> Option<String> {
             c => Some(error_frame(seq, c, message, None, None)),
         },
     }
+}
+
+/// Appends `s` as a JSON string literal.
+pub fn push_json_str(out: &mut String, s: &str) {
+    use std::fmt::Write;
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// An `event` frame, built directly: the hot path of every broadcast, so no
+/// intermediate JSON tree.
+pub fn event_frame(seq: u64, kind: crate::game::EventKind, text: &str, from: Option<&str>, re: Option<&str>) -> String {
+    let mut o = String::with_capacity(64 + text.len());
+    o.push_str("{\"type\":\"event\",\"seq\":");
+    o.push_str(&seq.to_string());
+    o.push_str(",\"data\":{\"type\":\"");
+    o.push_str(kind.as_str());
+    o.push_str("\",\"text\":");
+    push_json_str(&mut o, text);
+    if let Some(f) = from {
+        o.push_str(",\"from\":");
+        push_json_str(&mut o, f);
+    }
+    o.push('}');
+    if let Some(r) = re {
+        o.push_str(",\"re\":");
+        push_json_str(&mut o, r);
+    }
+    o.push('}');
+    o
 }
 
 pub fn token_refresh_frame(seq: u64, token: &str) -> String {

@@ -72,12 +72,7 @@ pub struct Shared {
 
 pub enum LoginOutcome {
     In(LinkHandle),
-    Refused {
-        code: &'static str,
-        message: String,
-        close: bool,
-        kill: Option<oneshot::Sender<Frame>>,
-    },
+    Refused { code: &'static str, message: String, close: bool, kill: Option<oneshot::Sender<Frame>> },
 }
 
 impl Shared {
@@ -97,36 +92,16 @@ impl Shared {
 
     pub async fn who(&self) -> Vec<(String, bool)> {
         let (tx, rx) = oneshot::channel();
-        if self
-            .engine
-            .tx
-            .send(EngineMsg::Who { reply: tx })
-            .await
-            .is_err()
-        {
+        if self.engine.tx.send(EngineMsg::Who { reply: tx }).await.is_err() {
             return Vec::new();
         }
         rx.await.unwrap_or_default()
     }
 
     /// Places a character in the world through the engine.
-    pub async fn enter(
-        &self,
-        record: pawns_storage::CharacterRecord,
-        link: Link,
-        resumed: Option<bool>,
-    ) -> Option<CharId> {
+    pub async fn enter(&self, record: pawns_storage::CharacterRecord, link: Link, resumed: Option<bool>) -> Option<CharId> {
         let (tx, rx) = oneshot::channel();
-        self.engine
-            .tx
-            .send(EngineMsg::Enter {
-                record: Box::new(record),
-                link,
-                resumed,
-                reply: tx,
-            })
-            .await
-            .ok()?;
+        self.engine.tx.send(EngineMsg::Enter { record: Box::new(record), link, resumed, reply: tx }).await.ok()?;
         rx.await.ok().map(|r| r.char_id)
     }
 
@@ -151,31 +126,11 @@ impl Shared {
             engine: self.engine.clone(),
             hub: self.hub.clone(),
         });
-        let Some(char_id) = self
-            .enter(
-                record,
-                Link {
-                    id: link_id,
-                    tx: out_tx,
-                    json: true,
-                },
-                resumed,
-            )
-            .await
-        else {
-            return LoginOutcome::Refused {
-                code: "internal",
-                message: "the game is shutting down".into(),
-                close: true,
-                kill: None,
-            };
+        let Some(char_id) = self.enter(record, Link { id: link_id, tx: out_tx, json: true }, resumed).await else {
+            return LoginOutcome::Refused { code: "internal", message: "the game is shutting down".into(), close: true, kill: None };
         };
         let _ = bind.send(char_id);
-        let handle = LinkHandle {
-            link_id,
-            char_id,
-            ctl,
-        };
+        let handle = LinkHandle { link_id, char_id, ctl };
         self.hub.insert(&name, handle.clone());
         LoginOutcome::In(handle)
     }
@@ -191,12 +146,7 @@ impl Shared {
                 };
             }
         }
-        LoginOutcome::Refused {
-            code: e.code(),
-            message: e.message(),
-            close: false,
-            kill: Some(kill),
-        }
+        LoginOutcome::Refused { code: e.code(), message: e.message(), close: false, kill: Some(kill) }
     }
 
     /// A JSON login: resume, key, or password (protocol §4, §9).
@@ -209,34 +159,15 @@ impl Shared {
         pre_seq: u64,
     ) -> LoginOutcome {
         if let Some(resume) = &data.resume {
-            let now = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_secs())
-                .unwrap_or(0);
+            let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
             let claims = match self.token_key.verify(&resume.token, now) {
                 Ok(c) => c,
-                Err(why) => {
-                    return self.refuse(
-                        ip,
-                        AuthError::Failed(format!("resume refused: {why}")),
-                        kill,
-                    )
-                }
+                Err(why) => return self.refuse(ip, AuthError::Failed(format!("resume refused: {why}")), kill),
             };
             self.login_ok(ip);
             if let Some(h) = self.hub.get(&claims.name) {
                 let (tx, rx) = oneshot::channel();
-                if h.ctl
-                    .send(LinkCtl::Attach {
-                        sock,
-                        kill,
-                        last_seq: resume.last_seq,
-                        reply: tx,
-                    })
-                    .await
-                    .is_ok()
-                    && rx.await.is_ok()
-                {
+                if h.ctl.send(LinkCtl::Attach { sock, kill, last_seq: resume.last_seq, reply: tx }).await.is_ok() && rx.await.is_ok() {
                     return LoginOutcome::In(h);
                 }
                 return LoginOutcome::Refused {
@@ -249,28 +180,19 @@ impl Shared {
             // The session is gone (grace period over): a fresh start, flagged.
             let store = self.accounts.store().clone();
             let name = claims.name.clone();
-            let rec = tokio::task::spawn_blocking(move || store.character(&name))
-                .await
-                .ok()
-                .and_then(|r| r.ok())
-                .flatten();
+            let rec = tokio::task::spawn_blocking(move || store.character(&name)).await.ok().and_then(|r| r.ok()).flatten();
             return match rec {
                 Some(mut r) => {
                     r.is_agent |= data.wants_agent();
                     self.enter_json(r, sock, kill, pre_seq, Some(false)).await
                 }
-                None => self.refuse(
-                    ip,
-                    AuthError::Failed("resume refused: no such character".into()),
-                    kill,
-                ),
+                None => self.refuse(ip, AuthError::Failed("resume refused: no such character".into()), kill),
             };
         }
         match self.accounts.login(data).await {
             Ok(authed) => {
                 self.login_ok(ip);
-                self.enter_json(authed.record, sock, kill, pre_seq, None)
-                    .await
+                self.enter_json(authed.record, sock, kill, pre_seq, None).await
             }
             Err(e) => self.refuse(ip, e, kill),
         }
@@ -285,32 +207,15 @@ impl Shared {
         pre_seq: u64,
     ) -> LoginOutcome {
         let name = data.player_name.clone().unwrap_or_default();
-        match self
-            .accounts
-            .create(
-                &name,
-                data.secret().map(str::to_string),
-                c.class,
-                c.race,
-                c.sex,
-                false,
-            )
-            .await
-        {
+        match self.accounts.create(&name, data.secret().map(str::to_string), c.class, c.race, c.sex, false).await {
             Ok(mut authed) => {
                 authed.record.abilities = c.abilities;
                 let rec = authed.record.clone();
                 let store = self.accounts.store().clone();
                 let _ = tokio::task::spawn_blocking(move || store.save_characters(&[rec])).await;
-                self.enter_json(authed.record, sock, kill, pre_seq, None)
-                    .await
+                self.enter_json(authed.record, sock, kill, pre_seq, None).await
             }
-            Err(e) => LoginOutcome::Refused {
-                code: e.code(),
-                message: e.message(),
-                close: false,
-                kill: Some(kill),
-            },
+            Err(e) => LoginOutcome::Refused { code: e.code(), message: e.message(), close: false, kill: Some(kill) },
         }
     }
 }
@@ -332,14 +237,7 @@ impl RunningServer {
         let _ = self.shutdown_tx.send(true);
         let _ = self.accept.await;
         let (tx, rx) = oneshot::channel();
-        if self
-            .shared
-            .engine
-            .tx
-            .send(EngineMsg::Shutdown { reply: tx })
-            .await
-            .is_ok()
-        {
+        if self.shared.engine.tx.send(EngineMsg::Shutdown { reply: tx }).await.is_ok() {
             let _ = rx.await;
         }
         let _ = self.engine_task.await;
@@ -352,8 +250,7 @@ impl RunningServer {
 /// Opens the store and makes sure it holds a world: imports the starter world (or
 /// `cfg.world`) on first start, or when `reimport` says so; otherwise reads it back.
 pub fn prepare_store(cfg: &ServerConfig) -> anyhow::Result<(Store, crate::worldfile::WorldProto)> {
-    let (store, report) =
-        Store::open(&cfg.db).with_context(|| format!("opening {}", cfg.db.display()))?;
+    let (store, report) = Store::open(&cfg.db).with_context(|| format!("opening {}", cfg.db.display()))?;
     if report.created {
         tracing::info!(path = %cfg.db.display(), "created a new data file");
     }
@@ -364,22 +261,18 @@ pub fn prepare_store(cfg: &ServerConfig) -> anyhow::Result<(Store, crate::worldf
     let world = match (existing, &cfg.world, cfg.reimport) {
         (Some(w), None, _) | (Some(w), Some(_), false) => {
             let source = stored::source(&store)?.unwrap_or_default();
-            if let Some(dir) = cfg
-                .world
-                .as_ref()
-                .filter(|d| d.display().to_string() != source)
-            {
-                tracing::warn!("the data file already holds a world (from {source}); {} was not imported; pass --reimport to replace it", dir.display());
+            if let Some(dir) = cfg.world.as_ref().filter(|d| d.display().to_string() != source) {
+                tracing::warn!(
+                    "the data file already holds a world (from {source}); {} was not imported; pass --reimport to replace it",
+                    dir.display()
+                );
             }
             w
         }
         (_, dir, _) => {
             let (loaded, source) = match dir {
                 Some(d) => (worldfile::load_dir(d)?, d.display().to_string()),
-                None => (
-                    worldfile::load(&worldfile::StarterWorld)?,
-                    "starter".to_string(),
-                ),
+                None => (worldfile::load(&worldfile::StarterWorld)?, "starter".to_string()),
             };
             for w in &loaded.warnings {
                 tracing::warn!("world: {w}");
@@ -420,19 +313,7 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
         cfg,
     });
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
-    let accept = tokio::spawn(crate::net::listener::accept_loop(
-        listener,
-        shared.clone(),
-        shutdown_rx,
-    ));
+    let accept = tokio::spawn(crate::net::listener::accept_loop(listener, shared.clone(), shutdown_rx));
     tracing::info!(%addr, "pawns is listening (telnet, WebSocket /ws, HTTP /health)");
-    Ok(RunningServer {
-        addr,
-        shared,
-        shutdown_tx,
-        accept,
-        engine_task,
-        saves,
-        writer,
-    })
+    Ok(RunningServer { addr, shared, shutdown_tx, accept, engine_task, saves, writer })
 }

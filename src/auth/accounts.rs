@@ -31,10 +31,7 @@ impl AuthError {
     }
     pub fn message(&self) -> String {
         match self {
-            AuthError::Failed(m)
-            | AuthError::InvalidName(m)
-            | AuthError::BadRequest(m)
-            | AuthError::Internal(m) => m.clone(),
+            AuthError::Failed(m) | AuthError::InvalidName(m) | AuthError::BadRequest(m) | AuthError::Internal(m) => m.clone(),
             AuthError::NameTaken => "that name is taken".into(),
         }
     }
@@ -56,18 +53,11 @@ pub struct Accounts {
 }
 
 fn now_secs() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
 }
 
-async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> T + Send + 'static,
-) -> Result<T, AuthError> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(|e| AuthError::Internal(format!("worker failed: {e}")))
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, AuthError> {
+    tokio::task::spawn_blocking(f).await.map_err(|e| AuthError::Internal(format!("worker failed: {e}")))
 }
 
 fn internal(e: pawns_storage::StoreError) -> AuthError {
@@ -80,10 +70,14 @@ pub fn class_race(data: &LoginData) -> Result<(u8, u8), AuthError> {
     let class = data.class.unwrap_or(3);
     let race = data.race.unwrap_or(0);
     if !tables::valid_class(class) {
-        return Err(AuthError::BadRequest("class must be one of 0 (Magic-user), 1 (Cleric), 2 (Thief), 3 (Warrior), 8 (Ninja), 9 (Psionic)".into()));
+        return Err(AuthError::BadRequest(
+            "class must be one of 0 (Magic-user), 1 (Cleric), 2 (Thief), 3 (Warrior), 8 (Ninja), 9 (Psionic)".into(),
+        ));
     }
     if !tables::valid_race(race) {
-        return Err(AuthError::BadRequest("race must be one of 0 (Human), 1 (Elf), 2 (Dwarf), 3 (Kender), 4 (Minotaur), 5 (Rakshasa), 6 (Ssaur)".into()));
+        return Err(AuthError::BadRequest(
+            "race must be one of 0 (Human), 1 (Elf), 2 (Dwarf), 3 (Kender), 4 (Minotaur), 5 (Rakshasa), 6 (Ssaur)".into(),
+        ));
     }
     if class == 8 && race != 0 {
         return Err(AuthError::BadRequest("Ninja (8) is for humans only".into()));
@@ -105,14 +99,7 @@ impl Accounts {
         names::check(name).map_err(AuthError::InvalidName)?;
         let key = keys::generate();
         store
-            .put_agent_key(
-                &keys::hash(&key),
-                &AgentKeyRecord {
-                    name: name.to_ascii_lowercase(),
-                    created: now_secs(),
-                    revoked: false,
-                },
-            )
+            .put_agent_key(&keys::hash(&key), &AgentKeyRecord { name: name.to_ascii_lowercase(), created: now_secs(), revoked: false })
             .map_err(internal)?;
         Ok(key)
     }
@@ -126,45 +113,30 @@ impl Accounts {
         let name = data.player_name.clone().unwrap_or_default();
         names::check(&name).map_err(AuthError::InvalidName)?;
         let Some(password) = secret else {
-            return Err(AuthError::BadRequest(
-                "password (or api_key) is required".into(),
-            ));
+            return Err(AuthError::BadRequest("password (or api_key) is required".into()));
         };
         if data.new_char == Some(true) {
             let (class, race) = class_race(data)?;
             let sex = data.sex.unwrap_or(1).clamp(0, 2) as u8;
-            return self
-                .create(&name, Some(password), class, race, sex, data.wants_agent())
-                .await;
+            return self.create(&name, Some(password), class, race, sex, data.wants_agent()).await;
         }
         let store = self.store.clone();
         let lname = name.clone();
-        let (account, record) = blocking(move || {
-            Ok::<_, pawns_storage::StoreError>((store.account(&lname)?, store.character(&lname)?))
-        })
-        .await?
-        .map_err(internal)?;
+        let (account, record) = blocking(move || Ok::<_, pawns_storage::StoreError>((store.account(&lname)?, store.character(&lname)?)))
+            .await?
+            .map_err(internal)?;
         let (Some(account), Some(mut record)) = (account, record) else {
-            return Err(AuthError::Failed(
-                "no such character, or wrong password".into(),
-            ));
+            return Err(AuthError::Failed("no such character, or wrong password".into()));
         };
         let Some(hash) = account.password_hash else {
-            return Err(AuthError::Failed(
-                "this character logs in with an agent key".into(),
-            ));
+            return Err(AuthError::Failed("this character logs in with an agent key".into()));
         };
         let ok = blocking(move || passwords::verify(&password, &hash)).await?;
         if !ok {
-            return Err(AuthError::Failed(
-                "no such character, or wrong password".into(),
-            ));
+            return Err(AuthError::Failed("no such character, or wrong password".into()));
         }
         record.is_agent |= data.wants_agent();
-        Ok(Authed {
-            record,
-            created: false,
-        })
+        Ok(Authed { record, created: false })
     }
 
     async fn key_login(&self, key: String, data: &LoginData) -> Result<Authed, AuthError> {
@@ -172,31 +144,22 @@ impl Accounts {
             return Err(AuthError::Failed("unknown or revoked agent key".into()));
         }
         let store = self.store.clone();
-        let rec = blocking(move || store.agent_key(&keys::hash(&key)))
-            .await?
-            .map_err(internal)?;
+        let rec = blocking(move || store.agent_key(&keys::hash(&key))).await?.map_err(internal)?;
         let Some(rec) = rec.filter(|r| !r.revoked) else {
             return Err(AuthError::Failed("unknown or revoked agent key".into()));
         };
         if let Some(n) = data.player_name.as_deref().filter(|n| !n.is_empty()) {
             if !n.eq_ignore_ascii_case(&rec.name) {
-                return Err(AuthError::Failed(
-                    "this key belongs to another character".into(),
-                ));
+                return Err(AuthError::Failed("this key belongs to another character".into()));
             }
         }
         let store = self.store.clone();
         let name = rec.name.clone();
-        let existing = blocking(move || store.character(&name))
-            .await?
-            .map_err(internal)?;
+        let existing = blocking(move || store.character(&name)).await?.map_err(internal)?;
         match existing {
             Some(mut record) => {
                 record.is_agent = true;
-                Ok(Authed {
-                    record,
-                    created: false,
-                })
+                Ok(Authed { record, created: false })
             }
             None => {
                 let (class, race) = class_race(data)?;
@@ -219,55 +182,28 @@ impl Accounts {
         names::check(name).map_err(AuthError::InvalidName)?;
         let display = names::display(name);
         let hash = match password {
-            Some(p) => Some(
-                blocking(move || passwords::hash(&p))
-                    .await?
-                    .map_err(AuthError::Internal)?,
-            ),
+            Some(p) => Some(blocking(move || passwords::hash(&p)).await?.map_err(AuthError::Internal)?),
             None => None,
         };
         let abilities = {
             use rand::Rng;
             let mut rng = rand::thread_rng();
-            roll_abilities(class, race, &mut |lo: i32, hi: i32| {
-                rng.gen_range(lo..=hi.max(lo))
-            })
+            roll_abilities(class, race, &mut |lo: i32, hi: i32| rng.gen_range(lo..=hi.max(lo)))
         };
-        let record = new_record(
-            &display,
-            class,
-            race,
-            sex,
-            is_agent,
-            abilities,
-            self.start_room,
-        );
-        let account = Account {
-            name: display.clone(),
-            password_hash: hash,
-            is_agent,
-            created: now_secs(),
-        };
+        let record = new_record(&display, class, race, sex, is_agent, abilities, self.start_room);
+        let account = Account { name: display.clone(), password_hash: hash, is_agent, created: now_secs() };
         let store = self.store.clone();
         let r2 = record.clone();
-        let created = blocking(move || store.create_character(&account, &r2))
-            .await?
-            .map_err(internal)?;
+        let created = blocking(move || store.create_character(&account, &r2)).await?.map_err(internal)?;
         if !created {
             return Err(AuthError::NameTaken);
         }
-        Ok(Authed {
-            record,
-            created: true,
-        })
+        Ok(Authed { record, created: true })
     }
 
     pub async fn exists(&self, name: &str) -> Result<bool, AuthError> {
         let store = self.store.clone();
         let n = name.to_string();
-        Ok(blocking(move || store.account(&n))
-            .await?
-            .map_err(internal)?
-            .is_some())
+        Ok(blocking(move || store.account(&n)).await?.map_err(internal)?.is_some())
     }
 }

@@ -10,11 +10,7 @@ pub fn generate() -> String {
 }
 
 pub fn is_well_formed(key: &str) -> bool {
-    key.len() == 67
-        && key.starts_with("dp_")
-        && key[3..]
-            .bytes()
-            .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c))
+    key.len() == 67 && key.starts_with("dp_") && key[3..].bytes().all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c))
 }
 
 /// The stored form of a key.

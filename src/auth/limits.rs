@@ -20,12 +20,7 @@ pub struct TokenBucket {
 
 impl TokenBucket {
     pub fn new(rate: f64, burst: f64, now: Instant) -> Self {
-        TokenBucket {
-            tokens: burst,
-            last: now,
-            rate,
-            burst,
-        }
+        TokenBucket { tokens: burst, last: now, rate, burst }
     }
 
     /// Takes one token, or says how long until one is there.
@@ -53,12 +48,7 @@ pub struct LoginLimits {
 
 impl Default for LoginLimits {
     fn default() -> Self {
-        LoginLimits {
-            rate: 5.0,
-            burst: 10.0,
-            lockout_after: 10,
-            lockout_for: Duration::from_secs(15 * 60),
-        }
+        LoginLimits { rate: 5.0, burst: 10.0, lockout_after: 10, lockout_for: Duration::from_secs(15 * 60) }
     }
 }
 
@@ -81,10 +71,7 @@ pub struct LoginLimiter {
 
 impl LoginLimiter {
     pub fn new(limits: LoginLimits) -> Self {
-        LoginLimiter {
-            limits,
-            by_ip: Mutex::new(HashMap::new()),
-        }
+        LoginLimiter { limits, by_ip: Mutex::new(HashMap::new()) }
     }
 
     /// Called before each login attempt.
@@ -101,16 +88,12 @@ impl LoginLimiter {
         });
         if let Some(until) = st.locked_until {
             if until > now {
-                return Err(LoginDenied::LockedOut {
-                    retry_after_ms: until.duration_since(now).as_millis() as u64,
-                });
+                return Err(LoginDenied::LockedOut { retry_after_ms: until.duration_since(now).as_millis() as u64 });
             }
             st.locked_until = None;
             st.failures = 0;
         }
-        st.bucket
-            .take(now)
-            .map_err(|ms| LoginDenied::RateLimited { retry_after_ms: ms })
+        st.bucket.take(now).map_err(|ms| LoginDenied::RateLimited { retry_after_ms: ms })
     }
 
     /// A failed login; returns the lockout if this one triggered it.
@@ -124,9 +107,7 @@ impl LoginLimiter {
         st.failures += 1;
         if st.failures >= self.limits.lockout_after {
             st.locked_until = Some(now + self.limits.lockout_for);
-            return Some(LoginDenied::LockedOut {
-                retry_after_ms: self.limits.lockout_for.as_millis() as u64,
-            });
+            return Some(LoginDenied::LockedOut { retry_after_ms: self.limits.lockout_for.as_millis() as u64 });
         }
         None
     }
@@ -147,10 +128,7 @@ pub struct ConnLimits {
 
 impl Default for ConnLimits {
     fn default() -> Self {
-        ConnLimits {
-            total: 20_000,
-            per_ip: 10_000,
-        }
+        ConnLimits { total: 20_000, per_ip: 10_000 }
     }
 }
 
@@ -169,11 +147,7 @@ pub struct ConnPermit {
 impl Drop for ConnPermit {
     fn drop(&mut self) {
         self.limiter.total.fetch_sub(1, Ordering::SeqCst);
-        let mut m = self
-            .limiter
-            .per_ip
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let mut m = self.limiter.per_ip.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(n) = m.get_mut(&self.ip) {
             *n -= 1;
             if *n == 0 {
@@ -185,11 +159,7 @@ impl Drop for ConnPermit {
 
 impl ConnLimiter {
     pub fn new(limits: ConnLimits) -> Arc<Self> {
-        Arc::new(ConnLimiter {
-            limits,
-            total: AtomicUsize::new(0),
-            per_ip: Mutex::new(HashMap::new()),
-        })
+        Arc::new(ConnLimiter { limits, total: AtomicUsize::new(0), per_ip: Mutex::new(HashMap::new()) })
     }
 
     pub fn acquire(self: &Arc<Self>, ip: IpAddr) -> Option<ConnPermit> {
@@ -200,10 +170,7 @@ impl ConnLimiter {
         }
         m.insert(ip, n + 1);
         self.total.fetch_add(1, Ordering::SeqCst);
-        Some(ConnPermit {
-            limiter: self.clone(),
-            ip,
-        })
+        Some(ConnPermit { limiter: self.clone(), ip })
     }
 
     pub fn open(&self) -> usize {
@@ -231,11 +198,7 @@ mod tests {
 
     #[test]
     fn ten_failures_lock_out_and_success_resets() {
-        let l = LoginLimiter::new(LoginLimits {
-            rate: 1000.0,
-            burst: 1000.0,
-            ..Default::default()
-        });
+        let l = LoginLimiter::new(LoginLimits { rate: 1000.0, burst: 1000.0, ..Default::default() });
         let t = Instant::now();
         for _ in 0..9 {
             assert!(l.check(IP, t).is_ok());
@@ -245,20 +208,14 @@ mod tests {
         for _ in 0..9 {
             assert!(l.failure(IP, t).is_none());
         }
-        assert!(matches!(
-            l.failure(IP, t),
-            Some(LoginDenied::LockedOut { .. })
-        ));
+        assert!(matches!(l.failure(IP, t), Some(LoginDenied::LockedOut { .. })));
         assert!(matches!(l.check(IP, t), Err(LoginDenied::LockedOut { .. })));
         assert!(l.check(IP, t + Duration::from_secs(15 * 60 + 1)).is_ok());
     }
 
     #[test]
     fn permits_never_leak() {
-        let c = ConnLimiter::new(ConnLimits {
-            total: 3,
-            per_ip: 2,
-        });
+        let c = ConnLimiter::new(ConnLimits { total: 3, per_ip: 2 });
         let a = c.acquire(IP).unwrap();
         let b = c.acquire(IP).unwrap();
         assert!(c.acquire(IP).is_none(), "per-address cap");

@@ -1,24 +1,17 @@
 //! argon2id password hashes (PHC strings). Both functions are slow by design: call
 //! them from `spawn_blocking`, never on an async thread.
 
-use argon2::password_hash::{
-    rand_core::OsRng, PasswordHash, PasswordHasher, PasswordVerifier, SaltString,
-};
+use argon2::password_hash::{rand_core::OsRng, PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
 
 pub fn hash(password: &str) -> Result<String, String> {
     let salt = SaltString::generate(&mut OsRng);
-    Argon2::default()
-        .hash_password(password.as_bytes(), &salt)
-        .map(|h| h.to_string())
-        .map_err(|e| e.to_string())
+    Argon2::default().hash_password(password.as_bytes(), &salt).map(|h| h.to_string()).map_err(|e| e.to_string())
 }
 
 pub fn verify(password: &str, phc: &str) -> bool {
     match PasswordHash::new(phc) {
-        Ok(h) => Argon2::default()
-            .verify_password(password.as_bytes(), &h)
-            .is_ok(),
+        Ok(h) => Argon2::default().verify_password(password.as_bytes(), &h).is_ok(),
         Err(_) => false,
     }
 }

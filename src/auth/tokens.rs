@@ -28,11 +28,7 @@ impl TokenKey {
 
     pub fn issue(&self, name: &str, now: u64) -> String {
         let payload = format!("{}|{}", name.to_ascii_lowercase(), now);
-        format!(
-            "{}.{}",
-            URL_SAFE_NO_PAD.encode(&payload),
-            URL_SAFE_NO_PAD.encode(self.mac(payload.as_bytes()))
-        )
+        format!("{}.{}", URL_SAFE_NO_PAD.encode(&payload), URL_SAFE_NO_PAD.encode(self.mac(payload.as_bytes())))
     }
 
     /// Checks signature and age.
@@ -49,10 +45,7 @@ impl TokenKey {
         if now.saturating_sub(issued) > TOKEN_LIFETIME_SECS {
             return Err("token expired");
         }
-        Ok(Claims {
-            name: name.to_string(),
-            issued,
-        })
+        Ok(Claims { name: name.to_string(), issued })
     }
 }
 
@@ -64,23 +57,10 @@ mod tests {
     fn tokens_verify_expire_and_resist_tampering() {
         let k = TokenKey([7; 32]);
         let t = k.issue("Brenda", 1000);
-        assert_eq!(
-            k.verify(&t, 1001).unwrap(),
-            Claims {
-                name: "brenda".into(),
-                issued: 1000
-            }
-        );
-        assert_eq!(
-            k.verify(&t, 1000 + TOKEN_LIFETIME_SECS + 1),
-            Err("token expired")
-        );
+        assert_eq!(k.verify(&t, 1001).unwrap(), Claims { name: "brenda".into(), issued: 1000 });
+        assert_eq!(k.verify(&t, 1000 + TOKEN_LIFETIME_SECS + 1), Err("token expired"));
         assert!(TokenKey([8; 32]).verify(&t, 1001).is_err());
-        let forged = format!(
-            "{}.{}",
-            URL_SAFE_NO_PAD.encode("admin|1000"),
-            t.split_once('.').unwrap().1
-        );
+        let forged = format!("{}.{}", URL_SAFE_NO_PAD.encode("admin|1000"), t.split_once('.').unwrap().1);
         assert!(k.verify(&forged, 1001).is_err());
         assert!(k.verify("garbage", 1).is_err());
     }

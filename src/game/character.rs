@@ -52,7 +52,7 @@ pub struct PcState {
     pub subscribed: VarSet,
     /// What this session was last sent, per variable.
     pub last_sent: Option<Box<VarValues>>,
-    pub events: Vec<EventEntry>,
+    pub events: VecDeque<EventEntry>,
     pub events_dropped: u64,
     /// `id` of the command dispatched this pulse: the vars flush that follows carries it.
     pub pulse_re: Option<Arc<str>>,
@@ -116,16 +116,8 @@ impl Char {
         self.npc_vnum.is_some()
     }
 
-    pub fn from_mob(
-        id: CharId,
-        p: &MobProto,
-        room: RoomId,
-        roll: &mut impl FnMut(i32, i32) -> i32,
-    ) -> Char {
-        let hp = (0..p.hit_dice.num.clamp(0, 1000))
-            .map(|_| roll(1, p.hit_dice.size.max(1)))
-            .sum::<i32>()
-            + p.hit_dice.plus;
+    pub fn from_mob(id: CharId, p: &MobProto, room: RoomId, roll: &mut impl FnMut(i32, i32) -> i32) -> Char {
+        let hp = (0..p.hit_dice.num.clamp(0, 1000)).map(|_| roll(1, p.hit_dice.size.max(1))).sum::<i32>() + p.hit_dice.plus;
         let hp = hp.max(1);
         let pos = Position::from_file(p.default_position);
         Char {
@@ -168,12 +160,7 @@ impl Char {
         }
     }
 
-    pub fn from_record(
-        id: CharId,
-        r: &pawns_storage::CharacterRecord,
-        room: RoomId,
-        password_hash: Option<String>,
-    ) -> Char {
+    pub fn from_record(id: CharId, r: &pawns_storage::CharacterRecord, room: RoomId, password_hash: Option<String>) -> Char {
         Char {
             id,
             npc_vnum: None,
@@ -216,7 +203,7 @@ impl Char {
                 queue: VecDeque::new(),
                 subscribed: VarSet::empty(),
                 last_sent: None,
-                events: Vec::new(),
+                events: VecDeque::new(),
                 events_dropped: 0,
                 pulse_re: None,
                 sent_this_pulse: false,

@@ -37,11 +37,7 @@ pub fn death_exp_loss(exp: i64) -> i64 {
 pub fn kill_exp(victim_exp: i64, victim_level: u8, level: u8) -> i64 {
     let base = (victim_exp / 3).max(1);
     let diff = victim_level as i64 - level as i64;
-    let scaled = if diff >= 0 {
-        base + base * diff.min(10) / 10
-    } else {
-        base * (10 + diff.max(-9)) / 10
-    };
+    let scaled = if diff >= 0 { base + base * diff.min(10) / 10 } else { base * (10 + diff.max(-9)) / 10 };
     scaled.max(1)
 }
 
@@ -106,13 +102,7 @@ impl Engine {
     }
 
     pub fn combat_round(&mut self) {
-        let fighters: Vec<CharId> = self
-            .world
-            .chars
-            .values()
-            .filter(|c| c.fighting.is_some())
-            .map(|c| c.id)
-            .collect();
+        let fighters: Vec<CharId> = self.world.chars.values().filter(|c| c.fighting.is_some()).map(|c| c.id).collect();
         for id in fighters {
             let Some(c) = self.world.ch(id) else { continue };
             let Some(v) = c.fighting else { continue };
@@ -145,16 +135,9 @@ impl Engine {
             return;
         }
         let (str_hit, str_dam) = tables::str_bonus(c.str_());
-        let thaco = if c.is_npc() {
-            20
-        } else {
-            tables::thac0(c.class, c.level)
-        } - str_hit
-            - c.hitroll;
+        let thaco = if c.is_npc() { 20 } else { tables::thac0(c.class, c.level) } - str_hit - c.hitroll;
         let victim_ac = (self.armour_class(victim) / 10).clamp(-10, 10);
-        let weapon = c.equipment[16]
-            .and_then(|o| self.world.obj(o))
-            .filter(|o| o.item_type == item_type::WEAPON);
+        let weapon = c.equipment[16].and_then(|o| self.world.obj(o)).filter(|o| o.item_type == item_type::WEAPON);
         let (dnum, dsize, wtype) = match weapon {
             Some(w) => (w.values[1], w.values[2], w.values[3].clamp(0, 14) as usize),
             None if c.is_npc() => (c.npc_damage.num, c.npc_damage.size, 0),
@@ -190,26 +173,10 @@ impl Engine {
                 format!("$n tickles you as $e {plur} you."),
                 format!("$n tickles $N as $e {plur} $M."),
             ),
-            3..=4 => (
-                format!("You barely {sing} $N."),
-                format!("$n barely {plur} you."),
-                format!("$n barely {plur} $N."),
-            ),
-            5..=6 => (
-                format!("You {sing} $N."),
-                format!("$n {plur} you."),
-                format!("$n {plur} $N."),
-            ),
-            7..=10 => (
-                format!("You {sing} $N hard."),
-                format!("$n {plur} you hard."),
-                format!("$n {plur} $N hard."),
-            ),
-            11..=14 => (
-                format!("You {sing} $N very hard."),
-                format!("$n {plur} you very hard."),
-                format!("$n {plur} $N very hard."),
-            ),
+            3..=4 => (format!("You barely {sing} $N."), format!("$n barely {plur} you."), format!("$n barely {plur} $N.")),
+            5..=6 => (format!("You {sing} $N."), format!("$n {plur} you."), format!("$n {plur} $N.")),
+            7..=10 => (format!("You {sing} $N hard."), format!("$n {plur} you hard."), format!("$n {plur} $N hard.")),
+            11..=14 => (format!("You {sing} $N very hard."), format!("$n {plur} you very hard."), format!("$n {plur} $N very hard.")),
             15..=19 => (
                 format!("You {sing} $N extremely hard."),
                 format!("$n {plur} you extremely hard."),
@@ -226,30 +193,9 @@ impl Engine {
                 format!("$n OBLITERATES $N with $s deadly {sing}!"),
             ),
         };
-        self.act(
-            &to_char,
-            ch,
-            Some(victim),
-            None,
-            To::Actor,
-            EventKind::Combat,
-        );
-        self.act(
-            &to_vict,
-            ch,
-            Some(victim),
-            None,
-            To::Victim,
-            EventKind::Combat,
-        );
-        self.act(
-            &to_room,
-            ch,
-            Some(victim),
-            None,
-            To::NotVictim,
-            EventKind::Combat,
-        );
+        self.act(&to_char, ch, Some(victim), None, To::Actor, EventKind::Combat);
+        self.act(&to_vict, ch, Some(victim), None, To::Victim, EventKind::Combat);
+        self.act(&to_room, ch, Some(victim), None, To::NotVictim, EventKind::Combat);
     }
 
     /// Applies damage, updates position, and handles death.
@@ -276,40 +222,19 @@ impl Engine {
         let pos = v.position;
         match pos {
             Position::Dead => self.die(victim, Some(ch)),
-            Position::MortallyWounded => self.act(
-                "$n is mortally wounded, and will die soon, if not aided.",
-                victim,
-                None,
-                None,
-                To::Room,
-                EventKind::Combat,
-            ),
-            Position::Incapacitated => self.act(
-                "$n is incapacitated and will slowly die, if not aided.",
-                victim,
-                None,
-                None,
-                To::Room,
-                EventKind::Combat,
-            ),
-            Position::Stunned => self.act(
-                "$n is stunned, but will probably regain consciousness again.",
-                victim,
-                None,
-                None,
-                To::Room,
-                EventKind::Combat,
-            ),
+            Position::MortallyWounded => {
+                self.act("$n is mortally wounded, and will die soon, if not aided.", victim, None, None, To::Room, EventKind::Combat)
+            }
+            Position::Incapacitated => {
+                self.act("$n is incapacitated and will slowly die, if not aided.", victim, None, None, To::Room, EventKind::Combat)
+            }
+            Position::Stunned => {
+                self.act("$n is stunned, but will probably regain consciousness again.", victim, None, None, To::Room, EventKind::Combat)
+            }
             _ => {}
         }
-        if matches!(
-            pos,
-            Position::MortallyWounded | Position::Incapacitated | Position::Stunned
-        ) {
-            self.send_text(
-                victim,
-                "You are in a bad way, and will die soon if not aided.",
-            );
+        if matches!(pos, Position::MortallyWounded | Position::Incapacitated | Position::Stunned) {
+            self.send_text(victim, "You are in a bad way, and will die soon if not aided.");
         }
     }
 
@@ -323,41 +248,19 @@ impl Engine {
         let v_exp = v.exp;
         let v_name = v.name.clone();
         let v_npc = v.is_npc();
-        let fighters: Vec<CharId> = self
-            .world
-            .chars
-            .values()
-            .filter(|c| c.fighting == Some(victim))
-            .map(|c| c.id)
-            .collect();
+        let fighters: Vec<CharId> = self.world.chars.values().filter(|c| c.fighting == Some(victim)).map(|c| c.id).collect();
         for f in fighters {
             self.stop_fighting(f);
         }
         self.stop_fighting(victim);
-        self.act(
-            "$n is dead!  R.I.P.",
-            victim,
-            None,
-            None,
-            To::Room,
-            EventKind::Death,
-        );
+        self.act("$n is dead!  R.I.P.", victim, None, None, To::Room, EventKind::Death);
         self.room_event_agents(room, victim, "death", &format!("{v_name} is dead."));
-        self.send_event(
-            victim,
-            EventKind::Death,
-            "You are dead!  Sorry...".into(),
-            None,
-        );
+        self.send_event(victim, EventKind::Death, "You are dead!  Sorry...".into(), None);
         self.make_corpse(victim);
         if let Some(k) = killer.filter(|k| *k != victim) {
             if self.world.ch(k).is_some_and(|c| c.pc.is_some()) {
                 let k_level = self.world.ch(k).map(|c| c.level).unwrap_or(1);
-                let gain = if v_npc {
-                    kill_exp(v_exp, v_level, k_level)
-                } else {
-                    0
-                };
+                let gain = if v_npc { kill_exp(v_exp, v_level, k_level) } else { 0 };
                 if let Some(kc) = self.world.chars.get_mut(&k) {
                     kc.kills += 1;
                 }
@@ -395,30 +298,15 @@ impl Engine {
             victim,
             EventEntry {
                 kind: "death",
-                text: Some(format!(
-                    "You were killed{}.",
-                    killer
-                        .map(|k| format!(" by {}", self.pers(k)))
-                        .unwrap_or_default()
-                )),
+                text: Some(format!("You were killed{}.", killer.map(|k| format!(" by {}", self.pers(k))).unwrap_or_default())),
                 from: None,
                 command: None,
                 count: None,
             },
         );
         self.world.move_char(victim, start);
-        self.act(
-            "$n appears in a swirl of ash beside the eternal fire.",
-            victim,
-            None,
-            None,
-            To::Room,
-            EventKind::System,
-        );
-        self.send_text(
-            victim,
-            "You wake beside the eternal fire, the taste of ash in your mouth.",
-        );
+        self.act("$n appears in a swirl of ash beside the eternal fire.", victim, None, None, To::Room, EventKind::System);
+        self.send_text(victim, "You wake beside the eternal fire, the taste of ash in your mouth.");
         let look = self.room_text(victim, false);
         self.send_text(victim, &look);
         self.send_state(victim);
@@ -426,24 +314,10 @@ impl Engine {
     }
 
     fn room_event_agents(&mut self, room: usize, except: CharId, kind: &'static str, text: &str) {
-        let people: Vec<CharId> = self.world.rooms[room]
-            .people
-            .iter()
-            .copied()
-            .filter(|p| *p != except)
-            .collect();
+        let people: Vec<CharId> = self.world.rooms[room].people.iter().copied().filter(|p| *p != except).collect();
         for p in people {
             if self.world.ch(p).is_some_and(|c| c.is_agent()) {
-                self.push_event(
-                    p,
-                    EventEntry {
-                        kind,
-                        text: Some(text.to_string()),
-                        from: None,
-                        command: None,
-                        count: None,
-                    },
-                );
+                self.push_event(p, EventEntry { kind, text: Some(text.to_string()), from: None, command: None, count: None });
             }
         }
     }
@@ -456,12 +330,7 @@ impl Engine {
         let name = v.name.clone();
         let level = v.level;
         let gold = v.gold;
-        let items: Vec<_> = v
-            .inventory
-            .iter()
-            .copied()
-            .chain(v.equipment.iter().flatten().copied())
-            .collect();
+        let items: Vec<_> = v.inventory.iter().copied().chain(v.equipment.iter().flatten().copied()).collect();
         let corpse = Obj {
             id: 0,
             vnum: 0,
@@ -498,15 +367,9 @@ impl Engine {
     /// A pile of coins as an object (goes into corpses; `get` turns it back into gold).
     pub fn money_obj(&mut self, amount: i64) -> u64 {
         let (short, long) = if amount == 1 {
-            (
-                "a gold coin".to_string(),
-                "One miserable gold coin is lying here.".to_string(),
-            )
+            ("a gold coin".to_string(), "One miserable gold coin is lying here.".to_string())
         } else {
-            (
-                format!("{amount} gold coins"),
-                format!("A pile of {amount} gold coins is lying here."),
-            )
+            (format!("{amount} gold coins"), format!("A pile of {amount} gold coins is lying here."))
         };
         let o = Obj {
             id: 0,
@@ -562,22 +425,8 @@ impl Engine {
         c.max_mana += mana;
         c.max_moves += mv;
         let level = c.level;
-        self.send_event(
-            id,
-            EventKind::LevelUp,
-            format!("You rise a level! You are now level {level}."),
-            None,
-        );
-        self.push_event(
-            id,
-            EventEntry {
-                kind: "level_up",
-                text: Some(format!("Level {level}.")),
-                from: None,
-                command: None,
-                count: None,
-            },
-        );
+        self.send_event(id, EventKind::LevelUp, format!("You rise a level! You are now level {level}."), None);
+        self.push_event(id, EventEntry { kind: "level_up", text: Some(format!("Level {level}.")), from: None, command: None, count: None });
         self.save_char(id);
     }
 }

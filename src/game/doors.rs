@@ -44,16 +44,10 @@ impl Engine {
     pub fn find_door(&self, room: RoomId, arg: &str, dir_arg: Option<&str>) -> Option<usize> {
         let r = &self.world.rooms[room];
         if let Some(d) = dir_arg.and_then(parse_dir) {
-            return r.proto.exits[d]
-                .as_ref()
-                .filter(|e| e.door_flags & 1 != 0)
-                .map(|_| d);
+            return r.proto.exits[d].as_ref().filter(|e| e.door_flags & 1 != 0).map(|_| d);
         }
         if let Some(d) = parse_dir(arg) {
-            if r.proto.exits[d]
-                .as_ref()
-                .is_some_and(|e| e.door_flags & 1 != 0)
-            {
+            if r.proto.exits[d].as_ref().is_some_and(|e| e.door_flags & 1 != 0) {
                 return Some(d);
             }
         }
@@ -73,24 +67,16 @@ impl Engine {
         let Some(c) = self.world.ch(ch) else {
             return false;
         };
-        c.inventory
-            .iter()
-            .chain(c.equipment[17].iter())
-            .any(|o| self.world.obj(*o).is_some_and(|o| o.vnum as i32 == key))
+        c.inventory.iter().chain(c.equipment[17].iter()).any(|o| self.world.obj(*o).is_some_and(|o| o.vnum as i32 == key))
     }
 
     fn set_door(&mut self, room: RoomId, dir: usize, closed: bool, locked: bool) {
         self.world.rooms[room].doors[dir].closed = closed;
         self.world.rooms[room].doors[dir].locked = locked;
-        if let Some(to) = self.world.rooms[room].proto.exits[dir]
-            .as_ref()
-            .map(|e| e.to_room)
-        {
+        if let Some(to) = self.world.rooms[room].proto.exits[dir].as_ref().map(|e| e.to_room) {
             if let Some(other) = self.world.room_of_vnum(to as u32) {
                 let back = REV_DIR[dir];
-                if self.world.rooms[other].proto.exits[back]
-                    .as_ref()
-                    .is_some_and(|e| e.to_room == self.world.rooms[room].proto.vnum as i32)
+                if self.world.rooms[other].proto.exits[back].as_ref().is_some_and(|e| e.to_room == self.world.rooms[room].proto.vnum as i32)
                 {
                     self.world.rooms[other].doors[back].closed = closed;
                     self.world.rooms[other].doors[back].locked = locked;
@@ -103,10 +89,7 @@ impl Engine {
     pub fn door_command(&mut self, ch: CharId, args: &str, op: DoorOp) -> bool {
         let mut words = args.split_whitespace();
         let Some(arg) = words.next() else {
-            self.send_text(
-                ch,
-                &format!("{} what?", super::messaging::capitalize(op.verb())),
-            );
+            self.send_text(ch, &format!("{} what?", super::messaging::capitalize(op.verb())));
             return false;
         };
         let dir_arg = words.next();
@@ -122,26 +105,13 @@ impl Engine {
         let Some(dir) = self.find_door(room, arg, dir_arg) else {
             self.send_text(
                 ch,
-                &format!(
-                    "There doesn't seem to be {} {} here.",
-                    if arg.starts_with(['a', 'e', 'i', 'o', 'u']) {
-                        "an"
-                    } else {
-                        "a"
-                    },
-                    arg
-                ),
+                &format!("There doesn't seem to be {} {} here.", if arg.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" }, arg),
             );
             return false;
         };
         let exit = self.world.rooms[room].proto.exits[dir].clone().unwrap();
         let st = self.world.rooms[room].doors[dir];
-        let kw = exit
-            .keywords
-            .split_whitespace()
-            .next()
-            .unwrap_or("door")
-            .to_string();
+        let kw = exit.keywords.split_whitespace().next().unwrap_or("door").to_string();
         let msg = match op {
             DoorOp::Open if !st.closed => Err("It's already open!"),
             DoorOp::Open if st.locked => Err("It seems to be locked."),
@@ -149,15 +119,11 @@ impl Engine {
             DoorOp::Lock if !st.closed => Err("You have to close it first."),
             DoorOp::Lock if st.locked => Err("It's already locked!"),
             DoorOp::Lock if exit.key < 0 => Err("There's no keyhole."),
-            DoorOp::Lock if !self.has_key(ch, exit.key) => {
-                Err("You don't seem to have the proper key.")
-            }
+            DoorOp::Lock if !self.has_key(ch, exit.key) => Err("You don't seem to have the proper key."),
             DoorOp::Unlock if !st.closed => Err("It's not closed."),
             DoorOp::Unlock if !st.locked => Err("It's already unlocked."),
             DoorOp::Unlock if exit.key < 0 => Err("There's no keyhole."),
-            DoorOp::Unlock if !self.has_key(ch, exit.key) => {
-                Err("You don't seem to have the proper key.")
-            }
+            DoorOp::Unlock if !self.has_key(ch, exit.key) => Err("You don't seem to have the proper key."),
             _ => Ok(()),
         };
         if let Err(m) = msg {
@@ -170,43 +136,19 @@ impl Engine {
             DoorOp::Lock => self.set_door(room, dir, true, true),
             DoorOp::Unlock => self.set_door(room, dir, true, false),
         }
-        self.send_text(
-            ch,
-            if matches!(op, DoorOp::Lock | DoorOp::Unlock) {
-                "*Click*"
-            } else {
-                "Ok."
-            },
-        );
+        self.send_text(ch, if matches!(op, DoorOp::Lock | DoorOp::Unlock) { "*Click*" } else { "Ok." });
         let verb = match op {
             DoorOp::Open => "opens",
             DoorOp::Close => "closes",
             DoorOp::Lock => "locks",
             DoorOp::Unlock => "unlocks",
         };
-        self.act(
-            &format!("$n {verb} the {kw}."),
-            ch,
-            None,
-            None,
-            To::Room,
-            EventKind::System,
-        );
+        self.act(&format!("$n {verb} the {kw}."), ch, None, None, To::Room, EventKind::System);
         // The other side hears it.
         if matches!(op, DoorOp::Open | DoorOp::Close) {
             if let Some(other) = self.world.room_of_vnum(exit.to_room as u32) {
-                let word = if op == DoorOp::Open {
-                    "opened"
-                } else {
-                    "closed"
-                };
-                self.send_room(
-                    other,
-                    &[],
-                    EventKind::System,
-                    &format!("The {kw} is {word} from the other side."),
-                    None,
-                );
+                let word = if op == DoorOp::Open { "opened" } else { "closed" };
+                self.send_room(other, &[], EventKind::System, &format!("The {kw} is {word} from the other side."), None);
             }
         }
         let _ = DIR_NAMES;
@@ -230,13 +172,9 @@ impl Engine {
             DoorOp::Close if flags & cont::CLOSED != 0 => Some("But it's already closed!"),
             DoorOp::Lock if flags & cont::CLOSED == 0 => Some("Maybe you should close it first..."),
             DoorOp::Lock if flags & cont::LOCKED != 0 => Some("It is locked already."),
-            DoorOp::Unlock if flags & cont::LOCKED == 0 => {
-                Some("Oh.. it wasn't locked, after all..")
-            }
+            DoorOp::Unlock if flags & cont::LOCKED == 0 => Some("Oh.. it wasn't locked, after all.."),
             DoorOp::Lock | DoorOp::Unlock if key < 0 => Some("That thing can't be locked."),
-            DoorOp::Lock | DoorOp::Unlock if !self.has_key(ch, key) => {
-                Some("You don't seem to have the proper key.")
-            }
+            DoorOp::Lock | DoorOp::Unlock if !self.has_key(ch, key) => Some("You don't seem to have the proper key."),
             _ => None,
         };
         if let Some(m) = err {
@@ -251,22 +189,8 @@ impl Engine {
                 DoorOp::Unlock => o.values[1] &= !cont::LOCKED,
             }
         }
-        self.send_text(
-            ch,
-            if matches!(op, DoorOp::Lock | DoorOp::Unlock) {
-                "*Click*"
-            } else {
-                "Ok."
-            },
-        );
-        self.act(
-            &format!("$n {}s $p.", op.verb()),
-            ch,
-            None,
-            Some(obj),
-            To::Room,
-            EventKind::System,
-        );
+        self.send_text(ch, if matches!(op, DoorOp::Lock | DoorOp::Unlock) { "*Click*" } else { "Ok." });
+        self.act(&format!("$n {}s $p.", op.verb()), ch, None, Some(obj), To::Room, EventKind::System);
         true
     }
 }

@@ -127,15 +127,7 @@ impl Engine {
     pub fn new(proto: WorldProto, cfg: EngineConfig, saves: SaveQueue) -> Engine {
         let world = World::new(proto);
         let start_room = world.room_of_vnum(cfg.start_room).unwrap_or(0);
-        let mut e = Engine {
-            world,
-            rng: StdRng::seed_from_u64(cfg.seed),
-            pulse: 0,
-            cfg,
-            saves,
-            cur: None,
-            start_room,
-        };
+        let mut e = Engine { world, rng: StdRng::seed_from_u64(cfg.seed), pulse: 0, cfg, saves, cur: None, start_room };
         e.reset_all_zones();
         e
     }
@@ -149,9 +141,7 @@ impl Engine {
     }
 
     pub fn dice(&mut self, num: i32, size: i32) -> i32 {
-        (0..num.clamp(0, 1000))
-            .map(|_| self.roll(1, size.max(1)))
-            .sum()
+        (0..num.clamp(0, 1000)).map(|_| self.roll(1, size.max(1))).sum()
     }
 
     fn pulses(&self, d: Duration) -> u64 {
@@ -191,31 +181,16 @@ impl Engine {
     }
 
     pub fn pc_link_matches(&self, id: CharId, link_id: u64) -> bool {
-        self.world
-            .ch(id)
-            .and_then(|c| c.pc.as_ref())
-            .and_then(|p| p.link.as_ref())
-            .is_some_and(|l| l.id == link_id)
+        self.world.ch(id).and_then(|c| c.pc.as_ref()).and_then(|p| p.link.as_ref()).is_some_and(|l| l.id == link_id)
     }
 
     fn handle(&mut self, msg: EngineMsg) {
         match msg {
-            EngineMsg::Enter {
-                record,
-                link,
-                resumed,
-                reply,
-            } => {
+            EngineMsg::Enter { record, link, resumed, reply } => {
                 let r = self.enter(*record, link, resumed);
                 let _ = reply.send(r);
             }
-            EngineMsg::Command {
-                char_id,
-                link_id,
-                line,
-                id,
-                received,
-            } => {
+            EngineMsg::Command { char_id, link_id, line, id, received } => {
                 if !self.pc_link_matches(char_id, link_id) {
                     return;
                 }
@@ -249,13 +224,7 @@ impl Engine {
                 }
                 pc.queue.push_back(Queued { line, id, received });
             }
-            EngineMsg::Subscribe {
-                char_id,
-                link_id,
-                names,
-                add,
-                re,
-            } => {
+            EngineMsg::Subscribe { char_id, link_id, names, add, re } => {
                 if self.pc_link_matches(char_id, link_id) {
                     self.subscribe(char_id, &names, add, re);
                 }
@@ -263,12 +232,7 @@ impl Engine {
             EngineMsg::Detach { char_id, link_id } => {
                 if self.pc_link_matches(char_id, link_id) {
                     let pulse = self.pulse;
-                    if let Some(pc) = self
-                        .world
-                        .chars
-                        .get_mut(&char_id)
-                        .and_then(|c| c.pc.as_mut())
-                    {
+                    if let Some(pc) = self.world.chars.get_mut(&char_id).and_then(|c| c.pc.as_mut()) {
                         if pc.link.as_ref().is_some_and(|l| !l.json) {
                             pc.link = None;
                         }
@@ -278,18 +242,9 @@ impl Engine {
                     self.act_room_others(char_id, "$n has lost $s link.");
                 }
             }
-            EngineMsg::Reattach {
-                char_id,
-                link_id,
-                resync,
-            } => {
+            EngineMsg::Reattach { char_id, link_id, resync } => {
                 if self.pc_link_matches(char_id, link_id) {
-                    if let Some(pc) = self
-                        .world
-                        .chars
-                        .get_mut(&char_id)
-                        .and_then(|c| c.pc.as_mut())
-                    {
+                    if let Some(pc) = self.world.chars.get_mut(&char_id).and_then(|c| c.pc.as_mut()) {
                         pc.linkdead_since = None;
                     }
                     self.act_room_others(char_id, "$n has reconnected.");
@@ -305,32 +260,17 @@ impl Engine {
                     self.send_all_vars(char_id, Some(false));
                 }
             }
-            EngineMsg::RateLimited {
-                char_id,
-                link_id,
-                command,
-            } => {
+            EngineMsg::RateLimited { char_id, link_id, command } => {
                 if self.pc_link_matches(char_id, link_id) {
                     self.push_event(
                         char_id,
-                        EventEntry {
-                            kind: "rate_limited",
-                            text: None,
-                            from: None,
-                            command: Some(command),
-                            count: None,
-                        },
+                        EventEntry { kind: "rate_limited", text: None, from: None, command: Some(command), count: None },
                     );
                 }
             }
             EngineMsg::Who { reply } => {
-                let list = self
-                    .world
-                    .players
-                    .values()
-                    .filter_map(|id| self.world.ch(*id))
-                    .map(|c| (c.name.clone(), c.is_agent()))
-                    .collect();
+                let list =
+                    self.world.players.values().filter_map(|id| self.world.ch(*id)).map(|c| (c.name.clone(), c.is_agent())).collect();
                 let _ = reply.send(list);
             }
             EngineMsg::Shutdown { .. } => {}
@@ -338,26 +278,13 @@ impl Engine {
     }
 
     /// Places a character in the world, or hands an in-world one to a new link.
-    fn enter(
-        &mut self,
-        record: pawns_storage::CharacterRecord,
-        link: Link,
-        resumed: Option<bool>,
-    ) -> EnterReply {
+    fn enter(&mut self, record: pawns_storage::CharacterRecord, link: Link, resumed: Option<bool>) -> EnterReply {
         let key = record.name.to_ascii_lowercase();
         if let Some(&id) = self.world.players.get(&key) {
             // Takeover or reconnect: the old link (if any) is told and closed.
-            let was_linked = self
-                .world
-                .ch(id)
-                .and_then(|c| c.pc.as_ref())
-                .is_some_and(|p| p.link.is_some() && p.linkdead_since.is_none());
+            let was_linked = self.world.ch(id).and_then(|c| c.pc.as_ref()).is_some_and(|p| p.link.is_some() && p.linkdead_since.is_none());
             // The old link hears why it ends (a link-dead one just ends).
-            self.close_link(
-                id,
-                "session_taken_over",
-                "This character logged in from elsewhere.",
-            );
+            self.close_link(id, "session_taken_over", "This character logged in from elsewhere.");
             if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
                 pc.link = Some(link);
                 pc.linkdead_since = None;
@@ -367,27 +294,14 @@ impl Engine {
             // state and vars come first (protocol §4), then the words.
             self.send_state(id);
             self.send_all_vars(id, resumed);
-            self.send_text(
-                id,
-                if was_linked {
-                    "You take over your own body, already in use!"
-                } else {
-                    "Reconnecting."
-                },
-            );
+            self.send_text(id, if was_linked { "You take over your own body, already in use!" } else { "Reconnecting." });
             if !was_linked {
                 self.act_room_others(id, "$n has reconnected.");
             }
-            return EnterReply {
-                char_id: id,
-                reconnected: true,
-            };
+            return EnterReply { char_id: id, reconnected: true };
         }
         let id = self.world.new_id();
-        let room = self
-            .world
-            .room_of_vnum(record.room_vnum)
-            .unwrap_or(self.start_room);
+        let room = self.world.room_of_vnum(record.room_vnum).unwrap_or(self.start_room);
         let mut ch = Char::from_record(id, &record, room, None);
         if let Some(pc) = ch.pc.as_mut() {
             pc.link = Some(link);
@@ -400,14 +314,8 @@ impl Engine {
         self.act_room_others(id, "$n has entered the game.");
         self.send_state(id);
         self.send_all_vars(id, resumed);
-        self.send_text(
-            id,
-            "Welcome to the land of Emberhold. May your journey be long.",
-        );
-        EnterReply {
-            char_id: id,
-            reconnected: false,
-        }
+        self.send_text(id, "Welcome to the land of Emberhold. May your journey be long.");
+        EnterReply { char_id: id, reconnected: false }
     }
 
     fn subscribe(&mut self, id: CharId, names: &[String], add: bool, re: Option<Arc<str>>) {
@@ -415,25 +323,14 @@ impl Engine {
         let Some(ch) = self.world.ch(id) else { return };
         let Some(pc) = ch.pc.as_ref() else { return };
         let before = pc.subscribed;
-        let after = if add {
-            VarSet(before.0 | set.0)
-        } else {
-            VarSet(before.0 & !set.0)
-        };
+        let after = if add { VarSet(before.0 | set.0) } else { VarSet(before.0 & !set.0) };
         let newly = VarSet(after.0 & !before.0);
         let values = if add && !newly.is_empty() {
             let v = vars::compute(&self.world, ch);
             let mut out = Vec::new();
             for (i, name) in VAR_NAMES.iter().enumerate() {
                 if newly.contains(i) {
-                    out.push((
-                        *name,
-                        if i == EVENTS_VAR {
-                            serde_json::json!([])
-                        } else {
-                            vars::value_of(&v, i)
-                        },
-                    ));
+                    out.push((*name, if i == EVENTS_VAR { serde_json::json!([]) } else { vars::value_of(&v, i) }));
                 }
             }
             Some(out)
@@ -454,11 +351,7 @@ impl Engine {
                 });
             }
             if let Some(values) = values {
-                let _ = l.tx.try_send(Out::Vars {
-                    values,
-                    re,
-                    resumed: None,
-                });
+                let _ = l.tx.try_send(Out::Vars { values, re, resumed: None });
             }
         }
     }
@@ -469,25 +362,14 @@ impl Engine {
         let v = vars::compute(&self.world, ch);
         let mut values = Vec::with_capacity(19);
         for (i, name) in VAR_NAMES.iter().enumerate() {
-            values.push((
-                *name,
-                if i == EVENTS_VAR {
-                    serde_json::json!([])
-                } else {
-                    vars::value_of(&v, i)
-                },
-            ));
+            values.push((*name, if i == EVENTS_VAR { serde_json::json!([]) } else { vars::value_of(&v, i) }));
         }
         let re = self.re_for(id);
         if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
             pc.last_sent = Some(Box::new(v));
             if let Some(l) = &pc.link {
                 if l.json {
-                    let _ = l.tx.try_send(Out::Vars {
-                        values,
-                        re,
-                        resumed,
-                    });
+                    let _ = l.tx.try_send(Out::Vars { values, re, resumed });
                 }
             }
         }
@@ -496,11 +378,15 @@ impl Engine {
     /// Queues an `EVENTS` entry for an agent (bounded; the overflow is counted).
     pub fn push_event(&mut self, id: CharId, e: EventEntry) {
         if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
+            // Only sessions that asked for EVENTS collect them.
+            if !pc.subscribed.contains(EVENTS_VAR) {
+                return;
+            }
             if pc.events.len() >= EVENTS_CAP {
-                pc.events.remove(0);
+                pc.events.pop_front();
                 pc.events_dropped += 1;
             }
-            pc.events.push(e);
+            pc.events.push_back(e);
         }
     }
 
@@ -561,10 +447,7 @@ impl Engine {
             let Some(pc) = self.world.ch(id).and_then(|c| c.pc.as_ref()) else {
                 continue;
             };
-            if pc
-                .linkdead_since
-                .is_some_and(|since| self.pulse - since >= grace)
-            {
+            if pc.linkdead_since.is_some_and(|since| self.pulse - since >= grace) {
                 self.act_room_others(id, "$n fades away.");
                 self.save_char(id);
                 self.world.extract_char(id);
@@ -579,6 +462,7 @@ impl Engine {
     /// End of pulse: real variable deltas, EVENTS, and telnet prompts.
     fn flush(&mut self) {
         let ids: Vec<CharId> = self.world.players.values().copied().collect();
+        let mut rooms = vars::RoomCache::new();
         for id in ids {
             let Some(ch) = self.world.ch(id) else {
                 continue;
@@ -607,7 +491,7 @@ impl Engine {
                 }
                 continue;
             }
-            let now = vars::compute(&self.world, ch);
+            let now = vars::compute_cached(&self.world, ch, &mut rooms);
             let mut values = Vec::new();
             match pc.last_sent.as_deref() {
                 Some(last) => {
@@ -631,15 +515,9 @@ impl Engine {
             if subs.contains(EVENTS_VAR) && (!pc.events.is_empty() || pc.events_dropped > 0) {
                 let mut list: Vec<serde_json::Value> = Vec::with_capacity(pc.events.len() + 1);
                 if pc.events_dropped > 0 {
-                    list.push(
-                        serde_json::json!({"type": "events_dropped", "count": pc.events_dropped}),
-                    );
+                    list.push(serde_json::json!({"type": "events_dropped", "count": pc.events_dropped}));
                 }
-                list.extend(
-                    pc.events
-                        .drain(..)
-                        .map(|e| serde_json::to_value(e).unwrap_or_default()),
-                );
+                list.extend(pc.events.drain(..).map(|e| serde_json::to_value(e).unwrap_or_default()));
                 pc.events_dropped = 0;
                 values.push(("EVENTS", serde_json::Value::Array(list)));
             } else if !subs.contains(EVENTS_VAR) {
@@ -649,14 +527,7 @@ impl Engine {
             let re = pc.pulse_re.take();
             if !values.is_empty() {
                 if let Some(l) = &pc.link {
-                    if l.tx
-                        .try_send(Out::Vars {
-                            values,
-                            re,
-                            resumed: None,
-                        })
-                        .is_err()
-                    {
+                    if l.tx.try_send(Out::Vars { values, re, resumed: None }).is_err() {
                         self.drop_slow_link(id);
                     }
                 }
@@ -678,10 +549,7 @@ impl Engine {
     pub fn close_link(&mut self, id: CharId, code: &'static str, message: &str) {
         if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
             if let Some(l) = pc.link.take() {
-                let _ = l.tx.try_send(Out::Close {
-                    code,
-                    message: message.to_string(),
-                });
+                let _ = l.tx.try_send(Out::Close { code, message: message.to_string() });
             }
         }
     }

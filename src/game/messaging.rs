@@ -27,21 +27,19 @@ impl Engine {
         }
     }
 
-    /// Sends one event to a player; mobs and link-dead players get nothing.
+    /// Sends one event to a player; mobs get nothing.
     pub fn send_event(&mut self, id: CharId, kind: EventKind, text: String, from: Option<String>) {
+        self.send_shared(id, kind, text.into(), from.map(Into::into));
+    }
+
+    /// Sends one event whose text is already shared (broadcasts build it once).
+    pub fn send_shared(&mut self, id: CharId, kind: EventKind, text: Arc<str>, from: Option<Arc<str>>) {
         let re = self.re_for(id);
         let mut slow = false;
         if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
             if let Some(l) = &pc.link {
                 pc.sent_this_pulse = true;
-                slow =
-                    l.tx.try_send(Out::Event {
-                        kind,
-                        text,
-                        from,
-                        re,
-                    })
-                    .is_err();
+                slow = l.tx.try_send(Out::Event { kind, text, from, re }).is_err();
             }
         }
         if slow {
@@ -53,48 +51,28 @@ impl Engine {
         self.send_event(id, EventKind::Text, text.to_string(), None);
     }
 
-    /// Sends to everyone in a room except `except`.
-    pub fn send_room(
-        &mut self,
-        room: RoomId,
-        except: &[CharId],
-        kind: EventKind,
-        text: &str,
-        from: Option<&str>,
-    ) {
+    /// Sends to everyone awake in a room except `except`.
+    pub fn send_room(&mut self, room: RoomId, except: &[CharId], kind: EventKind, text: &str, from: Option<&str>) {
+        let text: Arc<str> = text.into();
+        let from: Option<Arc<str>> = from.map(Into::into);
         let people: Vec<CharId> = self.world.rooms[room]
             .people
             .iter()
             .copied()
-            .filter(|p| !except.contains(p))
+            .filter(|p| !except.contains(p) && self.world.ch(*p).is_some_and(|c| c.pc.is_some() && c.awake()))
             .collect();
         for p in people {
-            if self
-                .world
-                .ch(p)
-                .is_some_and(|c| c.pc.is_some() && c.awake())
-            {
-                self.send_event(p, kind, text.to_string(), from.map(str::to_string));
-            }
+            self.send_shared(p, kind, text.clone(), from.clone());
         }
     }
 
     /// The name of `id` as others see it ("Brenda", "a small goblin").
     pub fn pers(&self, id: CharId) -> String {
-        self.world
-            .ch(id)
-            .map(|c| c.name.clone())
-            .unwrap_or_else(|| "someone".into())
+        self.world.ch(id).map(|c| c.name.clone()).unwrap_or_else(|| "someone".into())
     }
 
     /// Expands `$n $N $e $E $m $M $s $S $p` and capitalises the first letter.
-    pub fn expand(
-        &self,
-        template: &str,
-        actor: CharId,
-        victim: Option<CharId>,
-        obj: Option<ObjId>,
-    ) -> String {
+    pub fn expand(&self, template: &str, actor: CharId, victim: Option<CharId>, obj: Option<ObjId>) -> String {
         let mut out = String::with_capacity(template.len() + 16);
         let mut chars = template.chars();
         while let Some(c) = chars.next() {
@@ -114,11 +92,7 @@ impl Engine {
                 'M' => out.push_str(v.map(|c| him(c.sex)).unwrap_or("it")),
                 's' => out.push_str(a.map(|c| c.his()).unwrap_or("its")),
                 'S' => out.push_str(v.map(|c| c.his()).unwrap_or("its")),
-                'p' => out.push_str(
-                    &obj.and_then(|o| self.world.obj(o))
-                        .map(|o| o.short_descr.clone())
-                        .unwrap_or_default(),
-                ),
+                'p' => out.push_str(&obj.and_then(|o| self.world.obj(o)).map(|o| o.short_descr.clone()).unwrap_or_default()),
                 '$' => out.push('$'),
                 other => {
                     out.push('$');
@@ -130,15 +104,7 @@ impl Engine {
     }
 
     /// CircleMUD's `act`.
-    pub fn act(
-        &mut self,
-        template: &str,
-        actor: CharId,
-        victim: Option<CharId>,
-        obj: Option<ObjId>,
-        to: To,
-        kind: EventKind,
-    ) {
+    pub fn act(&mut self, template: &str, actor: CharId, victim: Option<CharId>, obj: Option<ObjId>, to: To, kind: EventKind) {
         let Some(room) = self.world.ch(actor).map(|c| c.room) else {
             return;
         };
@@ -148,11 +114,7 @@ impl Engine {
             To::Actor => self.send_event(actor, kind, text, None),
             To::Victim => {
                 if let Some(v) = victim {
-                    if self
-                        .world
-                        .ch(v)
-                        .is_some_and(|c| c.awake() || kind == EventKind::Combat)
-                    {
+                    if self.world.ch(v).is_some_and(|c| c.awake() || kind == EventKind::Combat) {
                         self.send_event(v, kind, text, from);
                     }
                 }
@@ -180,12 +142,7 @@ impl Engine {
         from: Option<&str>,
     ) {
         self.send_room(room, except, kind, text, from);
-        let people: Vec<CharId> = self.world.rooms[room]
-            .people
-            .iter()
-            .copied()
-            .filter(|p| !except.contains(p))
-            .collect();
+        let people: Vec<CharId> = self.world.rooms[room].people.iter().copied().filter(|p| !except.contains(p)).collect();
         for p in people {
             if self.world.ch(p).is_some_and(|c| c.is_agent()) {
                 self.push_event(

@@ -9,13 +9,7 @@ use super::world::CharId;
 
 impl Engine {
     pub fn mob_activity(&mut self) {
-        let mobs: Vec<CharId> = self
-            .world
-            .chars
-            .values()
-            .filter(|c| c.is_npc())
-            .map(|c| c.id)
-            .collect();
+        let mobs: Vec<CharId> = self.world.chars.values().filter(|c| c.is_npc()).map(|c| c.id).collect();
         for id in mobs {
             let Some(m) = self.world.ch(id) else { continue };
             if m.fighting.is_some() || m.position < Position::Standing {
@@ -29,21 +23,12 @@ impl Engine {
                 let remembered = m.memory.clone();
                 let target = self.world.rooms[room].people.iter().copied().find(|p| {
                     self.world.ch(*p).is_some_and(|c| {
-                        c.pc.is_some()
-                            && c.position > Position::Dead
-                            && (flags & mob_flag::AGGRESSIVE != 0 || remembered.contains(p))
+                        c.pc.is_some() && c.position > Position::Dead && (flags & mob_flag::AGGRESSIVE != 0 || remembered.contains(p))
                     })
                 });
                 if let Some(t) = target {
                     if remembered.contains(&t) {
-                        self.act(
-                            "$n screams, 'Hey!  You're the fiend that attacked me!!!'",
-                            id,
-                            None,
-                            None,
-                            To::Room,
-                            EventKind::Say,
-                        );
+                        self.act("$n screams, 'Hey!  You're the fiend that attacked me!!!'", id, None, None, To::Room, EventKind::Say);
                     }
                     self.hit(id, t);
                     continue;
@@ -58,14 +43,7 @@ impl Engine {
                     .max_by_key(|o| o.cost)
                     .map(|o| o.id);
                 if let Some(o) = best {
-                    self.act(
-                        "$n gets $p.",
-                        id,
-                        None,
-                        Some(o),
-                        To::Room,
-                        EventKind::System,
-                    );
+                    self.act("$n gets $p.", id, None, Some(o), To::Room, EventKind::System);
                     self.world.obj_to_char(o, id);
                     continue;
                 }

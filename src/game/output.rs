@@ -23,6 +23,25 @@ pub enum EventKind {
     System,
 }
 
+impl EventKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::Text => "text",
+            EventKind::Combat => "combat",
+            EventKind::Say => "say",
+            EventKind::Tell => "tell",
+            EventKind::Shout => "shout",
+            EventKind::Gossip => "gossip",
+            EventKind::Emote => "emote",
+            EventKind::Enter => "enter",
+            EventKind::Leave => "leave",
+            EventKind::Death => "death",
+            EventKind::LevelUp => "level_up",
+            EventKind::System => "system",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct RoomState {
     pub vnum: u32,
@@ -76,10 +95,11 @@ pub struct StateData {
 /// One output for one session.
 #[derive(Debug, Clone)]
 pub enum Out {
+    /// Text is shared: a broadcast clones a pointer per recipient, not the words.
     Event {
         kind: EventKind,
-        text: String,
-        from: Option<String>,
+        text: Arc<str>,
+        from: Option<Arc<str>>,
         re: Option<Arc<str>>,
     },
     State {
@@ -103,5 +123,8 @@ pub enum Out {
     /// Telnet prompt line (`< 20hp 100m 80mv >`); JSON sessions ignore it.
     Prompt(String),
     /// The engine is done with this session: `quit`, takeover, or shutdown.
-    Close { code: &'static str, message: String },
+    Close {
+        code: &'static str,
+        message: String,
+    },
 }

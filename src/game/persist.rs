@@ -73,10 +73,7 @@ pub fn spawn_writer(store: Arc<Store>) -> (SaveQueue, tokio::task::JoinHandle<()
 }
 
 fn now_secs() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
 }
 
 impl Engine {
@@ -86,14 +83,7 @@ impl Engine {
         if !self.world.obj_protos.contains_key(&o.vnum) {
             return None;
         }
-        Some(ObjRecord {
-            vnum: o.vnum,
-            contains: o
-                .contains
-                .iter()
-                .filter_map(|c| self.obj_record(*c))
-                .collect(),
-        })
+        Some(ObjRecord { vnum: o.vnum, contains: o.contains.iter().filter_map(|c| self.obj_record(*c)).collect() })
     }
 
     pub fn to_record(&self, id: CharId) -> Option<CharacterRecord> {
@@ -117,17 +107,8 @@ impl Engine {
             abilities: c.abilities,
             alignment: c.alignment,
             room_vnum: self.world.rooms[c.room].proto.vnum,
-            inventory: c
-                .inventory
-                .iter()
-                .filter_map(|o| self.obj_record(*o))
-                .collect(),
-            equipment: c
-                .equipment
-                .iter()
-                .enumerate()
-                .filter_map(|(s, o)| Some((s as u8, self.obj_record((*o)?)?)))
-                .collect(),
+            inventory: c.inventory.iter().filter_map(|o| self.obj_record(*o)).collect(),
+            equipment: c.equipment.iter().enumerate().filter_map(|(s, o)| Some((s as u8, self.obj_record((*o)?)?))).collect(),
             deaths: c.deaths,
             kills: c.kills,
             saved_at: now_secs(),

@@ -30,12 +30,7 @@ impl Engine {
                 }
             }
         }
-        let items = room
-            .contents
-            .iter()
-            .filter_map(|o| self.world.obj(*o))
-            .map(|o| o.short_descr.clone())
-            .collect();
+        let items = room.contents.iter().filter_map(|o| self.world.obj(*o)).map(|o| o.short_descr.clone()).collect();
         let exits = visible_exits(&self.world, ch.room);
         let doors = (0..6)
             .filter_map(|d| {
@@ -56,12 +51,7 @@ impl Engine {
                     } else {
                         "open"
                     },
-                    keyword: e
-                        .keywords
-                        .split_whitespace()
-                        .next()
-                        .unwrap_or("door")
-                        .to_string(),
+                    keyword: e.keywords.split_whitespace().next().unwrap_or("door").to_string(),
                 })
             })
             .collect();
@@ -105,12 +95,7 @@ impl Engine {
 
     /// Sends `state` to a JSON session (telnet sessions get the room as text instead).
     pub fn send_state(&mut self, id: CharId) {
-        let json = self
-            .world
-            .ch(id)
-            .and_then(|c| c.pc.as_ref())
-            .and_then(|p| p.link.as_ref())
-            .is_some_and(|l| l.json);
+        let json = self.world.ch(id).and_then(|c| c.pc.as_ref()).and_then(|p| p.link.as_ref()).is_some_and(|l| l.json);
         if !json {
             return;
         }
@@ -121,12 +106,7 @@ impl Engine {
         let mut slow = false;
         if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
             if let Some(l) = &pc.link {
-                slow =
-                    l.tx.try_send(Out::State {
-                        data: Box::new(StateData { player, room }),
-                        re,
-                    })
-                    .is_err();
+                slow = l.tx.try_send(Out::State { data: Box::new(StateData { player, room }), re }).is_err();
             }
         }
         if slow {
@@ -148,14 +128,7 @@ impl Engine {
             s.push('\n');
         }
         let exits = visible_exits(&self.world, ch.room);
-        s.push_str(&format!(
-            "[ Exits: {} ]\n",
-            if exits.is_empty() {
-                "none".to_string()
-            } else {
-                exits.join(" ")
-            }
-        ));
+        s.push_str(&format!("[ Exits: {} ]\n", if exits.is_empty() { "none".to_string() } else { exits.join(" ") }));
         for o in room.contents.iter().filter_map(|o| self.world.obj(*o)) {
             if !o.long_descr.is_empty() {
                 s.push_str(&o.long_descr);
@@ -185,11 +158,7 @@ impl Engine {
             return c.long_descr.clone();
         }
         let tag = if c.is_agent() { " [agent]" } else { "" };
-        let linkdead = if c.pc.as_ref().is_some_and(|p| p.link.is_none()) {
-            " (linkless)"
-        } else {
-            ""
-        };
+        let linkdead = if c.pc.as_ref().is_some_and(|p| p.link.is_none()) { " (linkless)" } else { "" };
         let pos = match c.position {
             Position::Sleeping => " is sleeping here",
             Position::Resting => " is resting here",
@@ -198,13 +167,6 @@ impl Engine {
             Position::Standing => " is standing here",
             _ => " is lying here, badly hurt",
         };
-        super::messaging::capitalize(&format!(
-            "{}{}{}{}{}.",
-            c.name,
-            tag,
-            linkdead,
-            pos,
-            fighting.unwrap_or_default()
-        ))
+        super::messaging::capitalize(&format!("{}{}{}{}{}.", c.name, tag, linkdead, pos, fighting.unwrap_or_default()))
     }
 }

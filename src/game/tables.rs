@@ -1,36 +1,13 @@
 //! Fixed game tables: classes, races, wear slots, positions, experience per level.
 
-pub const CLASSES: &[(u8, &str)] = &[
-    (0, "Magic-user"),
-    (1, "Cleric"),
-    (2, "Thief"),
-    (3, "Warrior"),
-    (8, "Ninja"),
-    (9, "Psionic"),
-];
-pub const RACES: &[(u8, &str)] = &[
-    (0, "Human"),
-    (1, "Elf"),
-    (2, "Dwarf"),
-    (3, "Kender"),
-    (4, "Minotaur"),
-    (5, "Rakshasa"),
-    (6, "Ssaur"),
-];
+pub const CLASSES: &[(u8, &str)] = &[(0, "Magic-user"), (1, "Cleric"), (2, "Thief"), (3, "Warrior"), (8, "Ninja"), (9, "Psionic")];
+pub const RACES: &[(u8, &str)] = &[(0, "Human"), (1, "Elf"), (2, "Dwarf"), (3, "Kender"), (4, "Minotaur"), (5, "Rakshasa"), (6, "Ssaur")];
 
 pub fn class_name(c: u8) -> &'static str {
-    CLASSES
-        .iter()
-        .find(|(n, _)| *n == c)
-        .map(|(_, s)| *s)
-        .unwrap_or("Warrior")
+    CLASSES.iter().find(|(n, _)| *n == c).map(|(_, s)| *s).unwrap_or("Warrior")
 }
 pub fn race_name(r: u8) -> &'static str {
-    RACES
-        .iter()
-        .find(|(n, _)| *n == r)
-        .map(|(_, s)| *s)
-        .unwrap_or("Human")
+    RACES.iter().find(|(n, _)| *n == r).map(|(_, s)| *s).unwrap_or("Human")
 }
 pub fn valid_class(c: i64) -> bool {
     CLASSES.iter().any(|(n, _)| *n as i64 == c)
@@ -78,8 +55,8 @@ pub fn thac0(class: u8, level: u8) -> i32 {
 }
 
 pub const WEAR_SLOTS: [&str; 18] = [
-    "light", "finger_r", "finger_l", "neck_1", "neck_2", "body", "head", "legs", "feet", "hands",
-    "arms", "shield", "about", "waist", "wrist_r", "wrist_l", "wield", "hold",
+    "light", "finger_r", "finger_l", "neck_1", "neck_2", "body", "head", "legs", "feet", "hands", "arms", "shield", "about", "waist",
+    "wrist_r", "wrist_l", "wield", "hold",
 ];
 /// What `equipment` prints before each slot.
 pub const WEAR_LABELS: [&str; 18] = [

@@ -33,11 +33,7 @@ pub fn is_name(kw: &str, keywords: &str) -> bool {
     if kw.is_empty() {
         return false;
     }
-    keywords.split_whitespace().any(|w| {
-        w.len() >= kw.len()
-            && w.is_char_boundary(kw.len())
-            && w[..kw.len()].eq_ignore_ascii_case(kw)
-    })
+    keywords.split_whitespace().any(|w| w.len() >= kw.len() && w.is_char_boundary(kw.len()) && w[..kw.len()].eq_ignore_ascii_case(kw))
 }
 
 const ARTICLES: [&str; 3] = ["a", "an", "the"];
@@ -53,11 +49,7 @@ pub fn first_keyword(keywords: &str) -> String {
 }
 
 /// Finds the `count`th element of `items` whose keywords match `kw`.
-pub fn find_nth<'a, T: Copy>(
-    items: impl IntoIterator<Item = (T, &'a str)>,
-    kw: &str,
-    n: usize,
-) -> Option<T> {
+pub fn find_nth<'a, T: Copy>(items: impl IntoIterator<Item = (T, &'a str)>, kw: &str, n: usize) -> Option<T> {
     let mut seen = 0;
     for (id, keywords) in items {
         if is_name(kw, keywords) {
@@ -73,11 +65,7 @@ pub fn find_nth<'a, T: Copy>(
 /// The `target_string` for element `index` of a list of keyword strings.
 pub fn target_string(all_keywords: &[&str], index: usize) -> String {
     let kw = first_keyword(all_keywords[index]);
-    let n = all_keywords[..index]
-        .iter()
-        .filter(|k| is_name(&kw, k))
-        .count()
-        + 1;
+    let n = all_keywords[..index].iter().filter(|k| is_name(&kw, k)).count() + 1;
     if n == 1 {
         kw
     } else {

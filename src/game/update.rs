@@ -29,19 +29,9 @@ impl Engine {
                 }
                 c.mark_dirty();
             }
-            let mgain = (c.max_mana / 10).max(1)
-                * if c.position <= Position::Resting {
-                    2
-                } else {
-                    1
-                };
+            let mgain = (c.max_mana / 10).max(1) * if c.position <= Position::Resting { 2 } else { 1 };
             c.mana = (c.mana + mgain).min(c.max_mana);
-            let vgain = (c.max_moves / 8).max(1)
-                * if c.position <= Position::Resting {
-                    2
-                } else {
-                    1
-                };
+            let vgain = (c.max_moves / 8).max(1) * if c.position <= Position::Resting { 2 } else { 1 };
             c.moves = (c.moves + vgain).min(c.max_moves);
         }
         // Corpses crumble; what they held falls to the floor.
@@ -55,22 +45,12 @@ impl Engine {
             }
         }
         for (id, loc) in expired {
-            let contents = self
-                .world
-                .obj(id)
-                .map(|o| o.contains.clone())
-                .unwrap_or_default();
+            let contents = self.world.obj(id).map(|o| o.contains.clone()).unwrap_or_default();
             if let ObjLoc::Room(r) = loc {
                 for c in contents {
                     self.world.obj_to_room(c, r);
                 }
-                self.send_room(
-                    r,
-                    &[],
-                    super::output::EventKind::System,
-                    "A corpse crumbles into dust.",
-                    None,
-                );
+                self.send_room(r, &[], super::output::EventKind::System, "A corpse crumbles into dust.", None);
             }
             self.world.extract_obj(id);
         }
@@ -85,10 +65,7 @@ mod tests {
     fn resting_and_sleeping_heal_faster_fighting_not_at_all() {
         let s = hit_gain(120, 4, Position::Standing, false);
         assert!(hit_gain(120, 4, Position::Resting, false) > s);
-        assert!(
-            hit_gain(120, 4, Position::Sleeping, false)
-                > hit_gain(120, 4, Position::Resting, false)
-        );
+        assert!(hit_gain(120, 4, Position::Sleeping, false) > hit_gain(120, 4, Position::Resting, false));
         assert_eq!(hit_gain(120, 4, Position::Fighting, true), 0);
     }
 }

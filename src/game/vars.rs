@@ -1,6 +1,9 @@
 //! The 19 protocol variables: computing them from the world and diffing them against
 //! what a session was last sent (protocol §6). Deltas are value-compared, never marked.
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -90,6 +93,17 @@ pub struct EquipVar {
     pub instance_id: String,
 }
 
+/// The variables that depend only on the room (the same for everyone in it), computed
+/// once per room per flush and shared.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RoomVars {
+    pub room_vnum: u32,
+    pub room_name: String,
+    pub room_exits: Vec<&'static str>,
+    pub room_mobs: Vec<RoomMobVar>,
+    pub room_items: Vec<ItemVar>,
+}
+
 /// Every variable but `EVENTS`, as typed values (cheap to compare).
 #[derive(Debug, Clone, PartialEq)]
 pub struct VarValues {
@@ -103,15 +117,14 @@ pub struct VarValues {
     pub position: &'static str,
     pub level: u8,
     pub exp: i64,
-    pub room_vnum: u32,
-    pub room_name: String,
-    pub room_exits: Vec<&'static str>,
-    pub room_mobs: Vec<RoomMobVar>,
-    pub room_items: Vec<ItemVar>,
+    pub room: Arc<RoomVars>,
     pub fighting: bool,
     pub inventory: Vec<ItemVar>,
     pub equipment: Vec<(usize, EquipVar)>,
 }
+
+/// Room variables already computed during one flush.
+pub type RoomCache = HashMap<usize, Arc<RoomVars>>;
 
 pub fn mob_instance_id(vnum: u32, id: u64) -> String {
     format!("mob_{vnum}_{id}")
@@ -132,11 +145,7 @@ pub fn position_of(c: &Char) -> &'static str {
 pub fn visible_exits(world: &World, room: usize) -> Vec<&'static str> {
     let r = &world.rooms[room];
     (0..6)
-        .filter(|d| {
-            r.proto.exits[*d].as_ref().is_some_and(|e| {
-                e.door_flags & crate::game::doors::EX_SECRET == 0 || !r.doors[*d].closed
-            })
-        })
+        .filter(|d| r.proto.exits[*d].as_ref().is_some_and(|e| e.door_flags & crate::game::doors::EX_SECRET == 0 || !r.doors[*d].closed))
         .map(|d| DIR_NAMES[d])
         .collect()
 }
@@ -155,13 +164,9 @@ fn item_vars(world: &World, ids: &[u64]) -> Vec<ItemVar> {
         .collect()
 }
 
-pub fn compute(world: &World, ch: &Char) -> VarValues {
-    let room = &world.rooms[ch.room];
-    let people: Vec<&Char> = room
-        .people
-        .iter()
-        .filter_map(|p| world.chars.get(p))
-        .collect();
+pub fn room_vars(world: &World, room_id: usize) -> RoomVars {
+    let room = &world.rooms[room_id];
+    let people: Vec<&Char> = room.people.iter().filter_map(|p| world.chars.get(p)).collect();
     let kws: Vec<&str> = people.iter().map(|c| c.keywords.as_str()).collect();
     let room_mobs = people
         .iter()
@@ -175,20 +180,28 @@ pub fn compute(world: &World, ch: &Char) -> VarValues {
             fighting: c.fighting.is_some(),
         })
         .collect();
+    RoomVars {
+        room_vnum: room.proto.vnum,
+        room_name: room.proto.name.clone(),
+        room_exits: visible_exits(world, room_id),
+        room_mobs,
+        room_items: item_vars(world, &room.contents),
+    }
+}
+
+pub fn compute(world: &World, ch: &Char) -> VarValues {
+    compute_cached(world, ch, &mut RoomCache::new())
+}
+
+pub fn compute_cached(world: &World, ch: &Char, cache: &mut RoomCache) -> VarValues {
+    let room = cache.entry(ch.room).or_insert_with(|| Arc::new(room_vars(world, ch.room))).clone();
     let equipment = ch
         .equipment
         .iter()
         .enumerate()
         .filter_map(|(slot, o)| {
             let o = world.objs.get(o.as_ref()?)?;
-            Some((
-                slot,
-                EquipVar {
-                    name: o.short_descr.clone(),
-                    vnum: o.vnum,
-                    instance_id: obj_instance_id(o.vnum, o.id),
-                },
-            ))
+            Some((slot, EquipVar { name: o.short_descr.clone(), vnum: o.vnum, instance_id: obj_instance_id(o.vnum, o.id) }))
         })
         .collect();
     VarValues {
@@ -202,11 +215,7 @@ pub fn compute(world: &World, ch: &Char) -> VarValues {
         position: position_of(ch),
         level: ch.level,
         exp: ch.exp,
-        room_vnum: room.proto.vnum,
-        room_name: room.proto.name.clone(),
-        room_exits: visible_exits(world, ch.room),
-        room_mobs,
-        room_items: item_vars(world, &room.contents),
+        room,
         fighting: ch.fighting.is_some(),
         inventory: item_vars(world, &ch.inventory),
         equipment,
@@ -226,11 +235,11 @@ pub fn value_of(v: &VarValues, i: usize) -> Value {
         7 => json!(v.position),
         8 => json!(v.level),
         9 => json!(v.exp),
-        10 => json!(v.room_vnum),
-        11 => json!(v.room_name),
-        12 => json!(v.room_exits),
-        13 => json!(v.room_mobs),
-        14 => json!(v.room_items),
+        10 => json!(v.room.room_vnum),
+        11 => json!(v.room.room_name),
+        12 => json!(v.room.room_exits),
+        13 => json!(v.room.room_mobs),
+        14 => json!(v.room.room_items),
         15 => json!(v.fighting),
         16 => json!(v.inventory),
         17 => {
@@ -257,11 +266,12 @@ pub fn differs(a: &VarValues, b: &VarValues, i: usize) -> bool {
         7 => a.position != b.position,
         8 => a.level != b.level,
         9 => a.exp != b.exp,
-        10 => a.room_vnum != b.room_vnum,
-        11 => a.room_name != b.room_name,
-        12 => a.room_exits != b.room_exits,
-        13 => a.room_mobs != b.room_mobs,
-        14 => a.room_items != b.room_items,
+        10..=14 if Arc::ptr_eq(&a.room, &b.room) => false,
+        10 => a.room.room_vnum != b.room.room_vnum,
+        11 => a.room.room_name != b.room.room_name,
+        12 => a.room.room_exits != b.room.room_exits,
+        13 => a.room.room_mobs != b.room.room_mobs,
+        14 => a.room.room_items != b.room.room_items,
         15 => a.fighting != b.fighting,
         16 => a.inventory != b.inventory,
         17 => a.equipment != b.equipment,

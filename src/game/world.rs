@@ -94,19 +94,11 @@ impl World {
                 for (d, e) in r.exits.iter().enumerate() {
                     if let Some(e) = e {
                         if e.door_flags & 1 != 0 {
-                            doors[d] = DoorState {
-                                closed: true,
-                                locked: false,
-                            };
+                            doors[d] = DoorState { closed: true, locked: false };
                         }
                     }
                 }
-                Room {
-                    proto: r,
-                    people: Vec::new(),
-                    contents: Vec::new(),
-                    doors,
-                }
+                Room { proto: r, people: Vec::new(), contents: Vec::new(), doors }
             })
             .collect();
         World {
@@ -114,11 +106,7 @@ impl World {
             room_index,
             mob_protos: proto.mobs.into_iter().map(|m| (m.vnum, m)).collect(),
             obj_protos: proto.objs.into_iter().map(|o| (o.vnum, o)).collect(),
-            zones: proto
-                .zones
-                .into_iter()
-                .map(|z| ZoneRt { proto: z, age: 0 })
-                .collect(),
+            zones: proto.zones.into_iter().map(|z| ZoneRt { proto: z, age: 0 }).collect(),
             shops: proto.shops,
             chars: HashMap::new(),
             objs: HashMap::new(),
@@ -169,12 +157,7 @@ impl World {
     }
 
     /// Creates a mob from its prototype in a room.
-    pub fn create_mob(
-        &mut self,
-        vnum: u32,
-        room: RoomId,
-        roll: &mut impl FnMut(i32, i32) -> i32,
-    ) -> Option<CharId> {
+    pub fn create_mob(&mut self, vnum: u32, room: RoomId, roll: &mut impl FnMut(i32, i32) -> i32) -> Option<CharId> {
         let proto = self.mob_protos.get(&vnum)?;
         let id = self.next_id;
         let ch = Char::from_mob(id, proto, room, roll);
@@ -191,12 +174,7 @@ impl World {
         let Some(c) = self.chars.remove(&id) else {
             return;
         };
-        for o in c
-            .inventory
-            .iter()
-            .copied()
-            .chain(c.equipment.iter().flatten().copied())
-        {
+        for o in c.inventory.iter().copied().chain(c.equipment.iter().flatten().copied()) {
             self.extract_obj(o);
         }
         if let Some(v) = c.npc_vnum {
@@ -347,24 +325,15 @@ impl World {
 
     /// Total weight carried in inventory (with contents).
     pub fn carried_weight(&self, ch: CharId) -> i32 {
-        self.chars
-            .get(&ch)
-            .map(|c| c.inventory.iter().map(|o| self.obj_weight(*o)).sum())
-            .unwrap_or(0)
+        self.chars.get(&ch).map(|c| c.inventory.iter().map(|o| self.obj_weight(*o)).sum()).unwrap_or(0)
     }
 
     pub fn obj_weight(&self, id: ObjId) -> i32 {
-        self.objs
-            .get(&id)
-            .map(|o| o.weight + o.contains.iter().map(|c| self.obj_weight(*c)).sum::<i32>())
-            .unwrap_or(0)
+        self.objs.get(&id).map(|o| o.weight + o.contains.iter().map(|c| self.obj_weight(*c)).sum::<i32>()).unwrap_or(0)
     }
 
     pub fn is_money(&self, id: ObjId) -> bool {
-        self.objs
-            .get(&id)
-            .map(|o| o.item_type == item_type::MONEY)
-            .unwrap_or(false)
+        self.objs.get(&id).map(|o| o.item_type == item_type::MONEY).unwrap_or(false)
     }
 }
 

@@ -31,11 +31,7 @@ impl Engine {
     }
 
     fn zone_has_players(&self, zone: u32) -> bool {
-        self.world
-            .players
-            .values()
-            .filter_map(|id| self.world.ch(*id))
-            .any(|c| self.world.rooms[c.room].proto.zone == zone)
+        self.world.players.values().filter_map(|id| self.world.ch(*id)).any(|c| self.world.rooms[c.room].proto.zone == zone)
     }
 
     pub fn reset_zone(&mut self, z: usize) {
@@ -56,11 +52,8 @@ impl Engine {
             last_ok = match c.command {
                 'M' => match self.world.room_of_vnum(a2 as u32) {
                     Some(room) if count(&self.world, a0, true) < a1 => {
-                        let mut rng =
-                            std::mem::replace(&mut self.rng, rand::SeedableRng::seed_from_u64(0));
-                        let id = self.world.create_mob(a0 as u32, room, &mut |lo, hi| {
-                            rand::Rng::gen_range(&mut rng, lo..=hi.max(lo))
-                        });
+                        let mut rng = std::mem::replace(&mut self.rng, rand::SeedableRng::seed_from_u64(0));
+                        let id = self.world.create_mob(a0 as u32, room, &mut |lo, hi| rand::Rng::gen_range(&mut rng, lo..=hi.max(lo)));
                         self.rng = rng;
                         last_mob = id;
                         id.is_some()
@@ -97,31 +90,20 @@ impl Engine {
                 'P' => {
                     let container = last_obj
                         .filter(|o| self.world.obj(*o).is_some_and(|o| o.vnum as i32 == a2))
-                        .or_else(|| {
-                            self.world
-                                .objs
-                                .values()
-                                .find(|o| o.vnum as i32 == a2)
-                                .map(|o| o.id)
-                        });
+                        .or_else(|| self.world.objs.values().find(|o| o.vnum as i32 == a2).map(|o| o.id));
                     match container {
-                        Some(cont) if count(&self.world, a0, false) < a1 => {
-                            match self.world.create_obj(a0 as u32) {
-                                Some(o) => {
-                                    self.world.obj_to_obj(o, cont);
-                                    true
-                                }
-                                None => false,
+                        Some(cont) if count(&self.world, a0, false) < a1 => match self.world.create_obj(a0 as u32) {
+                            Some(o) => {
+                                self.world.obj_to_obj(o, cont);
+                                true
                             }
-                        }
+                            None => false,
+                        },
                         _ => false,
                     }
                 }
                 'D' => match self.world.room_of_vnum(a0 as u32) {
-                    Some(room)
-                        if (0..6).contains(&a1)
-                            && self.world.rooms[room].proto.exits[a1 as usize].is_some() =>
-                    {
+                    Some(room) if (0..6).contains(&a1) && self.world.rooms[room].proto.exits[a1 as usize].is_some() => {
                         let (closed, locked) = match a2 {
                             0 => (false, false),
                             1 => (true, false),
@@ -162,10 +144,7 @@ impl Engine {
     fn set_door_both(&mut self, room: usize, dir: usize, closed: bool, locked: bool) {
         self.world.rooms[room].doors[dir].closed = closed;
         self.world.rooms[room].doors[dir].locked = locked;
-        let Some(to) = self.world.rooms[room].proto.exits[dir]
-            .as_ref()
-            .map(|e| e.to_room)
-        else {
+        let Some(to) = self.world.rooms[room].proto.exits[dir].as_ref().map(|e| e.to_room) else {
             return;
         };
         if let Some(other) = self.world.room_of_vnum(to as u32) {

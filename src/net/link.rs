@@ -29,18 +29,8 @@ pub enum Frame {
 
 /// Messages the session itself produces (errors), stamped by the link.
 pub enum LinkCtl {
-    Error {
-        code: &'static str,
-        message: String,
-        retry_after_ms: Option<u64>,
-        re: Option<Arc<str>>,
-    },
-    Attach {
-        sock: mpsc::Sender<Frame>,
-        kill: oneshot::Sender<Frame>,
-        last_seq: u64,
-        reply: oneshot::Sender<bool>,
-    },
+    Error { code: &'static str, message: String, retry_after_ms: Option<u64>, re: Option<Arc<str>> },
+    Attach { sock: mpsc::Sender<Frame>, kill: oneshot::Sender<Frame>, last_seq: u64, reply: oneshot::Sender<bool> },
     Detach,
 }
 
@@ -59,17 +49,10 @@ pub struct Hub {
 
 impl Hub {
     pub fn get(&self, name: &str) -> Option<LinkHandle> {
-        self.links
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(name)
-            .cloned()
+        self.links.lock().unwrap_or_else(|e| e.into_inner()).get(name).cloned()
     }
     pub fn insert(&self, name: &str, h: LinkHandle) {
-        self.links
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(name.to_string(), h);
+        self.links.lock().unwrap_or_else(|e| e.into_inner()).insert(name.to_string(), h);
     }
     fn remove_if(&self, name: &str, link_id: u64) {
         let mut m = self.links.lock().unwrap_or_else(|e| e.into_inner());
@@ -94,11 +77,7 @@ pub struct LinkLimits {
 
 impl Default for LinkLimits {
     fn default() -> Self {
-        LinkLimits {
-            replay_messages: 1024,
-            replay_bytes: 1 << 20,
-            token_refresh_after: Duration::from_secs(45 * 60),
-        }
+        LinkLimits { replay_messages: 1024, replay_bytes: 1 << 20, token_refresh_after: Duration::from_secs(45 * 60) }
     }
 }
 
@@ -117,10 +96,7 @@ pub struct LinkTask {
 }
 
 fn now_secs() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
 }
 
 pub struct NewLink {
@@ -139,13 +115,7 @@ pub struct NewLink {
 impl LinkTask {
     /// Spawns the link; returns its control channel and the engine's output sender.
     /// `char_id` is filled in by `bind` once the engine has placed the character.
-    pub fn spawn(
-        n: NewLink,
-    ) -> (
-        mpsc::Sender<LinkCtl>,
-        mpsc::Sender<Out>,
-        oneshot::Sender<CharId>,
-    ) {
+    pub fn spawn(n: NewLink) -> (mpsc::Sender<LinkCtl>, mpsc::Sender<Out>, oneshot::Sender<CharId>) {
         let (ctl_tx, ctl_rx) = mpsc::channel(256);
         let (out_tx, out_rx) = mpsc::channel(4096);
         let (bind_tx, bind_rx) = oneshot::channel();
@@ -179,10 +149,7 @@ impl LinkTask {
         let frame: Utf8Bytes = text.into();
         self.ring_bytes += frame.len();
         self.ring.push_back((self.seq, frame.clone()));
-        while self.ring.len() > 1
-            && (self.ring.len() > self.limits.replay_messages
-                || self.ring_bytes > self.limits.replay_bytes)
-        {
+        while self.ring.len() > 1 && (self.ring.len() > self.limits.replay_messages || self.ring_bytes > self.limits.replay_bytes) {
             if let Some((_, f)) = self.ring.pop_front() {
                 self.ring_bytes -= f.len();
             }
@@ -205,32 +172,18 @@ impl LinkTask {
             return;
         };
         self.seq += 1;
-        let text = protocol::error_frame(
-            self.seq,
-            "slow_consumer",
-            "you stopped reading; resume to catch up",
-            None,
-            None,
-        );
+        let text = protocol::error_frame(self.seq, "slow_consumer", "you stopped reading; resume to catch up", None, None);
         let frame: Utf8Bytes = text.into();
         self.ring_bytes += frame.len();
         self.ring.push_back((self.seq, frame.clone()));
         if let Some(k) = kill {
             let _ = k.send(Frame::Text(frame));
         }
-        let _ = self.engine.tx.try_send(EngineMsg::Detach {
-            char_id: self.char_id,
-            link_id: self.link_id,
-        });
+        let _ = self.engine.tx.try_send(EngineMsg::Detach { char_id: self.char_id, link_id: self.link_id });
         tracing::info!(name = %self.name, "slow consumer disconnected");
     }
 
-    async fn run(
-        mut self,
-        mut out_rx: mpsc::Receiver<Out>,
-        mut ctl_rx: mpsc::Receiver<LinkCtl>,
-        bind: oneshot::Receiver<CharId>,
-    ) {
+    async fn run(mut self, mut out_rx: mpsc::Receiver<Out>, mut ctl_rx: mpsc::Receiver<LinkCtl>, bind: oneshot::Receiver<CharId>) {
         match bind.await {
             Ok(id) => self.char_id = id,
             Err(_) => return,

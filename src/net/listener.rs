@@ -10,14 +10,7 @@ use tokio::sync::watch;
 
 use crate::server::Shared;
 
-const METHODS: [&[u8]; 6] = [
-    b"GET ",
-    b"POST ",
-    b"HEAD ",
-    b"PUT ",
-    b"DELETE ",
-    b"OPTIONS ",
-];
+const METHODS: [&[u8]; 6] = [b"GET ", b"POST ", b"HEAD ", b"PUT ", b"DELETE ", b"OPTIONS "];
 const PEEK_WAIT: Duration = Duration::from_millis(300);
 
 #[derive(Debug, PartialEq, Eq)]
@@ -68,11 +61,7 @@ pub async fn classify(stream: &TcpStream) -> Kind {
 }
 
 /// Accepts until `shutdown` turns true.
-pub async fn accept_loop(
-    listener: TcpListener,
-    shared: Arc<Shared>,
-    mut shutdown: watch::Receiver<bool>,
-) {
+pub async fn accept_loop(listener: TcpListener, shared: Arc<Shared>, mut shutdown: watch::Receiver<bool>) {
     loop {
         tokio::select! {
             _ = shutdown.changed() => return,

@@ -62,12 +62,7 @@ pub struct TelnetParser {
 
 impl Default for TelnetParser {
     fn default() -> Self {
-        TelnetParser {
-            st: St::Data,
-            line: Vec::new(),
-            truncated: false,
-            sb_len: 0,
-        }
+        TelnetParser { st: St::Data, line: Vec::new(), truncated: false, sb_len: 0 }
     }
 }
 
@@ -81,10 +76,7 @@ impl TelnetParser {
     }
 
     fn end_line(&mut self, out: &mut Vec<TelnetEvent>) {
-        out.push(TelnetEvent::Line {
-            bytes: std::mem::take(&mut self.line),
-            truncated: self.truncated,
-        });
+        out.push(TelnetEvent::Line { bytes: std::mem::take(&mut self.line), truncated: self.truncated });
         self.truncated = false;
     }
 
@@ -199,29 +191,12 @@ const LOGIN_TIMEOUT: Duration = Duration::from_secs(300);
 
 enum Phase {
     Name,
-    Password {
-        name: String,
-        tries: u32,
-    },
-    ConfirmName {
-        name: String,
-    },
-    NewPassword {
-        name: String,
-    },
-    ConfirmPassword {
-        name: String,
-        password: String,
-    },
-    Creating {
-        name: String,
-        password: String,
-        c: Creation,
-    },
-    Playing {
-        char_id: CharId,
-        link_id: u64,
-    },
+    Password { name: String, tries: u32 },
+    ConfirmName { name: String },
+    NewPassword { name: String },
+    ConfirmPassword { name: String, password: String },
+    Creating { name: String, password: String, c: Creation },
+    Playing { char_id: CharId, link_id: u64 },
 }
 
 struct Conn {
@@ -233,10 +208,7 @@ struct Conn {
 
 impl Conn {
     async fn write(&mut self, bytes: &[u8]) -> bool {
-        matches!(
-            tokio::time::timeout(WRITE_TIMEOUT, self.w.write_all(bytes)).await,
-            Ok(Ok(()))
-        )
+        matches!(tokio::time::timeout(WRITE_TIMEOUT, self.w.write_all(bytes)).await, Ok(Ok(())))
     }
     async fn say(&mut self, text: &str) -> bool {
         let b = encode_text(text);
@@ -244,27 +216,15 @@ impl Conn {
     }
     async fn echo(&mut self, on: bool) -> bool {
         self.opts.echo_off_requested = !on;
-        self.write(&[IAC, if on { WONT } else { WILL }, OPT_ECHO])
-            .await
+        self.write(&[IAC, if on { WONT } else { WILL }, OPT_ECHO]).await
     }
 }
 
-pub async fn run(
-    stream: TcpStream,
-    peer: SocketAddr,
-    shared: Arc<Shared>,
-    permit: Option<ConnPermit>,
-) {
+pub async fn run(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>, permit: Option<ConnPermit>) {
     let (mut r, w) = stream.into_split();
-    let mut conn = Conn {
-        w,
-        shared: shared.clone(),
-        peer,
-        opts: Options::default(),
-    };
+    let mut conn = Conn { w, shared: shared.clone(), peer, opts: Options::default() };
     if permit.is_none() {
-        conn.say("Sorry, the game is full right now (too_many_connections). Try again later.\n")
-            .await;
+        conn.say("Sorry, the game is full right now (too_many_connections). Try again later.\n").await;
         return;
     }
     if !conn.say(BANNER).await || !conn.say("By what name do you wish to be known? ").await {
@@ -276,11 +236,7 @@ pub async fn run(
     let mut buf = vec![0u8; 4096];
     let mut events = Vec::new();
     let login_deadline = tokio::time::Instant::now() + LOGIN_TIMEOUT;
-    let mut bucket = TokenBucket::new(
-        shared.cfg.cmd_rate,
-        shared.cfg.cmd_burst * 2.0,
-        Instant::now(),
-    );
+    let mut bucket = TokenBucket::new(shared.cfg.cmd_rate, shared.cfg.cmd_burst * 2.0, Instant::now());
     'conn: loop {
         let playing = matches!(phase, Phase::Playing { .. });
         tokio::select! {
@@ -331,43 +287,24 @@ pub async fn run(
         }
     }
     if let Phase::Playing { char_id, link_id } = phase {
-        let _ = shared
-            .engine
-            .tx
-            .send(EngineMsg::Detach { char_id, link_id })
-            .await;
+        let _ = shared.engine.tx.send(EngineMsg::Detach { char_id, link_id }).await;
     }
     let _ = conn.w.shutdown().await;
 }
 
 /// Advances the login dialogue (or plays a command); `None` closes the connection.
-async fn step(
-    conn: &mut Conn,
-    phase: Phase,
-    line: &str,
-    out_tx: &mpsc::Sender<Out>,
-    bucket: &mut TokenBucket,
-) -> Option<Phase> {
+async fn step(conn: &mut Conn, phase: Phase, line: &str, out_tx: &mpsc::Sender<Out>, bucket: &mut TokenBucket) -> Option<Phase> {
     let shared = conn.shared.clone();
     match phase {
         Phase::Playing { char_id, link_id } => {
             if bucket.take(Instant::now()).is_err() {
-                conn.say(
-                    "You are sending commands too fast (rate_limited); that one was dropped.\n",
-                )
-                .await;
+                conn.say("You are sending commands too fast (rate_limited); that one was dropped.\n").await;
                 return Some(Phase::Playing { char_id, link_id });
             }
             let _ = shared
                 .engine
                 .tx
-                .send(EngineMsg::Command {
-                    char_id,
-                    link_id,
-                    line: line.to_string(),
-                    id: None,
-                    received: Instant::now(),
-                })
+                .send(EngineMsg::Command { char_id, link_id, line: line.to_string(), id: None, received: Instant::now() })
                 .await;
             Some(Phase::Playing { char_id, link_id })
         }
@@ -377,10 +314,7 @@ async fn step(
                 return Some(Phase::Name);
             }
             if let Err(m) = crate::auth::names::check(line) {
-                conn.say(&format!(
-                    "Invalid name (invalid_name): {m}.\nBy what name do you wish to be known? "
-                ))
-                .await;
+                conn.say(&format!("Invalid name (invalid_name): {m}.\nBy what name do you wish to be known? ")).await;
                 return Some(Phase::Name);
             }
             let name = crate::auth::names::display(line);
@@ -391,8 +325,7 @@ async fn step(
                     Some(Phase::Password { name, tries: 0 })
                 }
                 Ok(false) => {
-                    conn.say(&format!("Did I get that right, {name} (Y/N)? "))
-                        .await;
+                    conn.say(&format!("Did I get that right, {name} (Y/N)? ")).await;
                     Some(Phase::ConfirmName { name })
                 }
                 Err(_) => {
@@ -404,8 +337,7 @@ async fn step(
         Phase::ConfirmName { name } => match line.to_ascii_lowercase().as_str() {
             "y" | "yes" => {
                 conn.echo(false).await;
-                conn.say(&format!("New character.\nGive me a password for {name}: "))
-                    .await;
+                conn.say(&format!("New character.\nGive me a password for {name}: ")).await;
                 Some(Phase::NewPassword { name })
             }
             "n" | "no" => {
@@ -419,20 +351,15 @@ async fn step(
         },
         Phase::NewPassword { name } => {
             if line.len() < 3 || line.len() > 64 || line.eq_ignore_ascii_case(&name) {
-                conn.say("\nIllegal password (3 to 64 characters, not your name).\nPassword: ")
-                    .await;
+                conn.say("\nIllegal password (3 to 64 characters, not your name).\nPassword: ").await;
                 return Some(Phase::NewPassword { name });
             }
             conn.say("\nPlease retype password: ").await;
-            Some(Phase::ConfirmPassword {
-                name,
-                password: line.to_string(),
-            })
+            Some(Phase::ConfirmPassword { name, password: line.to_string() })
         }
         Phase::ConfirmPassword { name, password } => {
             if line != password {
-                conn.say("\nPasswords don't match... start over.\nPassword: ")
-                    .await;
+                conn.say("\nPasswords don't match... start over.\nPassword: ").await;
                 return Some(Phase::NewPassword { name });
             }
             conn.echo(true).await;
@@ -440,11 +367,7 @@ async fn step(
             conn.say(&format!("\n{}", c.prompt_text())).await;
             Some(Phase::Creating { name, password, c })
         }
-        Phase::Creating {
-            name,
-            password,
-            mut c,
-        } => {
+        Phase::Creating { name, password, mut c } => {
             if let Some(why) = c.answer(line) {
                 conn.say(&format!("{why}\n{}", c.prompt_text())).await;
                 return Some(Phase::Creating { name, password, c });
@@ -453,23 +376,22 @@ async fn step(
                 conn.say(&c.prompt_text()).await;
                 return Some(Phase::Creating { name, password, c });
             }
-            match shared
-                .accounts
-                .create(&name, Some(password), c.class, c.race, c.sex, false)
-                .await
-            {
+            match shared.accounts.create(&name, Some(password), c.class, c.race, c.sex, false).await {
                 Ok(mut authed) => {
                     authed.record.abilities = c.abilities;
                     let rec = authed.record.clone();
                     let store = shared.accounts.store().clone();
-                    let _ =
-                        tokio::task::spawn_blocking(move || store.save_characters(&[rec])).await;
-                    conn.say("\nWelcome! Your adventure begins at the Temple of the Ember.\n\n")
-                        .await;
+                    let _ = tokio::task::spawn_blocking(move || store.save_characters(&[rec])).await;
+                    conn.say("\nWelcome! Your adventure begins at the Temple of the Ember.\n\n").await;
                     enter(conn, authed.record, out_tx).await
                 }
                 Err(e) => {
-                    conn.say(&format!("Could not create that character ({}): {}.\nBy what name do you wish to be known? ", e.code(), e.message())).await;
+                    conn.say(&format!(
+                        "Could not create that character ({}): {}.\nBy what name do you wish to be known? ",
+                        e.code(),
+                        e.message()
+                    ))
+                    .await;
                     Some(Phase::Name)
                 }
             }
@@ -478,20 +400,19 @@ async fn step(
             match shared.login_gate(conn.peer.ip()) {
                 Ok(()) => {}
                 Err(LoginDenied::RateLimited { .. }) => {
-                    conn.say("\nToo many attempts (rate_limited); wait a moment.\nPassword: ")
-                        .await;
+                    conn.say("\nToo many attempts (rate_limited); wait a moment.\nPassword: ").await;
                     return Some(Phase::Password { name, tries });
                 }
                 Err(LoginDenied::LockedOut { retry_after_ms }) => {
-                    conn.say(&format!("\nToo many failed logins from your address (locked_out). Try again in {} minutes.\n", retry_after_ms.div_ceil(60_000))).await;
+                    conn.say(&format!(
+                        "\nToo many failed logins from your address (locked_out). Try again in {} minutes.\n",
+                        retry_after_ms.div_ceil(60_000)
+                    ))
+                    .await;
                     return None;
                 }
             }
-            let data = LoginData {
-                player_name: Some(name.clone()),
-                password: Some(line.to_string()),
-                ..Default::default()
-            };
+            let data = LoginData { player_name: Some(name.clone()), password: Some(line.to_string()), ..Default::default() };
             match shared.accounts.login(&data).await {
                 Ok(authed) => {
                     shared.login_ok(conn.peer.ip());
@@ -501,37 +422,24 @@ async fn step(
                 }
                 Err(e) => {
                     if e.counts_as_failure() && shared.login_failed(conn.peer.ip()).is_some() {
-                        conn.say("\nToo many failed logins from your address (locked_out).\n")
-                            .await;
+                        conn.say("\nToo many failed logins from your address (locked_out).\n").await;
                         return None;
                     }
                     if tries + 1 >= 3 {
                         conn.say("\nWrong password (auth_failed).\n").await;
                         return None;
                     }
-                    conn.say("\nWrong password (auth_failed).\nPassword: ")
-                        .await;
-                    Some(Phase::Password {
-                        name,
-                        tries: tries + 1,
-                    })
+                    conn.say("\nWrong password (auth_failed).\nPassword: ").await;
+                    Some(Phase::Password { name, tries: tries + 1 })
                 }
             }
         }
     }
 }
 
-async fn enter(
-    conn: &mut Conn,
-    record: pawns_storage::CharacterRecord,
-    out_tx: &mpsc::Sender<Out>,
-) -> Option<Phase> {
+async fn enter(conn: &mut Conn, record: pawns_storage::CharacterRecord, out_tx: &mpsc::Sender<Out>) -> Option<Phase> {
     let link_id = conn.shared.next_link_id();
-    let link = Link {
-        id: link_id,
-        tx: out_tx.clone(),
-        json: false,
-    };
+    let link = Link { id: link_id, tx: out_tx.clone(), json: false };
     let char_id = conn.shared.enter(record, link, None).await?;
     Some(Phase::Playing { char_id, link_id })
 }

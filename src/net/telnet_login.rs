@@ -33,13 +33,7 @@ impl Default for Creation {
 
 impl Creation {
     pub fn new() -> Self {
-        Creation {
-            stage: Stage::Sex,
-            sex: 1,
-            race: 0,
-            class: 3,
-            abilities: [0; 6],
-        }
+        Creation { stage: Stage::Sex, sex: 1, race: 0, class: 3, abilities: [0; 6] }
     }
 
     pub fn done(&self) -> bool {
@@ -48,17 +42,12 @@ impl Creation {
 
     fn reroll(&mut self) {
         let mut rng = rand::thread_rng();
-        self.abilities = roll_abilities(self.class, self.race, &mut |lo, hi| {
-            rng.gen_range(lo..=hi.max(lo))
-        });
+        self.abilities = roll_abilities(self.class, self.race, &mut |lo, hi| rng.gen_range(lo..=hi.max(lo)));
     }
 
     pub fn stats_line(&self) -> String {
         let a = self.abilities;
-        format!(
-            "Str {} Int {} Wis {} Dex {} Con {} Cha {}",
-            a[0], a[1], a[2], a[3], a[4], a[5]
-        )
+        format!("Str {} Int {} Wis {} Dex {} Con {} Cha {}", a[0], a[1], a[2], a[3], a[4], a[5])
     }
 
     /// The prompt for the current stage, as telnet text.
@@ -84,10 +73,7 @@ impl Creation {
                 s.push_str("Class: ");
                 s
             }
-            Stage::Stats => format!(
-                "Your abilities: {}\nKeep these (K) or reroll (R)? ",
-                self.stats_line()
-            ),
+            Stage::Stats => format!("Your abilities: {}\nKeep these (K) or reroll (R)? ", self.stats_line()),
             Stage::Done => String::new(),
         }
     }
@@ -95,19 +81,11 @@ impl Creation {
     /// The prompt for the current stage, as `char_create` fields.
     pub fn prompt_json(&self) -> (&'static str, String, Option<Value>, Option<Value>) {
         match self.stage {
-            Stage::Sex => (
-                "sex",
-                "What is your sex?".into(),
-                Some(json!(["male", "female"])),
-                None,
-            ),
+            Stage::Sex => ("sex", "What is your sex?".into(), Some(json!(["male", "female"])), None),
             Stage::Race => (
                 "race",
                 "Select a race.".into(),
-                Some(json!(RACES
-                    .iter()
-                    .map(|(n, s)| json!({"value": n, "name": s}))
-                    .collect::<Vec<_>>())),
+                Some(json!(RACES.iter().map(|(n, s)| json!({"value": n, "name": s})).collect::<Vec<_>>())),
                 None,
             ),
             Stage::Class => (
@@ -126,9 +104,7 @@ impl Creation {
                     "stats",
                     "Keep these abilities or reroll?".into(),
                     Some(json!(["keep", "reroll"])),
-                    Some(
-                        json!({"str": a[0], "int": a[1], "wis": a[2], "dex": a[3], "con": a[4], "cha": a[5]}),
-                    ),
+                    Some(json!({"str": a[0], "int": a[1], "wis": a[2], "dex": a[3], "con": a[4], "cha": a[5]})),
                 )
             }
             Stage::Done => ("done", String::new(), None, None),
@@ -155,12 +131,7 @@ impl Creation {
                     .parse::<u8>()
                     .ok()
                     .filter(|n| RACES.iter().any(|(r, _)| r == n))
-                    .or_else(|| {
-                        RACES
-                            .iter()
-                            .find(|(_, s)| s.to_ascii_lowercase() == a)
-                            .map(|(r, _)| *r)
-                    });
+                    .or_else(|| RACES.iter().find(|(_, s)| s.to_ascii_lowercase() == a).map(|(r, _)| *r));
                 match pick {
                     Some(r) => {
                         self.race = r;
@@ -174,12 +145,7 @@ impl Creation {
                     .parse::<u8>()
                     .ok()
                     .filter(|n| CLASSES.iter().any(|(c, _)| c == n))
-                    .or_else(|| {
-                        CLASSES
-                            .iter()
-                            .find(|(_, s)| s.to_ascii_lowercase() == a)
-                            .map(|(c, _)| *c)
-                    });
+                    .or_else(|| CLASSES.iter().find(|(_, s)| s.to_ascii_lowercase() == a).map(|(c, _)| *c));
                 match pick {
                     Some(8) if self.race != 0 => return Some("Only humans may be Ninjas.".into()),
                     Some(c) => {

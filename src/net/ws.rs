@@ -29,23 +29,17 @@ pub const OUT_QUEUE: usize = 1024;
 const PING_EVERY: Duration = Duration::from_secs(30);
 const SILENT_LIMIT: Duration = Duration::from_secs(90);
 
-async fn writer(
-    mut sink: futures_util::stream::SplitSink<Ws, Message>,
-    mut rx: mpsc::Receiver<Frame>,
-    mut kill: oneshot::Receiver<Frame>,
-) {
+async fn writer(mut sink: futures_util::stream::SplitSink<Ws, Message>, mut rx: mpsc::Receiver<Frame>, mut kill: oneshot::Receiver<Frame>) {
     let to_msg = |f: Frame| match f {
         Frame::Text(t) => Message::Text(t),
         Frame::Ping => Message::Ping(Bytes::new()),
-        Frame::Close(code, reason) => Message::Close(Some(CloseFrame {
-            code: CloseCode::from(code),
-            reason: reason.into(),
-        })),
+        Frame::Close(code, reason) => Message::Close(Some(CloseFrame { code: CloseCode::from(code), reason: reason.into() })),
     };
     // The kill switch is live until its sender goes away without using it.
     let mut armed = true;
+    let mut batch: Vec<Message> = Vec::with_capacity(64);
     loop {
-        let frame = tokio::select! {
+        let first = tokio::select! {
             biased;
             k = &mut kill, if armed => match k {
                 Ok(last) => return cut_off(sink, to_msg(last)).await,
@@ -53,25 +47,52 @@ async fn writer(
             },
             f = rx.recv() => match f { Some(f) => f, None => { let _ = sink.close().await; return; } },
         };
-        let closing = matches!(frame, Frame::Close(..));
-        tokio::select! {
-            biased;
-            k = &mut kill, if armed => match k {
-                Ok(last) => return cut_off(sink, to_msg(last)).await,
-                // Sender gone mid-write: finish writing this frame normally.
-                Err(_) => {
-                    armed = false;
-                    if closing {
-                        let _ = sink.close().await;
-                        return;
-                    }
+        // Write whatever else is already waiting in the same flush (one syscall, not one per frame).
+        let mut closing = matches!(first, Frame::Close(..));
+        batch.push(to_msg(first));
+        while !closing && batch.len() < 64 {
+            match rx.try_recv() {
+                Ok(f) => {
+                    closing = matches!(f, Frame::Close(..));
+                    batch.push(to_msg(f));
                 }
-            },
-            r = sink.send(to_msg(frame)) => if r.is_err() { return; },
+                Err(_) => break,
+            }
         }
-        if closing {
-            let _ = sink.close().await;
-            return;
+        enum Outcome {
+            Written,
+            Failed,
+            Kill(Frame),
+        }
+        let outcome = {
+            let frames = std::mem::take(&mut batch);
+            let write = async {
+                for m in frames {
+                    sink.feed(m).await?;
+                }
+                sink.flush().await
+            };
+            tokio::pin!(write);
+            loop {
+                tokio::select! {
+                    biased;
+                    k = &mut kill, if armed => match k {
+                        Ok(last) => break Outcome::Kill(last),
+                        // The link let go without cutting us off: keep writing.
+                        Err(_) => { armed = false; continue; }
+                    },
+                    r = &mut write => break if r.is_ok() { Outcome::Written } else { Outcome::Failed },
+                }
+            }
+        };
+        match outcome {
+            Outcome::Written if closing => {
+                let _ = sink.close().await;
+                return;
+            }
+            Outcome::Written => {}
+            Outcome::Failed => return,
+            Outcome::Kill(last) => return cut_off(sink, to_msg(last)).await,
         }
     }
 }
@@ -81,10 +102,7 @@ async fn cut_off(mut sink: futures_util::stream::SplitSink<Ws, Message>, last: M
     let _ = tokio::time::timeout(Duration::from_secs(5), sink.send(last)).await;
     let _ = tokio::time::timeout(
         Duration::from_secs(1),
-        sink.send(Message::Close(Some(CloseFrame {
-            code: CloseCode::Policy,
-            reason: "slow_consumer".into(),
-        }))),
+        sink.send(Message::Close(Some(CloseFrame { code: CloseCode::Policy, reason: "slow_consumer".into() }))),
     )
     .await;
 }
@@ -105,24 +123,10 @@ struct Session {
 }
 
 impl Session {
-    async fn send_error(
-        &mut self,
-        code: &'static str,
-        message: impl Into<String>,
-        retry: Option<u64>,
-        re: Option<Arc<str>>,
-    ) {
+    async fn send_error(&mut self, code: &'static str, message: impl Into<String>, retry: Option<u64>, re: Option<Arc<str>>) {
         let message = message.into();
         if let Some(l) = &self.link {
-            let _ = l
-                .ctl
-                .send(LinkCtl::Error {
-                    code,
-                    message,
-                    retry_after_ms: retry,
-                    re,
-                })
-                .await;
+            let _ = l.ctl.send(LinkCtl::Error { code, message, retry_after_ms: retry, re }).await;
         } else {
             self.pre_seq += 1;
             let f = protocol::error_frame(self.pre_seq, code, &message, retry, re.as_ref());
@@ -136,22 +140,13 @@ impl Session {
     }
 
     async fn close(&mut self, code: u16, reason: &str) {
-        let _ = self
-            .sock_tx
-            .send(Frame::Close(code, reason.to_string()))
-            .await;
+        let _ = self.sock_tx.send(Frame::Close(code, reason.to_string())).await;
     }
 
     /// Handles one text frame; `false` ends the connection.
     async fn on_text(&mut self, text: &str) -> bool {
         if text.len() > MAX_FRAME {
-            self.send_error(
-                "frame_too_large",
-                format!("frames are limited to {MAX_FRAME} bytes"),
-                None,
-                None,
-            )
-            .await;
+            self.send_error("frame_too_large", format!("frames are limited to {MAX_FRAME} bytes"), None, None).await;
             self.close(1009, "frame_too_large").await;
             return false;
         }
@@ -166,40 +161,23 @@ impl Session {
             ClientMsg::Login(data) => return self.on_login(data, id).await,
             ClientMsg::CharInput(choice) => {
                 if self.creating.is_none() {
-                    self.send_error(
-                        "bad_request",
-                        "char_input outside character creation",
-                        None,
-                        id,
-                    )
-                    .await;
+                    self.send_error("bad_request", "char_input outside character creation", None, id).await;
                     return true;
                 }
                 return self.on_char_input(choice, id).await;
             }
             _ if self.link.is_none() => {
-                self.send_error("not_authenticated", "log in first", None, id)
-                    .await;
+                self.send_error("not_authenticated", "log in first", None, id).await;
             }
             ClientMsg::Command(c) => {
                 let link = self.link.clone().unwrap();
                 if let Err(ms) = self.bucket.take(Instant::now()) {
-                    self.send_error(
-                        "rate_limited",
-                        "rate limit exceeded — slow down",
-                        Some(ms),
-                        id,
-                    )
-                    .await;
+                    self.send_error("rate_limited", "rate limit exceeded — slow down", Some(ms), id).await;
                     let _ = self
                         .shared
                         .engine
                         .tx
-                        .send(EngineMsg::RateLimited {
-                            char_id: link.char_id,
-                            link_id: link.link_id,
-                            command: c.verb,
-                        })
+                        .send(EngineMsg::RateLimited { char_id: link.char_id, link_id: link.link_id, command: c.verb })
                         .await;
                     return true;
                 }
@@ -207,18 +185,11 @@ impl Session {
                     .shared
                     .engine
                     .tx
-                    .send(EngineMsg::Command {
-                        char_id: link.char_id,
-                        link_id: link.link_id,
-                        line: c.line,
-                        id,
-                        received: Instant::now(),
-                    })
+                    .send(EngineMsg::Command { char_id: link.char_id, link_id: link.link_id, line: c.line, id, received: Instant::now() })
                     .await;
             }
             ClientMsg::Subscribe(names) | ClientMsg::Unsubscribe(names) if names.len() > 64 => {
-                self.send_error("bad_request", "too many variable names", None, id)
-                    .await;
+                self.send_error("bad_request", "too many variable names", None, id).await;
             }
             ClientMsg::Subscribe(names) => {
                 let link = self.link.clone().unwrap();
@@ -226,13 +197,7 @@ impl Session {
                     .shared
                     .engine
                     .tx
-                    .send(EngineMsg::Subscribe {
-                        char_id: link.char_id,
-                        link_id: link.link_id,
-                        names,
-                        add: true,
-                        re: id,
-                    })
+                    .send(EngineMsg::Subscribe { char_id: link.char_id, link_id: link.link_id, names, add: true, re: id })
                     .await;
             }
             ClientMsg::Unsubscribe(names) => {
@@ -241,23 +206,11 @@ impl Session {
                     .shared
                     .engine
                     .tx
-                    .send(EngineMsg::Subscribe {
-                        char_id: link.char_id,
-                        link_id: link.link_id,
-                        names,
-                        add: false,
-                        re: id,
-                    })
+                    .send(EngineMsg::Subscribe { char_id: link.char_id, link_id: link.link_id, names, add: false, re: id })
                     .await;
             }
             ClientMsg::Hud(_) => {
-                self.send_error(
-                    "bad_request",
-                    "the HUD is not served by this server version",
-                    None,
-                    id,
-                )
-                .await;
+                self.send_error("bad_request", "the HUD is not served by this server version", None, id).await;
             }
         }
         true
@@ -265,30 +218,17 @@ impl Session {
 
     async fn on_login(&mut self, data: Box<LoginData>, id: Option<Arc<str>>) -> bool {
         if self.link.is_some() || self.creating.is_some() {
-            self.send_error("bad_request", "already logged in", None, id)
-                .await;
+            self.send_error("bad_request", "already logged in", None, id).await;
             return true;
         }
         match self.shared.login_gate(self.peer.ip()) {
             Ok(()) => {}
             Err(LoginDenied::RateLimited { retry_after_ms }) => {
-                self.send_error(
-                    "rate_limited",
-                    "too many logins from your address — slow down",
-                    Some(retry_after_ms),
-                    id,
-                )
-                .await;
+                self.send_error("rate_limited", "too many logins from your address — slow down", Some(retry_after_ms), id).await;
                 return true;
             }
             Err(LoginDenied::LockedOut { retry_after_ms }) => {
-                self.send_error(
-                    "locked_out",
-                    "too many failed logins from your address",
-                    Some(retry_after_ms),
-                    id,
-                )
-                .await;
+                self.send_error("locked_out", "too many failed logins from your address", Some(retry_after_ms), id).await;
                 self.close(1008, "locked_out").await;
                 return false;
             }
@@ -305,16 +245,7 @@ impl Session {
         let Some(kill) = self.kill_tx.take() else {
             return false;
         };
-        let outcome = self
-            .shared
-            .login_json(
-                &data,
-                self.peer.ip(),
-                self.sock_tx.clone(),
-                kill,
-                self.pre_seq,
-            )
-            .await;
+        let outcome = self.shared.login_json(&data, self.peer.ip(), self.sock_tx.clone(), kill, self.pre_seq).await;
         self.finish_login(outcome, id).await
     }
 
@@ -324,12 +255,7 @@ impl Session {
                 self.link = Some(link);
                 true
             }
-            LoginOutcome::Refused {
-                code,
-                message,
-                close,
-                kill,
-            } => {
+            LoginOutcome::Refused { code, message, close, kill } => {
                 self.kill_tx = kill;
                 self.send_error(code, message, None, id).await;
                 if close {
@@ -348,14 +274,12 @@ impl Session {
             return true;
         }
         if data.secret().is_none() {
-            self.send_error("bad_request", "password is required", None, id)
-                .await;
+            self.send_error("bad_request", "password is required", None, id).await;
             return true;
         }
         match self.shared.accounts.exists(&name).await {
             Ok(true) => {
-                self.send_error("name_taken", "that name is taken", None, id)
-                    .await;
+                self.send_error("name_taken", "that name is taken", None, id).await;
                 return true;
             }
             Ok(false) => {}
@@ -368,14 +292,7 @@ impl Session {
         let (stage, prompt, options, stats) = c.prompt_json();
         self.creating = Some(c);
         self.pending_login = Some(data);
-        let f = protocol::char_create_frame(
-            self.pre_seq + 1,
-            stage,
-            &prompt,
-            options,
-            stats,
-            id.as_ref(),
-        );
+        let f = protocol::char_create_frame(self.pre_seq + 1, stage, &prompt, options, stats, id.as_ref());
         self.send_pre(f).await;
         true
     }
@@ -393,14 +310,7 @@ impl Session {
                 Some(e) => format!("{e} {prompt}"),
                 None => prompt,
             };
-            let f = protocol::char_create_frame(
-                self.pre_seq + 1,
-                stage,
-                &prompt,
-                options,
-                stats,
-                id.as_ref(),
-            );
+            let f = protocol::char_create_frame(self.pre_seq + 1, stage, &prompt, options, stats, id.as_ref());
             self.send_pre(f).await;
             return true;
         }
@@ -409,10 +319,7 @@ impl Session {
         let Some(kill) = self.kill_tx.take() else {
             return false;
         };
-        let outcome = self
-            .shared
-            .create_and_enter_json(&data, &c, self.sock_tx.clone(), kill, self.pre_seq)
-            .await;
+        let outcome = self.shared.create_and_enter_json(&data, &c, self.sock_tx.clone(), kill, self.pre_seq).await;
         self.finish_login(outcome, id).await
     }
 }
@@ -434,13 +341,7 @@ pub async fn run(ws: Ws, peer: SocketAddr, shared: Arc<Shared>, permit: Arc<Opti
         pending_login: None,
     };
     if permit.is_none() {
-        s.send_error(
-            "too_many_connections",
-            "the server is at its connection limit; try later",
-            None,
-            None,
-        )
-        .await;
+        s.send_error("too_many_connections", "the server is at its connection limit; try later", None, None).await;
         s.close(1013, "too_many_connections").await;
         let _ = tokio::time::timeout(Duration::from_secs(2), &mut writer_task).await;
         return;
@@ -489,14 +390,7 @@ pub async fn run(ws: Ws, peer: SocketAddr, shared: Arc<Shared>, permit: Arc<Opti
     }
     if let Some(l) = s.link.take() {
         let _ = l.ctl.send(LinkCtl::Detach).await;
-        let _ = shared
-            .engine
-            .tx
-            .send(EngineMsg::Detach {
-                char_id: l.char_id,
-                link_id: l.link_id,
-            })
-            .await;
+        let _ = shared.engine.tx.send(EngineMsg::Detach { char_id: l.char_id, link_id: l.link_id }).await;
     }
     drop(s);
     // Give the writer a moment to flush a closing error frame.

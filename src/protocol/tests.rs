@@ -2,23 +2,16 @@ use super::*;
 use proptest::prelude::*;
 
 fn code(text: &str) -> &'static str {
-    parse_client(text)
-        .err()
-        .map(|(e, _)| e.code)
-        .unwrap_or("ok")
+    parse_client(text).err().map(|(e, _)| e.code).unwrap_or("ok")
 }
 
 #[test]
 fn both_login_dialects_parse() {
-    let a = parse_client(
-        r#"{"type":"login","data":{"player_name":"brenda","password":"dp_x","is_agent":true}}"#,
-    )
-    .unwrap();
+    let a = parse_client(r#"{"type":"login","data":{"player_name":"brenda","password":"dp_x","is_agent":true}}"#).unwrap();
     let ClientMsg::Login(l) = a.msg else { panic!() };
     assert!(l.wants_agent());
     assert_eq!(l.secret(), Some("dp_x"));
-    let b = parse_client(r#"{"type":"login","data":{"api_key":"dp_y","mode":"agent"},"id":"l1"}"#)
-        .unwrap();
+    let b = parse_client(r#"{"type":"login","data":{"api_key":"dp_y","mode":"agent"},"id":"l1"}"#).unwrap();
     let ClientMsg::Login(l) = b.msg else { panic!() };
     assert!(l.wants_agent());
     assert_eq!(l.secret(), Some("dp_y"));
@@ -27,8 +20,7 @@ fn both_login_dialects_parse() {
 
 #[test]
 fn command_forms_are_the_same_command() {
-    let a =
-        parse_client(r#"{"type":"command","data":{"command":"hit","args":["2.goblin"]}}"#).unwrap();
+    let a = parse_client(r#"{"type":"command","data":{"command":"hit","args":["2.goblin"]}}"#).unwrap();
     let b = parse_client(r#"{"type":"command","data":{"command":"hit 2.goblin"}}"#).unwrap();
     assert_eq!(a.msg, b.msg);
 }
@@ -39,26 +31,11 @@ fn errors_have_stable_codes() {
     assert_eq!(code("[1,2]"), "bad_request");
     assert_eq!(code(r#"{"data":{}}"#), "bad_request");
     assert_eq!(code(r#"{"type":"dance"}"#), "unknown_type");
-    assert_eq!(
-        code(r#"{"type":"command","data":{"command":5}}"#),
-        "bad_request"
-    );
-    assert_eq!(
-        code(r#"{"type":"command","data":{"command":"look","args":[{}]}}"#),
-        "bad_request"
-    );
-    assert_eq!(
-        code(r#"{"type":"login","data":{"class":"warrior"}}"#),
-        "bad_request"
-    );
-    assert_eq!(
-        code(r#"{"type":"subscribe","data":{"variables":"HEALTH"}}"#),
-        "bad_request"
-    );
-    assert_eq!(
-        code(r#"{"type":"command","data":{"command":"look\nquit"}}"#),
-        "bad_request"
-    );
+    assert_eq!(code(r#"{"type":"command","data":{"command":5}}"#), "bad_request");
+    assert_eq!(code(r#"{"type":"command","data":{"command":"look","args":[{}]}}"#), "bad_request");
+    assert_eq!(code(r#"{"type":"login","data":{"class":"warrior"}}"#), "bad_request");
+    assert_eq!(code(r#"{"type":"subscribe","data":{"variables":"HEALTH"}}"#), "bad_request");
+    assert_eq!(code(r#"{"type":"command","data":{"command":"look\nquit"}}"#), "bad_request");
     // The id survives an error so it can be echoed in `re`.
     let (_, id) = parse_client(r#"{"type":"dance","id":"x9"}"#).unwrap_err();
     assert_eq!(id.as_deref(), Some("x9"));
@@ -66,37 +43,34 @@ fn errors_have_stable_codes() {
 
 #[test]
 fn unknown_fields_are_ignored() {
-    assert_eq!(
-        code(r#"{"type":"command","data":{"command":"look","tokens_prompt":12},"extra":true}"#),
-        "ok"
-    );
+    assert_eq!(code(r#"{"type":"command","data":{"command":"look","tokens_prompt":12},"extra":true}"#), "ok");
 }
 
 #[test]
 fn rendered_frames_carry_seq_and_re() {
     let re: Arc<str> = "c-1".into();
-    let f = render(
-        7,
-        &Out::Event {
-            kind: crate::game::EventKind::Text,
-            text: "hi".into(),
-            from: None,
-            re: Some(re),
-        },
-        "t",
-    )
-    .unwrap();
+    let f = render(7, &Out::Event { kind: crate::game::EventKind::Text, text: "hi".into(), from: None, re: Some(re) }, "t").unwrap();
     let v: Value = serde_json::from_str(&f).unwrap();
     assert_eq!(v["seq"], 7);
     assert_eq!(v["re"], "c-1");
     assert_eq!(v["data"]["type"], "text");
-    let e: Value =
-        serde_json::from_str(&error_frame(3, "rate_limited", "slow", Some(80), None)).unwrap();
+    let e: Value = serde_json::from_str(&error_frame(3, "rate_limited", "slow", Some(80), None)).unwrap();
     assert_eq!(e["data"]["retry_after_ms"], 80);
     assert!(e.get("re").is_none());
 }
 
 proptest! {
+    /// The hand-built event frame is exactly what a JSON library would produce.
+    #[test]
+    fn event_frames_match_serde(text in "\\PC{0,40}|[\\x00-\\x1f\"\\\\]{0,8}", from in proptest::option::of("[a-zA-Z\"\\\\ ]{0,10}"), re in proptest::option::of("[ -~]{0,10}"), seq in any::<u64>()) {
+        let f = event_frame(seq, crate::game::EventKind::Say, &text, from.as_deref(), re.as_deref());
+        let v: Value = serde_json::from_str(&f).unwrap();
+        let mut want = json!({"type": "event", "seq": seq, "data": {"type": "say", "text": text}});
+        if let Some(fr) = &from { want["data"]["from"] = json!(fr); }
+        if let Some(r) = &re { want["re"] = json!(r); }
+        prop_assert_eq!(v, want);
+    }
+
     /// No input frame panics the parser, and every rejection has a known code.
     #[test]
     fn parser_never_panics(s in ".{0,300}") {

@@ -19,10 +19,7 @@ pub type LexResult<T> = Result<T, LexError>;
 
 impl<'a> Lexer<'a> {
     pub fn new(text: &'a str) -> Self {
-        let lines = text
-            .split('\n')
-            .map(|l| l.strip_suffix('\r').unwrap_or(l))
-            .collect();
+        let lines = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
         Lexer { lines, pos: 0 }
     }
 
@@ -32,10 +29,7 @@ impl<'a> Lexer<'a> {
     }
 
     pub fn err<T>(&self, message: impl Into<String>) -> LexResult<T> {
-        Err(LexError {
-            line: self.pos as u32,
-            message: message.into(),
-        })
+        Err(LexError { line: self.pos as u32, message: message.into() })
     }
 
     pub fn at_end(&self) -> bool {
@@ -123,14 +117,8 @@ pub fn parse_vnum_header(line: &str) -> Option<u32> {
 
 pub fn int(tok: Option<&&str>, what: &str, line: u32) -> LexResult<i64> {
     match tok {
-        Some(t) => t.parse::<i64>().map_err(|_| LexError {
-            line,
-            message: format!("{what}: '{t}' is not a number"),
-        }),
-        None => Err(LexError {
-            line,
-            message: format!("missing {what}"),
-        }),
+        Some(t) => t.parse::<i64>().map_err(|_| LexError { line, message: format!("{what}: '{t}' is not a number") }),
+        None => Err(LexError { line, message: format!("missing {what}") }),
     }
 }
 
@@ -157,14 +145,8 @@ pub fn flags(tok: &str) -> Option<u64> {
 
 pub fn flag_field(tok: Option<&&str>, what: &str, line: u32) -> LexResult<u64> {
     match tok {
-        Some(t) => flags(t).ok_or_else(|| LexError {
-            line,
-            message: format!("{what}: '{t}' is not a flag word"),
-        }),
-        None => Err(LexError {
-            line,
-            message: format!("missing {what}"),
-        }),
+        Some(t) => flags(t).ok_or_else(|| LexError { line, message: format!("{what}: '{t}' is not a flag word") }),
+        None => Err(LexError { line, message: format!("missing {what}") }),
     }
 }
 
@@ -178,11 +160,7 @@ pub fn dice(tok: &str) -> Option<super::types::Dice> {
     } else {
         (rest, 0)
     };
-    Some(super::types::Dice {
-        num: num.parse().ok()?,
-        size: size.parse().ok()?,
-        plus,
-    })
+    Some(super::types::Dice { num: num.parse().ok()?, size: size.parse().ok()?, plus })
 }
 
 #[cfg(test)]

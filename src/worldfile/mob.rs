@@ -15,11 +15,7 @@ pub fn parse(text: &str, sink: &mut Sink<'_, MobProto>) {
         let start = lx.line_no();
         let header = lx.content_line().unwrap_or_default();
         let Some(vnum) = parse_vnum_header(header) else {
-            sink.warn(
-                start,
-                None,
-                format!("expected '#vnum', found '{}'", clip(header)),
-            );
+            sink.warn(start, None, format!("expected '#vnum', found '{}'", clip(header)));
             lx.skip_to_record();
             continue;
         };

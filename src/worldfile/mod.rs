@@ -50,10 +50,7 @@ include!(concat!(env!("OUT_DIR"), "/starter_world.rs"));
 
 impl WorldSource for StarterWorld {
     fn read(&self, rel: &str) -> Result<Option<String>, String> {
-        Ok(STARTER_FILES
-            .iter()
-            .find(|(p, _)| *p == rel)
-            .map(|(_, t)| t.to_string()))
+        Ok(STARTER_FILES.iter().find(|(p, _)| *p == rel).map(|(_, t)| t.to_string()))
     }
     fn describe(&self) -> String {
         "starter world (embedded)".into()
@@ -73,20 +70,11 @@ impl<T> Sink<'_, T> {
         if self.seen.insert(vnum) {
             self.out.push(item);
         } else {
-            self.warn(
-                line,
-                Some(vnum),
-                "duplicate vnum; the first definition is kept".into(),
-            );
+            self.warn(line, Some(vnum), "duplicate vnum; the first definition is kept".into());
         }
     }
     fn warn(&mut self, line: u32, vnum: Option<u32>, message: String) {
-        self.warnings.push(Warning {
-            file: self.file.to_string(),
-            line,
-            vnum,
-            message,
-        });
+        self.warnings.push(Warning { file: self.file.to_string(), line, vnum, message });
     }
 }
 
@@ -94,11 +82,7 @@ impl<T> Sink<'_, T> {
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     #[error("world {source_name}: cannot read {file}: {reason}")]
-    Unreadable {
-        source_name: String,
-        file: String,
-        reason: String,
-    },
+    Unreadable { source_name: String, file: String, reason: String },
     #[error("world {0}: no wld/index (is this a CircleMUD world directory?)")]
     NoIndex(String),
     #[error("world {0}: no rooms loaded")]
@@ -124,11 +108,7 @@ pub struct Loaded {
 
 fn index_entries(src: &dyn WorldSource, kind: &str) -> Result<Option<Vec<String>>, LoadError> {
     let rel = format!("{kind}/index");
-    let text = src.read(&rel).map_err(|reason| LoadError::Unreadable {
-        source_name: src.describe(),
-        file: rel.clone(),
-        reason,
-    })?;
+    let text = src.read(&rel).map_err(|reason| LoadError::Unreadable { source_name: src.describe(), file: rel.clone(), reason })?;
     let Some(text) = text else { return Ok(None) };
     let mut seen = HashSet::new();
     let mut out = Vec::new();
@@ -163,12 +143,7 @@ fn load_kind<T>(
         let rel = format!("{kind}/{name}");
         match src.read(&rel) {
             Ok(Some(text)) => {
-                let mut sink = Sink {
-                    file: &rel,
-                    out,
-                    seen: &mut seen,
-                    warnings,
-                };
+                let mut sink = Sink { file: &rel, out, seen: &mut seen, warnings };
                 parse(&text, &mut sink);
             }
             Ok(None) => warnings.push(Warning {
@@ -177,13 +152,7 @@ fn load_kind<T>(
                 vnum: None,
                 message: format!("{name} is in the index but does not exist"),
             }),
-            Err(reason) => {
-                return Err(LoadError::Unreadable {
-                    source_name: src.describe(),
-                    file: rel,
-                    reason,
-                })
-            }
+            Err(reason) => return Err(LoadError::Unreadable { source_name: src.describe(), file: rel, reason }),
         }
     }
     Ok(true)
@@ -215,10 +184,7 @@ pub fn load(src: &dyn WorldSource) -> Result<Loaded, LoadError> {
                             file: format!("wld (zone {})", r.zone),
                             line: 0,
                             vnum: Some(r.vnum),
-                            message: format!(
-                                "exit {} leads to missing room {}; removed",
-                                DIR_NAMES[d], e.to_room
-                            ),
+                            message: format!("exit {} leads to missing room {}; removed", DIR_NAMES[d], e.to_room),
                         });
                     }
                     *exit = None;
@@ -226,11 +192,7 @@ pub fn load(src: &dyn WorldSource) -> Result<Loaded, LoadError> {
             }
         }
     }
-    Ok(Loaded {
-        world: w,
-        warnings,
-        dangling_exits: dangling,
-    })
+    Ok(Loaded { world: w, warnings, dangling_exits: dangling })
 }
 
 /// Loads from a directory path.

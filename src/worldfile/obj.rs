@@ -16,11 +16,7 @@ pub fn parse(text: &str, sink: &mut Sink<'_, ObjProto>) {
         let start = lx.line_no();
         let header = lx.content_line().unwrap_or_default();
         let Some(vnum) = parse_vnum_header(header) else {
-            sink.warn(
-                start,
-                None,
-                format!("expected '#vnum', found '{}'", clip(header)),
-            );
+            sink.warn(start, None, format!("expected '#vnum', found '{}'", clip(header)));
             lx.skip_to_record();
             continue;
         };
@@ -68,10 +64,7 @@ fn obj(lx: &mut Lexer<'_>, vnum: u32) -> LexResult<ObjProto> {
     let weight = int(f.first(), "weight", line)? as i32;
     let cost = int(f.get(1), "cost", line)? as i32;
     let rent_or_load = match f.get(2) {
-        Some(t) => t.parse::<f32>().map_err(|_| super::lexer::LexError {
-            line,
-            message: format!("rent/load '{t}' is not a number"),
-        })?,
+        Some(t) => t.parse::<f32>().map_err(|_| super::lexer::LexError { line, message: format!("rent/load '{t}' is not a number") })?,
         None => 0.0,
     };
     let mut o = ObjProto {
@@ -104,18 +97,12 @@ fn obj(lx: &mut Lexer<'_>, vnum: u32) -> LexResult<ObjProto> {
             b'E' if l == "E" => {
                 let keywords = lx.string()?;
                 let description = lx.string()?;
-                o.extra_descs.push(ExtraDesc {
-                    keywords,
-                    description,
-                });
+                o.extra_descs.push(ExtraDesc { keywords, description });
             }
             b'A' if l == "A" => {
                 let f = lx.fields()?;
                 let line = lx.line_no() - 1;
-                o.affects.push((
-                    int(f.first(), "apply location", line)? as i32,
-                    int(f.get(1), "apply modifier", line)? as i32,
-                ));
+                o.affects.push((int(f.first(), "apply location", line)? as i32, int(f.get(1), "apply modifier", line)? as i32));
             }
             b'S' | b'T' => o.scripts.push(l[1..].trim().to_string()),
             _ => return lx.err(format!("unexpected line '{}' in object", clip(l))),

@@ -11,14 +11,7 @@ pub fn parse(text: &str, sink: &mut Sink<'_, ShopProto>) {
         if !first.starts_with('#') && !first.starts_with('$') {
             let version_line = lx.string().unwrap_or_default();
             if !version_line.contains("v3.0") {
-                sink.warn(
-                    1,
-                    None,
-                    format!(
-                        "shop file header '{}' is not v3.0; reading as v3.0",
-                        clip(&version_line)
-                    ),
-                );
+                sink.warn(1, None, format!("shop file header '{}' is not v3.0; reading as v3.0", clip(&version_line)));
             }
         }
     }
@@ -29,11 +22,7 @@ pub fn parse(text: &str, sink: &mut Sink<'_, ShopProto>) {
         let start = lx.line_no();
         let header = lx.content_line().unwrap_or_default();
         let Some(vnum) = parse_vnum_header(header) else {
-            sink.warn(
-                start,
-                None,
-                format!("expected '#vnum~', found '{}'", clip(header)),
-            );
+            sink.warn(start, None, format!("expected '#vnum~', found '{}'", clip(header)));
             lx.skip_to_record();
             continue;
         };

@@ -12,43 +12,24 @@ use super::types::*;
 pub fn encode(world: &WorldProto) -> Result<Vec<(u32, Vec<u8>)>, StoreError> {
     let mut tops: Vec<(u32, u32)> = world.zones.iter().map(|z| (z.top, z.vnum)).collect();
     tops.sort_unstable();
-    let zone_of = |vnum: u32| {
-        tops.iter()
-            .find(|(top, _)| vnum <= *top)
-            .map(|(_, z)| *z)
-            .unwrap_or(u32::MAX)
-    };
+    let zone_of = |vnum: u32| tops.iter().find(|(top, _)| vnum <= *top).map(|(_, z)| *z).unwrap_or(u32::MAX);
     let mut rows: BTreeMap<u32, WorldProto> = BTreeMap::new();
     for z in &world.zones {
         rows.entry(z.vnum).or_default().zones.push(z.clone());
     }
     for r in &world.rooms {
-        rows.entry(zone_of(r.vnum))
-            .or_default()
-            .rooms
-            .push(r.clone());
+        rows.entry(zone_of(r.vnum)).or_default().rooms.push(r.clone());
     }
     for m in &world.mobs {
-        rows.entry(zone_of(m.vnum))
-            .or_default()
-            .mobs
-            .push(m.clone());
+        rows.entry(zone_of(m.vnum)).or_default().mobs.push(m.clone());
     }
     for o in &world.objs {
-        rows.entry(zone_of(o.vnum))
-            .or_default()
-            .objs
-            .push(o.clone());
+        rows.entry(zone_of(o.vnum)).or_default().objs.push(o.clone());
     }
     for s in &world.shops {
-        rows.entry(zone_of(s.vnum))
-            .or_default()
-            .shops
-            .push(s.clone());
+        rows.entry(zone_of(s.vnum)).or_default().shops.push(s.clone());
     }
-    rows.into_iter()
-        .map(|(k, w)| Ok((k, codec::encode(&w)?)))
-        .collect()
+    rows.into_iter().map(|(k, w)| Ok((k, codec::encode(&w)?))).collect()
 }
 
 /// Joins zone rows back into one world (rows come in vnum order).
@@ -80,9 +61,7 @@ pub fn load(store: &Store) -> Result<Option<WorldProto>, StoreError> {
 }
 
 pub fn source(store: &Store) -> Result<Option<String>, StoreError> {
-    Ok(store
-        .meta_get("world_source")?
-        .map(|b| String::from_utf8_lossy(&b).into_owned()))
+    Ok(store.meta_get("world_source")?.map(|b| String::from_utf8_lossy(&b).into_owned()))
 }
 
 #[cfg(test)]
@@ -91,9 +70,7 @@ mod tests {
 
     #[test]
     fn starter_world_round_trips_through_zone_rows() {
-        let w = crate::worldfile::load(&crate::worldfile::StarterWorld)
-            .unwrap()
-            .world;
+        let w = crate::worldfile::load(&crate::worldfile::StarterWorld).unwrap().world;
         let rows = encode(&w).unwrap();
         assert_eq!(rows.len(), 3, "one row per zone");
         let back = decode(&rows).unwrap();

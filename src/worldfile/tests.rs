@@ -6,10 +6,7 @@ struct Mem(HashMap<String, String>);
 
 impl Mem {
     fn new(files: &[(&str, &str)]) -> Self {
-        Mem(files
-            .iter()
-            .map(|(p, t)| (p.to_string(), t.to_string()))
-            .collect())
+        Mem(files.iter().map(|(p, t)| (p.to_string(), t.to_string())).collect())
     }
 }
 
@@ -28,19 +25,9 @@ fn starter_world_loads_clean() {
     assert!(l.warnings.is_empty(), "warnings: {:#?}", l.warnings);
     assert!(l.world.rooms.len() >= 60);
     assert_eq!(l.world.zones.len(), 3);
-    assert!(l
-        .world
-        .rooms
-        .iter()
-        .any(|r| r.vnum == 8004 && r.name.contains("Temple")));
+    assert!(l.world.rooms.iter().any(|r| r.vnum == 8004 && r.name.contains("Temple")));
     assert_eq!(l.world.shops.len(), 2);
-    let levels: Vec<i32> = l
-        .world
-        .mobs
-        .iter()
-        .filter(|m| m.vnum / 100 == 81)
-        .map(|m| m.level)
-        .collect();
+    let levels: Vec<i32> = l.world.mobs.iter().filter(|m| m.vnum / 100 == 81).map(|m| m.level).collect();
     assert_eq!(levels.iter().min(), Some(&1));
     assert_eq!(levels.iter().max(), Some(&10));
     assert_eq!(l.dangling_exits, 0);
@@ -50,12 +37,7 @@ fn starter_world_loads_clean() {
         for (d, e) in r.exits.iter().enumerate() {
             let Some(e) = e.as_ref() else { continue };
             let back = by_vnum[&(e.to_room as u32)].exits[[2, 3, 0, 1, 5, 4][d]].as_ref();
-            assert_eq!(
-                back.map(|b| b.to_room),
-                Some(r.vnum as i32),
-                "room {} dir {d} is one-way",
-                r.vnum
-            );
+            assert_eq!(back.map(|b| b.to_room), Some(r.vnum as i32), "room {} dir {d} is one-way", r.vnum);
         }
     }
 }
@@ -64,32 +46,21 @@ const DP_ROOM: &str = "#8000\nThe Avenue~\n  A broad avenue.\n~\n80 32768 0 0 0 
 
 #[test]
 fn dark_pawns_rooms_and_dangling_exits() {
-    let src = Mem::new(&[
-        ("wld/index", "80.wld\n80.wld\n$\n"),
-        ("wld/80.wld", DP_ROOM),
-    ]);
+    let src = Mem::new(&[("wld/index", "80.wld\n80.wld\n$\n"), ("wld/80.wld", DP_ROOM)]);
     let l = load(&src).unwrap();
-    assert_eq!(
-        l.world.rooms.len(),
-        2,
-        "duplicate index entry must load once"
-    );
+    assert_eq!(l.world.rooms.len(), 2, "duplicate index entry must load once");
     let r = &l.world.rooms[0];
     assert_eq!(r.flags[0], 32768);
     assert_eq!(r.sector, 1);
     assert_eq!(r.extra_descs[0].keywords, "stadium");
     assert_eq!(l.dangling_exits, 1);
     assert!(l.world.rooms[1].exits[0].is_none());
-    assert!(l
-        .warnings
-        .iter()
-        .any(|w| w.vnum == Some(8001) && w.message.contains("9999")));
+    assert!(l.warnings.iter().any(|w| w.vnum == Some(8001) && w.message.contains("9999")));
 }
 
 #[test]
 fn malformed_record_is_skipped_with_file_line_and_vnum() {
-    let text =
-        "#1\nGood~\nok~\n1 0 0\nS\n#2\nBad~\nbad~\n1 zz! 0\nS\n#3\nAlso good~\nok~\n1 0 0\nS\n$\n";
+    let text = "#1\nGood~\nok~\n1 0 0\nS\n#2\nBad~\nbad~\n1 zz! 0\nS\n#3\nAlso good~\nok~\n1 0 0\nS\n$\n";
     let src = Mem::new(&[("wld/index", "1.wld\n$\n"), ("wld/1.wld", text)]);
     let l = load(&src).unwrap();
     let vnums: Vec<u32> = l.world.rooms.iter().map(|r| r.vnum).collect();
@@ -120,51 +91,20 @@ fn dark_pawns_mob_obj_zone_shop() {
     let l = load(&src).unwrap();
     assert!(l.warnings.is_empty(), "{:#?}", l.warnings);
     let m = &l.world.mobs[0];
-    assert_eq!(
-        (m.level, m.alignment, m.action_flags[0], m.affect_flags[0]),
-        (22, 700, 38939, 1032)
-    );
-    assert_eq!(
-        m.hit_dice,
-        Dice {
-            num: 22,
-            size: 5,
-            plus: 230
-        }
-    );
-    assert_eq!(
-        m.specs,
-        vec![
-            ("Race".into(), "0".into()),
-            ("Noise".into(), "You hear a cough.".into())
-        ]
-    );
+    assert_eq!((m.level, m.alignment, m.action_flags[0], m.affect_flags[0]), (22, 700, 38939, 1032));
+    assert_eq!(m.hit_dice, Dice { num: 22, size: 5, plus: 230 });
+    assert_eq!(m.specs, vec![("Race".into(), "0".into()), ("Noise".into(), "You hear a cough.".into())]);
     let o = &l.world.objs[0];
-    assert_eq!(
-        (
-            o.item_type,
-            o.wear_flags[0],
-            o.weight,
-            o.cost,
-            o.rent_or_load
-        ),
-        (17, 1, 55, 30, 100.0)
-    );
+    assert_eq!((o.item_type, o.wear_flags[0], o.weight, o.cost, o.rent_or_load), (17, 1, 55, 30, 100.0));
     assert_eq!(o.affects, vec![(1, 2)]);
     assert_eq!(o.scripts, vec!["portal.lua 2".to_string()]);
     assert_eq!(l.world.objs[1].wear_flags[0], 1 | (1 << 14));
     let z = &l.world.zones[0];
-    assert_eq!(
-        (z.top, z.lifespan, z.reset_mode, z.commands.len()),
-        (8199, 25, 2, 3)
-    );
+    assert_eq!((z.top, z.lifespan, z.reset_mode, z.commands.len()), (8199, 25, 2, 3));
     assert_eq!(z.commands[0].args, [8001, 8, 8000, -1]);
     assert!(z.commands[1].if_flag);
     let s = &l.world.shops[0];
-    assert_eq!(
-        (s.keeper, s.rooms.clone(), s.open1, s.close2),
-        (8001, vec![8000], 6, 18)
-    );
+    assert_eq!((s.keeper, s.rooms.clone(), s.open1, s.close2), (8001, vec![8000], 6, 18));
     assert_eq!(s.producing, vec![8000]);
 }
 

@@ -14,11 +14,7 @@ pub fn parse(text: &str, sink: &mut Sink<'_, RoomProto>) {
         let start = lx.line_no();
         let header = lx.content_line().unwrap_or_default();
         let Some(vnum) = parse_vnum_header(header) else {
-            sink.warn(
-                start,
-                None,
-                format!("expected '#vnum', found '{}'", clip(header)),
-            );
+            sink.warn(start, None, format!("expected '#vnum', found '{}'", clip(header)));
             lx.skip_to_record();
             continue;
         };
@@ -56,24 +52,10 @@ fn room(lx: &mut Lexer<'_>, vnum: u32) -> LexResult<RoomProto> {
             }
             sector = int(f.get(5), "sector", line)? as u32;
         }
-        _ => {
-            return lx.err(format!(
-                "room flags line has {} fields (want 3 or 6)",
-                f.len()
-            ))
-        }
+        _ => return lx.err(format!("room flags line has {} fields (want 3 or 6)", f.len())),
     }
-    let mut room = RoomProto {
-        vnum,
-        zone,
-        name,
-        description,
-        flags,
-        sector,
-        exits: Default::default(),
-        extra_descs: Vec::new(),
-        scripts: Vec::new(),
-    };
+    let mut room =
+        RoomProto { vnum, zone, name, description, flags, sector, exits: Default::default(), extra_descs: Vec::new(), scripts: Vec::new() };
     loop {
         let l = lx.content_line()?;
         match l.as_bytes().first() {
@@ -90,21 +72,12 @@ fn room(lx: &mut Lexer<'_>, vnum: u32) -> LexResult<RoomProto> {
                 let door_flags = flag_field(f.first(), "door flags", line)? as u32;
                 let key = int(f.get(1), "key vnum", line)? as i32;
                 let to_room = int(f.get(2), "exit target", line)? as i32;
-                room.exits[dir] = Some(ExitProto {
-                    description,
-                    keywords,
-                    door_flags,
-                    key,
-                    to_room,
-                });
+                room.exits[dir] = Some(ExitProto { description, keywords, door_flags, key, to_room });
             }
             Some(b'E') if l == "E" => {
                 let keywords = lx.string()?;
                 let description = lx.string()?;
-                room.extra_descs.push(ExtraDesc {
-                    keywords,
-                    description,
-                });
+                room.extra_descs.push(ExtraDesc { keywords, description });
             }
             Some(b'R') => room.scripts.push(l[1..].trim().to_string()),
             Some(b'#') | Some(b'$') => return lx.err("room not closed with 'S'"),

@@ -15,11 +15,7 @@ pub fn parse(text: &str, sink: &mut Sink<'_, ZoneProto>) {
         let start = lx.line_no();
         let header = lx.content_line().unwrap_or_default();
         let Some(vnum) = parse_vnum_header(header) else {
-            sink.warn(
-                start,
-                None,
-                format!("expected '#vnum', found '{}'", clip(header)),
-            );
+            sink.warn(start, None, format!("expected '#vnum', found '{}'", clip(header)));
             lx.skip_to_record();
             continue;
         };
@@ -64,10 +60,7 @@ fn zone(lx: &mut Lexer<'_>, vnum: u32, warnings: &mut Vec<(u32, String)>) -> Lex
             break;
         }
         if !"MOGEPDRL".contains(command) {
-            warnings.push((
-                line_no,
-                format!("unknown reset command '{}' skipped", clip(l)),
-            ));
+            warnings.push((line_no, format!("unknown reset command '{}' skipped", clip(l))));
             continue;
         }
         let toks: Vec<&str> = l[command.len_utf8()..].split_whitespace().collect();
@@ -79,29 +72,14 @@ fn zone(lx: &mut Lexer<'_>, vnum: u32, warnings: &mut Vec<(u32, String)>) -> Lex
             }
         }
         if nums.len() < 3 && command != 'L' {
-            warnings.push((
-                line_no,
-                format!("reset command '{}' has too few numbers; skipped", clip(l)),
-            ));
+            warnings.push((line_no, format!("reset command '{}' has too few numbers; skipped", clip(l))));
             continue;
         }
         let mut args = [-1i32; 4];
         for (i, n) in nums.iter().skip(1).take(4).enumerate() {
             args[i] = *n;
         }
-        commands.push(ResetCmd {
-            command,
-            if_flag: nums.first().copied().unwrap_or(0) != 0,
-            args,
-            line: line_no,
-        });
+        commands.push(ResetCmd { command, if_flag: nums.first().copied().unwrap_or(0) != 0, args, line: line_no });
     }
-    Ok(ZoneProto {
-        vnum,
-        name,
-        top,
-        lifespan,
-        reset_mode,
-        commands,
-    })
+    Ok(ZoneProto { vnum, name, top, lifespan, reset_mode, commands })
 }

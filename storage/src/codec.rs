@@ -11,16 +11,13 @@ pub const RECORD_VERSION: u8 = 1;
 
 pub fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, StoreError> {
     let mut out = vec![RECORD_VERSION];
-    rmp_serde::encode::write_named(&mut out, value)
-        .map_err(|e| StoreError::Codec(e.to_string()))?;
+    rmp_serde::encode::write_named(&mut out, value).map_err(|e| StoreError::Codec(e.to_string()))?;
     Ok(out)
 }
 
 pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, StoreError> {
     match bytes.split_first() {
-        Some((&RECORD_VERSION, rest)) => {
-            rmp_serde::from_slice(rest).map_err(|e| StoreError::Codec(e.to_string()))
-        }
+        Some((&RECORD_VERSION, rest)) => rmp_serde::from_slice(rest).map_err(|e| StoreError::Codec(e.to_string())),
         Some((v, _)) => Err(StoreError::Codec(format!("unknown record version {v}"))),
         None => Err(StoreError::Codec("empty record".into())),
     }
@@ -38,10 +35,7 @@ mod tests {
         assert_eq!(back, ("brenda".to_string(), 42));
         let mut bad = bytes.clone();
         bad[0] = 9;
-        assert!(matches!(
-            decode::<(String, u32)>(&bad),
-            Err(StoreError::Codec(_))
-        ));
+        assert!(matches!(decode::<(String, u32)>(&bad), Err(StoreError::Codec(_))));
         assert!(decode::<u32>(&[]).is_err());
     }
 }

@@ -63,27 +63,16 @@ impl Store {
     /// Opens (or creates) the data file and applies pending migrations in one transaction.
     pub fn open(path: impl AsRef<Path>) -> Result<(Store, OpenReport), StoreError> {
         let path = path.as_ref().to_path_buf();
-        let created = !path.exists()
-            || std::fs::metadata(&path)
-                .map(|m| m.len() == 0)
-                .unwrap_or(true);
+        let created = !path.exists() || std::fs::metadata(&path).map(|m| m.len() == 0).unwrap_or(true);
         let db = Database::create(&path).map_err(|e| match e {
             redb::DatabaseError::DatabaseAlreadyOpen => StoreError::Locked { path: path.clone() },
-            redb::DatabaseError::Storage(redb::StorageError::Corrupted(msg)) => {
-                StoreError::Corrupt(msg)
-            }
+            redb::DatabaseError::Storage(redb::StorageError::Corrupted(msg)) => StoreError::Corrupt(msg),
             other => redb_err(other),
         })?;
         let tx = db.begin_write().map_err(redb_err)?;
         let applied = migrate::run(&tx)?;
         tx.commit().map_err(redb_err)?;
-        Ok((
-            Store { db, path },
-            OpenReport {
-                created,
-                migrations_applied: applied,
-            },
-        ))
+        Ok((Store { db, path }, OpenReport { created, migrations_applied: applied }))
     }
 
     pub fn path(&self) -> &Path {
@@ -120,11 +109,7 @@ impl Store {
     }
 
     /// Returns the value under `key`, creating it with `make` if absent (one transaction).
-    pub fn meta_get_or_init(
-        &self,
-        key: &str,
-        make: impl FnOnce() -> Vec<u8>,
-    ) -> Result<Vec<u8>, StoreError> {
+    pub fn meta_get_or_init(&self, key: &str, make: impl FnOnce() -> Vec<u8>) -> Result<Vec<u8>, StoreError> {
         let tx = self.db.begin_write().map_err(redb_err)?;
         let value = {
             let mut t = tx.open_table(tables::META).map_err(redb_err)?;
@@ -153,11 +138,7 @@ impl Store {
     }
 
     /// Creates an account and its character together; `false` if the name exists.
-    pub fn create_character(
-        &self,
-        account: &Account,
-        ch: &CharacterRecord,
-    ) -> Result<bool, StoreError> {
+    pub fn create_character(&self, account: &Account, ch: &CharacterRecord) -> Result<bool, StoreError> {
         let key = account.name.to_ascii_lowercase();
         let tx = self.db.begin_write().map_err(redb_err)?;
         {
@@ -165,13 +146,9 @@ impl Store {
             if accounts.get(key.as_str()).map_err(redb_err)?.is_some() {
                 return Ok(false);
             }
-            accounts
-                .insert(key.as_str(), codec::encode(account)?.as_slice())
-                .map_err(redb_err)?;
+            accounts.insert(key.as_str(), codec::encode(account)?.as_slice()).map_err(redb_err)?;
             let mut chars = tx.open_table(tables::CHARACTERS).map_err(redb_err)?;
-            chars
-                .insert(key.as_str(), codec::encode(ch)?.as_slice())
-                .map_err(redb_err)?;
+            chars.insert(key.as_str(), codec::encode(ch)?.as_slice()).map_err(redb_err)?;
         }
         tx.commit().map_err(redb_err)?;
         Ok(true)
@@ -200,10 +177,7 @@ impl Store {
     // ---- agent keys ----
 
     pub fn put_agent_key(&self, key_hash: &str, rec: &AgentKeyRecord) -> Result<(), StoreError> {
-        self.put_records(
-            tables::AGENT_KEYS,
-            &[(key_hash.to_string(), codec::encode(rec)?)],
-        )
+        self.put_records(tables::AGENT_KEYS, &[(key_hash.to_string(), codec::encode(rec)?)])
     }
 
     pub fn agent_key(&self, key_hash: &str) -> Result<Option<AgentKeyRecord>, StoreError> {
@@ -222,8 +196,7 @@ impl Store {
                 t.insert(*vnum, bytes.as_slice()).map_err(redb_err)?;
             }
             let mut meta = tx.open_table(tables::META).map_err(redb_err)?;
-            meta.insert("world_source", source.as_bytes())
-                .map_err(redb_err)?;
+            meta.insert("world_source", source.as_bytes()).map_err(redb_err)?;
         }
         tx.commit().map_err(redb_err)
     }
@@ -256,11 +229,7 @@ impl Store {
         }
     }
 
-    fn put_records(
-        &self,
-        table: redb::TableDefinition<&str, &[u8]>,
-        rows: &[(String, Vec<u8>)],
-    ) -> Result<(), StoreError> {
+    fn put_records(&self, table: redb::TableDefinition<&str, &[u8]>, rows: &[(String, Vec<u8>)]) -> Result<(), StoreError> {
         let tx = self.db.begin_write().map_err(redb_err)?;
         {
             let mut t = tx.open_table(table).map_err(redb_err)?;

@@ -25,9 +25,7 @@ pub fn file_version(tx: &WriteTransaction) -> Result<u32, StoreError> {
         Ok(t) => t,
         Err(e) => return Err(StoreError::Redb(e.into())),
     };
-    let v = meta
-        .get(VERSION_KEY)
-        .map_err(|e| StoreError::Redb(e.into()))?;
+    let v = meta.get(VERSION_KEY).map_err(|e| StoreError::Redb(e.into()))?;
     Ok(match v {
         Some(bytes) => {
             let b = bytes.value();
@@ -45,10 +43,7 @@ pub fn file_version(tx: &WriteTransaction) -> Result<u32, StoreError> {
 pub fn run(tx: &WriteTransaction) -> Result<Vec<u32>, StoreError> {
     let found = file_version(tx)?;
     if found > CURRENT_VERSION {
-        return Err(StoreError::TooNew {
-            found,
-            supported: CURRENT_VERSION,
-        });
+        return Err(StoreError::TooNew { found, supported: CURRENT_VERSION });
     }
     let mut applied = Vec::new();
     for (version, step) in STEPS {
@@ -58,11 +53,8 @@ pub fn run(tx: &WriteTransaction) -> Result<Vec<u32>, StoreError> {
         }
     }
     if !applied.is_empty() {
-        let mut meta = tx
-            .open_table(tables::META)
-            .map_err(|e| StoreError::Redb(e.into()))?;
-        meta.insert(VERSION_KEY, CURRENT_VERSION.to_le_bytes().as_slice())
-            .map_err(|e| StoreError::Redb(e.into()))?;
+        let mut meta = tx.open_table(tables::META).map_err(|e| StoreError::Redb(e.into()))?;
+        meta.insert(VERSION_KEY, CURRENT_VERSION.to_le_bytes().as_slice()).map_err(|e| StoreError::Redb(e.into()))?;
     }
     Ok(applied)
 }

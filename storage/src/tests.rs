@@ -19,20 +19,8 @@ fn sample(name: &str) -> CharacterRecord {
         abilities: [18, 13, 12, 15, 16, 11],
         alignment: 0,
         room_vnum: 8004,
-        inventory: vec![ObjRecord {
-            vnum: 8010,
-            contains: vec![ObjRecord {
-                vnum: 8011,
-                contains: vec![],
-            }],
-        }],
-        equipment: vec![(
-            16,
-            ObjRecord {
-                vnum: 8020,
-                contains: vec![],
-            },
-        )],
+        inventory: vec![ObjRecord { vnum: 8010, contains: vec![ObjRecord { vnum: 8011, contains: vec![] }] }],
+        equipment: vec![(16, ObjRecord { vnum: 8020, contains: vec![] })],
         deaths: 0,
         kills: 1,
         saved_at: 1,
@@ -59,9 +47,7 @@ fn newer_file_is_refused() {
     let path = dir.path().join("t.redb");
     {
         let (store, _) = Store::open(&path).unwrap();
-        store
-            .meta_put(migrate::VERSION_KEY, &99u32.to_le_bytes())
-            .unwrap();
+        store.meta_put(migrate::VERSION_KEY, &99u32.to_le_bytes()).unwrap();
     }
     match Store::open(&path) {
         Err(StoreError::TooNew { found: 99, .. }) => {}
@@ -83,17 +69,9 @@ fn second_open_in_process_is_locked() {
 fn characters_round_trip_and_names_are_unique() {
     let dir = tempfile::tempdir().unwrap();
     let (store, _) = Store::open(dir.path().join("t.redb")).unwrap();
-    let acct = Account {
-        name: "Brenda".into(),
-        password_hash: Some("h".into()),
-        is_agent: false,
-        created: 1,
-    };
+    let acct = Account { name: "Brenda".into(), password_hash: Some("h".into()), is_agent: false, created: 1 };
     assert!(store.create_character(&acct, &sample("Brenda")).unwrap());
-    assert!(
-        !store.create_character(&acct, &sample("Brenda")).unwrap(),
-        "duplicate name accepted"
-    );
+    assert!(!store.create_character(&acct, &sample("Brenda")).unwrap(), "duplicate name accepted");
     let mut c = store.character("brenda").unwrap().unwrap();
     assert_eq!(c, sample("Brenda"));
     c.room_vnum = 8010;
@@ -106,9 +84,7 @@ fn characters_round_trip_and_names_are_unique() {
 fn world_is_replaced_whole() {
     let dir = tempfile::tempdir().unwrap();
     let (store, _) = Store::open(dir.path().join("t.redb")).unwrap();
-    store
-        .replace_world(&[(1, vec![1]), (2, vec![2])], "a")
-        .unwrap();
+    store.replace_world(&[(1, vec![1]), (2, vec![2])], "a").unwrap();
     store.replace_world(&[(3, vec![3])], "b").unwrap();
     assert_eq!(store.world_zones().unwrap(), vec![(3, vec![3])]);
     assert_eq!(store.meta_get("world_source").unwrap().unwrap(), b"b");

@@ -34,10 +34,7 @@ async fn second_dialect_api_key_and_mode_agent() {
     let key = srv.key("bannor").await;
     let mut a = WsClient::connect(srv.addr).await;
     // No player_name: the key names its character.
-    a.send(
-        json!({"type": "login", "data": {"api_key": key, "mode": "agent", "class": 0, "race": 1}}),
-    )
-    .await;
+    a.send(json!({"type": "login", "data": {"api_key": key, "mode": "agent", "class": 0, "race": 1}})).await;
     let state = a.expect("state").await;
     assert_eq!(state["data"]["player"]["name"], "Bannor");
     assert_eq!(state["data"]["player"]["class"], "Magic-user");
@@ -55,8 +52,7 @@ async fn password_characters_are_created_and_log_in_again() {
     assert_eq!(s["data"]["player"]["is_agent"], false);
     drop(a);
     let mut b = WsClient::connect(srv.addr).await;
-    b.send(json!({"type": "login", "data": {"player_name": "corwin", "password": "amber"}}))
-        .await;
+    b.send(json!({"type": "login", "data": {"player_name": "corwin", "password": "amber"}})).await;
     let s = b.expect("state").await;
     assert_eq!(s["data"]["player"]["name"], "Corwin");
     srv.shutdown().await;
@@ -69,24 +65,19 @@ async fn interactive_creation_walks_through_char_create() {
     a.send(json!({"type": "login", "data": {"player_name": "Dara", "password": "pw123", "new_char": true}})).await;
     let c = a.expect("char_create").await;
     assert_eq!(c["data"]["stage"], "sex");
-    a.send(json!({"type": "char_input", "data": {"choice": "purple"}}))
-        .await;
+    a.send(json!({"type": "char_input", "data": {"choice": "purple"}})).await;
     let c = a.expect("char_create").await;
     assert_eq!(c["data"]["stage"], "sex", "a bad choice repeats the stage");
     assert!(c["data"]["prompt"].as_str().unwrap().contains("not a sex"));
-    a.send(json!({"type": "char_input", "data": {"choice": "female"}}))
-        .await;
+    a.send(json!({"type": "char_input", "data": {"choice": "female"}})).await;
     assert_eq!(a.expect("char_create").await["data"]["stage"], "race");
-    a.send(json!({"type": "char_input", "data": {"choice": 3}}))
-        .await;
+    a.send(json!({"type": "char_input", "data": {"choice": 3}})).await;
     assert_eq!(a.expect("char_create").await["data"]["stage"], "class");
-    a.send(json!({"type": "char_input", "data": {"choice": "1"}}))
-        .await;
+    a.send(json!({"type": "char_input", "data": {"choice": "1"}})).await;
     let c = a.expect("char_create").await;
     assert_eq!(c["data"]["stage"], "stats");
     assert!(c["data"]["stats"]["str"].as_u64().is_some());
-    a.send(json!({"type": "char_input", "data": {"choice": "keep"}}))
-        .await;
+    a.send(json!({"type": "char_input", "data": {"choice": "keep"}})).await;
     let s = a.expect("state").await;
     assert_eq!(s["data"]["player"]["race"], "Kender");
     assert_eq!(s["data"]["player"]["class"], "Cleric");
@@ -116,17 +107,10 @@ async fn moving_sends_text_state_and_real_deltas_with_re() {
     assert_eq!(v["data"]["ROOM_NAME"], "The Training Yard");
     let mobs = v["data"]["ROOM_MOBS"].as_array().unwrap();
     assert_eq!(mobs[0]["target_string"], "dummy");
-    assert!(mobs[0]["instance_id"]
-        .as_str()
-        .unwrap()
-        .starts_with("mob_9001_"));
-    assert!(
-        v["data"].get("HEALTH").is_none(),
-        "only changed, subscribed variables"
-    );
+    assert!(mobs[0]["instance_id"].as_str().unwrap().starts_with("mob_9001_"));
+    assert!(v["data"].get("HEALTH").is_none(), "only changed, subscribed variables");
     // Abbreviations and the args form reach the same dispatcher.
-    a.send(json!({"type": "command", "data": {"command": "look", "args": ["dummy"]}, "id": "c2"}))
-        .await;
+    a.send(json!({"type": "command", "data": {"command": "look", "args": ["dummy"]}, "id": "c2"})).await;
     assert!(a.reply_text("c2").await.contains("stuffed with straw"));
     a.cmd("w", "c3").await;
     assert!(a.reply_text("c3").await.contains("Test Temple"));
@@ -139,26 +123,17 @@ async fn health_deltas_arrive_on_combat_rounds_without_a_command() {
     let key = srv.key("brenda").await;
     let mut a = WsClient::connect(srv.addr).await;
     a.login_key("brenda", &key).await;
-    a.send(
-        json!({"type": "subscribe", "data": {"variables": ["HEALTH", "FIGHTING", "ROOM_MOBS"]}}),
-    )
-    .await;
+    a.send(json!({"type": "subscribe", "data": {"variables": ["HEALTH", "FIGHTING", "ROOM_MOBS"]}})).await;
     a.cmd("south", "c1").await;
     a.until(|v| v["type"] == "vars" && v["re"] == "c1").await;
     a.cmd("kill partner", "c2").await;
-    let v = a
-        .until(|v| v["type"] == "vars" && v["data"]["FIGHTING"] == true)
-        .await;
+    let v = a.until(|v| v["type"] == "vars" && v["data"]["FIGHTING"] == true).await;
     assert_eq!(v["data"]["ROOM_MOBS"][0]["fighting"], true);
     // The partner hits back for 1 each round it lands; that arrives with no `re`.
-    let v = a
-        .until(|v| v["type"] == "vars" && v["re"].is_null() && v["data"].get("HEALTH").is_some())
-        .await;
+    let v = a.until(|v| v["type"] == "vars" && v["re"].is_null() && v["data"].get("HEALTH").is_some()).await;
     assert!(v["data"]["HEALTH"].as_i64().unwrap() > 0);
     // Combat rounds are also narrated as events without `re`.
-    let e = a
-        .until(|v| v["type"] == "event" && v["data"]["type"] == "combat" && v["re"].is_null())
-        .await;
+    let e = a.until(|v| v["type"] == "event" && v["data"]["type"] == "combat" && v["re"].is_null()).await;
     assert!(e["data"]["text"].as_str().unwrap().len() > 3);
     srv.shutdown().await;
 }
@@ -189,8 +164,7 @@ async fn resume_after_a_dropped_socket_replays_with_no_seq_gap() {
     let mut a = WsClient::connect(srv.addr).await;
     let state = a.login_key("brenda", &key).await;
     let token = state["data"]["token"].as_str().unwrap().to_string();
-    a.send(json!({"type": "subscribe", "data": {"variables": ["*"]}}))
-        .await;
+    a.send(json!({"type": "subscribe", "data": {"variables": ["*"]}})).await;
     a.cmd("look", "l1").await;
     a.until(|v| v["type"] == "state" && v["re"] == "l1").await;
     let last = a.last_seq;
@@ -207,13 +181,8 @@ async fn resume_after_a_dropped_socket_replays_with_no_seq_gap() {
     a2.last_seq = last;
     a2.send(json!({"type": "login", "data": {"is_agent": true, "resume": {"token": token, "last_seq": last}}})).await;
     // `next` asserts seq == last + 1, and so on for every message.
-    let said = a2
-        .until(|v| v["type"] == "event" && v["data"]["type"] == "say")
-        .await;
-    assert!(said["data"]["text"]
-        .as_str()
-        .unwrap()
-        .contains("hello brenda"));
+    let said = a2.until(|v| v["type"] == "event" && v["data"]["type"] == "say").await;
+    assert!(said["data"]["text"].as_str().unwrap().contains("hello brenda"));
     assert_eq!(said["data"]["from"], "Bannor");
     // And the session goes on on the same sequence.
     a2.cmd("look", "l2").await;
@@ -223,8 +192,7 @@ async fn resume_after_a_dropped_socket_replays_with_no_seq_gap() {
 
 #[tokio::test]
 async fn resume_after_the_grace_period_rebuilds_with_resumed_false() {
-    let srv =
-        TestServer::start_with(|c| c.engine.linkdead_grace = Duration::from_millis(300)).await;
+    let srv = TestServer::start_with(|c| c.engine.linkdead_grace = Duration::from_millis(300)).await;
     let key = srv.key("brenda").await;
     let mut a = WsClient::connect(srv.addr).await;
     let state = a.login_key("brenda", &key).await;
@@ -233,17 +201,12 @@ async fn resume_after_the_grace_period_rebuilds_with_resumed_false() {
     drop(a);
     tokio::time::sleep(Duration::from_millis(1500)).await;
     let mut a2 = WsClient::connect(srv.addr).await;
-    a2.send(json!({"type": "login", "data": {"resume": {"token": token, "last_seq": last}}}))
-        .await;
+    a2.send(json!({"type": "login", "data": {"resume": {"token": token, "last_seq": last}}})).await;
     let st = a2.expect("state").await;
     assert_eq!(st["data"]["room"]["vnum"], 8004);
     let v = a2.expect("vars").await;
     assert_eq!(v["data"]["resumed"], false);
-    assert_eq!(
-        v["data"].as_object().unwrap().len(),
-        20,
-        "19 variables and the flag"
-    );
+    assert_eq!(v["data"].as_object().unwrap().len(), 20, "19 variables and the flag");
     srv.shutdown().await;
 }
 
@@ -264,8 +227,7 @@ async fn a_second_login_takes_the_character_over() {
 
 #[tokio::test]
 async fn token_refresh_arrives_after_the_refresh_interval() {
-    let srv =
-        TestServer::start_with(|c| c.link.token_refresh_after = Duration::from_millis(300)).await;
+    let srv = TestServer::start_with(|c| c.link.token_refresh_after = Duration::from_millis(300)).await;
     let key = srv.key("brenda").await;
     let mut a = WsClient::connect(srv.addr).await;
     a.login_key("brenda", &key).await;

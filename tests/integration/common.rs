@@ -24,11 +24,7 @@ pub struct TestServer {
 pub fn test_config(dir: &std::path::Path) -> ServerConfig {
     let world = dir.join("world");
     super::world::write(&world);
-    let mut cfg = ServerConfig {
-        db: dir.join("test.redb"),
-        world: Some(world),
-        ..Default::default()
-    };
+    let mut cfg = ServerConfig { db: dir.join("test.redb"), world: Some(world), ..Default::default() };
     // Fast pulses: the rules count pulses, so a 2 s round is 400 ms here.
     cfg.engine.pulse = Duration::from_millis(20);
     cfg.engine.seed = 7;
@@ -48,12 +44,7 @@ impl TestServer {
         f(&mut cfg);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let running = server::start(cfg.clone(), listener).await.unwrap();
-        TestServer {
-            addr: running.addr,
-            running: Some(running),
-            _dir: dir,
-            cfg,
-        }
+        TestServer { addr: running.addr, running: Some(running), _dir: dir, cfg }
     }
 
     /// Stops the server cleanly and starts a new one on the same data file.
@@ -68,9 +59,7 @@ impl TestServer {
 
     /// A new agent key, through the loopback admin API.
     pub async fn key(&self, name: &str) -> String {
-        pawns::commands::via_server(&format!("http://{}", self.addr), name)
-            .await
-            .unwrap()
+        pawns::commands::via_server(&format!("http://{}", self.addr), name).await.unwrap()
     }
 
     pub async fn shutdown(mut self) {
@@ -91,14 +80,8 @@ pub struct WsClient {
 
 impl WsClient {
     pub async fn connect(addr: SocketAddr) -> WsClient {
-        let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws"))
-            .await
-            .unwrap();
-        WsClient {
-            ws,
-            last_seq: 0,
-            seen: Vec::new(),
-        }
+        let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws")).await.unwrap();
+        WsClient { ws, last_seq: 0, seen: Vec::new() }
     }
 
     pub async fn send(&mut self, v: Value) {
@@ -113,17 +96,8 @@ impl WsClient {
     pub async fn next(&mut self) -> Value {
         loop {
             let Ok(m) = tokio::time::timeout(WAIT, self.ws.next()).await else {
-                let tail: Vec<String> = self
-                    .seen
-                    .iter()
-                    .rev()
-                    .take(6)
-                    .map(|v| v.to_string())
-                    .collect();
-                panic!(
-                    "timed out waiting for a message; the last ones were (newest first):\n{}",
-                    tail.join("\n")
-                );
+                let tail: Vec<String> = self.seen.iter().rev().take(6).map(|v| v.to_string()).collect();
+                panic!("timed out waiting for a message; the last ones were (newest first):\n{}", tail.join("\n"));
             };
             match m {
                 Some(Ok(Message::Text(t))) => {
@@ -156,15 +130,11 @@ impl WsClient {
 
     /// The next error's code.
     pub async fn error_code(&mut self) -> String {
-        self.expect("error").await["data"]["code"]
-            .as_str()
-            .unwrap()
-            .to_string()
+        self.expect("error").await["data"]["code"].as_str().unwrap().to_string()
     }
 
     pub async fn cmd(&mut self, c: &str, id: &str) {
-        self.send(json!({"type": "command", "data": {"command": c}, "id": id}))
-            .await;
+        self.send(json!({"type": "command", "data": {"command": c}, "id": id})).await;
     }
 
     /// Text of the event answering command `id`.
@@ -175,17 +145,17 @@ impl WsClient {
 
     /// Logs in with a key; returns the `state` message.
     pub async fn login_key(&mut self, name: &str, key: &str) -> Value {
-        self.send(json!({"type": "login", "data": {"player_name": name, "password": key, "is_agent": true, "harness": "test", "model": "none"}})).await;
+        self.send(
+            json!({"type": "login", "data": {"player_name": name, "password": key, "is_agent": true, "harness": "test", "model": "none"}}),
+        )
+        .await;
         self.expect("state").await
     }
 
     /// Waits for the connection to end; returns the close code if one came.
     pub async fn closed(&mut self) -> Option<u16> {
         loop {
-            match tokio::time::timeout(WAIT, self.ws.next())
-                .await
-                .expect("timed out waiting for close")
-            {
+            match tokio::time::timeout(WAIT, self.ws.next()).await.expect("timed out waiting for close") {
                 Some(Ok(Message::Close(f))) => return f.map(|f| u16::from(f.code)),
                 Some(Ok(Message::Text(t))) => {
                     let v: Value = serde_json::from_str(t.as_str()).unwrap();
@@ -206,10 +176,7 @@ pub struct Telnet {
 
 impl Telnet {
     pub async fn connect(addr: SocketAddr) -> Telnet {
-        Telnet {
-            s: TcpStream::connect(addr).await.unwrap(),
-            buf: Vec::new(),
-        }
+        Telnet { s: TcpStream::connect(addr).await.unwrap(), buf: Vec::new() }
     }
 
     pub async fn send_bytes(&mut self, b: &[u8]) {
@@ -236,18 +203,10 @@ impl Telnet {
             let mut chunk = [0u8; 4096];
             let n = tokio::time::timeout_at(deadline, self.s.read(&mut chunk))
                 .await
-                .unwrap_or_else(|_| {
-                    panic!(
-                        "timed out waiting for {needle:?}; have {:?}",
-                        String::from_utf8_lossy(&self.buf)
-                    )
-                })
+                .unwrap_or_else(|_| panic!("timed out waiting for {needle:?}; have {:?}", String::from_utf8_lossy(&self.buf)))
                 .unwrap();
             if n == 0 {
-                panic!(
-                    "connection closed waiting for {needle:?}; have {:?}",
-                    String::from_utf8_lossy(&self.buf)
-                );
+                panic!("connection closed waiting for {needle:?}; have {:?}", String::from_utf8_lossy(&self.buf));
             }
             self.buf.extend_from_slice(&chunk[..n]);
         }
@@ -296,23 +255,11 @@ pub fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
 /// Plain HTTP GET; returns (status, body).
 pub async fn http_get(addr: SocketAddr, path: &str) -> (u16, String) {
     let mut s = TcpStream::connect(addr).await.unwrap();
-    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").as_bytes())
-        .await
-        .unwrap();
+    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").as_bytes()).await.unwrap();
     let mut buf = Vec::new();
-    tokio::time::timeout(WAIT, s.read_to_end(&mut buf))
-        .await
-        .unwrap()
-        .unwrap();
+    tokio::time::timeout(WAIT, s.read_to_end(&mut buf)).await.unwrap().unwrap();
     let text = String::from_utf8_lossy(&buf).into_owned();
-    let status = text
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    let body = text
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())
-        .unwrap_or_default();
+    let status = text.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let body = text.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default();
     (status, body)
 }

@@ -14,23 +14,16 @@ async fn malformed_input_gets_coded_errors_and_the_connection_stays() {
     assert_eq!(a.error_code().await, "bad_request");
     a.send_raw("[1,2,3]").await;
     assert_eq!(a.error_code().await, "bad_request");
-    a.send(json!({"type": "login", "data": {"player_name": 42}}))
-        .await;
+    a.send(json!({"type": "login", "data": {"player_name": 42}})).await;
     assert_eq!(a.error_code().await, "bad_request");
     a.send(json!({"type": "dance", "id": "d1"})).await;
     let e = a.expect("error").await;
-    assert_eq!(
-        (e["data"]["code"].as_str(), e["re"].as_str()),
-        (Some("unknown_type"), Some("d1"))
-    );
-    a.send(json!({"type": "command", "data": {"command": "look"}}))
-        .await;
+    assert_eq!((e["data"]["code"].as_str(), e["re"].as_str()), (Some("unknown_type"), Some("d1")));
+    a.send(json!({"type": "command", "data": {"command": "look"}})).await;
     assert_eq!(a.error_code().await, "not_authenticated");
-    a.send(json!({"type": "subscribe", "data": {"variables": ["HEALTH"]}}))
-        .await;
+    a.send(json!({"type": "subscribe", "data": {"variables": ["HEALTH"]}})).await;
     assert_eq!(a.error_code().await, "not_authenticated");
-    a.send(json!({"type": "char_input", "data": {"choice": "m"}}))
-        .await;
+    a.send(json!({"type": "char_input", "data": {"choice": "m"}})).await;
     assert_eq!(a.error_code().await, "bad_request");
     a.ws.send(Message::binary(vec![1u8, 2, 3])).await.unwrap();
     assert_eq!(a.error_code().await, "bad_request");
@@ -45,45 +38,28 @@ async fn login_failures_have_their_codes() {
     let srv = TestServer::start().await;
     let key = srv.key("brenda").await;
     let mut a = WsClient::connect(srv.addr).await;
-    a.send(
-        json!({"type": "login", "data": {"player_name": "b4d", "password": "x", "new_char": true}}),
-    )
-    .await;
+    a.send(json!({"type": "login", "data": {"player_name": "b4d", "password": "x", "new_char": true}})).await;
     assert_eq!(a.error_code().await, "invalid_name");
     a.send(json!({"type": "login", "data": {"player_name": "Self", "password": "x", "new_char": true, "class": 3}})).await;
     assert_eq!(a.error_code().await, "invalid_name");
-    a.send(json!({"type": "login", "data": {"player_name": "nobody", "password": "x"}}))
-        .await;
+    a.send(json!({"type": "login", "data": {"player_name": "nobody", "password": "x"}})).await;
     assert_eq!(a.error_code().await, "auth_failed");
     a.send(json!({"type": "login", "data": {"password": format!("dp_{}", "0".repeat(64)), "is_agent": true}})).await;
     assert_eq!(a.error_code().await, "auth_failed");
     a.send(json!({"type": "login", "data": {"player_name": "someoneelse", "password": key, "is_agent": true}})).await;
-    assert_eq!(
-        a.error_code().await,
-        "auth_failed",
-        "a key logs in only its own character"
-    );
+    assert_eq!(a.error_code().await, "auth_failed", "a key logs in only its own character");
     a.send(json!({"type": "login", "data": {"player_name": "Mira", "password": "pw", "new_char": true, "class": 7}})).await;
     let e = a.expect("error").await;
     assert_eq!(e["data"]["code"], "bad_request");
-    assert!(
-        e["data"]["message"].as_str().unwrap().contains("Psionic"),
-        "names the allowed values"
-    );
+    assert!(e["data"]["message"].as_str().unwrap().contains("Psionic"), "names the allowed values");
     a.send(json!({"type": "login", "data": {"player_name": "Mira", "password": "pw", "new_char": true, "class": 1}})).await;
     a.expect("state").await;
-    a.send(json!({"type": "login", "data": {"player_name": "Mira", "password": "pw"}}))
-        .await;
-    assert_eq!(
-        a.error_code().await,
-        "bad_request",
-        "a second login on the same connection"
-    );
+    a.send(json!({"type": "login", "data": {"player_name": "Mira", "password": "pw"}})).await;
+    assert_eq!(a.error_code().await, "bad_request", "a second login on the same connection");
     let mut b = WsClient::connect(srv.addr).await;
     b.send(json!({"type": "login", "data": {"player_name": "mira", "password": "pw", "new_char": true, "class": 1}})).await;
     assert_eq!(b.error_code().await, "name_taken");
-    b.send(json!({"type": "login", "data": {"player_name": "mira", "password": "wrong"}}))
-        .await;
+    b.send(json!({"type": "login", "data": {"player_name": "mira", "password": "wrong"}})).await;
     assert_eq!(b.error_code().await, "auth_failed");
     srv.shutdown().await;
 }
@@ -110,8 +86,7 @@ async fn over_the_command_rate_is_rate_limited_with_an_events_entry() {
     let key = srv.key("brenda").await;
     let mut a = WsClient::connect(srv.addr).await;
     a.login_key("brenda", &key).await;
-    a.send(json!({"type": "subscribe", "data": {"variables": ["EVENTS"]}}))
-        .await;
+    a.send(json!({"type": "subscribe", "data": {"variables": ["EVENTS"]}})).await;
     for i in 0..15 {
         a.cmd("score", &format!("c{i}")).await;
     }
@@ -120,20 +95,9 @@ async fn over_the_command_rate_is_rate_limited_with_an_events_entry() {
     assert!(e["data"]["retry_after_ms"].as_u64().unwrap() > 0);
     assert!(e["re"].as_str().unwrap().starts_with('c'));
     let v = a
-        .until(|v| {
-            v["type"] == "vars"
-                && v["data"]["EVENTS"]
-                    .as_array()
-                    .is_some_and(|e| e.iter().any(|x| x["type"] == "rate_limited"))
-        })
+        .until(|v| v["type"] == "vars" && v["data"]["EVENTS"].as_array().is_some_and(|e| e.iter().any(|x| x["type"] == "rate_limited")))
         .await;
-    let ev = v["data"]["EVENTS"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|x| x["type"] == "rate_limited")
-        .unwrap()
-        .clone();
+    let ev = v["data"]["EVENTS"].as_array().unwrap().iter().find(|x| x["type"] == "rate_limited").unwrap().clone();
     assert_eq!(ev["command"], "score");
     srv.shutdown().await;
 }
@@ -142,10 +106,7 @@ async fn over_the_command_rate_is_rate_limited_with_an_events_entry() {
 async fn oversized_frames_close_with_1009() {
     let srv = TestServer::start().await;
     let mut a = WsClient::connect(srv.addr).await;
-    let big = format!(
-        "{{\"type\":\"command\",\"data\":{{\"command\":\"say {}\"}}}}",
-        "x".repeat(17 * 1024)
-    );
+    let big = format!("{{\"type\":\"command\",\"data\":{{\"command\":\"say {}\"}}}}", "x".repeat(17 * 1024));
     a.send_raw(&big).await;
     assert_eq!(a.error_code().await, "frame_too_large");
     assert_eq!(a.closed().await, Some(1009));
@@ -159,18 +120,15 @@ async fn ten_failed_logins_lock_the_address_out() {
     let srv = TestServer::start().await;
     let mut a = WsClient::connect(srv.addr).await;
     for _ in 0..9 {
-        a.send(json!({"type": "login", "data": {"player_name": "ghost", "password": "nope"}}))
-            .await;
+        a.send(json!({"type": "login", "data": {"player_name": "ghost", "password": "nope"}})).await;
         assert_eq!(a.error_code().await, "auth_failed");
     }
-    a.send(json!({"type": "login", "data": {"player_name": "ghost", "password": "nope"}}))
-        .await;
+    a.send(json!({"type": "login", "data": {"player_name": "ghost", "password": "nope"}})).await;
     let e = a.expect("error").await;
     assert_eq!(e["data"]["code"], "locked_out");
     a.closed().await;
     let mut b = WsClient::connect(srv.addr).await;
-    b.send(json!({"type": "login", "data": {"player_name": "ghost", "password": "nope"}}))
-        .await;
+    b.send(json!({"type": "login", "data": {"player_name": "ghost", "password": "nope"}})).await;
     let e = b.expect("error").await;
     assert_eq!(e["data"]["code"], "locked_out");
     assert!(e["data"]["retry_after_ms"].as_u64().unwrap() > 60_000);
@@ -187,8 +145,7 @@ async fn login_rate_per_address_is_enforced() {
     let mut a = WsClient::connect(srv.addr).await;
     let mut codes = Vec::new();
     for _ in 0..4 {
-        a.send(json!({"type": "login", "data": {"player_name": "ghost", "password": "nope"}}))
-            .await;
+        a.send(json!({"type": "login", "data": {"player_name": "ghost", "password": "nope"}})).await;
         codes.push(a.error_code().await);
     }
     assert!(codes.contains(&"rate_limited".to_string()), "{codes:?}");
@@ -215,8 +172,7 @@ async fn the_connection_cap_refuses_and_releases_slots() {
     }
     assert!(ok, "slot not released");
     let mut d = WsClient::connect(srv.addr).await;
-    d.send(json!({"type": "command", "data": {"command": "look"}}))
-        .await;
+    d.send(json!({"type": "command", "data": {"command": "look"}})).await;
     assert_eq!(d.error_code().await, "not_authenticated");
     srv.shutdown().await;
 }
@@ -235,26 +191,14 @@ async fn a_client_that_never_reads_is_cut_off_as_slow_consumer() {
     let sock = tokio::net::TcpSocket::new_v4().unwrap();
     sock.set_recv_buffer_size(4096).unwrap();
     let stream = sock.connect(srv.addr).await.unwrap();
-    let (ws, _) = tokio_tungstenite::client_async(
-        format!("ws://{}/ws", srv.addr),
-        tokio_tungstenite::MaybeTlsStream::Plain(stream),
-    )
-    .await
-    .unwrap();
-    let mut a = WsClient {
-        ws,
-        last_seq: 0,
-        seen: Vec::new(),
-    };
+    let (ws, _) =
+        tokio_tungstenite::client_async(format!("ws://{}/ws", srv.addr), tokio_tungstenite::MaybeTlsStream::Plain(stream)).await.unwrap();
+    let mut a = WsClient { ws, last_seq: 0, seen: Vec::new() };
     a.login_key("brenda", &key).await;
-    a.send(json!({"type": "subscribe", "data": {"variables": ["*"]}}))
-        .await;
+    a.send(json!({"type": "subscribe", "data": {"variables": ["*"]}})).await;
     for i in 0..3000 {
         if a.ws
-            .send(Message::text(
-                json!({"type": "command", "data": {"command": "look"}, "id": format!("c{i}")})
-                    .to_string(),
-            ))
+            .send(Message::text(json!({"type": "command", "data": {"command": "look"}, "id": format!("c{i}")}).to_string()))
             .await
             .is_err()
         {
@@ -264,12 +208,7 @@ async fn a_client_that_never_reads_is_cut_off_as_slow_consumer() {
     tokio::time::sleep(Duration::from_secs(2)).await;
     // Now read everything: the last word is slow_consumer, then the socket closes.
     a.closed().await;
-    let codes: Vec<&str> = a
-        .seen
-        .iter()
-        .filter(|v| v["type"] == "error")
-        .filter_map(|v| v["data"]["code"].as_str())
-        .collect();
+    let codes: Vec<&str> = a.seen.iter().filter(|v| v["type"] == "error").filter_map(|v| v["data"]["code"].as_str()).collect();
     assert!(codes.contains(&"slow_consumer"), "errors seen: {codes:?}");
     // The server keeps serving everyone else, and the agent can come back.
     let mut b = WsClient::connect(srv.addr).await;

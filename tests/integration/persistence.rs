@@ -41,21 +41,9 @@ async fn a_restart_keeps_characters_their_gear_and_their_room() {
     srv.shutdown().await;
 }
 
-fn spawn_server(
-    db: &std::path::Path,
-    world: &std::path::Path,
-) -> (std::process::Child, std::net::SocketAddr) {
+fn spawn_server(db: &std::path::Path, world: &std::path::Path) -> (std::process::Child, std::net::SocketAddr) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_pawns"))
-        .args([
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--log",
-            "warn",
-            "--db",
-        ])
+        .args(["serve", "--host", "127.0.0.1", "--port", "0", "--log", "warn", "--db"])
         .arg(db)
         .arg("--world")
         .arg(world)
@@ -64,15 +52,8 @@ fn spawn_server(
         .spawn()
         .unwrap();
     let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let addr = line
-        .split_whitespace()
-        .nth(3)
-        .expect("listening line")
-        .parse()
-        .expect(&line);
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let addr = line.split_whitespace().nth(3).expect("listening line").parse().expect(&line);
     (child, addr)
 }
 
@@ -84,14 +65,10 @@ async fn kill_9_then_restart_opens_cleanly_with_what_was_saved() {
     let db = dir.path().join("p.redb");
     let (mut child, addr) = spawn_server(&db, &world);
     // While the server holds the file, a second process is refused clearly.
-    let held = pawns_storage::Store::open(&db)
-        .err()
-        .expect("second open must fail");
+    let held = pawns_storage::Store::open(&db).err().expect("second open must fail");
     assert_eq!(held.code(), "store_locked");
     assert!(held.to_string().contains("held by another process"));
-    let key = pawns::commands::via_server(&format!("http://{addr}"), "brenda")
-        .await
-        .unwrap();
+    let key = pawns::commands::via_server(&format!("http://{addr}"), "brenda").await.unwrap();
     let mut a = WsClient::connect(addr).await;
     a.login_key("brenda", &key).await;
     a.cmd("east", "e").await;
@@ -104,12 +81,8 @@ async fn kill_9_then_restart_opens_cleanly_with_what_was_saved() {
     let (mut child, addr) = spawn_server(&db, &world);
     let mut a = WsClient::connect(addr).await;
     let st = a.login_key("brenda", &key).await;
-    assert_eq!(
-        st["data"]["room"]["vnum"], 8005,
-        "the saved room survived kill -9"
-    );
-    a.send(json!({"type": "command", "data": {"command": "look"}, "id": "l"}))
-        .await;
+    assert_eq!(st["data"]["room"]["vnum"], 8005, "the saved room survived kill -9");
+    a.send(json!({"type": "command", "data": {"command": "look"}, "id": "l"})).await;
     assert!(a.reply_text("l").await.contains("Training Yard"));
     child.kill().unwrap();
     child.wait().unwrap();

@@ -6,25 +6,13 @@ async fn create_walk_fight_and_quit_over_telnet() {
     let mut t = Telnet::connect(srv.addr).await;
     t.create("Alice", "wonder1").await;
     let look = t.cmd("look").await;
-    assert!(
-        look.contains("The Test Temple") && look.contains("[ Exits: north east south west ]"),
-        "{look}"
-    );
+    assert!(look.contains("The Test Temple") && look.contains("[ Exits: north east south west ]"), "{look}");
     let yard = t.cmd("e").await;
-    assert!(
-        yard.contains("The Training Yard") && yard.contains("A straw dummy stands here."),
-        "{yard}"
-    );
+    assert!(yard.contains("The Training Yard") && yard.contains("A straw dummy stands here."), "{yard}");
     assert!(t.cmd("get sword").await.contains("You get a test sword."));
-    assert!(t
-        .cmd("wield sword")
-        .await
-        .contains("You wield a test sword."));
+    assert!(t.cmd("wield sword").await.contains("You wield a test sword."));
     let eq = t.cmd("equipment").await;
-    assert!(
-        eq.contains("<wielded>") && eq.contains("a test sword"),
-        "{eq}"
-    );
+    assert!(eq.contains("<wielded>") && eq.contains("a test sword"), "{eq}");
     let score = t.cmd("score").await;
     assert!(score.contains("level 1 Human Warrior"), "{score}");
     t.line("quit").await;
@@ -43,18 +31,12 @@ async fn passwords_are_not_echoed_and_wrong_ones_refused() {
     t.until("known? ").await;
     t.line("bert").await;
     let before = t.until_bytes("Password: ").await;
-    assert!(
-        before.windows(3).any(|w| w == [255, 251, 1]),
-        "IAC WILL ECHO before the password prompt"
-    );
+    assert!(before.windows(3).any(|w| w == [255, 251, 1]), "IAC WILL ECHO before the password prompt");
     t.line("nope").await;
     assert!(t.until("Password: ").await.contains("auth_failed"));
     t.line("secret9").await;
     let after = t.until_bytes("mv > ").await;
-    assert!(
-        after.windows(3).any(|w| w == [255, 252, 1]),
-        "echo back on after login"
-    );
+    assert!(after.windows(3).any(|w| w == [255, 252, 1]), "echo back on after login");
     srv.shutdown().await;
 }
 
@@ -92,10 +74,7 @@ async fn unknown_telnet_options_are_answered_with_refusals() {
         }
         t.line("").await;
     }
-    assert!(
-        find(&got, &[255, 252, 24]).is_some(),
-        "expected IAC WONT TTYPE"
-    );
+    assert!(find(&got, &[255, 252, 24]).is_some(), "expected IAC WONT TTYPE");
     srv.shutdown().await;
 }
 

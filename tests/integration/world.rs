@@ -149,12 +149,7 @@ $
 ";
 
 pub fn write(dir: &std::path::Path) {
-    for (kind, name, text) in [
-        ("wld", "t.wld", WLD),
-        ("mob", "t.mob", MOB),
-        ("obj", "t.obj", OBJ),
-        ("zon", "t.zon", ZON),
-    ] {
+    for (kind, name, text) in [("wld", "t.wld", WLD), ("mob", "t.mob", MOB), ("obj", "t.obj", OBJ), ("zon", "t.zon", ZON)] {
         let d = dir.join(kind);
         std::fs::create_dir_all(&d).unwrap();
         std::fs::write(d.join(name), text).unwrap();

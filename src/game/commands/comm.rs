@@ -31,14 +31,7 @@ impl Engine {
         let name = self.pers(ch);
         let room = self.world.ch(ch).map(|c| c.room).unwrap_or(0);
         self.send_event(ch, EventKind::Say, format!("You say, '{msg}'"), None);
-        self.room_event(
-            room,
-            &[ch],
-            EventKind::Say,
-            "say",
-            &format!("{name} says, '{msg}'"),
-            Some(&name),
-        );
+        self.room_event(room, &[ch], EventKind::Say, "say", &format!("{name} says, '{msg}'"), Some(&name));
         CmdStatus::Ok
     }
 
@@ -58,82 +51,35 @@ impl Engine {
         }
         let name = self.pers(ch);
         let vname = self.pers(v);
-        self.send_event(
-            ch,
-            EventKind::Tell,
-            format!("You tell {vname}, '{msg}'"),
-            None,
-        );
-        self.send_event(
-            v,
-            EventKind::Tell,
-            format!("{name} tells you, '{msg}'"),
-            Some(name.clone()),
-        );
+        self.send_event(ch, EventKind::Tell, format!("You tell {vname}, '{msg}'"), None);
+        self.send_event(v, EventKind::Tell, format!("{name} tells you, '{msg}'"), Some(name.clone()));
         if self.world.ch(v).is_some_and(|c| c.is_agent()) {
-            self.push_event(
-                v,
-                EventEntry {
-                    kind: "tell",
-                    text: Some(msg.to_string()),
-                    from: Some(name),
-                    command: None,
-                    count: None,
-                },
-            );
+            self.push_event(v, EventEntry { kind: "tell", text: Some(msg.to_string()), from: Some(name), command: None, count: None });
         }
         CmdStatus::Ok
     }
 
-    fn broadcast(
-        &mut self,
-        ch: CharId,
-        msg: &str,
-        kind: EventKind,
-        events_type: &'static str,
-        verb: &str,
-        zone_only: bool,
-    ) -> CmdStatus {
+    fn broadcast(&mut self, ch: CharId, msg: &str, kind: EventKind, events_type: &'static str, verb: &str, zone_only: bool) -> CmdStatus {
         let msg = clip(msg);
         if msg.is_empty() {
-            self.send_text(
-                ch,
-                &format!("Yes, {verb}, fine, {verb} we must, but WHAT???"),
-            );
+            self.send_text(ch, &format!("Yes, {verb}, fine, {verb} we must, but WHAT???"));
             return CmdStatus::InvalidTarget;
         }
         let name = self.pers(ch);
         let zone = self.world.ch(ch).map(|c| self.world.zone_of_room(c.room));
         self.send_event(ch, kind, format!("You {verb}, '{msg}'"), None);
-        let listeners: Vec<CharId> = self
-            .world
-            .players
-            .values()
-            .copied()
-            .filter(|p| *p != ch)
-            .collect();
+        let listeners: Vec<CharId> = self.world.players.values().copied().filter(|p| *p != ch).collect();
         for p in listeners {
             let Some(c) = self.world.ch(p) else { continue };
             if zone_only && Some(self.world.zone_of_room(c.room)) != zone {
                 continue;
             }
             let agent = c.is_agent();
-            self.send_event(
-                p,
-                kind,
-                format!("{name} {verb}s, '{msg}'"),
-                Some(name.clone()),
-            );
+            self.send_event(p, kind, format!("{name} {verb}s, '{msg}'"), Some(name.clone()));
             if agent {
                 self.push_event(
                     p,
-                    EventEntry {
-                        kind: events_type,
-                        text: Some(msg.to_string()),
-                        from: Some(name.clone()),
-                        command: None,
-                        count: None,
-                    },
+                    EventEntry { kind: events_type, text: Some(msg.to_string()), from: Some(name.clone()), command: None, count: None },
                 );
             }
         }

@@ -41,14 +41,7 @@ impl Engine {
             // Switch targets.
             self.stop_fighting(ch);
         }
-        self.act(
-            "You attack $N!",
-            ch,
-            Some(victim),
-            None,
-            To::Actor,
-            EventKind::Combat,
-        );
+        self.act("You attack $N!", ch, Some(victim), None, To::Actor, EventKind::Combat);
         self.hit(ch, victim);
         if let Some(c) = self.world.chars.get_mut(&ch) {
             c.wait = 2;
@@ -65,8 +58,7 @@ impl Engine {
             self.send_text(ch, "Easy!  Very easy indeed!");
             return CmdStatus::Ok;
         }
-        let diff = self.world.ch(victim).map(|v| v.level as i32).unwrap_or(0)
-            - self.world.ch(ch).map(|c| c.level as i32).unwrap_or(0);
+        let diff = self.world.ch(victim).map(|v| v.level as i32).unwrap_or(0) - self.world.ch(ch).map(|c| c.level as i32).unwrap_or(0);
         let msg = match diff {
             i32::MIN..=-10 => "Now where did that chicken go?",
             -9..=-5 => "You could do it with a needle!",

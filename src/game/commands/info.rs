@@ -25,11 +25,7 @@ impl Engine {
             let target = words.next().unwrap_or("");
             return self.look_in(ch, target);
         }
-        let target = if first.eq_ignore_ascii_case("at") {
-            words.next().unwrap_or("")
-        } else {
-            first
-        };
+        let target = if first.eq_ignore_ascii_case("at") { words.next().unwrap_or("") } else { first };
         if first.len() <= 5 && !first.eq_ignore_ascii_case("at") {
             if let Some(d) = parse_dir(first) {
                 let text = match self.world.rooms[room].proto.exits[d].as_ref() {
@@ -42,10 +38,7 @@ impl Engine {
                         if e.door_flags & 1 != 0 && !e.keywords.is_empty() {
                             let st = self.world.rooms[room].doors[d];
                             let kw = e.keywords.split_whitespace().next().unwrap_or("door");
-                            t.push_str(&format!(
-                                "\nThe {kw} is {}.",
-                                if st.closed { "closed" } else { "open" }
-                            ));
+                            t.push_str(&format!("\nThe {kw} is {}.", if st.closed { "closed" } else { "open" }));
                         }
                         t
                     }
@@ -66,11 +59,7 @@ impl Engine {
             } else {
                 vc.description.trim_end().to_string()
             };
-            let pct = if vc.max_hit > 0 {
-                vc.hit * 100 / vc.max_hit
-            } else {
-                0
-            };
+            let pct = if vc.max_hit > 0 { vc.hit * 100 / vc.max_hit } else { 0 };
             let cond = match pct {
                 100.. => "is in excellent condition.",
                 90..=99 => "has a few scratches.",
@@ -81,41 +70,25 @@ impl Engine {
                 0..=14 => "is in awful condition.",
                 _ => "is bleeding awfully from big wounds.",
             };
-            t.push_str(&format!(
-                "\n{} {}",
-                crate::game::messaging::capitalize(&vc.name),
-                cond
-            ));
+            t.push_str(&format!("\n{} {}", crate::game::messaging::capitalize(&vc.name), cond));
             let worn: Vec<String> = vc
                 .equipment
                 .iter()
                 .enumerate()
-                .filter_map(|(s, o)| {
-                    Some(format!(
-                        "{}{}",
-                        WEAR_LABELS[s],
-                        self.world.obj((*o)?)?.short_descr
-                    ))
-                })
+                .filter_map(|(s, o)| Some(format!("{}{}", WEAR_LABELS[s], self.world.obj((*o)?)?.short_descr)))
                 .collect();
             if !worn.is_empty() {
-                t.push_str(&format!(
-                    "\n\n{} is using:\n{}",
-                    crate::game::messaging::capitalize(&vc.name),
-                    worn.join("\n")
-                ));
+                t.push_str(&format!("\n\n{} is using:\n{}", crate::game::messaging::capitalize(&vc.name), worn.join("\n")));
             }
             self.send_text(ch, &t);
             return CmdStatus::Ok;
         }
         if let Some(o) = self.find_obj_here(ch, target) {
             let obj = self.world.obj(o).unwrap();
-            let extra = self.world.obj_protos.get(&obj.vnum).and_then(|p| {
-                p.extra_descs
-                    .iter()
-                    .find(|e| is_name(target, &e.keywords))
-                    .map(|e| e.description.trim_end().to_string())
-            });
+            let extra =
+                self.world.obj_protos.get(&obj.vnum).and_then(|p| {
+                    p.extra_descs.iter().find(|e| is_name(target, &e.keywords)).map(|e| e.description.trim_end().to_string())
+                });
             let text = extra.unwrap_or_else(|| {
                 if obj.item_type == item_type::CONTAINER {
                     String::new()
@@ -161,10 +134,7 @@ impl Engine {
             self.send_text(ch, "It is closed.");
             return CmdStatus::Failed;
         }
-        let mut t = format!(
-            "{} (here):",
-            crate::game::messaging::capitalize(&obj.short_descr)
-        );
+        let mut t = format!("{} (here):", crate::game::messaging::capitalize(&obj.short_descr));
         if obj.contains.is_empty() {
             t.push_str("\n  Nothing.");
         }
@@ -192,24 +162,9 @@ impl Engine {
             }
             let e = self.world.rooms[room].proto.exits[d].as_ref().unwrap();
             let st = self.world.rooms[room].doors[d];
-            let dest = self
-                .world
-                .room_of_vnum(e.to_room as u32)
-                .map(|r| self.world.rooms[r].proto.name.clone())
-                .unwrap_or_default();
-            let shown = if st.closed {
-                format!(
-                    "A closed {}",
-                    e.keywords.split_whitespace().next().unwrap_or("door")
-                )
-            } else {
-                dest
-            };
-            t.push_str(&format!(
-                "\n{:<5} - {}",
-                crate::game::messaging::capitalize(DIR_NAMES[d]),
-                shown
-            ));
+            let dest = self.world.room_of_vnum(e.to_room as u32).map(|r| self.world.rooms[r].proto.name.clone()).unwrap_or_default();
+            let shown = if st.closed { format!("A closed {}", e.keywords.split_whitespace().next().unwrap_or("door")) } else { dest };
+            t.push_str(&format!("\n{:<5} - {}", crate::game::messaging::capitalize(DIR_NAMES[d]), shown));
         }
         self.send_text(ch, &t);
         CmdStatus::Ok
@@ -271,29 +226,14 @@ impl Engine {
             .players
             .values()
             .filter_map(|id| self.world.ch(*id))
-            .map(|c| {
-                (
-                    c.level,
-                    c.name.clone(),
-                    class_name(c.class).to_string(),
-                    c.is_agent(),
-                )
-            })
+            .map(|c| (c.level, c.name.clone(), class_name(c.class).to_string(), c.is_agent()))
             .collect();
         list.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         let mut t = String::from("Players\n-------");
         for (lvl, name, class, agent) in &list {
-            t.push_str(&format!(
-                "\n[{lvl:>2} {:<10}] {name}{}",
-                class,
-                if *agent { " [agent]" } else { "" }
-            ));
+            t.push_str(&format!("\n[{lvl:>2} {:<10}] {name}{}", class, if *agent { " [agent]" } else { "" }));
         }
-        t.push_str(&format!(
-            "\n\n{} character{} displayed.",
-            list.len(),
-            if list.len() == 1 { "" } else { "s" }
-        ));
+        t.push_str(&format!("\n\n{} character{} displayed.", list.len(), if list.len() == 1 { "" } else { "s" }));
         self.send_text(ch, &t);
         CmdStatus::Ok
     }
@@ -301,12 +241,8 @@ impl Engine {
     pub fn do_help(&mut self, ch: CharId, args: &str) -> CmdStatus {
         let topic = args.trim();
         let topic = if topic.is_empty() { "help" } else { topic };
-        let found = HELP_TEXT.split("\n#\n").find(|entry| {
-            entry
-                .lines()
-                .next()
-                .is_some_and(|kws| is_name(topic, &kws.to_ascii_lowercase()))
-        });
+        let found =
+            HELP_TEXT.split("\n#\n").find(|entry| entry.lines().next().is_some_and(|kws| is_name(topic, &kws.to_ascii_lowercase())));
         match found {
             Some(entry) => {
                 let body: Vec<&str> = entry.lines().skip(1).collect();

@@ -50,12 +50,7 @@ pub struct Command {
 }
 
 const fn cmd(name: &'static str, min_pos: Position, handler: Handler) -> Command {
-    Command {
-        name,
-        min_pos,
-        handler,
-        full: false,
-    }
+    Command { name, min_pos, handler, full: false }
 }
 
 use Position::*;
@@ -90,32 +85,17 @@ pub static COMMANDS: &[Command] = &[
     cmd("remove", Resting, Engine::do_remove),
     cmd("flee", Fighting, |e, c, _| e.flee(c)),
     cmd("consider", Resting, Engine::do_consider),
-    cmd("rest", Resting, |e, c, _| {
-        e.change_position(c, Position::Resting)
-    }),
-    cmd("sit", Resting, |e, c, _| {
-        e.change_position(c, Position::Sitting)
-    }),
-    cmd("stand", Resting, |e, c, _| {
-        e.change_position(c, Position::Standing)
-    }),
-    cmd("sleep", Sleeping, |e, c, _| {
-        e.change_position(c, Position::Sleeping)
-    }),
-    cmd("wake", Sleeping, |e, c, _| {
-        e.change_position(c, Position::Standing)
-    }),
+    cmd("rest", Resting, |e, c, _| e.change_position(c, Position::Resting)),
+    cmd("sit", Resting, |e, c, _| e.change_position(c, Position::Sitting)),
+    cmd("stand", Resting, |e, c, _| e.change_position(c, Position::Standing)),
+    cmd("sleep", Sleeping, |e, c, _| e.change_position(c, Position::Sleeping)),
+    cmd("wake", Sleeping, |e, c, _| e.change_position(c, Position::Standing)),
     cmd("open", Sitting, |e, c, a| door(e, c, a, DoorOp::Open)),
     cmd("close", Sitting, |e, c, a| door(e, c, a, DoorOp::Close)),
     cmd("lock", Sitting, |e, c, a| door(e, c, a, DoorOp::Lock)),
     cmd("unlock", Sitting, |e, c, a| door(e, c, a, DoorOp::Unlock)),
     cmd("save", Sleeping, Engine::do_save),
-    Command {
-        name: "quit",
-        min_pos: Dead,
-        handler: Engine::do_quit,
-        full: true,
-    },
+    Command { name: "quit", min_pos: Dead, handler: Engine::do_quit, full: true },
     cmd("help", Dead, Engine::do_help),
     cmd("commands", Dead, Engine::do_commands),
 ];
@@ -134,27 +114,16 @@ pub fn lookup(word: &str) -> Option<&'static Command> {
     if w.is_empty() {
         return None;
     }
-    COMMANDS
-        .iter()
-        .find(|c| {
-            if c.full {
-                c.name == w
-            } else {
-                c.name.starts_with(&w)
-            }
-        })
-        .or_else(|| {
-            // "qui" is not quit: say so rather than "Huh?!?".
-            COMMANDS.iter().find(|c| c.full && c.name.starts_with(&w))
-        })
+    COMMANDS.iter().find(|c| if c.full { c.name == w } else { c.name.starts_with(&w) }).or_else(|| {
+        // "qui" is not quit: say so rather than "Huh?!?".
+        COMMANDS.iter().find(|c| c.full && c.name.starts_with(&w))
+    })
 }
 
 fn position_refusal(pos: Position) -> &'static str {
     match pos {
         Position::Dead => "Lie still; you are DEAD!!! :-(",
-        Position::MortallyWounded | Position::Incapacitated => {
-            "You are in a pretty bad shape, unable to do anything!"
-        }
+        Position::MortallyWounded | Position::Incapacitated => "You are in a pretty bad shape, unable to do anything!",
         Position::Stunned => "All you can do right now is think about the stars!",
         Position::Sleeping => "In your dreams, or what?",
         Position::Resting => "Nah... You feel too relaxed to do that..",
@@ -187,20 +156,13 @@ impl Engine {
             return CmdStatus::UnknownCommand;
         };
         if cmd.full && !cmd.name.eq_ignore_ascii_case(word) {
-            self.send_text(
-                id,
-                &format!("You have to type {}--no less, to {}!", cmd.name, cmd.name),
-            );
+            self.send_text(id, &format!("You have to type {}--no less, to {}!", cmd.name, cmd.name));
             return CmdStatus::Failed;
         }
         let Some(c) = self.world.ch(id) else {
             return CmdStatus::Failed;
         };
-        let pos = if c.fighting.is_some() && c.position >= Position::Fighting {
-            Position::Fighting
-        } else {
-            c.position
-        };
+        let pos = if c.fighting.is_some() && c.position >= Position::Fighting { Position::Fighting } else { c.position };
         if pos < cmd.min_pos {
             self.send_text(id, position_refusal(pos));
             return CmdStatus::WrongPosition;
@@ -223,26 +185,17 @@ impl Engine {
             return None;
         };
         let people = &self.world.rooms[room].people;
-        targeting::find_nth(
-            people
-                .iter()
-                .filter_map(|p| self.world.ch(*p))
-                .map(|c| (c.id, c.keywords.as_str())),
-            kw,
-            n,
-        )
+        targeting::find_nth(people.iter().filter_map(|p| self.world.ch(*p)).map(|c| (c.id, c.keywords.as_str())), kw, n)
     }
 
     /// A player anywhere in the world, by name.
     pub fn find_player(&self, name: &str) -> Option<CharId> {
         let key = name.to_ascii_lowercase();
-        self.world.players.get(&key).copied().or_else(|| {
-            self.world
-                .players
-                .iter()
-                .find(|(n, _)| n.starts_with(&key) && !key.is_empty())
-                .map(|(_, id)| *id)
-        })
+        self.world
+            .players
+            .get(&key)
+            .copied()
+            .or_else(|| self.world.players.iter().find(|(n, _)| n.starts_with(&key) && !key.is_empty()).map(|(_, id)| *id))
     }
 
     pub fn find_obj_in(&self, list: &[ObjId], arg: &str) -> Option<ObjId> {
@@ -250,28 +203,16 @@ impl Engine {
         let targeting::Count::Nth(n) = count else {
             return None;
         };
-        targeting::find_nth(
-            list.iter()
-                .filter_map(|o| self.world.obj(*o))
-                .map(|o| (o.id, o.keywords.as_str())),
-            kw,
-            n,
-        )
+        targeting::find_nth(list.iter().filter_map(|o| self.world.obj(*o)).map(|o| (o.id, o.keywords.as_str())), kw, n)
     }
 
     /// Everything `arg` names in a list: `all`, `all.kw`, or one thing.
     pub fn objs_matching(&self, list: &[ObjId], arg: &str) -> Vec<ObjId> {
         match targeting::parse(arg) {
             (targeting::Count::All, "") => list.to_vec(),
-            (targeting::Count::All, kw) => list
-                .iter()
-                .copied()
-                .filter(|o| {
-                    self.world
-                        .obj(*o)
-                        .is_some_and(|o| targeting::is_name(kw, &o.keywords))
-                })
-                .collect(),
+            (targeting::Count::All, kw) => {
+                list.iter().copied().filter(|o| self.world.obj(*o).is_some_and(|o| targeting::is_name(kw, &o.keywords))).collect()
+            }
             _ => self.find_obj_in(list, arg).into_iter().collect(),
         }
     }

@@ -31,9 +31,7 @@ impl Engine {
             self.send_text(ch, "Alas, you cannot go that way...");
             return CmdStatus::Failed;
         };
-        let need = (move_cost(self.world.rooms[room].proto.sector)
-            + move_cost(self.world.rooms[to].proto.sector))
-            / 2;
+        let need = (move_cost(self.world.rooms[room].proto.sector) + move_cost(self.world.rooms[to].proto.sector)) / 2;
         if c.pc.is_some() && c.moves < need {
             self.send_text(ch, "You are too exhausted.");
             return CmdStatus::Failed;
@@ -53,23 +51,9 @@ impl Engine {
             return;
         };
         let name = self.pers(ch);
-        self.room_event(
-            from,
-            &[ch],
-            EventKind::Leave,
-            "leave",
-            &format!("{name} leaves {}.", DIR_NAMES[dir]),
-            Some(&name),
-        );
+        self.room_event(from, &[ch], EventKind::Leave, "leave", &format!("{name} leaves {}.", DIR_NAMES[dir]), Some(&name));
         self.world.move_char(ch, to);
-        self.room_event(
-            to,
-            &[ch],
-            EventKind::Enter,
-            "enter",
-            &format!("{name} has arrived."),
-            Some(&name),
-        );
+        self.room_event(to, &[ch], EventKind::Enter, "enter", &format!("{name} has arrived."), Some(&name));
         self.show_room(ch);
     }
 
@@ -103,21 +87,8 @@ impl Engine {
             if npc && self.world.rooms[to].proto.zone != self.world.rooms[room].proto.zone {
                 continue;
             }
-            self.act(
-                "$n panics, and attempts to flee!",
-                ch,
-                None,
-                None,
-                To::Room,
-                EventKind::Combat,
-            );
-            let foes: Vec<CharId> = self
-                .world
-                .chars
-                .values()
-                .filter(|o| o.fighting == Some(ch))
-                .map(|o| o.id)
-                .collect();
+            self.act("$n panics, and attempts to flee!", ch, None, None, To::Room, EventKind::Combat);
+            let foes: Vec<CharId> = self.world.chars.values().filter(|o| o.fighting == Some(ch)).map(|o| o.id).collect();
             for f in foes {
                 self.stop_fighting(f);
             }
@@ -126,14 +97,7 @@ impl Engine {
             self.move_char_dir(ch, dir, to);
             return CmdStatus::Ok;
         }
-        self.act(
-            "$n panics, and attempts to flee!",
-            ch,
-            None,
-            None,
-            To::Room,
-            EventKind::Combat,
-        );
+        self.act("$n panics, and attempts to flee!", ch, None, None, To::Room, EventKind::Combat);
         self.send_text(ch, "PANIC!  You couldn't escape!");
         CmdStatus::Failed
     }

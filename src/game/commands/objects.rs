@@ -19,37 +19,16 @@ impl Engine {
             return false;
         };
         if o.wear_flags & wear_flag::TAKE == 0 {
-            self.act(
-                "$p: you can't take that!",
-                ch,
-                None,
-                Some(obj),
-                To::Actor,
-                EventKind::Text,
-            );
+            self.act("$p: you can't take that!", ch, None, Some(obj), To::Actor, EventKind::Text);
             return false;
         }
         if o.item_type != item_type::MONEY && c.inventory.len() >= MAX_CARRIED {
-            self.act(
-                "$p: you can't carry that many items.",
-                ch,
-                None,
-                Some(obj),
-                To::Actor,
-                EventKind::Text,
-            );
+            self.act("$p: you can't carry that many items.", ch, None, Some(obj), To::Actor, EventKind::Text);
             return false;
         }
         let limit = c.str_() as i32 * 15 + 50;
         if self.world.carried_weight(ch) + self.world.obj_weight(obj) > limit {
-            self.act(
-                "$p: you can't carry that much weight.",
-                ch,
-                None,
-                Some(obj),
-                To::Actor,
-                EventKind::Text,
-            );
+            self.act("$p: you can't carry that much weight.", ch, None, Some(obj), To::Actor, EventKind::Text);
             return false;
         }
         true
@@ -70,10 +49,7 @@ impl Engine {
     }
 
     pub fn do_get(&mut self, ch: CharId, args: &str) -> CmdStatus {
-        let words: Vec<&str> = args
-            .split_whitespace()
-            .filter(|w| !w.eq_ignore_ascii_case("from"))
-            .collect();
+        let words: Vec<&str> = args.split_whitespace().filter(|w| !w.eq_ignore_ascii_case("from")).collect();
         let Some(&what) = words.first() else {
             self.send_text(ch, "Get what?");
             return CmdStatus::InvalidTarget;
@@ -90,37 +66,16 @@ impl Engine {
                 return CmdStatus::Failed;
             };
             if c.item_type != item_type::CONTAINER {
-                self.act(
-                    "$p is not a container.",
-                    ch,
-                    None,
-                    Some(container),
-                    To::Actor,
-                    EventKind::Text,
-                );
+                self.act("$p is not a container.", ch, None, Some(container), To::Actor, EventKind::Text);
                 return CmdStatus::Failed;
             }
             if c.values[1] & cont::CLOSED != 0 {
-                self.act(
-                    "$p is closed.",
-                    ch,
-                    None,
-                    Some(container),
-                    To::Actor,
-                    EventKind::Text,
-                );
+                self.act("$p is closed.", ch, None, Some(container), To::Actor, EventKind::Text);
                 return CmdStatus::Failed;
             }
             let targets = self.objs_matching(&c.contains.clone(), what);
             if targets.is_empty() {
-                self.act(
-                    "There doesn't seem to be anything like that in $p.",
-                    ch,
-                    None,
-                    Some(container),
-                    To::Actor,
-                    EventKind::Text,
-                );
+                self.act("There doesn't seem to be anything like that in $p.", ch, None, Some(container), To::Actor, EventKind::Text);
                 return CmdStatus::InvalidTarget;
             }
             let mut got = false;
@@ -128,42 +83,17 @@ impl Engine {
                 if !self.carry_ok(ch, o) {
                     continue;
                 }
-                let short = self
-                    .world
-                    .obj(o)
-                    .map(|o| o.short_descr.clone())
-                    .unwrap_or_default();
-                self.act(
-                    &format!("You get {short} from $p."),
-                    ch,
-                    None,
-                    Some(container),
-                    To::Actor,
-                    EventKind::Text,
-                );
-                self.act(
-                    &format!("$n gets {short} from $p."),
-                    ch,
-                    None,
-                    Some(container),
-                    To::Room,
-                    EventKind::System,
-                );
+                let short = self.world.obj(o).map(|o| o.short_descr.clone()).unwrap_or_default();
+                self.act(&format!("You get {short} from $p."), ch, None, Some(container), To::Actor, EventKind::Text);
+                self.act(&format!("$n gets {short} from $p."), ch, None, Some(container), To::Room, EventKind::System);
                 self.receive(ch, o);
                 got = true;
             }
-            return if got {
-                CmdStatus::Ok
-            } else {
-                CmdStatus::Failed
-            };
+            return if got { CmdStatus::Ok } else { CmdStatus::Failed };
         }
         let targets = self.objs_matching(&self.world.rooms[room].contents.clone(), what);
         if targets.is_empty() {
-            self.send_text(
-                ch,
-                &format!("You don't see {} {} here.", article(what), what),
-            );
+            self.send_text(ch, &format!("You don't see {} {} here.", article(what), what));
             return CmdStatus::InvalidTarget;
         }
         let mut got = false;
@@ -172,14 +102,7 @@ impl Engine {
                 continue;
             }
             self.act("You get $p.", ch, None, Some(o), To::Actor, EventKind::Text);
-            self.act(
-                "$n gets $p.",
-                ch,
-                None,
-                Some(o),
-                To::Room,
-                EventKind::System,
-            );
+            self.act("$n gets $p.", ch, None, Some(o), To::Room, EventKind::System);
             self.receive(ch, o);
             got = true;
         }
@@ -212,14 +135,7 @@ impl Engine {
                 let coins = self.money_obj(amount);
                 self.world.obj_to_room(coins, room);
                 self.send_text(ch, "You drop some gold.");
-                self.act(
-                    "$n drops some gold.",
-                    ch,
-                    None,
-                    None,
-                    To::Room,
-                    EventKind::System,
-                );
+                self.act("$n drops some gold.", ch, None, None, To::Room, EventKind::System);
                 return CmdStatus::Ok;
             }
         }
@@ -229,134 +145,58 @@ impl Engine {
             return CmdStatus::InvalidTarget;
         }
         for o in targets {
-            self.act(
-                "You drop $p.",
-                ch,
-                None,
-                Some(o),
-                To::Actor,
-                EventKind::Text,
-            );
-            self.act(
-                "$n drops $p.",
-                ch,
-                None,
-                Some(o),
-                To::Room,
-                EventKind::System,
-            );
+            self.act("You drop $p.", ch, None, Some(o), To::Actor, EventKind::Text);
+            self.act("$n drops $p.", ch, None, Some(o), To::Room, EventKind::System);
             self.world.obj_to_room(o, room);
         }
         CmdStatus::Ok
     }
 
     pub fn do_put(&mut self, ch: CharId, args: &str) -> CmdStatus {
-        let words: Vec<&str> = args
-            .split_whitespace()
-            .filter(|w| !w.eq_ignore_ascii_case("in") && !w.eq_ignore_ascii_case("into"))
-            .collect();
+        let words: Vec<&str> =
+            args.split_whitespace().filter(|w| !w.eq_ignore_ascii_case("in") && !w.eq_ignore_ascii_case("into")).collect();
         if words.len() < 2 {
             self.send_text(ch, "Put what in what?");
             return CmdStatus::InvalidTarget;
         }
         let Some(container) = self.find_obj_here(ch, words[1]) else {
-            self.send_text(
-                ch,
-                &format!("You don't see {} {} here.", article(words[1]), words[1]),
-            );
+            self.send_text(ch, &format!("You don't see {} {} here.", article(words[1]), words[1]));
             return CmdStatus::InvalidTarget;
         };
         let Some(cobj) = self.world.obj(container) else {
             return CmdStatus::Failed;
         };
         if cobj.item_type != item_type::CONTAINER {
-            self.act(
-                "$p is not a container.",
-                ch,
-                None,
-                Some(container),
-                To::Actor,
-                EventKind::Text,
-            );
+            self.act("$p is not a container.", ch, None, Some(container), To::Actor, EventKind::Text);
             return CmdStatus::Failed;
         }
         if cobj.values[1] & cont::CLOSED != 0 {
-            self.act(
-                "$p seems to be closed.",
-                ch,
-                None,
-                Some(container),
-                To::Actor,
-                EventKind::Text,
-            );
+            self.act("$p seems to be closed.", ch, None, Some(container), To::Actor, EventKind::Text);
             return CmdStatus::Failed;
         }
         let capacity = cobj.values[0];
-        let inv = self
-            .world
-            .ch(ch)
-            .map(|c| c.inventory.clone())
-            .unwrap_or_default();
-        let targets: Vec<ObjId> = self
-            .objs_matching(&inv, words[0])
-            .into_iter()
-            .filter(|o| *o != container)
-            .collect();
+        let inv = self.world.ch(ch).map(|c| c.inventory.clone()).unwrap_or_default();
+        let targets: Vec<ObjId> = self.objs_matching(&inv, words[0]).into_iter().filter(|o| *o != container).collect();
         if targets.is_empty() {
-            self.send_text(
-                ch,
-                &format!("You aren't carrying {} {}.", article(words[0]), words[0]),
-            );
+            self.send_text(ch, &format!("You aren't carrying {} {}.", article(words[0]), words[0]));
             return CmdStatus::InvalidTarget;
         }
         for o in targets {
-            let held: i32 = self
-                .world
-                .obj(container)
-                .map(|c| c.contains.iter().map(|x| self.world.obj_weight(*x)).sum())
-                .unwrap_or(0);
+            let held: i32 = self.world.obj(container).map(|c| c.contains.iter().map(|x| self.world.obj_weight(*x)).sum()).unwrap_or(0);
             if held + self.world.obj_weight(o) > capacity {
-                self.act(
-                    "$p won't fit.",
-                    ch,
-                    None,
-                    Some(o),
-                    To::Actor,
-                    EventKind::Text,
-                );
+                self.act("$p won't fit.", ch, None, Some(o), To::Actor, EventKind::Text);
                 continue;
             }
-            let cshort = self
-                .world
-                .obj(container)
-                .map(|c| c.short_descr.clone())
-                .unwrap_or_default();
-            self.act(
-                &format!("You put $p in {cshort}."),
-                ch,
-                None,
-                Some(o),
-                To::Actor,
-                EventKind::Text,
-            );
-            self.act(
-                &format!("$n puts $p in {cshort}."),
-                ch,
-                None,
-                Some(o),
-                To::Room,
-                EventKind::System,
-            );
+            let cshort = self.world.obj(container).map(|c| c.short_descr.clone()).unwrap_or_default();
+            self.act(&format!("You put $p in {cshort}."), ch, None, Some(o), To::Actor, EventKind::Text);
+            self.act(&format!("$n puts $p in {cshort}."), ch, None, Some(o), To::Room, EventKind::System);
             self.world.obj_to_obj(o, container);
         }
         CmdStatus::Ok
     }
 
     pub fn do_give(&mut self, ch: CharId, args: &str) -> CmdStatus {
-        let words: Vec<&str> = args
-            .split_whitespace()
-            .filter(|w| !w.eq_ignore_ascii_case("to"))
-            .collect();
+        let words: Vec<&str> = args.split_whitespace().filter(|w| !w.eq_ignore_ascii_case("to")).collect();
         if words.len() < 2 {
             self.send_text(ch, "Give what to who?");
             return CmdStatus::InvalidTarget;
@@ -376,22 +216,8 @@ impl Engine {
                 self.world.chars.get_mut(&ch).unwrap().gold -= amount;
                 self.world.chars.get_mut(&v).unwrap().gold += amount;
                 self.send_text(ch, "Ok.");
-                self.act(
-                    &format!("$n gives you {amount} gold coins."),
-                    ch,
-                    Some(v),
-                    None,
-                    To::Victim,
-                    EventKind::Text,
-                );
-                self.act(
-                    "$n gives some gold to $N.",
-                    ch,
-                    Some(v),
-                    None,
-                    To::NotVictim,
-                    EventKind::System,
-                );
+                self.act(&format!("$n gives you {amount} gold coins."), ch, Some(v), None, To::Victim, EventKind::Text);
+                self.act("$n gives some gold to $N.", ch, Some(v), None, To::NotVictim, EventKind::System);
                 return CmdStatus::Ok;
             }
         }
@@ -399,55 +225,20 @@ impl Engine {
             self.send_text(ch, "No-one by that name here.");
             return CmdStatus::InvalidTarget;
         };
-        let inv = self
-            .world
-            .ch(ch)
-            .map(|c| c.inventory.clone())
-            .unwrap_or_default();
+        let inv = self.world.ch(ch).map(|c| c.inventory.clone()).unwrap_or_default();
         let targets = self.objs_matching(&inv, words[0]);
         if targets.is_empty() {
-            self.send_text(
-                ch,
-                &format!("You don't seem to have {} {}.", article(words[0]), words[0]),
-            );
+            self.send_text(ch, &format!("You don't seem to have {} {}.", article(words[0]), words[0]));
             return CmdStatus::InvalidTarget;
         }
         for o in targets {
             if !self.carry_ok(v, o) {
-                self.act(
-                    "$N seems to have $S hands full.",
-                    ch,
-                    Some(v),
-                    None,
-                    To::Actor,
-                    EventKind::Text,
-                );
+                self.act("$N seems to have $S hands full.", ch, Some(v), None, To::Actor, EventKind::Text);
                 continue;
             }
-            self.act(
-                "You give $p to $N.",
-                ch,
-                Some(v),
-                Some(o),
-                To::Actor,
-                EventKind::Text,
-            );
-            self.act(
-                "$n gives you $p.",
-                ch,
-                Some(v),
-                Some(o),
-                To::Victim,
-                EventKind::Text,
-            );
-            self.act(
-                "$n gives $p to $N.",
-                ch,
-                Some(v),
-                Some(o),
-                To::NotVictim,
-                EventKind::System,
-            );
+            self.act("You give $p to $N.", ch, Some(v), Some(o), To::Actor, EventKind::Text);
+            self.act("$n gives you $p.", ch, Some(v), Some(o), To::Victim, EventKind::Text);
+            self.act("$n gives $p to $N.", ch, Some(v), Some(o), To::NotVictim, EventKind::System);
             self.world.obj_to_char(o, v);
         }
         CmdStatus::Ok
@@ -473,34 +264,18 @@ impl Engine {
             (wear_flag::WRIST, &[14, 15]),
         ];
         if o.item_type == item_type::LIGHT {
-            return if free(0) {
-                Ok(0)
-            } else {
-                Err("You are already holding a light source.")
-            };
+            return if free(0) { Ok(0) } else { Err("You are already holding a light source.") };
         }
         for (flag, slots) in pairs {
             if o.wear_flags & flag != 0 {
-                return slots
-                    .iter()
-                    .copied()
-                    .find(|s| free(*s))
-                    .ok_or("You're already wearing something there.");
+                return slots.iter().copied().find(|s| free(*s)).ok_or("You're already wearing something there.");
             }
         }
         if o.wear_flags & wear_flag::WIELD != 0 {
-            return if free(16) {
-                Ok(16)
-            } else {
-                Err("You're already wielding a weapon.")
-            };
+            return if free(16) { Ok(16) } else { Err("You're already wielding a weapon.") };
         }
         if o.wear_flags & wear_flag::HOLD != 0 {
-            return if free(17) {
-                Ok(17)
-            } else {
-                Err("You're already holding something.")
-            };
+            return if free(17) { Ok(17) } else { Err("You're already holding something.") };
         }
         Err("You can't wear that.")
     }
@@ -517,35 +292,14 @@ impl Engine {
                     0 | 17 => "hold",
                     _ => "wear",
                 };
-                self.act(
-                    &format!("You {verb} $p."),
-                    ch,
-                    None,
-                    Some(obj),
-                    To::Actor,
-                    EventKind::Text,
-                );
-                self.act(
-                    &format!("$n {verb}s $p."),
-                    ch,
-                    None,
-                    Some(obj),
-                    To::Room,
-                    EventKind::System,
-                );
+                self.act(&format!("You {verb} $p."), ch, None, Some(obj), To::Actor, EventKind::Text);
+                self.act(&format!("$n {verb}s $p."), ch, None, Some(obj), To::Room, EventKind::System);
                 self.world.equip(obj, ch, s);
                 self.recompute_armour(ch);
                 true
             }
             Err(m) => {
-                self.act(
-                    &format!("$p: {m}"),
-                    ch,
-                    None,
-                    Some(obj),
-                    To::Actor,
-                    EventKind::Text,
-                );
+                self.act(&format!("$p: {m}"), ch, None, Some(obj), To::Actor, EventKind::Text);
                 false
             }
         }
@@ -557,17 +311,10 @@ impl Engine {
             self.send_text(ch, "Wear what?");
             return CmdStatus::InvalidTarget;
         }
-        let inv = self
-            .world
-            .ch(ch)
-            .map(|c| c.inventory.clone())
-            .unwrap_or_default();
+        let inv = self.world.ch(ch).map(|c| c.inventory.clone()).unwrap_or_default();
         let targets = self.objs_matching(&inv, what);
         if targets.is_empty() {
-            self.send_text(
-                ch,
-                &format!("You don't seem to have {} {}.", article(what), what),
-            );
+            self.send_text(ch, &format!("You don't seem to have {} {}.", article(what), what));
             return CmdStatus::InvalidTarget;
         }
         let mut any = false;
@@ -583,20 +330,9 @@ impl Engine {
 
     pub fn do_wield(&mut self, ch: CharId, args: &str) -> CmdStatus {
         let what = args.split_whitespace().next().unwrap_or("");
-        let inv = self
-            .world
-            .ch(ch)
-            .map(|c| c.inventory.clone())
-            .unwrap_or_default();
+        let inv = self.world.ch(ch).map(|c| c.inventory.clone()).unwrap_or_default();
         let Some(o) = self.find_obj_in(&inv, what) else {
-            self.send_text(
-                ch,
-                if what.is_empty() {
-                    "Wield what?"
-                } else {
-                    "You don't seem to have that."
-                },
-            );
+            self.send_text(ch, if what.is_empty() { "Wield what?" } else { "You don't seem to have that." });
             return CmdStatus::InvalidTarget;
         };
         if self.wear_one(ch, o, true) {
@@ -612,36 +348,15 @@ impl Engine {
             self.send_text(ch, "Remove what?");
             return CmdStatus::InvalidTarget;
         }
-        let worn: Vec<ObjId> = self
-            .world
-            .ch(ch)
-            .map(|c| c.equipment.iter().flatten().copied().collect())
-            .unwrap_or_default();
+        let worn: Vec<ObjId> = self.world.ch(ch).map(|c| c.equipment.iter().flatten().copied().collect()).unwrap_or_default();
         let targets = self.objs_matching(&worn, what);
         if targets.is_empty() {
-            self.send_text(
-                ch,
-                &format!("You don't seem to be using {} {}.", article(what), what),
-            );
+            self.send_text(ch, &format!("You don't seem to be using {} {}.", article(what), what));
             return CmdStatus::InvalidTarget;
         }
         for o in targets {
-            self.act(
-                "You stop using $p.",
-                ch,
-                None,
-                Some(o),
-                To::Actor,
-                EventKind::Text,
-            );
-            self.act(
-                "$n stops using $p.",
-                ch,
-                None,
-                Some(o),
-                To::Room,
-                EventKind::System,
-            );
+            self.act("You stop using $p.", ch, None, Some(o), To::Actor, EventKind::Text);
+            self.act("$n stops using $p.", ch, None, Some(o), To::Room, EventKind::System);
             self.world.obj_to_char(o, ch);
         }
         self.recompute_armour(ch);

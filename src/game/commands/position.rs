@@ -28,17 +28,12 @@ impl Engine {
                 self.send_text(ch, m);
                 return CmdStatus::Failed;
             }
-            (Position::Sleeping, Position::Standing) => {
-                ("You awaken, and stand up.", "$n awakens.")
-            }
+            (Position::Sleeping, Position::Standing) => ("You awaken, and stand up.", "$n awakens."),
             (Position::Sleeping, _) => {
                 self.send_text(ch, "You have to wake up first!");
                 return CmdStatus::WrongPosition;
             }
-            (_, Position::Resting) => (
-                "You sit down and rest your tired bones.",
-                "$n sits down and rests.",
-            ),
+            (_, Position::Resting) => ("You sit down and rest your tired bones.", "$n sits down and rests."),
             (_, Position::Sitting) => ("You sit down.", "$n sits down."),
             (_, Position::Sleeping) => ("You go to sleep.", "$n lies down and falls asleep."),
             (_, _) => ("You stand up.", "$n clambers to $s feet."),
@@ -63,14 +58,7 @@ impl Engine {
             return CmdStatus::WrongPosition;
         }
         self.send_text(ch, "Goodbye, friend.. Come back soon!");
-        self.act(
-            "$n has left the game.",
-            ch,
-            None,
-            None,
-            To::Room,
-            EventKind::System,
-        );
+        self.act("$n has left the game.", ch, None, None, To::Room, EventKind::System);
         self.save_char(ch);
         self.close_link(ch, "quit", "Goodbye.");
         self.world.extract_char(ch);

@@ -18,9 +18,7 @@ fn lines(input: &[u8]) -> (Vec<Vec<u8>>, Vec<(u8, u8)>) {
 
 #[test]
 fn iac_sequences_never_reach_the_text() {
-    let (l, n) = lines(&[
-        b'h', IAC, DO, 24, b'i', IAC, SB, 24, 1, 2, IAC, SE, b'\r', b'\n',
-    ]);
+    let (l, n) = lines(&[b'h', IAC, DO, 24, b'i', IAC, SB, 24, 1, 2, IAC, SE, b'\r', b'\n']);
     assert_eq!(l, vec![b"hi".to_vec()]);
     assert_eq!(n, vec![(DO, 24)]);
 }
@@ -28,15 +26,7 @@ fn iac_sequences_never_reach_the_text() {
 #[test]
 fn line_endings_cr_lf_crnul_and_backspace() {
     let (l, _) = lines(b"one\r\ntwo\r\0three\nfour\x08r\r\n");
-    assert_eq!(
-        l,
-        vec![
-            b"one".to_vec(),
-            b"two".to_vec(),
-            b"three".to_vec(),
-            b"four".to_vec()
-        ]
-    );
+    assert_eq!(l, vec![b"one".to_vec(), b"two".to_vec(), b"three".to_vec(), b"four".to_vec()]);
 }
 
 #[test]
