@@ -185,7 +185,12 @@ async fn run_agent(
                     }
                     continue;
                 };
-                let v: Value = serde_json::from_str(t.as_str()).unwrap_or_default();
+                // Room chatter is most of the traffic: parse only what the agent uses.
+                let txt = t.as_str();
+                if !(txt.contains("\"re\":") || txt.starts_with("{\"data\"") || txt.contains("\"type\":\"vars\"") || txt.contains("\"type\":\"error\"")) {
+                    continue;
+                }
+                let v: Value = serde_json::from_str(txt).unwrap_or_default();
                 if let Some(re) = v["re"].as_str() {
                     if let Some(t0) = pending.remove(re) {
                         st.replies += 1;

@@ -217,9 +217,22 @@ pub fn render(seq: u64, out: &Out, token: &str) -> Option<String> {
     match out {
         Out::Event { kind, text, from, re } => Some(event_frame(seq, *kind, text, from.as_deref(), re.as_deref())),
         Out::State { data, re } => {
-            let mut d = serde_json::to_value(data).ok()?;
-            d["token"] = json!(token);
-            Some(envelope("state", seq, d, re.as_ref()))
+            #[derive(serde::Serialize)]
+            struct StateMsg<'a> {
+                #[serde(rename = "type")]
+                ty: &'static str,
+                seq: u64,
+                data: StateBody<'a>,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                re: Option<&'a str>,
+            }
+            #[derive(serde::Serialize)]
+            struct StateBody<'a> {
+                #[serde(flatten)]
+                state: &'a crate::game::output::StateData,
+                token: &'a str,
+            }
+            serde_json::to_string(&StateMsg { ty: "state", seq, data: StateBody { state: data, token }, re: re.as_deref() }).ok()
         }
         Out::Vars { values, re, resumed } => {
             let mut m = Map::with_capacity(values.len() + 1);

@@ -226,7 +226,7 @@ pub struct RunningServer {
     pub shared: Arc<Shared>,
     shutdown_tx: watch::Sender<bool>,
     accept: tokio::task::JoinHandle<()>,
-    engine_task: tokio::task::JoinHandle<()>,
+    engine_task: oneshot::Receiver<()>,
     saves: SaveQueue,
     writer: tokio::task::JoinHandle<()>,
 }
@@ -300,7 +300,19 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
     let (saves, writer) = spawn_writer(store.clone());
     let (etx, erx) = mpsc::channel(65_536);
     let engine = Engine::new(world, cfg.engine.clone(), saves.clone());
-    let engine_task = tokio::spawn(engine.run(erx));
+    // The engine gets a thread of its own, so thousands of socket tasks on the shared
+    // pool can never delay a pulse.
+    let (engine_done_tx, engine_task) = oneshot::channel();
+    std::thread::Builder::new()
+        .name("pawns-engine".into())
+        .spawn(move || {
+            match tokio::runtime::Builder::new_current_thread().enable_time().build() {
+                Ok(rt) => rt.block_on(engine.run(erx)),
+                Err(e) => tracing::error!("cannot start the engine's runtime: {e}"),
+            }
+            let _ = engine_done_tx.send(());
+        })
+        .context("cannot start the engine thread")?;
     let shared = Arc::new(Shared {
         accounts: Accounts::new(store.clone(), cfg.engine.start_room),
         engine: EngineHandle { tx: etx },

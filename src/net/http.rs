@@ -98,7 +98,7 @@ fn upgrade(req: &mut Request<Incoming>, peer: SocketAddr, shared: Arc<Shared>, p
                     .max_message_size(Some(1 << 20))
                     .max_frame_size(Some(1 << 20))
                     .read_buffer_size(4096)
-                    .write_buffer_size(0);
+                    .write_buffer_size(16 * 1024);
                 let ws = WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, Some(cfg)).await;
                 super::ws::run(ws, peer, shared, permit).await;
             }
