@@ -121,13 +121,15 @@ pub struct Engine {
     /// The command being dispatched: its actor gets `re` on what it is sent.
     pub cur: Option<(CharId, Option<Arc<str>>)>,
     pub start_room: usize,
+    /// Comings and goings in crowded rooms, told at the end of the pulse.
+    pub crowd: super::crowd::CrowdNotes,
 }
 
 impl Engine {
     pub fn new(proto: WorldProto, cfg: EngineConfig, saves: SaveQueue) -> Engine {
         let world = World::new(proto);
         let start_room = world.room_of_vnum(cfg.start_room).unwrap_or(0);
-        let mut e = Engine { world, rng: StdRng::seed_from_u64(cfg.seed), pulse: 0, cfg, saves, cur: None, start_room };
+        let mut e = Engine { world, rng: StdRng::seed_from_u64(cfg.seed), pulse: 0, cfg, saves, cur: None, start_room, crowd: Default::default() };
         e.reset_all_zones();
         e
     }
@@ -239,7 +241,7 @@ impl Engine {
                         pc.linkdead_since = Some(pulse);
                     }
                     self.save_char(char_id);
-                    self.act_room_others(char_id, "$n has lost $s link.");
+                    self.announce_here(char_id, false, "has lost their link.");
                 }
             }
             EngineMsg::Reattach { char_id, link_id, resync } => {
@@ -247,7 +249,7 @@ impl Engine {
                     if let Some(pc) = self.world.chars.get_mut(&char_id).and_then(|c| c.pc.as_mut()) {
                         pc.linkdead_since = None;
                     }
-                    self.act_room_others(char_id, "$n has reconnected.");
+                    self.announce_here(char_id, true, "has reconnected.");
                     if resync {
                         self.send_state(char_id);
                         self.send_all_vars(char_id, Some(false));
@@ -296,7 +298,7 @@ impl Engine {
             self.send_all_vars(id, resumed);
             self.send_text(id, if was_linked { "You take over your own body, already in use!" } else { "Reconnecting." });
             if !was_linked {
-                self.act_room_others(id, "$n has reconnected.");
+                self.announce_here(id, true, "has reconnected.");
             }
             return EnterReply { char_id: id, reconnected: true };
         }
@@ -311,7 +313,7 @@ impl Engine {
         self.world.players.insert(key, id);
         self.load_gear(id, &record);
         self.world.char_to_room(id, room);
-        self.act_room_others(id, "$n has entered the game.");
+        self.announce_here(id, true, "has entered the game.");
         self.send_state(id);
         self.send_all_vars(id, resumed);
         self.send_text(id, "Welcome to the land of Emberhold. May your journey be long.");
@@ -448,7 +450,7 @@ impl Engine {
                 continue;
             };
             if pc.linkdead_since.is_some_and(|since| self.pulse - since >= grace) {
-                self.act_room_others(id, "$n fades away.");
+                self.announce_here(id, false, "fades away.");
                 self.save_char(id);
                 self.world.extract_char(id);
                 continue;
@@ -462,6 +464,7 @@ impl Engine {
     /// End of pulse: real variable deltas, EVENTS, and telnet prompts.
     fn flush(&mut self) {
         let ids: Vec<CharId> = self.world.players.values().copied().collect();
+        self.flush_crowds();
         let mut rooms = vars::RoomCache::new();
         for id in ids {
             let Some(ch) = self.world.ch(id) else {

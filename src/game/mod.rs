@@ -5,6 +5,7 @@
 
 pub mod character;
 pub mod combat;
+pub mod crowd;
 pub mod commands;
 pub mod doors;
 pub mod engine;

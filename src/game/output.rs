@@ -50,6 +50,9 @@ pub struct RoomState {
     pub exits: Vec<&'static str>,
     pub doors: Vec<DoorView>,
     pub players: Vec<String>,
+    /// (extension) Players present beyond those listed, in a crowd.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub players_more: usize,
     pub mobs: Vec<String>,
     pub items: Vec<String>,
 }
@@ -90,6 +93,10 @@ pub struct PlayerState {
 pub struct StateData {
     pub player: PlayerState,
     pub room: RoomState,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// One output for one session.

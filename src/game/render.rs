@@ -8,6 +8,11 @@ use super::vars::{position_of, visible_exits};
 use super::world::CharId;
 use crate::worldfile::DIR_NAMES;
 
+/// Players listed by name in `state.room.players`; the rest are counted in `players_more`.
+pub const STATE_PLAYERS: usize = 50;
+/// Players described one by one in a room's text before the rest are summed up.
+pub const TEXT_PLAYERS: usize = 20;
+
 pub fn prompt(ch: &Char) -> String {
     format!("< {}hp {}m {}mv > ", ch.hit, ch.mana, ch.moves)
 }
@@ -17,6 +22,7 @@ impl Engine {
         let ch = self.world.ch(viewer)?;
         let room = &self.world.rooms[ch.room];
         let mut players = Vec::new();
+        let mut players_more = 0;
         let mut mobs = Vec::new();
         for p in &room.people {
             if *p == viewer {
@@ -25,8 +31,10 @@ impl Engine {
             if let Some(c) = self.world.ch(*p) {
                 if c.is_npc() {
                     mobs.push(c.name.clone());
-                } else {
+                } else if players.len() < STATE_PLAYERS {
                     players.push(c.name.clone());
+                } else {
+                    players_more += 1;
                 }
             }
         }
@@ -62,6 +70,7 @@ impl Engine {
             exits,
             doors,
             players,
+            players_more,
             mobs,
             items,
         })
@@ -135,13 +144,26 @@ impl Engine {
                 s.push('\n');
             }
         }
+        let mut shown = 0;
+        let mut unseen = 0;
         for p in &room.people {
             if *p == viewer {
                 continue;
             }
             let Some(c) = self.world.ch(*p) else { continue };
+            // A crowd is summed up after the first few (mobs are always shown).
+            if c.pc.is_some() && shown >= TEXT_PLAYERS {
+                unseen += 1;
+                continue;
+            }
+            if c.pc.is_some() {
+                shown += 1;
+            }
             s.push_str(&self.describe_in_room(c));
             s.push('\n');
+        }
+        if unseen > 0 {
+            s.push_str(&format!("...and {unseen} more {} here.\n", if unseen == 1 { "person is" } else { "people are" }));
         }
         s.trim_end().to_string()
     }

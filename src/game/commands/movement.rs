@@ -51,9 +51,10 @@ impl Engine {
             return;
         };
         let name = self.pers(ch);
-        self.room_event(from, &[ch], EventKind::Leave, "leave", &format!("{name} leaves {}.", DIR_NAMES[dir]), Some(&name));
-        self.world.move_char(ch, to);
-        self.room_event(to, &[ch], EventKind::Enter, "enter", &format!("{name} has arrived."), Some(&name));
+        self.world.char_from_room(ch);
+        self.announce(from, ch, false, &format!("{name} leaves {}.", DIR_NAMES[dir]));
+        self.world.char_to_room(ch, to);
+        self.announce(to, ch, true, &format!("{name} has arrived."));
         self.show_room(ch);
     }
 

@@ -58,7 +58,7 @@ impl Engine {
             return CmdStatus::WrongPosition;
         }
         self.send_text(ch, "Goodbye, friend.. Come back soon!");
-        self.act("$n has left the game.", ch, None, None, To::Room, EventKind::System);
+        self.announce_here(ch, false, "has left the game.");
         self.save_char(ch);
         self.close_link(ch, "quit", "Goodbye.");
         self.world.extract_char(ch);

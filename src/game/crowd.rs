@@ -1,0 +1,92 @@
+//! Crowds. In a room holding more than [`CROWD`] people, each arrival or departure is
+//! not told to everyone at once; the pulse's comings and goings are gathered and told
+//! once, at the end of the pulse ("Arriving: Ann, Bo and 27 others."). Without this a
+//! crowd of N costs N messages per step and N² per pulse; with it, one per person per
+//! pulse. Rooms below the threshold behave exactly as CircleMUD's.
+
+use std::collections::HashMap;
+
+use super::engine::Engine;
+use super::output::EventKind;
+use super::world::{CharId, RoomId};
+
+/// Occupants above which comings and goings are gathered per pulse.
+pub const CROWD: usize = 30;
+/// Names spelled out in a gathered notice (and in a crowded room's description).
+pub const NAMES_SHOWN: usize = 10;
+
+#[derive(Default)]
+pub struct CrowdNote {
+    arriving: Vec<String>,
+    leaving: Vec<String>,
+}
+
+pub type CrowdNotes = HashMap<RoomId, CrowdNote>;
+
+/// "Ann, Bo and 3 others".
+pub fn name_list(names: &[String], shown: usize) -> String {
+    let head: Vec<&str> = names.iter().take(shown).map(String::as_str).collect();
+    let rest = names.len().saturating_sub(shown);
+    match (head.len(), rest) {
+        (0, _) => String::new(),
+        (1, 0) => head[0].to_string(),
+        (n, 0) => format!("{} and {}", head[..n - 1].join(", "), head[n - 1]),
+        (_, r) => format!("{} and {} other{}", head.join(", "), r, if r == 1 { "" } else { "s" }),
+    }
+}
+
+impl Engine {
+    /// Someone came into (or left) `room`: told now, or gathered if the room is a crowd.
+    pub fn announce(&mut self, room: RoomId, who: CharId, arriving: bool, text: &str) {
+        let name = self.pers(who);
+        if self.world.rooms[room].people.len() > CROWD {
+            let note = self.crowd.entry(room).or_default();
+            if arriving {
+                note.arriving.push(name);
+            } else {
+                note.leaving.push(name);
+            }
+            return;
+        }
+        let (kind, ty) = if arriving { (EventKind::Enter, "enter") } else { (EventKind::Leave, "leave") };
+        self.room_event(room, &[who], kind, ty, text, Some(&name));
+    }
+
+    /// `announce` for someone where they stand: "Ann has entered the game."
+    pub fn announce_here(&mut self, who: CharId, arriving: bool, rest: &str) {
+        let Some(room) = self.world.ch(who).map(|c| c.room) else { return };
+        let text = format!("{} {rest}", self.pers(who));
+        self.announce(room, who, arriving, &text);
+    }
+
+    /// Tells each crowded room its gathered comings and goings.
+    pub fn flush_crowds(&mut self) {
+        for (room, note) in std::mem::take(&mut self.crowd) {
+            let mut parts = Vec::new();
+            if !note.arriving.is_empty() {
+                parts.push(format!("Arriving: {}.", name_list(&note.arriving, NAMES_SHOWN)));
+            }
+            if !note.leaving.is_empty() {
+                parts.push(format!("Leaving: {}.", name_list(&note.leaving, NAMES_SHOWN)));
+            }
+            if !parts.is_empty() {
+                self.room_event(room, &[], EventKind::System, "crowd", &parts.join(" "), None);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::name_list;
+
+    #[test]
+    fn lists_read_naturally() {
+        let n = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(name_list(&n(&["Ann"]), 10), "Ann");
+        assert_eq!(name_list(&n(&["Ann", "Bo"]), 10), "Ann and Bo");
+        assert_eq!(name_list(&n(&["Ann", "Bo", "Cy"]), 10), "Ann, Bo and Cy");
+        assert_eq!(name_list(&n(&["Ann", "Bo", "Cy"]), 2), "Ann, Bo and 1 other");
+        assert_eq!(name_list(&n(&["Ann", "Bo", "Cy", "Di"]), 2), "Ann, Bo and 2 others");
+    }
+}
