@@ -1,6 +1,6 @@
 //! Crowds. In a room holding more than [`CROWD`] people, each arrival or departure is
-//! not told to everyone at once; the pulse's comings and goings are gathered and told
-//! once, at the end of the pulse ("Arriving: Ann, Bo and 27 others."). Without this a
+//! not told to everyone at once; a second's comings and goings are gathered and told
+//! once ("Arriving: Ann, Bo and 27 others."). Without this a
 //! crowd of N costs N messages per step and N² per pulse; with it, one per person per
 //! pulse. Rooms below the threshold behave exactly as CircleMUD's.
 

@@ -19,6 +19,8 @@ pub const PULSES_PER_COMBAT_ROUND: u64 = 20;
 pub const PULSES_PER_MOB_AI: u64 = 40;
 pub const PULSES_PER_ZONE_CHECK: u64 = 100;
 pub const PULSES_PER_REGEN: u64 = 150;
+/// Crowded rooms hear their comings and goings once a second.
+pub const PULSES_PER_CROWD_NOTICE: u64 = 10;
 /// Largest backlog of commands one player may have waiting.
 pub const MAX_QUEUED: usize = 64;
 
@@ -464,7 +466,9 @@ impl Engine {
     /// End of pulse: real variable deltas, EVENTS, and telnet prompts.
     fn flush(&mut self) {
         let ids: Vec<CharId> = self.world.players.values().copied().collect();
-        self.flush_crowds();
+        if self.pulse.is_multiple_of(PULSES_PER_CROWD_NOTICE) {
+            self.flush_crowds();
+        }
         let mut rooms = vars::RoomCache::new();
         for id in ids {
             let Some(ch) = self.world.ch(id) else {

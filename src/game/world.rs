@@ -5,6 +5,8 @@
 
 use std::collections::HashMap;
 
+use rustc_hash::FxHashMap;
+
 use super::character::Char;
 use super::tables::{item_type, Position, NUM_WEARS};
 use crate::worldfile::{MobProto, ObjProto, RoomProto, ShopProto, WorldProto, ZoneProto};
@@ -71,8 +73,9 @@ pub struct World {
     pub obj_protos: HashMap<u32, ObjProto>,
     pub zones: Vec<ZoneRt>,
     pub shops: Vec<ShopProto>,
-    pub chars: HashMap<CharId, Char>,
-    pub objs: HashMap<ObjId, Obj>,
+    /// Fx-hashed: ids are ours (not attacker-chosen), and these maps are read on every hot path.
+    pub chars: FxHashMap<CharId, Char>,
+    pub objs: FxHashMap<ObjId, Obj>,
     /// Live instances per vnum (zone max counts are world-wide).
     pub mob_count: HashMap<u32, u32>,
     pub obj_count: HashMap<u32, u32>,
@@ -108,8 +111,8 @@ impl World {
             obj_protos: proto.objs.into_iter().map(|o| (o.vnum, o)).collect(),
             zones: proto.zones.into_iter().map(|z| ZoneRt { proto: z, age: 0 }).collect(),
             shops: proto.shops,
-            chars: HashMap::new(),
-            objs: HashMap::new(),
+            chars: FxHashMap::default(),
+            objs: FxHashMap::default(),
             mob_count: HashMap::new(),
             obj_count: HashMap::new(),
             players: HashMap::new(),
