@@ -48,6 +48,35 @@ impl Default for EngineConfig {
     }
 }
 
+/// How long pulses take; logged every 600 pulses so an overloaded engine is visible.
+#[derive(Default)]
+pub struct PulseStats {
+    total: Duration,
+    max: Duration,
+    count: u32,
+    overruns: u32,
+}
+
+impl PulseStats {
+    fn record(&mut self, took: Duration, pulse_len: Duration, pulse: u64) {
+        self.total += took;
+        self.max = self.max.max(took);
+        self.count += 1;
+        if took > pulse_len {
+            self.overruns += 1;
+        }
+        if pulse.is_multiple_of(600) && self.count > 0 {
+            let avg = self.total / self.count;
+            if self.overruns > 0 {
+                tracing::warn!(avg_us = avg.as_micros() as u64, max_us = self.max.as_micros() as u64, overruns = self.overruns, "pulses overran their length");
+            } else {
+                tracing::debug!(avg_us = avg.as_micros() as u64, max_us = self.max.as_micros() as u64, "pulse timing");
+            }
+            *self = PulseStats::default();
+        }
+    }
+}
+
 pub struct EnterReply {
     pub char_id: CharId,
     /// The character was already in the world (link-dead or connected) and was taken back.
@@ -125,13 +154,16 @@ pub struct Engine {
     pub start_room: usize,
     /// Comings and goings in crowded rooms, told at the end of the pulse.
     pub crowd: super::crowd::CrowdNotes,
+    pub stats: PulseStats,
+    /// Last flush's room variables (see `vars::compute_cached`).
+    pub room_vars: vars::RoomCache,
 }
 
 impl Engine {
     pub fn new(proto: WorldProto, cfg: EngineConfig, saves: SaveQueue) -> Engine {
         let world = World::new(proto);
         let start_room = world.room_of_vnum(cfg.start_room).unwrap_or(0);
-        let mut e = Engine { world, rng: StdRng::seed_from_u64(cfg.seed), pulse: 0, cfg, saves, cur: None, start_room, crowd: Default::default() };
+        let mut e = Engine { world, rng: StdRng::seed_from_u64(cfg.seed), pulse: 0, cfg, saves, cur: None, start_room, crowd: Default::default(), stats: PulseStats::default(), room_vars: Default::default() };
         e.reset_all_zones();
         e
     }
@@ -341,10 +373,15 @@ impl Engine {
         } else {
             None
         };
+        let fresh = vars::compute(&self.world, ch);
         let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) else {
             return;
         };
         pc.subscribed = after;
+        // What was just sent (and what the next flush compares against) is the full picture.
+        if pc.last_sent.is_some() {
+            pc.last_sent = Some(Box::new(fresh));
+        }
         if let Some(l) = &pc.link {
             if !unknown.is_empty() {
                 let _ = l.tx.try_send(Out::Error {
@@ -395,6 +432,12 @@ impl Engine {
     }
 
     fn tick(&mut self) {
+        let started = std::time::Instant::now();
+        self.tick_inner();
+        self.stats.record(started.elapsed(), self.cfg.pulse, self.pulse);
+    }
+
+    fn tick_inner(&mut self) {
         self.pulse += 1;
         self.dispatch_queued();
         if self.pulse.is_multiple_of(PULSES_PER_COMBAT_ROUND) {
@@ -470,6 +513,7 @@ impl Engine {
             self.flush_crowds();
         }
         let mut rooms = vars::RoomCache::new();
+        let prev_rooms = std::mem::take(&mut self.room_vars);
         for id in ids {
             let Some(ch) = self.world.ch(id) else {
                 continue;
@@ -498,7 +542,7 @@ impl Engine {
                 }
                 continue;
             }
-            let now = vars::compute_cached(&self.world, ch, &mut rooms);
+            let now = vars::compute_cached(&self.world, ch, &mut rooms, &prev_rooms, subs);
             let mut values = Vec::new();
             match pc.last_sent.as_deref() {
                 Some(last) => {
@@ -540,6 +584,7 @@ impl Engine {
                 }
             }
         }
+        self.room_vars = rooms;
     }
 
     /// A session whose queue is full is cut off; it can resume and catch up.

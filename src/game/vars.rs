@@ -189,21 +189,42 @@ pub fn room_vars(world: &World, room_id: usize) -> RoomVars {
     }
 }
 
+/// Every variable, fresh.
 pub fn compute(world: &World, ch: &Char) -> VarValues {
-    compute_cached(world, ch, &mut RoomCache::new())
+    compute_cached(world, ch, &mut RoomCache::new(), &RoomCache::new(), VarSet::ALL)
 }
 
-pub fn compute_cached(world: &World, ch: &Char, cache: &mut RoomCache) -> VarValues {
-    let room = cache.entry(ch.room).or_insert_with(|| Arc::new(room_vars(world, ch.room))).clone();
-    let equipment = ch
-        .equipment
-        .iter()
-        .enumerate()
-        .filter_map(|(slot, o)| {
-            let o = world.objs.get(o.as_ref()?)?;
-            Some((slot, EquipVar { name: o.short_descr.clone(), vnum: o.vnum, instance_id: obj_instance_id(o.vnum, o.id) }))
-        })
-        .collect();
+/// The variables in `subs` (the others are left empty, and are never compared).
+/// Room variables come from `cache`, built once per room per flush; a room whose
+/// variables equal last flush's (`prev`) reuses that value, so comparing it for each
+/// occupant is a pointer check.
+pub fn compute_cached(world: &World, ch: &Char, cache: &mut RoomCache, prev: &RoomCache, subs: VarSet) -> VarValues {
+    let room = if (10..=14).any(|i| subs.contains(i)) {
+        cache
+            .entry(ch.room)
+            .or_insert_with(|| {
+                let fresh = room_vars(world, ch.room);
+                match prev.get(&ch.room) {
+                    Some(old) if **old == fresh => old.clone(),
+                    _ => Arc::new(fresh),
+                }
+            })
+            .clone()
+    } else {
+        empty_room()
+    };
+    let equipment = if subs.contains(17) {
+        ch.equipment
+            .iter()
+            .enumerate()
+            .filter_map(|(slot, o)| {
+                let o = world.objs.get(o.as_ref()?)?;
+                Some((slot, EquipVar { name: o.short_descr.clone(), vnum: o.vnum, instance_id: obj_instance_id(o.vnum, o.id) }))
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     VarValues {
         health: ch.hit,
         max_health: ch.max_hit,
@@ -217,9 +238,16 @@ pub fn compute_cached(world: &World, ch: &Char, cache: &mut RoomCache) -> VarVal
         exp: ch.exp,
         room,
         fighting: ch.fighting.is_some(),
-        inventory: item_vars(world, &ch.inventory),
+        inventory: if subs.contains(16) { item_vars(world, &ch.inventory) } else { Vec::new() },
         equipment,
     }
+}
+
+fn empty_room() -> Arc<RoomVars> {
+    thread_local! {
+        static EMPTY: Arc<RoomVars> = Arc::new(RoomVars { room_vnum: 0, room_name: String::new(), room_exits: Vec::new(), room_mobs: Vec::new(), room_items: Vec::new() });
+    }
+    EMPTY.with(|e| e.clone())
 }
 
 /// JSON for variable `i` (not `EVENTS`).
