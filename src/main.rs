@@ -7,7 +7,13 @@ use pawns::cli::{BenchCmd, Cli, Cmd};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    // The load generator runs on one worker thread so that, on a small machine, it
+    // takes as little CPU from the server it measures as it can.
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    if matches!(cli.command, Cmd::Bench { .. }) {
+        builder.worker_threads(1);
+    }
+    let rt = match builder.enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: cannot start the runtime: {e}");

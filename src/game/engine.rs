@@ -21,6 +21,8 @@ pub const PULSES_PER_ZONE_CHECK: u64 = 100;
 pub const PULSES_PER_REGEN: u64 = 150;
 /// Crowded rooms hear their comings and goings once a second.
 pub const PULSES_PER_CROWD_NOTICE: u64 = 10;
+/// Periodic (every-60-s) saves made in one housekeeping pass (once a second).
+pub const SAVES_PER_PASS: usize = 100;
 /// Largest backlog of commands one player may have waiting.
 pub const MAX_QUEUED: usize = 64;
 
@@ -68,7 +70,12 @@ impl PulseStats {
         if pulse.is_multiple_of(600) && self.count > 0 {
             let avg = self.total / self.count;
             if self.overruns > 0 {
-                tracing::warn!(avg_us = avg.as_micros() as u64, max_us = self.max.as_micros() as u64, overruns = self.overruns, "pulses overran their length");
+                tracing::warn!(
+                    avg_us = avg.as_micros() as u64,
+                    max_us = self.max.as_micros() as u64,
+                    overruns = self.overruns,
+                    "pulses overran their length"
+                );
             } else {
                 tracing::debug!(avg_us = avg.as_micros() as u64, max_us = self.max.as_micros() as u64, "pulse timing");
             }
@@ -163,7 +170,18 @@ impl Engine {
     pub fn new(proto: WorldProto, cfg: EngineConfig, saves: SaveQueue) -> Engine {
         let world = World::new(proto);
         let start_room = world.room_of_vnum(cfg.start_room).unwrap_or(0);
-        let mut e = Engine { world, rng: StdRng::seed_from_u64(cfg.seed), pulse: 0, cfg, saves, cur: None, start_room, crowd: Default::default(), stats: PulseStats::default(), room_vars: Default::default() };
+        let mut e = Engine {
+            world,
+            rng: StdRng::seed_from_u64(cfg.seed),
+            pulse: 0,
+            cfg,
+            saves,
+            cur: None,
+            start_room,
+            crowd: Default::default(),
+            stats: PulseStats::default(),
+            room_vars: Default::default(),
+        };
         e.reset_all_zones();
         e
     }
@@ -489,7 +507,15 @@ impl Engine {
     fn housekeeping(&mut self) {
         let grace = self.pulses(self.cfg.linkdead_grace);
         let save_every = self.pulses(self.cfg.save_interval);
-        let ids: Vec<CharId> = self.world.players.values().copied().collect();
+        let mut ids: Vec<CharId> = self.world.players.values().copied().collect();
+        // Periodic saves are spread out: at most SAVES_PER_PASS a pass, starting at a
+        // different place each time, so a crowd that logged in together does not all
+        // come due in one pulse.
+        if !ids.is_empty() {
+            let shift = (self.pulse / 10) as usize % ids.len();
+            ids.rotate_left(shift);
+        }
+        let mut saved = 0;
         for id in ids {
             let Some(pc) = self.world.ch(id).and_then(|c| c.pc.as_ref()) else {
                 continue;
@@ -500,8 +526,9 @@ impl Engine {
                 self.world.extract_char(id);
                 continue;
             }
-            if pc.dirty && self.pulse - pc.last_save_pulse >= save_every {
+            if saved < SAVES_PER_PASS && pc.dirty && self.pulse - pc.last_save_pulse >= save_every {
                 self.save_char(id);
+                saved += 1;
             }
         }
     }

@@ -5,8 +5,8 @@
 
 pub mod character;
 pub mod combat;
-pub mod crowd;
 pub mod commands;
+pub mod crowd;
 pub mod doors;
 pub mod engine;
 pub mod messaging;

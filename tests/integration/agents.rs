@@ -235,3 +235,37 @@ async fn token_refresh_arrives_after_the_refresh_interval() {
     assert!(t["data"]["token"].as_str().unwrap().contains('.'));
     srv.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_crowd_hears_comings_and_goings_gathered_once_a_second() {
+    let srv = TestServer::start().await;
+    let mut watcher = WsClient::connect(srv.addr).await;
+    let key = srv.key("watcher").await;
+    watcher.login_key("watcher", &key).await;
+    // Fill the temple past the crowd threshold.
+    let mut others = Vec::new();
+    for i in 0..pawns::game::crowd::CROWD + 2 {
+        let name = pawns::bench::agent_name("crowd", i);
+        let k = srv.key(&name).await;
+        let mut c = WsClient::connect(srv.addr).await;
+        c.login_key(&name, &k).await;
+        others.push(c);
+    }
+    // Two of them step out: the watcher hears one gathered notice, not two.
+    others[0].cmd("east", "e").await;
+    others[1].cmd("east", "e").await;
+    let note = watcher.until(|v| v["type"] == "event" && v["data"]["text"].as_str().is_some_and(|t| t.contains("Leaving:"))).await;
+    let text = note["data"]["text"].as_str().unwrap();
+    assert!(text.contains("Crowda") && text.contains("Crowdb"), "{text}");
+    assert!(
+        !watcher.seen.iter().any(|v| v["data"]["text"].as_str().is_some_and(|t| t.contains("leaves east"))),
+        "no one-by-one notices in a crowd"
+    );
+    // A crowded room's description sums the crowd up.
+    watcher.cmd("look", "l").await;
+    let look = watcher.reply_text("l").await;
+    assert!(look.contains("more people are here"), "{look}");
+    let st = watcher.expect("state").await;
+    assert!(st["data"]["room"]["players"].as_array().unwrap().len() <= 50);
+    srv.shutdown().await;
+}

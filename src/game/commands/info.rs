@@ -156,15 +156,15 @@ impl Engine {
         if exits.is_empty() {
             t.push_str("\n None.");
         }
-        for d in 0..6 {
-            if !exits.contains(&DIR_NAMES[d]) {
+        for (d, dir) in DIR_NAMES.iter().enumerate() {
+            if !exits.contains(dir) {
                 continue;
             }
-            let e = self.world.rooms[room].proto.exits[d].as_ref().unwrap();
+            let Some(e) = self.world.rooms[room].proto.exits[d].as_ref() else { continue };
             let st = self.world.rooms[room].doors[d];
             let dest = self.world.room_of_vnum(e.to_room as u32).map(|r| self.world.rooms[r].proto.name.clone()).unwrap_or_default();
             let shown = if st.closed { format!("A closed {}", e.keywords.split_whitespace().next().unwrap_or("door")) } else { dest };
-            t.push_str(&format!("\n{:<5} - {}", crate::game::messaging::capitalize(DIR_NAMES[d]), shown));
+            t.push_str(&format!("\n{:<5} - {}", crate::game::messaging::capitalize(dir), shown));
         }
         self.send_text(ch, &t);
         CmdStatus::Ok
