@@ -50,13 +50,7 @@ impl Engine {
             }
             if flags & mob_flag::SENTINEL == 0 && self.roll(0, 2) == 0 {
                 let dir = self.roll(0, 5) as usize;
-                let Some(exit) = self.world.rooms[room].proto.exits[dir].as_ref() else {
-                    continue;
-                };
-                if self.world.rooms[room].doors[dir].closed {
-                    continue;
-                }
-                let Some(to) = self.world.room_of_vnum(exit.to_room as u32) else {
+                let Some(to) = self.world.passable(room, dir) else {
                     continue;
                 };
                 let tflags = self.world.rooms[to].proto.flags[0];

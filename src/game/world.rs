@@ -130,6 +130,17 @@ impl World {
         self.room_index.get(&vnum).copied()
     }
 
+    /// Where an exit leads if it can be walked through now (it exists, its door is open,
+    /// its room exists).
+    pub fn passable(&self, room: RoomId, dir: usize) -> Option<RoomId> {
+        let r = &self.rooms[room];
+        let exit = r.proto.exits.get(dir)?.as_ref()?;
+        if r.doors[dir].closed {
+            return None;
+        }
+        self.room_of_vnum(exit.to_room as u32)
+    }
+
     pub fn zone_of_room(&self, room: RoomId) -> u32 {
         self.rooms[room].proto.zone
     }

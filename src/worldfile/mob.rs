@@ -1,32 +1,13 @@
 //! Mobile files (`.mob`): simple (`S`) and enhanced (`E`) mobs, with the Dark Pawns
 //! ten-field flags line (four action words, four affect words, alignment, type).
 
-use super::lexer::{dice, flag_field, int, int_or, parse_vnum_header, LexResult, Lexer};
+use super::lexer::{dice, flag_field, int, int_or, LexResult, Lexer};
 use super::types::{Dice, MobProto};
-use super::wld::clip;
 use super::Sink;
 
 pub fn parse(text: &str, sink: &mut Sink<'_, MobProto>) {
     let mut lx = Lexer::new(text);
-    while let Some(line) = lx.peek_content() {
-        if line.trim_start().starts_with('$') {
-            return;
-        }
-        let start = lx.line_no();
-        let header = lx.content_line().unwrap_or_default();
-        let Some(vnum) = parse_vnum_header(header) else {
-            sink.warn(start, None, format!("expected '#vnum', found '{}'", clip(header)));
-            lx.skip_to_record();
-            continue;
-        };
-        match mob(&mut lx, vnum) {
-            Ok(m) => sink.push(vnum, start, m),
-            Err(e) => {
-                sink.warn(e.line, Some(vnum), format!("mob skipped: {}", e.message));
-                lx.skip_to_record();
-            }
-        }
-    }
+    super::each_record(&mut lx, sink, "mob", |lx, vnum, _| mob(lx, vnum));
 }
 
 fn dice_field(tok: Option<&&str>, what: &str, lx: &Lexer<'_>) -> LexResult<Dice> {

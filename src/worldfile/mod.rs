@@ -78,6 +78,40 @@ impl<T> Sink<'_, T> {
     }
 }
 
+/// Walks the `#vnum` records of one file until `$`: each is parsed by `record`, which
+/// may add warnings of its own; a record that fails is skipped with a warning naming
+/// its line and vnum, and reading goes on at the next record.
+pub(crate) fn each_record<T>(
+    lx: &mut lexer::Lexer<'_>,
+    sink: &mut Sink<'_, T>,
+    what: &str,
+    mut record: impl FnMut(&mut lexer::Lexer<'_>, u32, &mut Vec<(u32, String)>) -> lexer::LexResult<T>,
+) {
+    while let Some(line) = lx.peek_content() {
+        if line.trim_start().starts_with('$') {
+            return;
+        }
+        let start = lx.line_no();
+        let header = lx.content_line().unwrap_or_default();
+        let Some(vnum) = lexer::parse_vnum_header(header) else {
+            sink.warn(start, None, format!("expected '#vnum', found '{}'", wld::clip(header)));
+            lx.skip_to_record();
+            continue;
+        };
+        let mut warnings = Vec::new();
+        match record(lx, vnum, &mut warnings) {
+            Ok(r) => sink.push(vnum, start, r),
+            Err(e) => {
+                sink.warn(e.line, Some(vnum), format!("{what} skipped: {}", e.message));
+                lx.skip_to_record();
+            }
+        }
+        for (line, msg) in warnings {
+            sink.warn(line, Some(vnum), msg);
+        }
+    }
+}
+
 /// A load that could not happen at all (as opposed to warnings, which it survives).
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {

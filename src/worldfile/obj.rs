@@ -2,32 +2,14 @@
 //! ones (type, four extra-flag words, four wear-flag words), `weight cost rent|load%`,
 //! and the `E` (extra description), `A` (apply) and `S` (script) trailers.
 
-use super::lexer::{flag_field, int, parse_vnum_header, LexResult, Lexer};
+use super::lexer::{flag_field, int, LexResult, Lexer};
 use super::types::{ExtraDesc, ObjProto};
 use super::wld::clip;
 use super::Sink;
 
 pub fn parse(text: &str, sink: &mut Sink<'_, ObjProto>) {
     let mut lx = Lexer::new(text);
-    while let Some(line) = lx.peek_content() {
-        if line.trim_start().starts_with('$') {
-            return;
-        }
-        let start = lx.line_no();
-        let header = lx.content_line().unwrap_or_default();
-        let Some(vnum) = parse_vnum_header(header) else {
-            sink.warn(start, None, format!("expected '#vnum', found '{}'", clip(header)));
-            lx.skip_to_record();
-            continue;
-        };
-        match obj(&mut lx, vnum) {
-            Ok(o) => sink.push(vnum, start, o),
-            Err(e) => {
-                sink.warn(e.line, Some(vnum), format!("object skipped: {}", e.message));
-                lx.skip_to_record();
-            }
-        }
-    }
+    super::each_record(&mut lx, sink, "object", |lx, vnum, _| obj(lx, vnum));
 }
 
 fn obj(lx: &mut Lexer<'_>, vnum: u32) -> LexResult<ObjProto> {

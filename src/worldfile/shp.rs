@@ -1,6 +1,6 @@
 //! Shop files (`.shp`), format "CircleMUD v3.0 Shop File".
 
-use super::lexer::{flags, int, parse_vnum_header, LexResult, Lexer};
+use super::lexer::{flags, int, LexResult, Lexer};
 use super::types::ShopProto;
 use super::wld::clip;
 use super::Sink;
@@ -15,25 +15,7 @@ pub fn parse(text: &str, sink: &mut Sink<'_, ShopProto>) {
             }
         }
     }
-    while let Some(line) = lx.peek_content() {
-        if line.trim_start().starts_with('$') {
-            return;
-        }
-        let start = lx.line_no();
-        let header = lx.content_line().unwrap_or_default();
-        let Some(vnum) = parse_vnum_header(header) else {
-            sink.warn(start, None, format!("expected '#vnum~', found '{}'", clip(header)));
-            lx.skip_to_record();
-            continue;
-        };
-        match shop(&mut lx, vnum) {
-            Ok(s) => sink.push(vnum, start, s),
-            Err(e) => {
-                sink.warn(e.line, Some(vnum), format!("shop skipped: {}", e.message));
-                lx.skip_to_record();
-            }
-        }
-    }
+    super::each_record(&mut lx, sink, "shop", |lx, vnum, _| shop(lx, vnum));
 }
 
 fn one_int(lx: &mut Lexer<'_>, what: &str) -> LexResult<i64> {

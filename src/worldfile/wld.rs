@@ -1,31 +1,13 @@
 //! Room files (`.wld`): stock CircleMUD rooms and the Dark Pawns extensions
 //! (four room-flag words, `R` script lines).
 
-use super::lexer::{flag_field, int, parse_vnum_header, LexResult, Lexer};
+use super::lexer::{flag_field, int, LexResult, Lexer};
 use super::types::{ExitProto, ExtraDesc, RoomProto};
 use super::Sink;
 
 pub fn parse(text: &str, sink: &mut Sink<'_, RoomProto>) {
     let mut lx = Lexer::new(text);
-    while let Some(line) = lx.peek_content() {
-        if line.trim_start().starts_with('$') {
-            return;
-        }
-        let start = lx.line_no();
-        let header = lx.content_line().unwrap_or_default();
-        let Some(vnum) = parse_vnum_header(header) else {
-            sink.warn(start, None, format!("expected '#vnum', found '{}'", clip(header)));
-            lx.skip_to_record();
-            continue;
-        };
-        match room(&mut lx, vnum) {
-            Ok(r) => sink.push(vnum, start, r),
-            Err(e) => {
-                sink.warn(e.line, Some(vnum), format!("room skipped: {}", e.message));
-                lx.skip_to_record();
-            }
-        }
-    }
+    super::each_record(&mut lx, sink, "room", |lx, vnum, _| room(lx, vnum));
 }
 
 pub(crate) fn clip(s: &str) -> String {

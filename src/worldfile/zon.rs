@@ -1,36 +1,14 @@
 //! Zone files (`.zon`): the header and the reset commands (`M O G E P D R`, and the
 //! Dark Pawns `L`), each kept with its line for messages.
 
-use super::lexer::{int, parse_vnum_header, LexResult, Lexer};
+use super::lexer::{int, LexResult, Lexer};
 use super::types::{ResetCmd, ZoneProto};
 use super::wld::clip;
 use super::Sink;
 
 pub fn parse(text: &str, sink: &mut Sink<'_, ZoneProto>) {
     let mut lx = Lexer::new(text);
-    while let Some(line) = lx.peek_content() {
-        if line.trim_start().starts_with('$') {
-            return;
-        }
-        let start = lx.line_no();
-        let header = lx.content_line().unwrap_or_default();
-        let Some(vnum) = parse_vnum_header(header) else {
-            sink.warn(start, None, format!("expected '#vnum', found '{}'", clip(header)));
-            lx.skip_to_record();
-            continue;
-        };
-        let mut warnings = Vec::new();
-        match zone(&mut lx, vnum, &mut warnings) {
-            Ok(z) => sink.push(vnum, start, z),
-            Err(e) => {
-                sink.warn(e.line, Some(vnum), format!("zone skipped: {}", e.message));
-                lx.skip_to_record();
-            }
-        }
-        for (line, msg) in warnings {
-            sink.warn(line, Some(vnum), msg);
-        }
-    }
+    super::each_record(&mut lx, sink, "zone", zone);
 }
 
 fn zone(lx: &mut Lexer<'_>, vnum: u32, warnings: &mut Vec<(u32, String)>) -> LexResult<ZoneProto> {

@@ -76,13 +76,7 @@ impl Engine {
         let npc = c.is_npc();
         for _ in 0..6 {
             let dir = self.roll(0, 5) as usize;
-            let Some(exit) = self.world.rooms[room].proto.exits[dir].as_ref() else {
-                continue;
-            };
-            if self.world.rooms[room].doors[dir].closed {
-                continue;
-            }
-            let Some(to) = self.world.room_of_vnum(exit.to_room as u32) else {
+            let Some(to) = self.world.passable(room, dir) else {
                 continue;
             };
             if npc && self.world.rooms[to].proto.zone != self.world.rooms[room].proto.zone {
