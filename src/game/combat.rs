@@ -195,7 +195,10 @@ impl Engine {
         };
         self.act(&to_char, ch, Some(victim), None, To::Actor, EventKind::Combat);
         self.act(&to_vict, ch, Some(victim), None, To::Victim, EventKind::Combat);
-        self.act(&to_room, ch, Some(victim), None, To::NotVictim, EventKind::Combat);
+        // Bystanders in a crowd hear the fights summed up once a second instead of every blow.
+        if !self.note_crowd_fight(ch, victim) {
+            self.act(&to_room, ch, Some(victim), None, To::NotVictim, EventKind::Combat);
+        }
     }
 
     /// Applies damage, updates position, and handles death.

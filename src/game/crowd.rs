@@ -19,6 +19,9 @@ pub const NAMES_SHOWN: usize = 10;
 pub struct CrowdNote {
     arriving: Vec<String>,
     leaving: Vec<String>,
+    /// "Ann fights a goblin", once per pair per notice.
+    fights: Vec<String>,
+    fighting_pairs: std::collections::HashSet<(CharId, CharId)>,
 }
 
 pub type CrowdNotes = HashMap<RoomId, CrowdNote>;
@@ -59,6 +62,22 @@ impl Engine {
         self.announce(room, who, arriving, &text);
     }
 
+    /// In a crowd, a blow between others is noted for the next summary instead of told
+    /// to every bystander; returns whether it was noted.
+    pub fn note_crowd_fight(&mut self, attacker: CharId, victim: CharId) -> bool {
+        let Some(room) = self.world.ch(attacker).map(|c| c.room) else { return false };
+        if self.world.rooms[room].people.len() <= CROWD {
+            return false;
+        }
+        let key = if attacker < victim { (attacker, victim) } else { (victim, attacker) };
+        let line = format!("{} fights {}", self.pers(attacker), self.pers(victim));
+        let note = self.crowd.entry(room).or_default();
+        if note.fighting_pairs.insert(key) {
+            note.fights.push(line);
+        }
+        true
+    }
+
     /// Tells each crowded room its gathered comings and goings.
     pub fn flush_crowds(&mut self) {
         for (room, note) in std::mem::take(&mut self.crowd) {
@@ -68,6 +87,9 @@ impl Engine {
             }
             if !note.leaving.is_empty() {
                 parts.push(format!("Leaving: {}.", name_list(&note.leaving, NAMES_SHOWN)));
+            }
+            if !note.fights.is_empty() {
+                parts.push(format!("Fighting around you: {}.", name_list(&note.fights, 3)));
             }
             if !parts.is_empty() {
                 self.room_event(room, &[], EventKind::System, "crowd", &parts.join(" "), None);

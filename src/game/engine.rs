@@ -57,6 +57,8 @@ pub struct PulseStats {
     max: Duration,
     count: u32,
     overruns: u32,
+    /// Command received by its session → handled by the engine, in microseconds.
+    pub command_us: Vec<u32>,
 }
 
 impl PulseStats {
@@ -69,15 +71,21 @@ impl PulseStats {
         }
         if pulse.is_multiple_of(600) && self.count > 0 {
             let avg = self.total / self.count;
+            self.command_us.sort_unstable();
+            let pct = |p: f64| self.command_us.get(((self.command_us.len() as f64 - 1.0).max(0.0) * p) as usize).copied().unwrap_or(0);
+            let (c50, c99, cmax) = (pct(0.5), pct(0.99), self.command_us.last().copied().unwrap_or(0));
             if self.overruns > 0 {
                 tracing::warn!(
                     avg_us = avg.as_micros() as u64,
                     max_us = self.max.as_micros() as u64,
                     overruns = self.overruns,
+                    cmd_p50_us = c50,
+                    cmd_p99_us = c99,
+                    cmd_max_us = cmax,
                     "pulses overran their length"
                 );
             } else {
-                tracing::debug!(avg_us = avg.as_micros() as u64, max_us = self.max.as_micros() as u64, "pulse timing");
+                tracing::debug!(avg_us = avg.as_micros() as u64, max_us = self.max.as_micros() as u64, cmd_p50_us = c50, cmd_p99_us = c99, cmd_max_us = cmax, "pulse timing");
             }
             *self = PulseStats::default();
         }
@@ -263,6 +271,7 @@ impl Engine {
                     self.cur = Some((char_id, id));
                     self.dispatch(char_id, &line);
                     self.cur = None;
+                    self.stats.command_us.push(received.elapsed().as_micros().min(u32::MAX as u128) as u32);
                     return;
                 }
                 if pc.queue.len() >= MAX_QUEUED {
@@ -500,6 +509,7 @@ impl Engine {
             self.cur = Some((id, q.id));
             self.dispatch(id, &q.line);
             self.cur = None;
+            self.stats.command_us.push(q.received.elapsed().as_micros().min(u32::MAX as u128) as u32);
         }
     }
 
