@@ -103,7 +103,10 @@ impl Engine {
 
     pub fn combat_round(&mut self) {
         let fighters: Vec<CharId> = self.world.chars.values().filter(|c| c.fighting.is_some()).map(|c| c.id).collect();
-        for id in fighters {
+        for (n, id) in fighters.into_iter().enumerate() {
+            if n % 256 == 255 {
+                self.drain_inbox();
+            }
             let Some(c) = self.world.ch(id) else { continue };
             let Some(v) = c.fighting else { continue };
             let same_room = self.world.ch(v).is_some_and(|vc| vc.room == c.room);

@@ -172,6 +172,9 @@ pub struct Engine {
     pub stats: PulseStats,
     /// Last flush's room variables (see `vars::compute_cached`).
     pub room_vars: vars::RoomCache,
+    /// The inbox, lent to the engine while a pulse runs.
+    inbox: Option<mpsc::Receiver<EngineMsg>>,
+    pending_shutdown: Option<oneshot::Sender<()>>,
 }
 
 impl Engine {
@@ -189,6 +192,8 @@ impl Engine {
             crowd: Default::default(),
             stats: PulseStats::default(),
             room_vars: Default::default(),
+            inbox: None,
+            pending_shutdown: None,
         };
         e.reset_all_zones();
         e
@@ -215,23 +220,52 @@ impl Engine {
         let mut tick = tokio::time::interval(self.cfg.pulse);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
-            tokio::select! {
+            let msg = tokio::select! {
                 biased;
-                msg = rx.recv() => match msg {
-                    Some(EngineMsg::Shutdown { reply }) => {
-                        self.shutdown();
-                        let _ = reply.send(());
-                        return;
+                msg = rx.recv() => msg,
+                _ = tick.tick() => {
+                    // Long pulses take a look at the inbox as they go (see `drain_inbox`).
+                    self.inbox = Some(rx);
+                    self.tick();
+                    rx = self.inbox.take().expect("the inbox comes back after a tick");
+                    match self.pending_shutdown.take() {
+                        Some(reply) => Some(EngineMsg::Shutdown { reply }),
+                        None => continue,
                     }
-                    Some(m) => self.handle(m),
-                    None => {
-                        self.shutdown();
-                        return;
-                    }
-                },
-                _ = tick.tick() => self.tick(),
+                }
+            };
+            match msg {
+                Some(EngineMsg::Shutdown { reply }) => {
+                    self.shutdown();
+                    let _ = reply.send(());
+                    return;
+                }
+                Some(m) => self.handle(m),
+                None => {
+                    self.shutdown();
+                    return;
+                }
             }
         }
+    }
+
+    /// Handles what is waiting in the inbox in the middle of a pulse, so a command does
+    /// not wait for a long pulse to end. Outputs stay correct: variables are compared
+    /// with what was last sent, so a change made now goes out at the next flush at the
+    /// latest.
+    pub fn drain_inbox(&mut self) {
+        let Some(mut rx) = self.inbox.take() else { return };
+        for _ in 0..4096 {
+            match rx.try_recv() {
+                Ok(EngineMsg::Shutdown { reply }) => {
+                    self.pending_shutdown = Some(reply);
+                    break;
+                }
+                Ok(m) => self.handle(m),
+                Err(_) => break,
+            }
+        }
+        self.inbox = Some(rx);
     }
 
     fn shutdown(&mut self) {
@@ -551,7 +585,10 @@ impl Engine {
         }
         let mut rooms = vars::RoomCache::new();
         let prev_rooms = std::mem::take(&mut self.room_vars);
-        for id in ids {
+        for (n, id) in ids.into_iter().enumerate() {
+            if n % 256 == 255 {
+                self.drain_inbox();
+            }
             let Some(ch) = self.world.ch(id) else {
                 continue;
             };
