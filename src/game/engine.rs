@@ -59,6 +59,21 @@ pub struct PulseStats {
     overruns: u32,
     /// Command received by its session → handled by the engine, in microseconds.
     pub command_us: Vec<u32>,
+    /// Longest time in each phase: commands, combat, mobs, zones, regen, housekeeping, flush.
+    pub phase_max: [Duration; 7],
+}
+
+struct PhaseClock(std::time::Instant);
+
+impl PhaseClock {
+    fn start() -> Self {
+        PhaseClock(std::time::Instant::now())
+    }
+    fn lap(&mut self, max: &mut Duration) {
+        let now = std::time::Instant::now();
+        *max = (*max).max(now - self.0);
+        self.0 = now;
+    }
 }
 
 impl PulseStats {
@@ -82,10 +97,11 @@ impl PulseStats {
                     cmd_p50_us = c50,
                     cmd_p99_us = c99,
                     cmd_max_us = cmax,
+                    phase_max_us = ?self.phase_max.map(|d| d.as_micros() as u64),
                     "pulses overran their length"
                 );
             } else {
-                tracing::debug!(avg_us = avg.as_micros() as u64, max_us = self.max.as_micros() as u64, cmd_p50_us = c50, cmd_p99_us = c99, cmd_max_us = cmax, "pulse timing");
+                tracing::debug!(avg_us = avg.as_micros() as u64, max_us = self.max.as_micros() as u64, cmd_p50_us = c50, cmd_p99_us = c99, cmd_max_us = cmax, phase_max_us = ?self.phase_max.map(|d| d.as_micros() as u64), "pulse timing");
             }
             *self = PulseStats::default();
         }
@@ -500,23 +516,31 @@ impl Engine {
 
     fn tick_inner(&mut self) {
         self.pulse += 1;
+        let mut phase = PhaseClock::start();
         self.dispatch_queued();
+        phase.lap(&mut self.stats.phase_max[0]);
         if self.pulse.is_multiple_of(PULSES_PER_COMBAT_ROUND) {
             self.combat_round();
+            phase.lap(&mut self.stats.phase_max[1]);
         }
         if self.pulse.is_multiple_of(PULSES_PER_MOB_AI) {
             self.mob_activity();
+            phase.lap(&mut self.stats.phase_max[2]);
         }
         if self.pulse.is_multiple_of(PULSES_PER_ZONE_CHECK) {
             self.zone_update();
+            phase.lap(&mut self.stats.phase_max[3]);
         }
         if self.pulse.is_multiple_of(PULSES_PER_REGEN) {
             self.regen_tick();
+            phase.lap(&mut self.stats.phase_max[4]);
         }
         if self.pulse.is_multiple_of(10) {
             self.housekeeping();
+            phase.lap(&mut self.stats.phase_max[5]);
         }
         self.flush();
+        phase.lap(&mut self.stats.phase_max[6]);
     }
 
     /// One queued command per player per pulse, after its wait state runs out.
