@@ -90,7 +90,16 @@ async fn run_agent(
 ) -> Stats {
     let mut st = Stats::default();
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-    let ws = match tokio::time::timeout(Duration::from_secs(20), tokio_tungstenite::connect_async_with_config(&url, Some(tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default().read_buffer_size(8192)), true)).await {
+    let ws = match tokio::time::timeout(
+        Duration::from_secs(20),
+        tokio_tungstenite::connect_async_with_config(
+            &url,
+            Some(tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default().read_buffer_size(8192)),
+            true,
+        ),
+    )
+    .await
+    {
         Ok(Ok((ws, _))) => ws,
         Ok(Err(e)) => {
             *st.failures.entry(format!("connect: {e}")).or_default() += 1;

@@ -1,0 +1,93 @@
+//! The end of every pulse: crowd notices, real variable deltas, `EVENTS`, and telnet
+//! prompts. Values are computed and compared with what each session was last sent.
+
+use super::engine::{Engine, PULSES_PER_CROWD_NOTICE};
+use super::output::Out;
+use super::vars::{self, EVENTS_VAR, VAR_NAMES};
+use super::world::CharId;
+
+impl Engine {
+    /// End of pulse: real variable deltas, EVENTS, and telnet prompts.
+    pub(crate) fn flush(&mut self) {
+        let ids: Vec<CharId> = self.world.players.values().copied().collect();
+        if self.pulse.is_multiple_of(PULSES_PER_CROWD_NOTICE) {
+            self.flush_crowds();
+        }
+        let mut rooms = vars::RoomCache::new();
+        let prev_rooms = std::mem::take(&mut self.room_vars);
+        for (n, id) in ids.into_iter().enumerate() {
+            if n % 256 == 255 {
+                self.drain_inbox();
+            }
+            let Some(ch) = self.world.ch(id) else {
+                continue;
+            };
+            let Some(pc) = ch.pc.as_ref() else { continue };
+            let Some(link) = pc.link.as_ref() else {
+                continue;
+            };
+            if !link.json {
+                if pc.sent_this_pulse {
+                    let p = super::render::prompt(ch);
+                    let _ = link.tx.try_send(Out::Prompt(p));
+                }
+                if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
+                    pc.sent_this_pulse = false;
+                    pc.pulse_re = None;
+                }
+                continue;
+            }
+            let subs = pc.subscribed;
+            if subs.is_empty() {
+                if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
+                    pc.events.clear();
+                    pc.events_dropped = 0;
+                    pc.pulse_re = None;
+                }
+                continue;
+            }
+            let now = vars::compute_cached(&self.world, ch, &mut rooms, &prev_rooms, subs);
+            let mut values = Vec::new();
+            match pc.last_sent.as_deref() {
+                Some(last) => {
+                    for (i, name) in VAR_NAMES.iter().enumerate().take(EVENTS_VAR) {
+                        if subs.contains(i) && vars::differs(last, &now, i) {
+                            values.push((*name, vars::value_of(&now, i)));
+                        }
+                    }
+                }
+                None => {
+                    for (i, name) in VAR_NAMES.iter().enumerate().take(EVENTS_VAR) {
+                        if subs.contains(i) {
+                            values.push((*name, vars::value_of(&now, i)));
+                        }
+                    }
+                }
+            }
+            let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) else {
+                continue;
+            };
+            if subs.contains(EVENTS_VAR) && (!pc.events.is_empty() || pc.events_dropped > 0) {
+                let mut list: Vec<serde_json::Value> = Vec::with_capacity(pc.events.len() + 1);
+                if pc.events_dropped > 0 {
+                    list.push(serde_json::json!({"type": "events_dropped", "count": pc.events_dropped}));
+                }
+                list.extend(pc.events.drain(..).map(|e| serde_json::to_value(e).unwrap_or_default()));
+                pc.events_dropped = 0;
+                values.push(("EVENTS", serde_json::Value::Array(list)));
+            } else if !subs.contains(EVENTS_VAR) {
+                pc.events.clear();
+            }
+            pc.last_sent = Some(Box::new(now));
+            let re = pc.pulse_re.take();
+            if !values.is_empty() {
+                if let Some(l) = &pc.link {
+                    if l.tx.try_send(Out::Vars { values, re, resumed: None }).is_err() {
+                        self.drop_slow_link(id);
+                    }
+                }
+            }
+        }
+        self.room_vars = rooms;
+    }
+}
