@@ -57,6 +57,19 @@ impl WorldSource for StarterWorld {
     }
 }
 
+/// Area files held in memory (relative path → text): for tools, tests and fuzzing.
+#[derive(Default)]
+pub struct MemSource(pub std::collections::HashMap<String, String>);
+
+impl WorldSource for MemSource {
+    fn read(&self, rel: &str) -> Result<Option<String>, String> {
+        Ok(self.0.get(rel).cloned())
+    }
+    fn describe(&self) -> String {
+        "in-memory world".into()
+    }
+}
+
 /// Collects records and warnings for one file.
 pub struct Sink<'a, T> {
     file: &'a str,

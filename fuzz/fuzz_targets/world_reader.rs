@@ -1,0 +1,16 @@
+//! Any bytes, split into the five kinds of area file, must load or fail cleanly.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use pawns::worldfile::{load, MemSource};
+
+fuzz_target!(|data: &[u8]| {
+    let text = String::from_utf8_lossy(data);
+    let mut parts = text.split('\u{1}');
+    let mut src = MemSource::default();
+    for kind in ["wld", "mob", "obj", "zon", "shp"] {
+        src.0.insert(format!("{kind}/index"), "a\n$\n".into());
+        src.0.insert(format!("{kind}/a"), parts.next().unwrap_or("").to_string());
+    }
+    let _ = load(&src);
+});
