@@ -157,6 +157,7 @@ impl Session {
                 return true;
             }
         };
+        let add = matches!(msg, ClientMsg::Subscribe(_));
         match msg {
             ClientMsg::Login(data) => return self.on_login(data, id).await,
             ClientMsg::CharInput(choice) => {
@@ -191,22 +192,13 @@ impl Session {
             ClientMsg::Subscribe(names) | ClientMsg::Unsubscribe(names) if names.len() > 64 => {
                 self.send_error("bad_request", "too many variable names", None, id).await;
             }
-            ClientMsg::Subscribe(names) => {
+            ClientMsg::Subscribe(names) | ClientMsg::Unsubscribe(names) => {
                 let link = self.link.clone().unwrap();
                 let _ = self
                     .shared
                     .engine
                     .tx
-                    .send(EngineMsg::Subscribe { char_id: link.char_id, link_id: link.link_id, names, add: true, re: id })
-                    .await;
-            }
-            ClientMsg::Unsubscribe(names) => {
-                let link = self.link.clone().unwrap();
-                let _ = self
-                    .shared
-                    .engine
-                    .tx
-                    .send(EngineMsg::Subscribe { char_id: link.char_id, link_id: link.link_id, names, add: false, re: id })
+                    .send(EngineMsg::Subscribe { char_id: link.char_id, link_id: link.link_id, names, add, re: id })
                     .await;
             }
             ClientMsg::Hud(_) => {
