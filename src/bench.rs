@@ -79,15 +79,86 @@ pub fn percentile(sorted: &[u32], p: f64) -> f64 {
     sorted[idx.min(sorted.len() - 1)] as f64 / 1000.0
 }
 
+/// The envelope of a server frame, borrowed from the text.
+#[derive(serde::Deserialize)]
+struct Reply<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: &'a str,
+    #[serde(borrow, default)]
+    re: Option<&'a str>,
+    #[serde(borrow, default)]
+    data: Option<&'a serde_json::value::RawValue>,
+}
+
+#[derive(serde::Deserialize)]
+struct ErrorData<'a> {
+    #[serde(borrow)]
+    code: std::borrow::Cow<'a, str>,
+}
+
+#[derive(serde::Deserialize)]
+struct BenchMob {
+    target_string: String,
+}
+
+/// The variables the bench agent acts on.
+#[derive(serde::Deserialize)]
+struct BenchVars {
+    #[serde(rename = "ROOM_EXITS")]
+    exits: Option<Vec<String>>,
+    #[serde(rename = "ROOM_MOBS")]
+    mobs: Option<Vec<BenchMob>>,
+    #[serde(rename = "FIGHTING")]
+    fighting: Option<bool>,
+}
+
+/// When the measured window runs. Agents play from the moment they log in, but only
+/// commands sent once every agent is in (the steady state) are counted.
+#[derive(Default)]
+struct Window {
+    /// Agents whose login finished, either way.
+    settled: std::sync::atomic::AtomicUsize,
+    settled_all: tokio::sync::Notify,
+    count: usize,
+    /// (start, end) of the measured window, set once everyone is in.
+    span: std::sync::OnceLock<(Instant, Instant)>,
+}
+
+impl Window {
+    fn settle(&self) {
+        if self.settled.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1 == self.count {
+            self.settled_all.notify_one();
+        }
+    }
+}
+
+/// Settles the agent's login slot in the window however its login ends.
+struct Settle(Option<Arc<Window>>);
+
+impl Settle {
+    fn now(&mut self) {
+        if let Some(w) = self.0.take() {
+            w.settle();
+        }
+    }
+}
+
+impl Drop for Settle {
+    fn drop(&mut self) {
+        self.now();
+    }
+}
+
 async fn run_agent(
     url: String,
     name: String,
     key: String,
     rate: f64,
-    until: Instant,
+    window: Arc<Window>,
     seed: u64,
     ramp: tokio::sync::OwnedSemaphorePermit,
 ) -> Stats {
+    let mut settle = Settle(Some(window.clone()));
     let mut st = Stats::default();
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     let ws = match tokio::time::timeout(
@@ -153,6 +224,7 @@ async fn run_agent(
     st.logged_in = 1;
     // Logged in: let the next agent start connecting.
     drop(ramp);
+    settle.now();
     let _ = tx
         .send(Message::text(
             json!({"type": "subscribe", "data": {"variables": ["ROOM_EXITS", "ROOM_MOBS", "FIGHTING", "HEALTH"]}}).to_string(),
@@ -165,11 +237,13 @@ async fn run_agent(
     let period = Duration::from_secs_f64(1.0 / rate.max(0.001));
     let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + period.mul_f64(rng.gen::<f64>()), period);
     let mut n = 0u64;
-    let deadline = tokio::time::Instant::from_std(until);
     loop {
         tokio::select! {
-            _ = tokio::time::sleep_until(deadline) => break,
             _ = tick.tick() => {
+                let span = window.span.get().copied();
+                if span.is_some_and(|(_, end)| Instant::now() >= end) {
+                    break;
+                }
                 n += 1;
                 let cmd = if !fighting && !mobs.is_empty() && rng.gen_bool(0.25) {
                     format!("kill {}", mobs[rng.gen_range(0..mobs.len())])
@@ -184,7 +258,9 @@ async fn run_agent(
                     *st.failures.entry("socket closed".into()).or_default() += 1;
                     break;
                 }
-                st.sent += 1;
+                if span.is_some() {
+                    st.sent += 1;
+                }
             }
             m = rx.next() => {
                 let Some(Ok(Message::Text(t))) = m else {
@@ -195,28 +271,29 @@ async fn run_agent(
                     continue;
                 };
                 // Room chatter is most of the traffic: parse only what the agent uses.
-                let txt = t.as_str();
-                if !(txt.contains("\"re\":") || txt.starts_with("{\"data\"") || txt.contains("\"type\":\"vars\"") || txt.contains("\"type\":\"error\"")) {
-                    continue;
-                }
-                let v: Value = serde_json::from_str(txt).unwrap_or_default();
-                if let Some(re) = v["re"].as_str() {
-                    if let Some(t0) = pending.remove(re) {
+                // Parse only what the agent acts on: the envelope, then the few variables it reads.
+                let Ok(f) = serde_json::from_str::<Reply>(t.as_str()) else { continue };
+                if let Some(re) = f.re {
+                    let since = window.span.get().map(|(start, _)| *start);
+                    if let Some(t0) = pending.remove(re).filter(|t0| since.is_some_and(|s| *t0 >= s)) {
                         st.replies += 1;
                         st.latencies_us.push(t0.elapsed().as_micros().min(u32::MAX as u128) as u32);
                     }
                 }
-                match v["type"].as_str() {
-                    Some("error") => *st.errors.entry(v["data"]["code"].as_str().unwrap_or("?").to_string()).or_default() += 1,
-                    Some("vars") => {
-                        let d = &v["data"];
-                        if let Some(e) = d["ROOM_EXITS"].as_array() {
-                            exits = e.iter().filter_map(|x| x.as_str().map(str::to_string)).collect();
+                match (f.kind, f.data) {
+                    ("error", Some(d)) => {
+                        let code = serde_json::from_str::<ErrorData>(d.get()).map(|e| e.code.to_string()).unwrap_or_else(|_| "?".into());
+                        *st.errors.entry(code).or_default() += 1;
+                    }
+                    ("vars", Some(d)) => {
+                        let Ok(v) = serde_json::from_str::<BenchVars>(d.get()) else { continue };
+                        if let Some(e) = v.exits {
+                            exits = e;
                         }
-                        if let Some(m) = d["ROOM_MOBS"].as_array() {
-                            mobs = m.iter().filter_map(|x| x["target_string"].as_str().map(str::to_string)).collect();
+                        if let Some(m) = v.mobs {
+                            mobs = m.into_iter().map(|m| m.target_string).collect();
                         }
-                        if let Some(f) = d["FIGHTING"].as_bool() {
+                        if let Some(f) = v.fighting {
                             fighting = f;
                         }
                     }
@@ -267,18 +344,27 @@ pub async fn agents(args: BenchAgentsArgs) -> anyhow::Result<()> {
         }
     };
     let server_pid: Option<u32> = std::env::var("PAWNS_BENCH_SERVER_PID").ok().and_then(|p| p.parse().ok());
-    let before = server_pid.and_then(proc_sample);
     let ramp = Arc::new(Semaphore::new(args.ramp.max(1)));
-    let start = Instant::now();
-    let until = start + args.duration;
+    let window = Arc::new(Window { count: args.count, ..Window::default() });
+    let ramp_start = Instant::now();
     let mut tasks = Vec::with_capacity(args.count);
     for (i, (name, key)) in keys.into_iter().enumerate() {
         let permit = ramp.clone().acquire_owned().await?;
         let url = args.url.clone();
         let rate = args.rate;
         // The permit is held only while connecting and logging in.
-        tasks.push(tokio::spawn(run_agent(url, name, key, rate, until, i as u64, permit)));
+        tasks.push(tokio::spawn(run_agent(url, name, key, rate, window.clone(), i as u64, permit)));
     }
+    // Ramp-up: wait until every agent's login has finished, then measure the steady state.
+    let settled = window.settled_all.notified();
+    if window.settled.load(std::sync::atomic::Ordering::SeqCst) < args.count {
+        settled.await;
+    }
+    let ramp_took = ramp_start.elapsed();
+    eprintln!("all {} logins settled in {:.1}s; measuring for {:?}", args.count, ramp_took.as_secs_f64(), args.duration);
+    let before = server_pid.and_then(proc_sample);
+    let start = Instant::now();
+    let _ = window.span.set((start, start + args.duration));
     let mut total = Stats::default();
     for t in tasks {
         if let Ok(s) = t.await {
@@ -294,6 +380,7 @@ pub async fn agents(args: BenchAgentsArgs) -> anyhow::Result<()> {
         "connected": total.connected,
         "logged_in": total.logged_in,
         "rate_per_agent": args.rate,
+        "ramp_s": ramp_took.as_secs_f64(),
         "duration_s": elapsed,
         "commands_sent": total.sent,
         "replies": total.replies,
@@ -307,6 +394,7 @@ pub async fn agents(args: BenchAgentsArgs) -> anyhow::Result<()> {
     } else {
         println!("====== pawns bench agents ======");
         println!("  agents:            {} ({} connected, {} logged in)", args.count, total.connected, total.logged_in);
+        println!("  ramp-up:           {:.1}s until every login settled (not measured)", ramp_took.as_secs_f64());
         println!("  rate:              {} commands/s per agent for {:.1}s", args.rate, elapsed);
         println!("  commands sent:     {}", total.sent);
         println!("  replies received:  {}", total.replies);

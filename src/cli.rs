@@ -1,4 +1,4 @@
-//! The command line: `serve`, `keygen`, `bench`. Parsing only; the work is in the library.
+//! The command line: `serve`, `keygen`, `world`, `bench`. Parsing only; the work is in the library.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -18,6 +18,11 @@ pub enum Cmd {
     Serve(ServeArgs),
     /// Make an agent key for a character (printed once; only its hash is stored).
     Keygen(KeygenArgs),
+    /// Work with CircleMUD world directories.
+    World {
+        #[command(subcommand)]
+        what: WorldCmd,
+    },
     /// Load generators.
     Bench {
         #[command(subcommand)]
@@ -76,6 +81,25 @@ pub struct KeygenArgs {
     /// A running server to ask when the data file is held (default: http://127.0.0.1:4350).
     #[arg(long, default_value = "http://127.0.0.1:4350")]
     pub server: String,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum WorldCmd {
+    /// Load a world directory and report what it holds and what is wrong with it.
+    /// Exits non-zero only when the world cannot be loaded at all.
+    Check(WorldCheckArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct WorldCheckArgs {
+    /// The world directory (the one holding wld/, mob/, obj/, zon/, shp/).
+    pub dir: PathBuf,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// List every problem, not just the first 20 of each kind.
+    #[arg(long)]
+    pub verbose: bool,
 }
 
 #[derive(Subcommand, Debug)]

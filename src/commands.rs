@@ -6,7 +6,7 @@ use anyhow::{bail, Context};
 use pawns_storage::{Store, StoreError};
 
 use crate::auth::accounts::Accounts;
-use crate::cli::{KeygenArgs, ServeArgs};
+use crate::cli::{KeygenArgs, ServeArgs, WorldCheckArgs};
 use crate::server::{self, ServerConfig};
 
 pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
@@ -71,4 +71,21 @@ pub async fn via_server(base: &str, name: &str) -> anyhow::Result<String> {
         Some(k) => Ok(k.to_string()),
         None => bail!("server refused: {}", v.get("message").and_then(|m| m.as_str()).unwrap_or(&body)),
     }
+}
+
+/// `pawns world check DIR`: the report, or an error (exit 1) when nothing can be loaded.
+pub fn world_check(args: WorldCheckArgs) -> anyhow::Result<()> {
+    if !args.dir.is_dir() {
+        bail!("{} is not a directory (world_unreadable)", args.dir.display());
+    }
+    let started = std::time::Instant::now();
+    let loaded = crate::worldfile::load_dir(&args.dir).map_err(|e| anyhow::anyhow!("{e} ({})", e.code()))?;
+    let report = crate::worldfile::check::report(args.dir.display().to_string(), &loaded);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", report.render(args.verbose));
+        println!("\nLoaded in {:.0} ms.", started.elapsed().as_secs_f64() * 1000.0);
+    }
+    Ok(())
 }

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use pawns::cli::{BenchCmd, Cli, Cmd};
+use pawns::cli::{BenchCmd, Cli, Cmd, WorldCmd};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -24,6 +24,7 @@ fn main() -> ExitCode {
         match cli.command {
             Cmd::Serve(args) => pawns::commands::serve(args).await,
             Cmd::Keygen(args) => pawns::commands::keygen(args).await,
+            Cmd::World { what: WorldCmd::Check(args) } => pawns::commands::world_check(args),
             Cmd::Bench { what: BenchCmd::Agents(args) } => pawns::bench::agents(args).await,
         }
     });
