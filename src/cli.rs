@@ -65,6 +65,9 @@ pub struct ServeArgs {
     /// Seconds a link-dead character stays in the world.
     #[arg(long, default_value_t = 300)]
     pub linkdead_secs: u64,
+    /// Threads for sockets and HTTP (0: one per core). The engine always has a thread of its own.
+    #[arg(long, default_value_t = 0)]
+    pub workers: usize,
     /// Log filter (e.g. info, debug, pawns=debug).
     #[arg(long, default_value = "info")]
     pub log: String,
@@ -132,6 +135,9 @@ pub struct BenchAgentsArgs {
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Threads the load generator uses.
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
 }
 
 /// `500ms`, `30s`, `5m`, `2h`, or a bare number of seconds.

@@ -7,11 +7,17 @@ use pawns::cli::{BenchCmd, Cli, Cmd, WorldCmd};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    // The load generator runs on one worker thread so that, on a small machine, it
-    // takes as little CPU from the server it measures as it can.
     let mut builder = tokio::runtime::Builder::new_multi_thread();
-    if matches!(cli.command, Cmd::Bench { .. }) {
-        builder.worker_threads(1);
+    match &cli.command {
+        Cmd::Serve(a) if a.workers > 0 => {
+            builder.worker_threads(a.workers);
+        }
+        // The load generator runs on one worker thread by default so that, on a small
+        // machine, it takes as little CPU from the server it measures as it can.
+        Cmd::Bench { what: BenchCmd::Agents(a) } => {
+            builder.worker_threads(a.threads.max(1));
+        }
+        _ => {}
     }
     let rt = match builder.enable_all().build() {
         Ok(rt) => rt,

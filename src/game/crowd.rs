@@ -26,6 +26,11 @@ pub struct CrowdNote {
 
 pub type CrowdNotes = HashMap<RoomId, CrowdNote>;
 
+/// Whether `room` hears its crowd notice in `pulse` (each room once every `period`).
+pub fn crowd_turn(room: RoomId, pulse: u64, period: u64) -> bool {
+    (room as u64).wrapping_add(pulse).is_multiple_of(period)
+}
+
 /// "Ann, Bo and 3 others".
 pub fn name_list(names: &[String], shown: usize) -> String {
     let head: Vec<&str> = names.iter().take(shown).map(String::as_str).collect();
@@ -78,9 +83,16 @@ impl Engine {
         true
     }
 
-    /// Tells each crowded room its gathered comings and goings.
+    /// Tells crowded rooms their gathered comings and goings, once a second each. Rooms
+    /// take turns by room number (a tenth of them each pulse), so thousands of people in
+    /// crowds do not all get their notice in the same pulse: the output of a second is
+    /// spread over its ten pulses instead of arriving as one burst.
     pub fn flush_crowds(&mut self) {
-        for (room, note) in std::mem::take(&mut self.crowd) {
+        let period = super::engine::PULSES_PER_CROWD_NOTICE;
+        let pulse = self.pulse;
+        let due: Vec<RoomId> = self.crowd.keys().copied().filter(|r| crowd_turn(*r, pulse, period)).collect();
+        for room in due {
+            let Some(note) = self.crowd.remove(&room) else { continue };
             let mut parts = Vec::new();
             if !note.arriving.is_empty() {
                 parts.push(format!("Arriving: {}.", name_list(&note.arriving, NAMES_SHOWN)));
@@ -100,7 +112,19 @@ impl Engine {
 
 #[cfg(test)]
 mod tests {
-    use super::name_list;
+    use super::{crowd_turn, name_list};
+
+    #[test]
+    fn every_room_gets_one_turn_per_period_and_turns_are_spread() {
+        let period = 10;
+        let mut per_pulse = [0usize; 10];
+        for room in 0..1000usize {
+            let turns: Vec<u64> = (0..period).filter(|p| crowd_turn(room, 1000 + p, period)).collect();
+            assert_eq!(turns.len(), 1, "room {room}");
+            per_pulse[turns[0] as usize] += 1;
+        }
+        assert!(per_pulse.iter().all(|n| *n == 100), "{per_pulse:?}");
+    }
 
     #[test]
     fn lists_read_naturally() {

@@ -1,7 +1,7 @@
 //! The end of every pulse: crowd notices, real variable deltas, `EVENTS`, and telnet
 //! prompts. Values are computed and compared with what each session was last sent.
 
-use super::engine::{Engine, PULSES_PER_CROWD_NOTICE};
+use super::engine::Engine;
 use super::output::Out;
 use super::vars::{self, EVENTS_VAR, VAR_NAMES};
 use super::world::CharId;
@@ -10,7 +10,7 @@ impl Engine {
     /// End of pulse: real variable deltas, EVENTS, and telnet prompts.
     pub(crate) fn flush(&mut self) {
         let ids: Vec<CharId> = self.world.players.values().copied().collect();
-        if self.pulse.is_multiple_of(PULSES_PER_CROWD_NOTICE) {
+        if !self.crowd.is_empty() {
             self.flush_crowds();
         }
         let mut rooms = vars::RoomCache::new();
