@@ -261,9 +261,12 @@ pub fn prepare_store(cfg: &ServerConfig) -> anyhow::Result<(Store, crate::worldf
     let world = match (existing, &cfg.world, cfg.reimport) {
         (Some(w), None, _) | (Some(w), Some(_), false) => {
             let source = stored::source(&store)?.unwrap_or_default();
-            if let Some(dir) = cfg.world.as_ref().filter(|d| d.display().to_string() != source) {
-                tracing::warn!(
-                    "the data file already holds a world (from {source}); {} was not imported; pass --reimport to replace it",
+            // A different world is never swapped in (or ignored) silently.
+            if let Some(dir) = cfg.world.as_ref().filter(|d| !same_source(d, &source)) {
+                anyhow::bail!(
+                    "world_mismatch: {} already holds a world (imported from {source}); \
+                     pass --reimport to replace it with {}, or leave out --world",
+                    cfg.db.display(),
                     dir.display()
                 );
             }
@@ -271,7 +274,7 @@ pub fn prepare_store(cfg: &ServerConfig) -> anyhow::Result<(Store, crate::worldf
         }
         (_, dir, _) => {
             let (loaded, source) = match dir {
-                Some(d) => (worldfile::load_dir(d)?, d.display().to_string()),
+                Some(d) => (worldfile::load_dir(d).map_err(|e| anyhow::anyhow!("{}: {e}", e.code()))?, canonical(d)),
                 None => (worldfile::load(&worldfile::StarterWorld)?, "starter".to_string()),
             };
             for w in &loaded.warnings {
@@ -283,6 +286,15 @@ pub fn prepare_store(cfg: &ServerConfig) -> anyhow::Result<(Store, crate::worldf
         }
     };
     Ok((store, world))
+}
+
+/// How a world directory is named in the data file: its canonical path when it has one.
+fn canonical(dir: &std::path::Path) -> String {
+    std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf()).display().to_string()
+}
+
+fn same_source(dir: &std::path::Path, stored: &str) -> bool {
+    canonical(dir) == stored || dir.display().to_string() == stored
 }
 
 pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<RunningServer> {

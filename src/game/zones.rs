@@ -1,4 +1,10 @@
-//! Zone resets: CircleMUD reset commands with world-wide max counts and the if-flag rule.
+//! Zone resets: CircleMUD reset commands with world-wide max counts and the if-flag rule,
+//! plus the Dark Pawns additions: the load-% roll for objects and `R` (remove).
+//!
+//! An object reset (`O`, `G`, `E`, `P`) loads only if the world-wide count is under the
+//! command's max *and* the object's load roll succeeds (Dark Pawns objects carry a load
+//! percentage; stock objects always pass). A failed roll counts as a failed command,
+//! so the if-flag commands that depend on it are skipped too.
 
 use super::engine::Engine;
 use super::tables::Position;
@@ -61,7 +67,7 @@ impl Engine {
                     _ => false,
                 },
                 'O' => match self.world.room_of_vnum(a2 as u32) {
-                    Some(room) if count(&self.world, a0, false) < a1 => {
+                    Some(room) if count(&self.world, a0, false) < a1 && self.load_roll(a0) => {
                         last_obj = self.world.create_obj(a0 as u32);
                         if let Some(o) = last_obj {
                             self.world.obj_to_room(o, room);
@@ -71,7 +77,7 @@ impl Engine {
                     _ => false,
                 },
                 'G' | 'E' => match last_mob {
-                    Some(m) if self.world.ch(m).is_some() && count(&self.world, a0, false) < a1 => {
+                    Some(m) if self.world.ch(m).is_some() && count(&self.world, a0, false) < a1 && self.load_roll(a0) => {
                         last_obj = self.world.create_obj(a0 as u32);
                         match last_obj {
                             Some(o) if c.command == 'E' && (0..18).contains(&a2) => {
@@ -92,7 +98,7 @@ impl Engine {
                         .filter(|o| self.world.obj(*o).is_some_and(|o| o.vnum as i32 == a2))
                         .or_else(|| self.world.objs.values().find(|o| o.vnum as i32 == a2).map(|o| o.id));
                     match container {
-                        Some(cont) if count(&self.world, a0, false) < a1 => match self.world.create_obj(a0 as u32) {
+                        Some(cont) if count(&self.world, a0, false) < a1 && self.load_roll(a0) => match self.world.create_obj(a0 as u32) {
                             Some(o) => {
                                 self.world.obj_to_obj(o, cont);
                                 true
@@ -139,6 +145,17 @@ impl Engine {
                 }
             }
         }
+    }
+
+    /// The object's load roll: its load percentage (Dark Pawns), or always.
+    fn load_roll(&mut self, vnum: i32) -> bool {
+        let Some(p) = self.world.obj_protos.get(&(vnum.max(0) as u32)).and_then(|o| o.load_percent) else {
+            return true;
+        };
+        if p >= 100.0 {
+            return true;
+        }
+        rand::Rng::gen_range(&mut self.rng, 0.0f32..100.0) < p
     }
 
     fn set_door_both(&mut self, room: usize, dir: usize, closed: bool, locked: bool) {

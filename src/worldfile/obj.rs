@@ -22,6 +22,7 @@ fn obj(lx: &mut Lexer<'_>, vnum: u32) -> LexResult<ObjProto> {
     let item_type = int(f.first(), "item type", line)? as u32;
     let mut extra_flags = [0u64; 4];
     let mut wear_flags = [0u64; 4];
+    let dark_pawns = f.len() == 9;
     match f.len() {
         3 => {
             extra_flags[0] = flag_field(f.get(1), "extra flags", line)?;
@@ -65,6 +66,7 @@ fn obj(lx: &mut Lexer<'_>, vnum: u32) -> LexResult<ObjProto> {
         extra_descs: Vec::new(),
         affects: Vec::new(),
         scripts: Vec::new(),
+        load_percent: dark_pawns.then_some(rent_or_load),
     };
     loop {
         let Some(l) = lx.peek_content() else {

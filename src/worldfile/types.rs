@@ -92,6 +92,11 @@ pub struct ObjProto {
     /// (apply location, modifier).
     pub affects: Vec<(i32, i32)>,
     pub scripts: Vec<String>,
+    /// The chance (percent) that a zone reset loads this object: set for Dark Pawns
+    /// objects (nine-field type line), whose third weight-line field is a load
+    /// percentage rather than rent. `None`: always loads.
+    #[serde(default)]
+    pub load_percent: Option<f32>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

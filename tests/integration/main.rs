@@ -2,6 +2,7 @@
 
 mod agents;
 mod combat;
+mod darkpawns;
 mod common;
 mod errors;
 mod http_edge;
