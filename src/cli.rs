@@ -109,6 +109,21 @@ pub struct WorldCheckArgs {
 pub enum BenchCmd {
     /// Connect N real WebSocket agents that walk, look and fight.
     Agents(BenchAgentsArgs),
+    /// Time and peak memory to read a world directory, import it into a data file, and
+    /// load it back from there (what `serve` does at every start).
+    World(BenchWorldArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct BenchWorldArgs {
+    /// The world directory.
+    pub dir: PathBuf,
+    /// Where to write the scratch data file (default: a temporary directory).
+    #[arg(long)]
+    pub db: Option<PathBuf>,
+    /// Loads from the data file to time (the figure is the median).
+    #[arg(long, default_value_t = 5)]
+    pub rounds: usize,
 }
 
 #[derive(Args, Debug, Clone)]

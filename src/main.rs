@@ -32,6 +32,7 @@ fn main() -> ExitCode {
             Cmd::Keygen(args) => pawns::commands::keygen(args).await,
             Cmd::World { what: WorldCmd::Check(args) } => pawns::commands::world_check(args),
             Cmd::Bench { what: BenchCmd::Agents(args) } => pawns::bench::agents(args).await,
+            Cmd::Bench { what: BenchCmd::World(args) } => pawns::bench_world::run(args),
         }
     });
     match result {
