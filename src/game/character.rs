@@ -64,6 +64,9 @@ pub struct PcState {
     pub last_save_pulse: u64,
     pub linkdead_since: Option<u64>,
     pub password_hash: Option<String>,
+    /// Spells and skills learned, in percent.
+    pub skills: std::collections::BTreeMap<String, u8>,
+    pub practices: u32,
 }
 
 pub struct Char {
@@ -108,6 +111,13 @@ pub struct Char {
     pub kills: u32,
     /// Mobs remember who attacked them.
     pub memory: Vec<CharId>,
+    /// Whom this character follows, and who follows it.
+    pub master: Option<CharId>,
+    pub followers: Vec<CharId>,
+    /// In its leader's group (a leader with grouped followers is grouped too).
+    pub grouped: bool,
+    /// Spell effects with the pulses they have left.
+    pub affects: Vec<super::spells::Affect>,
     pub pc: Option<Box<PcState>>,
 }
 
@@ -156,6 +166,10 @@ impl Char {
             deaths: 0,
             kills: 0,
             memory: Vec::new(),
+            master: None,
+            followers: Vec::new(),
+            grouped: false,
+            affects: Vec::new(),
             pc: None,
         }
     }
@@ -197,6 +211,10 @@ impl Char {
             deaths: r.deaths,
             kills: r.kills,
             memory: Vec::new(),
+            master: None,
+            followers: Vec::new(),
+            grouped: false,
+            affects: Vec::new(),
             pc: Some(Box::new(PcState {
                 is_agent: r.is_agent,
                 link: None,
@@ -212,6 +230,8 @@ impl Char {
                 last_save_pulse: 0,
                 linkdead_since: None,
                 password_hash,
+                skills: r.skills.iter().cloned().collect(),
+                practices: r.practices,
             })),
         }
     }
@@ -334,5 +354,7 @@ pub fn new_record(
         deaths: 0,
         kills: 0,
         saved_at: 0,
+        skills: Vec::new(),
+        practices: super::spells::STARTING_PRACTICES,
     }
 }

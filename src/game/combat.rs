@@ -25,6 +25,9 @@ const ATTACKS: [(&str, &str); 15] = [
     ("stab", "stabs"),
 ];
 
+/// The attack type spells use in damage messages ("blast").
+pub const TYPE_SPELL: usize = 12;
+
 /// Corpses crumble after this many pulses (5 minutes).
 pub const CORPSE_PULSES: u32 = 3000;
 
@@ -70,6 +73,16 @@ impl Engine {
                     19 => damroll += m,
                     _ => {}
                 }
+            }
+        }
+        for a in &c.affects {
+            match a.kind {
+                super::spells::AffectKind::Armor => ac += a.modifier,
+                super::spells::AffectKind::Bless => {
+                    hitroll += a.modifier;
+                    ac -= 5;
+                }
+                _ => {}
             }
         }
         if let Some(c) = self.world.chars.get_mut(&id) {
@@ -204,6 +217,15 @@ impl Engine {
         }
     }
 
+    /// After healing: back on one's feet once hit points are above zero.
+    pub fn update_pos(&mut self, id: CharId) {
+        if let Some(v) = self.world.chars.get_mut(&id) {
+            if v.hit > 0 && v.position < Position::Sleeping {
+                v.position = Position::Standing;
+            }
+        }
+    }
+
     /// Applies damage, updates position, and handles death.
     pub fn damage(&mut self, ch: CharId, victim: CharId, dam: i32, wtype: usize) {
         self.damage_messages(ch, victim, dam, wtype);
@@ -280,9 +302,10 @@ impl Engine {
                         count: None,
                     },
                 );
-                if gain > 0 {
-                    self.send_text(k, &format!("You receive {gain} experience points."));
-                    self.gain_exp(k, gain);
+                // A group shares the kill among the members who were there.
+                for (member, share) in if gain > 0 { self.group_gain(k, gain) } else { Vec::new() } {
+                    self.send_text(member, &format!("You receive {share} experience points."));
+                    self.gain_exp(member, share);
                 }
             }
         }
@@ -427,6 +450,9 @@ impl Engine {
             return;
         };
         c.level += 1;
+        if let Some(pc) = c.pc.as_mut() {
+            pc.practices += super::spells::PRACTICES_PER_LEVEL;
+        }
         c.max_hit += hp.max(1);
         c.max_mana += mana;
         c.max_moves += mv;

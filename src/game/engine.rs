@@ -33,6 +33,8 @@ pub struct EngineConfig {
     pub seed: u64,
     /// Where characters start and respawn.
     pub start_room: u32,
+    /// The game hour at the first pulse (default: from the wall clock; see `clock`).
+    pub start_hour: Option<u8>,
     pub linkdead_grace: Duration,
     /// Changed characters are saved at least this often.
     pub save_interval: Duration,
@@ -44,6 +46,7 @@ impl Default for EngineConfig {
             pulse: Duration::from_millis(100),
             seed: rand::random(),
             start_room: 8004,
+            start_hour: None,
             linkdead_grace: Duration::from_secs(300),
             save_interval: Duration::from_secs(60),
         }
@@ -127,6 +130,8 @@ pub struct Engine {
     /// The command being dispatched: its actor gets `re` on what it is sent.
     pub cur: Option<(CharId, Option<Arc<str>>)>,
     pub start_room: usize,
+    /// The game hour at pulse 0.
+    pub start_hour: u64,
     /// Comings and goings in crowded rooms, told at the end of the pulse.
     pub crowd: super::crowd::CrowdNotes,
     pub stats: PulseStats,
@@ -141,6 +146,7 @@ impl Engine {
     pub fn new(proto: WorldProto, cfg: EngineConfig, saves: SaveQueue) -> Engine {
         let world = World::new(proto);
         let start_room = world.room_of_vnum(cfg.start_room).unwrap_or(0);
+        let start_hour = super::clock::starting_hour(cfg.start_hour);
         let mut e = Engine {
             world,
             rng: StdRng::seed_from_u64(cfg.seed),
@@ -149,6 +155,7 @@ impl Engine {
             saves,
             cur: None,
             start_room,
+            start_hour,
             crowd: Default::default(),
             stats: PulseStats::default(),
             room_vars: Default::default(),
@@ -481,6 +488,7 @@ impl Engine {
         }
         if self.pulse.is_multiple_of(10) {
             self.housekeeping();
+            self.affect_update(10);
             phase.lap(&mut self.stats.phase_max[5]);
         }
         self.flush();

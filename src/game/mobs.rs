@@ -1,5 +1,6 @@
-//! Mob activity every 4 seconds: aggression, memory of attackers, scavenging, wandering
-//! inside their own zone.
+//! Mob activity every 4 seconds: aggression, memory of attackers, helpers, scavenging,
+//! noises (the Dark Pawns `Noise` spec), wandering inside their own zone. Charmed mobs
+//! do none of it: they follow their master.
 
 use super::engine::Engine;
 use super::messaging::To;
@@ -15,8 +16,12 @@ impl Engine {
             if m.fighting.is_some() || m.position < Position::Standing {
                 continue;
             }
+            if m.master.is_some() {
+                continue;
+            }
             let room = m.room;
             let flags = m.mob_flags;
+            let vnum = m.npc_vnum;
             let peaceful = self.world.rooms[room].proto.flags[0] & room_flag::PEACEFUL != 0;
             // Aggressive mobs and mobs that remember an attacker strike first.
             if !peaceful {
@@ -32,6 +37,29 @@ impl Engine {
                     }
                     self.hit(id, t);
                     continue;
+                }
+                // Helpers jump in when a player is fighting one of their kind (any mob).
+                if flags & mob_flag::HELPER != 0 {
+                    let attacker = self.world.rooms[room].people.iter().copied().find(|p| {
+                        self.world.ch(*p).is_some_and(|c| {
+                            c.pc.is_some() && c.fighting.is_some_and(|f| self.world.ch(f).is_some_and(|v| v.is_npc() && v.master.is_none()))
+                        })
+                    });
+                    if let Some(a) = attacker {
+                        let victim = self.world.ch(a).and_then(|c| c.fighting);
+                        self.act("$n jumps to the aid of $N!", id, victim, None, To::Room, EventKind::Combat);
+                        self.hit(id, a);
+                        continue;
+                    }
+                }
+            }
+            if self.roll(0, 19) == 0 {
+                let noise = vnum
+                    .and_then(|v| self.world.mob_protos.get(&v))
+                    .and_then(|p| p.specs.iter().find(|(k, _)| k.eq_ignore_ascii_case("noise")).map(|(_, n)| n.clone()));
+                if let Some(n) = noise.filter(|n| !n.is_empty()) {
+                    // Noise lines are whole sentences ("You hear a mad scream.").
+                    self.send_room(room, &[id], EventKind::Text, n.trim_end_matches('~').trim(), None);
                 }
             }
             if flags & mob_flag::SCAVENGER != 0 && self.roll(0, 9) == 0 {

@@ -4,18 +4,22 @@
 //! bounded [`Out`] channel with `try_send`, so it never waits on a socket or the disk.
 
 pub mod character;
+pub mod clock;
 pub mod combat;
 pub mod commands;
 pub mod crowd;
 pub mod doors;
 pub mod engine;
 pub mod flush;
+pub mod groups;
 pub mod messaging;
 pub mod mobs;
 pub mod output;
 pub mod persist;
 pub mod pulse_stats;
 pub mod render;
+pub mod shops;
+pub mod spells;
 pub mod tables;
 pub mod targeting;
 pub mod update;

@@ -112,6 +112,8 @@ impl Engine {
             deaths: c.deaths,
             kills: c.kills,
             saved_at: now_secs(),
+            skills: pc.skills.iter().map(|(k, v)| (k.clone(), *v)).collect(),
+            practices: pc.practices,
         })
     }
 

@@ -128,6 +128,7 @@ pub mod mob_flag {
     pub const AGGRESSIVE: u64 = 1 << 5;
     pub const STAY_ZONE: u64 = 1 << 6;
     pub const WIMPY: u64 = 1 << 7;
+    pub const HELPER: u64 = 1 << 12;
 }
 
 pub mod room_flag {

@@ -198,6 +198,17 @@ impl World {
         } else {
             self.players.remove(&c.name.to_ascii_lowercase());
         }
+        // It leaves its leader, and its followers are on their own.
+        if let Some(m) = c.master.and_then(|m| self.chars.get_mut(&m)) {
+            m.followers.retain(|f| *f != id);
+        }
+        for f in &c.followers {
+            if let Some(fc) = self.chars.get_mut(f) {
+                fc.master = None;
+                fc.grouped = false;
+                fc.affects.retain(|a| a.kind != super::spells::AffectKind::Charm);
+            }
+        }
         // Anyone fighting it stops.
         for other in self.chars.values_mut() {
             if other.fighting == Some(id) {

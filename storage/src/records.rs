@@ -58,4 +58,10 @@ pub struct CharacterRecord {
     pub kills: u32,
     /// Unix seconds of the last save.
     pub saved_at: u64,
+    /// Spells and skills learned: (name, percent).
+    #[serde(default)]
+    pub skills: Vec<(String, u8)>,
+    /// Practice sessions not yet spent at a guild master.
+    #[serde(default)]
+    pub practices: u32,
 }

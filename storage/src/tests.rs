@@ -24,6 +24,8 @@ fn sample(name: &str) -> CharacterRecord {
         deaths: 0,
         kills: 1,
         saved_at: 1,
+        skills: vec![("armor".into(), 40)],
+        practices: 3,
     }
 }
 

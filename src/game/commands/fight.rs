@@ -29,10 +29,12 @@ impl Engine {
             self.send_text(ch, "This room just has such a peaceful, easy feeling...");
             return CmdStatus::Failed;
         }
-        if self.world.ch(victim).is_some_and(|v| v.pc.is_some()) {
-            self.send_text(ch, "You cannot attack other players here.");
+        if !self.may_attack(ch, victim) {
             return CmdStatus::Failed;
         }
+        let Some(c) = self.world.ch(ch) else {
+            return CmdStatus::Failed;
+        };
         if c.fighting == Some(victim) {
             self.send_text(ch, "You do the best you can!");
             return CmdStatus::Ok;

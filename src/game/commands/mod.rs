@@ -98,6 +98,19 @@ pub static COMMANDS: &[Command] = &[
     Command { name: "quit", min_pos: Dead, handler: Engine::do_quit, full: true },
     cmd("help", Dead, Engine::do_help),
     cmd("commands", Dead, Engine::do_commands),
+    cmd("list", Resting, Engine::do_list),
+    cmd("buy", Resting, Engine::do_buy),
+    cmd("sell", Resting, Engine::do_sell),
+    cmd("value", Resting, Engine::do_value),
+    cmd("time", Dead, Engine::do_time),
+    cmd("follow", Resting, Engine::do_follow),
+    cmd("group", Dead, Engine::do_group),
+    cmd("ungroup", Dead, Engine::do_ungroup),
+    cmd("gtell", Dead, Engine::do_gtell),
+    cmd("assist", Fighting, Engine::do_assist),
+    cmd("cast", Sitting, Engine::do_cast),
+    cmd("practice", Resting, Engine::do_practice),
+    cmd("order", Resting, Engine::do_order),
 ];
 
 fn door(e: &mut Engine, c: CharId, args: &str, op: DoorOp) -> CmdStatus {

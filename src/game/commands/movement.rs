@@ -42,6 +42,7 @@ impl Engine {
             }
         }
         self.move_char_dir(ch, dir, to);
+        self.followers_follow(ch, room, dir);
         CmdStatus::Ok
     }
 

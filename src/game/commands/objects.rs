@@ -11,7 +11,7 @@ use crate::game::world::{CharId, ObjId};
 const MAX_CARRIED: usize = 40;
 
 impl Engine {
-    fn carry_ok(&mut self, ch: CharId, obj: ObjId) -> bool {
+    pub(crate) fn carry_ok(&mut self, ch: CharId, obj: ObjId) -> bool {
         let Some(c) = self.world.ch(ch) else {
             return false;
         };

@@ -1,0 +1,423 @@
+//! Spells and skills: what each class can learn and at what level, `practice` at a
+//! guild master, `cast` with mana, and the effects spells leave (`Affect`).
+//!
+//! A spell or skill must be practised before use; each practice session raises it by
+//! a step that depends on intelligence (CircleMUD's rule, capped at 75%, the rest comes
+//! from use). A cast rolls against that percentage: a failed roll costs half the mana.
+
+use super::commands::CmdStatus;
+use super::engine::Engine;
+use super::messaging::To;
+use super::output::EventKind;
+use super::tables::Position;
+use super::world::CharId;
+
+/// Practice sessions a new character starts with.
+pub const STARTING_PRACTICES: u32 = 5;
+/// Practice sessions gained per level.
+pub const PRACTICES_PER_LEVEL: u32 = 2;
+/// The most a practice session can teach; use does the rest.
+pub const MAX_PRACTICE: u8 = 75;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// An enemy in the room (or the one being fought).
+    Offensive,
+    /// Anyone in the room, the caster when no one is named.
+    Defensive,
+    /// A mob in the room (not a player).
+    Mob,
+    /// A skill used through its own command, not `cast`.
+    Skill,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AffectKind {
+    /// AC bonus (CircleMUD scale: -20 is two points of armour).
+    Armor,
+    /// +hitroll, and a little AC.
+    Bless,
+    /// Follows its master and obeys `order`.
+    Charm,
+    /// Moving unseen (no arrival or departure messages).
+    Sneak,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Affect {
+    pub kind: AffectKind,
+    /// Pulses left.
+    pub pulses: u64,
+    pub modifier: i32,
+}
+
+pub struct Spell {
+    pub name: &'static str,
+    pub mana: i32,
+    pub target: Target,
+    /// Lowest level per class that may learn it: (class, level).
+    pub levels: &'static [(u8, u8)],
+}
+
+const MAGE: u8 = 0;
+const CLERIC: u8 = 1;
+const THIEF: u8 = 2;
+const WARRIOR: u8 = 3;
+const NINJA: u8 = 8;
+const PSIONIC: u8 = 9;
+
+pub static SPELLS: &[Spell] = &[
+    Spell { name: "magic missile", mana: 15, target: Target::Offensive, levels: &[(MAGE, 1), (PSIONIC, 2)] },
+    Spell { name: "burning hands", mana: 20, target: Target::Offensive, levels: &[(MAGE, 5)] },
+    Spell { name: "cure light", mana: 10, target: Target::Defensive, levels: &[(CLERIC, 1), (PSIONIC, 4)] },
+    Spell { name: "cure critic", mana: 25, target: Target::Defensive, levels: &[(CLERIC, 9)] },
+    Spell { name: "armor", mana: 10, target: Target::Defensive, levels: &[(MAGE, 4), (CLERIC, 1), (PSIONIC, 3)] },
+    Spell { name: "bless", mana: 15, target: Target::Defensive, levels: &[(CLERIC, 5)] },
+    Spell { name: "charm person", mana: 25, target: Target::Mob, levels: &[(MAGE, 8), (PSIONIC, 10)] },
+    Spell { name: "kick", mana: 0, target: Target::Skill, levels: &[(WARRIOR, 1), (NINJA, 1)] },
+    Spell { name: "bash", mana: 0, target: Target::Skill, levels: &[(WARRIOR, 3)] },
+    Spell { name: "rescue", mana: 0, target: Target::Skill, levels: &[(WARRIOR, 3), (NINJA, 5)] },
+    Spell { name: "backstab", mana: 0, target: Target::Skill, levels: &[(THIEF, 3), (NINJA, 1)] },
+    Spell { name: "sneak", mana: 0, target: Target::Skill, levels: &[(THIEF, 1), (NINJA, 2)] },
+    Spell { name: "hide", mana: 0, target: Target::Skill, levels: &[(THIEF, 5), (NINJA, 3)] },
+    Spell { name: "pick lock", mana: 0, target: Target::Skill, levels: &[(THIEF, 2)] },
+];
+
+pub fn find_spell(name: &str) -> Option<&'static Spell> {
+    let n = name.trim().to_ascii_lowercase();
+    if n.is_empty() {
+        return None;
+    }
+    SPELLS.iter().find(|s| s.name == n).or_else(|| SPELLS.iter().find(|s| s.name.starts_with(&n)))
+}
+
+/// The level at which `class` may learn `spell`, if ever.
+pub fn learn_level(spell: &Spell, class: u8) -> Option<u8> {
+    spell.levels.iter().find(|(c, _)| *c == class).map(|(_, l)| *l)
+}
+
+/// How much one practice session teaches a character with intelligence `int`.
+pub fn practice_gain(int: u8) -> u8 {
+    (int as u8 / 2).clamp(3, 12)
+}
+
+/// Splits `cast 'magic missile' goblin` into the spell name and the rest.
+pub fn parse_cast(args: &str) -> Option<(&str, &str)> {
+    let a = args.trim();
+    if let Some(rest) = a.strip_prefix('\'') {
+        let end = rest.find('\'')?;
+        return Some((rest[..end].trim(), rest[end + 1..].trim()));
+    }
+    // Without quotes: the longest spell name the words start with.
+    let lower = a.to_ascii_lowercase();
+    let best = SPELLS
+        .iter()
+        .filter(|s| lower == s.name || lower.starts_with(&format!("{} ", s.name)))
+        .max_by_key(|s| s.name.len())?;
+    Some((&a[..best.name.len()], a[best.name.len()..].trim()))
+}
+
+impl Engine {
+    fn skill_of(&self, ch: CharId, name: &str) -> u8 {
+        match self.world.ch(ch) {
+            Some(c) if c.is_npc() => (c.level as u32 * 3 + 20).min(95) as u8,
+            Some(c) => c.pc.as_ref().and_then(|p| p.skills.get(name).copied()).unwrap_or(0),
+            None => 0,
+        }
+    }
+
+    /// Rolls a use of a skill or spell: `true` if it works.
+    pub fn skill_roll(&mut self, ch: CharId, name: &str) -> bool {
+        let pct = self.skill_of(ch, name) as i32;
+        self.roll(1, 101) <= pct
+    }
+
+    /// Whether `ch` knows `name` well enough to try it; says so when not.
+    pub fn knows(&mut self, ch: CharId, name: &str) -> bool {
+        if self.skill_of(ch, name) == 0 {
+            self.send_text(ch, "You have no idea how to do that.");
+            return false;
+        }
+        true
+    }
+
+    pub fn do_practice(&mut self, ch: CharId, args: &str) -> CmdStatus {
+        let Some(c) = self.world.ch(ch) else { return CmdStatus::Failed };
+        let (class, level, int) = (c.class, c.level, c.abilities[1]);
+        let Some(pc) = c.pc.as_ref() else { return CmdStatus::Failed };
+        let practices = pc.practices;
+        if args.trim().is_empty() {
+            let mut text = format!("You have {practices} practice session{} left.\nYou know:\n", if practices == 1 { "" } else { "s" });
+            for s in SPELLS.iter().filter(|s| learn_level(s, class).is_some_and(|l| l <= level)) {
+                let pct = pc.skills.get(s.name).copied().unwrap_or(0);
+                text.push_str(&format!("  {:<20} {:>3}%\n", s.name, pct));
+            }
+            self.send_text(ch, text.trim_end());
+            return CmdStatus::Ok;
+        }
+        let Some(master) = self.guild_master_here(ch, class) else {
+            self.send_text(ch, "You can only practice at your guild master.");
+            return CmdStatus::Failed;
+        };
+        let name = args.trim().trim_matches('\'');
+        let Some(spell) = find_spell(name).filter(|s| learn_level(s, class).is_some_and(|l| l <= level)) else {
+            self.act("$N tells you, 'You do not know of that.'", ch, Some(master), None, To::Actor, EventKind::Tell);
+            return CmdStatus::InvalidTarget;
+        };
+        if practices == 0 {
+            self.send_text(ch, "You do not seem to be able to practice now.");
+            return CmdStatus::Failed;
+        }
+        let Some(pc) = self.world.chars.get_mut(&ch).and_then(|c| c.pc.as_mut()) else { return CmdStatus::Failed };
+        let now = pc.skills.get(spell.name).copied().unwrap_or(0);
+        if now >= MAX_PRACTICE {
+            self.send_text(ch, "You are already learned in that area.");
+            return CmdStatus::Failed;
+        }
+        pc.practices -= 1;
+        let next = (now + practice_gain(int)).min(MAX_PRACTICE);
+        pc.skills.insert(spell.name.to_string(), next);
+        pc.dirty = true;
+        self.send_text(ch, &format!("You practice {} for a while... ({next}%)", spell.name));
+        if next >= MAX_PRACTICE {
+            self.send_text(ch, "You are now learned in that area.");
+        }
+        CmdStatus::Ok
+    }
+
+    /// A guild master for this class in the room: a mob whose keywords say `guildmaster`
+    /// and name the class (as the world files write them).
+    fn guild_master_here(&self, ch: CharId, class: u8) -> Option<CharId> {
+        let room = self.world.ch(ch)?.room;
+        let words: &[&str] = match class {
+            MAGE => &["mage", "magic", "wizard", "sorcerer"],
+            CLERIC => &["cleric", "priest"],
+            THIEF => &["thief", "rogue"],
+            WARRIOR => &["warrior", "fighter"],
+            NINJA => &["ninja", "thief", "warrior"],
+            _ => &["psionic", "mage", "magic"],
+        };
+        self.world.rooms[room].people.iter().copied().find(|p| {
+            self.world.ch(*p).is_some_and(|m| {
+                let kw = m.keywords.to_ascii_lowercase();
+                m.is_npc() && kw.contains("guildmaster") && words.iter().any(|w| kw.split_whitespace().any(|k| k == *w))
+            })
+        })
+    }
+
+    pub fn do_cast(&mut self, ch: CharId, args: &str) -> CmdStatus {
+        let Some((name, rest)) = parse_cast(args) else {
+            self.send_text(ch, "Cast what where?  Spell names go in single quotes: cast 'magic missile' goblin");
+            return CmdStatus::InvalidTarget;
+        };
+        let Some(spell) = find_spell(name).filter(|s| s.target != Target::Skill) else {
+            self.send_text(ch, "Cast what?!?");
+            return CmdStatus::InvalidTarget;
+        };
+        if !self.knows(ch, spell.name) {
+            return CmdStatus::Failed;
+        }
+        let Some(c) = self.world.ch(ch) else { return CmdStatus::Failed };
+        let fighting = c.fighting;
+        let mana = c.mana;
+        let target = match spell.target {
+            Target::Offensive => match (rest.is_empty(), fighting) {
+                (true, Some(f)) => Some(f),
+                _ => self.find_char_room(ch, rest),
+            },
+            Target::Defensive if rest.is_empty() => Some(ch),
+            _ => self.find_char_room(ch, rest),
+        };
+        let Some(victim) = target else {
+            self.send_text(ch, if rest.is_empty() { "Whom should the spell be cast upon?" } else { "Nobody here by that name." });
+            return CmdStatus::InvalidTarget;
+        };
+        if spell.target == Target::Offensive && victim == ch {
+            self.send_text(ch, "You can't cast that on yourself!");
+            return CmdStatus::InvalidTarget;
+        }
+        if spell.target == Target::Offensive && !self.may_attack(ch, victim) {
+            return CmdStatus::Failed;
+        }
+        if mana < spell.mana {
+            self.send_text(ch, "You haven't the energy to cast that spell!");
+            return CmdStatus::Failed;
+        }
+        if let Some(c) = self.world.chars.get_mut(&ch) {
+            c.wait = 2;
+        }
+        if !self.skill_roll(ch, spell.name) {
+            if let Some(c) = self.world.chars.get_mut(&ch) {
+                c.mana -= spell.mana / 2;
+            }
+            self.send_text(ch, "You lost your concentration!");
+            return CmdStatus::Failed;
+        }
+        if let Some(c) = self.world.chars.get_mut(&ch) {
+            c.mana -= spell.mana;
+        }
+        self.send_text(ch, "Ok.");
+        self.act(&format!("$n utters the words, '{}'.", spell.name), ch, None, None, To::Room, EventKind::Text);
+        self.spell_effect(spell.name, ch, victim);
+        CmdStatus::Ok
+    }
+
+    fn spell_effect(&mut self, name: &str, ch: CharId, victim: CharId) {
+        let level = self.world.ch(ch).map(|c| c.level as i32).unwrap_or(1);
+        match name {
+            "magic missile" | "burning hands" => {
+                let dam = if name == "magic missile" { self.dice(1, 8) + 1 + level / 2 } else { self.dice(3, 8) + level };
+                self.damage(ch, victim, dam, super::combat::TYPE_SPELL);
+            }
+            "cure light" | "cure critic" => {
+                let heal = if name == "cure light" { self.dice(1, 8) + 1 + level / 4 } else { self.dice(3, 8) + 3 + level / 4 };
+                if let Some(v) = self.world.chars.get_mut(&victim) {
+                    v.hit = (v.hit + heal).min(v.max_hit);
+                }
+                self.send_text(victim, "You feel better.");
+                self.update_pos(victim);
+            }
+            "armor" | "bless" => {
+                let kind = if name == "armor" { AffectKind::Armor } else { AffectKind::Bless };
+                if self.world.ch(victim).is_some_and(|v| v.affects.iter().any(|a| a.kind == kind)) {
+                    self.send_text(ch, "Nothing seems to happen.");
+                    return;
+                }
+                let (modifier, hours) = if kind == AffectKind::Armor { (-20, 24) } else { (1, 6) };
+                self.add_affect(victim, Affect { kind, pulses: hours * super::clock::PULSES_PER_MUD_HOUR, modifier });
+                self.send_text(victim, if kind == AffectKind::Armor { "You feel someone protecting you." } else { "You feel righteous." });
+            }
+            "charm person" => self.charm(ch, victim, level),
+            _ => {}
+        }
+    }
+
+    fn charm(&mut self, ch: CharId, victim: CharId, level: i32) {
+        let Some(v) = self.world.ch(victim) else { return };
+        if !v.is_npc() {
+            self.send_text(ch, "You can't charm other players.");
+            return;
+        }
+        let v_fighting = v.fighting;
+        if v.affects.iter().any(|a| a.kind == AffectKind::Charm) || v.level as i32 > level {
+            self.act("$N resists your charms.", ch, Some(victim), None, To::Actor, EventKind::Text);
+            // A failed charm makes an enemy.
+            if v_fighting.is_none() {
+                self.hit(victim, ch);
+            }
+            return;
+        }
+        if v_fighting.is_some() {
+            self.stop_fighting(victim);
+        }
+        self.stop_follower(victim);
+        self.add_follower(victim, ch);
+        let int = self.world.ch(victim).map(|c| c.abilities[1] as u64).unwrap_or(11).max(1);
+        let hours = (24 * 18 / int).max(1);
+        self.add_affect(victim, Affect { kind: AffectKind::Charm, pulses: hours * super::clock::PULSES_PER_MUD_HOUR, modifier: 0 });
+        self.act("Isn't $n just such a nice fellow?", ch, Some(victim), None, To::Victim, EventKind::Text);
+        self.act("$N looks at you with adoring eyes.", ch, Some(victim), None, To::Actor, EventKind::Text);
+    }
+
+    pub fn add_affect(&mut self, ch: CharId, a: Affect) {
+        if let Some(c) = self.world.chars.get_mut(&ch) {
+            c.affects.retain(|x| x.kind != a.kind);
+            c.affects.push(a);
+        }
+        self.recompute_armour(ch);
+    }
+
+    pub fn affected(&self, ch: CharId, kind: AffectKind) -> bool {
+        self.world.ch(ch).is_some_and(|c| c.affects.iter().any(|a| a.kind == kind))
+    }
+
+    /// Counts spell effects down (called every mud hour's worth of pulses by `update`);
+    /// a charm that wears off sets the mob free.
+    pub fn affect_update(&mut self, elapsed: u64) {
+        let mut expired: Vec<(CharId, AffectKind)> = Vec::new();
+        for c in self.world.chars.values_mut() {
+            for a in c.affects.iter_mut() {
+                a.pulses = a.pulses.saturating_sub(elapsed);
+                if a.pulses == 0 {
+                    expired.push((c.id, a.kind));
+                }
+            }
+            c.affects.retain(|a| a.pulses > 0);
+        }
+        for (id, kind) in expired {
+            match kind {
+                AffectKind::Armor => self.send_text(id, "You feel less protected."),
+                AffectKind::Bless => self.send_text(id, "You feel less righteous."),
+                AffectKind::Charm => {
+                    self.stop_follower(id);
+                }
+                AffectKind::Sneak => self.send_text(id, "You feel less sneaky."),
+            }
+            self.recompute_armour(id);
+        }
+    }
+
+    /// `order <follower|followers> <command>`: charmed followers do as they are told.
+    pub fn do_order(&mut self, ch: CharId, args: &str) -> CmdStatus {
+        let Some((who, command)) = args.trim().split_once(char::is_whitespace) else {
+            self.send_text(ch, "Order who to do what?");
+            return CmdStatus::InvalidTarget;
+        };
+        let followers: Vec<CharId> = self.world.ch(ch).map(|c| c.followers.clone()).unwrap_or_default();
+        let here = self.world.ch(ch).map(|c| c.room);
+        let targets: Vec<CharId> = if who.eq_ignore_ascii_case("followers") || who.eq_ignore_ascii_case("all") {
+            followers.iter().copied().filter(|f| self.world.ch(*f).map(|c| c.room) == here).collect()
+        } else {
+            self.find_char_room(ch, who).into_iter().collect()
+        };
+        if targets.is_empty() {
+            self.send_text(ch, "That person isn't here.");
+            return CmdStatus::InvalidTarget;
+        }
+        self.act(&format!("$n issues the order '{}'.", command.trim()), ch, None, None, To::Room, EventKind::Text);
+        self.send_text(ch, "Ok.");
+        for t in targets {
+            let obeys = self.world.ch(t).is_some_and(|c| c.master == Some(ch)) && self.affected(t, AffectKind::Charm);
+            if !obeys {
+                self.act("$N has an indifferent look.", ch, Some(t), None, To::Actor, EventKind::Text);
+                continue;
+            }
+            if self.world.ch(t).is_some_and(|c| c.position < Position::Resting) {
+                continue;
+            }
+            // The mob runs the command through the same dispatcher as everyone.
+            let saved = self.cur.take();
+            self.dispatch(t, command.trim());
+            self.cur = saved;
+        }
+        CmdStatus::Ok
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cast_arguments() {
+        assert_eq!(parse_cast("'magic missile' goblin"), Some(("magic missile", "goblin")));
+        assert_eq!(parse_cast("'cure light' self"), Some(("cure light", "self")));
+        assert_eq!(parse_cast("'armor'"), Some(("armor", "")));
+        assert_eq!(parse_cast("armor"), Some(("armor", "")));
+        assert_eq!(parse_cast("magic missile 2.goblin"), Some(("magic missile", "2.goblin")));
+        assert_eq!(parse_cast("'unclosed"), None);
+        assert_eq!(find_spell("magic").map(|s| s.name), Some("magic missile"));
+        assert_eq!(find_spell("cure l").map(|s| s.name), Some("cure light"));
+        assert!(find_spell("").is_none());
+    }
+
+    #[test]
+    fn classes_learn_their_own_spells() {
+        let mm = find_spell("magic missile").unwrap();
+        assert_eq!(learn_level(mm, MAGE), Some(1));
+        assert_eq!(learn_level(mm, WARRIOR), None);
+        assert_eq!(learn_level(find_spell("kick").unwrap(), WARRIOR), Some(1));
+        assert_eq!(practice_gain(18), 9);
+        assert_eq!(practice_gain(3), 3);
+    }
+}
