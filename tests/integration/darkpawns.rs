@@ -121,3 +121,203 @@ async fn a_different_world_is_only_imported_when_asked() {
     let w = worldfile::stored::load(&store).unwrap().unwrap();
     assert_eq!(w.rooms.len(), 8218);
 }
+
+mod play {
+    //! Playing the Dark Pawns world over the real protocol: routes are planned from the
+    //! world files (doorless exits only), so the test follows the data, not guesses.
+
+    use std::collections::{HashMap, VecDeque};
+
+    use serde_json::{json, Value};
+
+    use super::darkpawns_dir;
+    use crate::common::{TestServer, WsClient};
+    use pawns::worldfile::{self, WorldProto, DIR_NAMES};
+
+    /// Directions from `from` to `to` through exits without doors.
+    fn route(w: &WorldProto, from: u32, to: u32) -> Option<Vec<usize>> {
+        let rooms: HashMap<u32, &worldfile::RoomProto> = w.rooms.iter().map(|r| (r.vnum, r)).collect();
+        let mut prev: HashMap<u32, (u32, usize)> = HashMap::new();
+        let mut q = VecDeque::from([from]);
+        while let Some(x) = q.pop_front() {
+            if x == to {
+                let mut path = Vec::new();
+                let mut cur = to;
+                while cur != from {
+                    let (p, d) = prev[&cur];
+                    path.push(d);
+                    cur = p;
+                }
+                path.reverse();
+                return Some(path);
+            }
+            for (d, e) in rooms.get(&x)?.exits.iter().enumerate() {
+                let Some(e) = e else { continue };
+                let t = e.to_room as u32;
+                if e.door_flags == 0 && rooms.contains_key(&t) && t != from && !prev.contains_key(&t) {
+                    prev.insert(t, (x, d));
+                    q.push_back(t);
+                }
+            }
+        }
+        None
+    }
+
+    /// Where zone resets put each mob (first M command).
+    fn mob_homes(w: &WorldProto) -> HashMap<u32, u32> {
+        let mut homes = HashMap::new();
+        for z in &w.zones {
+            for c in z.commands.iter().filter(|c| c.command == 'M') {
+                homes.entry(c.args[0] as u32).or_insert(c.args[2] as u32);
+            }
+        }
+        homes
+    }
+
+    struct Player {
+        c: WsClient,
+        n: u32,
+        room: u32,
+    }
+
+    impl Player {
+        async fn new(s: &TestServer, name: &str, class: u8) -> Player {
+            let mut c = WsClient::connect(s.addr).await;
+            c.send(json!({"type": "login", "data": {"player_name": name, "password": "pw-dark", "new_char": true, "class": class, "race": 0}}))
+                .await;
+            let st = c.expect("state").await;
+            let room = st["data"]["room"]["vnum"].as_u64().unwrap() as u32;
+            Player { c, n: 0, room }
+        }
+
+        /// Sends a command; returns its id.
+        async fn send(&mut self, line: &str) -> String {
+            self.n += 1;
+            let id = format!("c{}", self.n);
+            self.c.cmd(line, &id).await;
+            id
+        }
+
+        /// Runs a command and waits for an event answering it whose text has `needle`.
+        async fn expect(&mut self, line: &str, needle: &str) -> String {
+            let id = self.send(line).await;
+            let v = self.c.until(|v| v["re"] == id.as_str() && v["type"] == "event" && text(v).contains(needle)).await;
+            text(&v).to_string()
+        }
+
+        async fn walk(&mut self, dirs: &[usize]) {
+            for d in dirs {
+                let id = self.send(DIR_NAMES[*d]).await;
+                let st = self.c.until(|v| v["re"] == id.as_str() && v["type"] == "state").await;
+                self.room = st["data"]["room"]["vnum"].as_u64().unwrap() as u32;
+            }
+        }
+    }
+
+    fn text(v: &Value) -> &str {
+        v["data"]["text"].as_str().unwrap_or("")
+    }
+
+    #[tokio::test]
+    async fn buy_group_cast_die_and_respawn_in_dark_pawns() {
+        let Some(dir) = darkpawns_dir() else { return };
+        let w = worldfile::load_dir(&dir).unwrap().world;
+        let homes = mob_homes(&w);
+        let s = TestServer::start_with(|cfg| {
+            cfg.world = Some(dir.clone());
+            cfg.engine.start_hour = Some(12);
+        })
+        .await;
+
+        // Two players group at the temple; the follower walks with the leader.
+        let mut brin = Player::new(&s, "Brin", 3).await;
+        assert_eq!(brin.room, 8004, "new characters start at the temple");
+        let mut cora = Player::new(&s, "Cora", 3).await;
+        cora.expect("follow brin", "You now follow Brin").await;
+        brin.expect("group cora", "is now a member of your group").await;
+        brin.expect("gtell stay close", "You tell the group").await;
+        cora.c.until(|v| text(v).contains("Brin tells the group, 'stay close'")).await;
+        let g = brin.expect("group", "Your group consists of").await;
+        assert!(g.contains("Cora") && g.contains("Head of group"), "{g}");
+
+        // A shop within reach whose keeper is at home, open at noon, selling something cheap.
+        let objs: HashMap<u32, &worldfile::ObjProto> = w.objs.iter().map(|o| (o.vnum, o)).collect();
+        let (path, item) = w
+            .shops
+            .iter()
+            .filter(|sh| pawns::game::clock::open_at(12, sh.open1, sh.close1, sh.open2, sh.close2))
+            .filter_map(|sh| {
+                let home = *homes.get(&(sh.keeper as u32))?;
+                if !sh.rooms.contains(&(home as i32)) {
+                    return None;
+                }
+                let item = sh.producing.iter().filter_map(|v| objs.get(&(*v as u32))).find(|o| {
+                    o.cost > 0 && (o.cost as f32 * sh.profit_buy * 1.2) <= 20.0 && !o.keywords.is_empty()
+                })?;
+                Some((route(&w, 8004, home)?, *item))
+            })
+            .min_by_key(|(p, _)| p.len())
+            .expect("a reachable shop sells something a new character can afford");
+        brin.walk(&path).await;
+        let list = brin.expect("list", "Cost").await;
+        assert!(list.to_lowercase().contains(&item.short_descr.to_lowercase()), "{list}");
+        let kw = item.keywords.split_whitespace().next().unwrap();
+        brin.expect(&format!("buy {kw}"), "You now have").await;
+        let inv = brin.expect("inventory", "carrying").await;
+        assert!(inv.to_lowercase().contains(&item.short_descr.to_lowercase()), "{inv}");
+        // Cora followed every step.
+        let st = cora.c.until(|v| v["type"] == "state" && v["data"]["room"]["vnum"] == brin.room).await;
+        assert_eq!(st["data"]["room"]["vnum"], brin.room);
+
+        // A cleric practises at the guild and casts.
+        let mut lia = Player::new(&s, "Lia", 1).await;
+        let guild = w
+            .mobs
+            .iter()
+            .find(|m| m.keywords.contains("guildmaster") && m.keywords.contains("cleric"))
+            .and_then(|m| homes.get(&m.vnum))
+            .copied()
+            .expect("a cleric guild master");
+        lia.walk(&route(&w, 8004, guild).expect("the guild is reachable")).await;
+        for _ in 0..5 {
+            lia.expect("practice cure light", "You practice cure light").await;
+        }
+        let mut cast = false;
+        for _ in 0..15 {
+            let id = lia.send("cast 'cure light' self").await;
+            let v = lia
+                .c
+                .until(|v| v["re"] == id.as_str() && v["type"] == "event" && (text(v) == "Ok." || text(v).contains("lost your concentration")))
+                .await;
+            if text(&v) == "Ok." {
+                cast = true;
+                break;
+            }
+        }
+        assert!(cast, "a practised cleric casts cure light within 15 tries");
+
+        // Brin picks a fight far above his level and dies; he wakes at the temple.
+        let (dirs, victim) = w
+            .mobs
+            .iter()
+            .filter(|m| m.level >= 15 && m.action_flags[0] & 2 != 0 && m.action_flags[0] & (1 << 5) == 0)
+            .filter_map(|m| {
+                let home = *homes.get(&m.vnum)?;
+                let room = w.rooms.iter().find(|r| r.vnum == home)?;
+                if room.flags[0] & (1 << 4) != 0 {
+                    return None;
+                }
+                Some((route(&w, brin.room, home)?, m))
+            })
+            .min_by_key(|(p, _)| p.len())
+            .expect("a strong sentinel mob within reach");
+        cora.expect("follow self", "You stop following").await;
+        brin.walk(&dirs).await;
+        let kw = victim.keywords.split_whitespace().next().unwrap();
+        brin.send(&format!("kill {kw}")).await;
+        brin.c.until(|v| text(v).contains("You are dead")).await;
+        let st = brin.c.until(|v| v["type"] == "state").await;
+        assert_eq!(st["data"]["room"]["vnum"], 8004, "respawn at the temple");
+        s.shutdown().await;
+    }
+}
