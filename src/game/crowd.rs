@@ -46,6 +46,10 @@ pub fn name_list(names: &[String], shown: usize) -> String {
 impl Engine {
     /// Someone came into (or left) `room`: told now, or gathered if the room is a crowd.
     pub fn announce(&mut self, room: RoomId, who: CharId, arriving: bool, text: &str) {
+        // Someone sneaking comes and goes unheard.
+        if self.affected(who, super::spells::AffectKind::Sneak) {
+            return;
+        }
         let name = self.pers(who);
         if self.world.rooms[room].people.len() > CROWD {
             let note = self.crowd.entry(room).or_default();

@@ -12,6 +12,14 @@ pub const EX_SECRET: u32 = 1 << 4;
 
 pub const REV_DIR: [usize; 6] = [2, 3, 0, 1, 5, 4];
 
+/// Door bit in the file's door flags for a door that cannot be picked.
+pub const EX_PICKPROOF: u32 = 1 << 1;
+
+/// A closed secret door nobody has found: no exit as far as anyone can tell.
+pub fn hidden(exit: &crate::worldfile::ExitProto, st: &super::world::DoorState) -> bool {
+    exit.door_flags & EX_SECRET != 0 && st.closed && !st.revealed
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum DoorOp {
     Open,
@@ -43,21 +51,16 @@ impl Engine {
     /// The exit in `room` that `arg` names: a direction, or a door keyword.
     pub fn find_door(&self, room: RoomId, arg: &str, dir_arg: Option<&str>) -> Option<usize> {
         let r = &self.world.rooms[room];
+        let door = |d: usize| r.proto.exits[d].as_ref().is_some_and(|e| e.door_flags & 1 != 0 && !hidden(e, &r.doors[d]));
         if let Some(d) = dir_arg.and_then(parse_dir) {
-            return r.proto.exits[d].as_ref().filter(|e| e.door_flags & 1 != 0).map(|_| d);
+            return door(d).then_some(d);
         }
         if let Some(d) = parse_dir(arg) {
-            if r.proto.exits[d].as_ref().is_some_and(|e| e.door_flags & 1 != 0) {
+            if door(d) {
                 return Some(d);
             }
         }
-        (0..6).find(|d| {
-            r.proto.exits[*d].as_ref().is_some_and(|e| {
-                e.door_flags & 1 != 0
-                    && super::targeting::is_name(arg, &e.keywords)
-                    && (e.door_flags & EX_SECRET == 0 || !r.doors[*d].closed)
-            })
-        })
+        (0..6).find(|d| door(*d) && r.proto.exits[*d].as_ref().is_some_and(|e| super::targeting::is_name(arg, &e.keywords)))
     }
 
     fn has_key(&self, ch: CharId, key: i32) -> bool {
@@ -68,6 +71,11 @@ impl Engine {
             return false;
         };
         c.inventory.iter().chain(c.equipment[17].iter()).any(|o| self.world.obj(*o).is_some_and(|o| o.vnum as i32 == key))
+    }
+
+    /// A picked lock: the door stays closed, unlocked on both sides.
+    pub fn unlock_door(&mut self, room: RoomId, dir: usize) {
+        self.set_door(room, dir, true, false);
     }
 
     fn set_door(&mut self, room: RoomId, dir: usize, closed: bool, locked: bool) {

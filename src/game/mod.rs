@@ -19,6 +19,7 @@ pub mod persist;
 pub mod pulse_stats;
 pub mod render;
 pub mod shops;
+pub mod skills;
 pub mod spells;
 pub mod tables;
 pub mod targeting;

@@ -47,7 +47,7 @@ impl Engine {
                     return None;
                 }
                 let st = room.doors[d];
-                if st.closed && e.door_flags & super::doors::EX_SECRET != 0 {
+                if super::doors::hidden(e, &st) {
                     return None;
                 }
                 Some(DoorView {

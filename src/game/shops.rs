@@ -118,7 +118,7 @@ impl Engine {
             line = line.replacen("%d", &p.to_string(), 1);
         }
         let keeper = self.pers(h.keeper);
-        self.send_event(ch, EventKind::Tell, format!("{keeper} tells you, '{line}'"), Some(keeper));
+        self.send_event(ch, EventKind::Tell, format!("{} tells you, '{line}'", super::messaging::capitalize(&keeper)), Some(keeper));
     }
 
     /// Finds the shop, checks its hours, or says why not.
@@ -130,7 +130,7 @@ impl Engine {
         let s = &self.world.shops[h.shop];
         if !super::clock::open_at(self.hour(), s.open1, s.close1, s.open2, s.close2) {
             let keeper = self.pers(h.keeper);
-            self.send_event(ch, EventKind::Tell, format!("{keeper} tells you, 'Come back later!'"), Some(keeper));
+            self.send_event(ch, EventKind::Tell, format!("{} tells you, 'Come back later!'", super::messaging::capitalize(&keeper)), Some(keeper));
             return Err(CmdStatus::Failed);
         }
         Ok(h)
@@ -290,7 +290,8 @@ impl Engine {
             Ok((obj, price)) => {
                 let keeper = self.pers(h.keeper);
                 let what = self.world.obj(obj).map(|o| o.short_descr.clone()).unwrap_or_default();
-                self.send_event(ch, EventKind::Tell, format!("{keeper} tells you, 'I'll give you {price} gold coins for {what}!'"), Some(keeper));
+                let line = format!("{} tells you, 'I'll give you {price} gold coins for {what}!'", super::messaging::capitalize(&keeper));
+                self.send_event(ch, EventKind::Tell, line, Some(keeper));
                 CmdStatus::Ok
             }
             Err(s) => s,

@@ -145,7 +145,7 @@ pub fn position_of(c: &Char) -> &'static str {
 pub fn visible_exits(world: &World, room: usize) -> Vec<&'static str> {
     let r = &world.rooms[room];
     (0..6)
-        .filter(|d| r.proto.exits[*d].as_ref().is_some_and(|e| e.door_flags & crate::game::doors::EX_SECRET == 0 || !r.doors[*d].closed))
+        .filter(|d| r.proto.exits[*d].as_ref().is_some_and(|e| !crate::game::doors::hidden(e, &r.doors[*d])))
         .map(|d| DIR_NAMES[d])
         .collect()
 }

@@ -19,6 +19,8 @@ pub type RoomId = usize;
 pub struct DoorState {
     pub closed: bool,
     pub locked: bool,
+    /// A secret door someone found with `search` (hidden again when a reset closes it).
+    pub revealed: bool,
 }
 
 pub struct Room {
@@ -97,7 +99,7 @@ impl World {
                 for (d, e) in r.exits.iter().enumerate() {
                     if let Some(e) = e {
                         if e.door_flags & 1 != 0 {
-                            doors[d] = DoorState { closed: true, locked: false };
+                            doors[d] = DoorState { closed: true, locked: false, revealed: false };
                         }
                     }
                 }

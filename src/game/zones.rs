@@ -161,6 +161,7 @@ impl Engine {
     fn set_door_both(&mut self, room: usize, dir: usize, closed: bool, locked: bool) {
         self.world.rooms[room].doors[dir].closed = closed;
         self.world.rooms[room].doors[dir].locked = locked;
+        self.world.rooms[room].doors[dir].revealed &= !closed;
         let Some(to) = self.world.rooms[room].proto.exits[dir].as_ref().map(|e| e.to_room) else {
             return;
         };
@@ -169,6 +170,7 @@ impl Engine {
             if self.world.rooms[other].proto.exits[back].is_some() {
                 self.world.rooms[other].doors[back].closed = closed;
                 self.world.rooms[other].doors[back].locked = locked;
+                self.world.rooms[other].doors[back].revealed &= !closed;
             }
         }
     }

@@ -5,6 +5,7 @@ mod combat;
 mod darkpawns;
 mod common;
 mod errors;
+mod gameplay;
 mod http_edge;
 mod persistence;
 mod telnet;

@@ -4,6 +4,8 @@
 //!                        — west: death pit (an aggressive fiend that kills in a round)
 //!                        — south: sparring ring (a 1-damage partner with 500 hp, a key)
 //!                        — north: a vault behind a locked door (the key opens it)
+//! The sparring ring hides a secret door east to a cellar, where a merchant (always
+//! open) sells cloth bags and buys containers and weapons.
 
 pub const WLD: &str = "#8004
 The Test Temple~
@@ -67,6 +69,20 @@ D0
 ~
 ~
 0 -1 8004
+D1
+~
+panel~
+17 -1 8009
+S
+#8009
+The Hidden Cellar~
+A cellar behind a panel.
+~
+90 0 0
+D3
+~
+panel~
+1 -1 8008
 S
 $~
 ";
@@ -92,6 +108,17 @@ Huge.
 bdf 0 0 S
 30 0 -10 10d10+1000 20d10+200
 0 1
+8 8 1
+#9004
+merchant shopkeeper~
+a merchant~
+A merchant counts coins.
+~
+Thrifty.
+~
+b 0 0 S
+10 10 0 10d10+100 1d4+0
+500 0
 8 8 1
 #9003
 partner sparring~
@@ -140,16 +167,47 @@ The Test Arena~
 M 0 9001 1 8005
 M 0 9002 1 8006
 M 0 9003 1 8008
+M 0 9004 1 8009
 O 0 9051 1 8005
 O 0 9052 1 8005
 O 0 9050 1 8008
 D 0 8004 0 2
+D 0 8008 1 1
 S
 $
 ";
 
+pub const SHP: &str = "CircleMUD v3.0 Shop File~
+#9000~
+9052
+-1
+1.2
+0.5
+15
+5
+-1
+%s I have no such thing.~
+%s You don't have that.~
+%s I don't buy that.~
+%s I can't afford it!~
+%s You can't afford it!~
+%s That is %d coins.~
+%s Here, %d coins.~
+0
+0
+9004
+0
+8009
+-1
+0
+28
+0
+0
+$~
+";
+
 pub fn write(dir: &std::path::Path) {
-    for (kind, name, text) in [("wld", "t.wld", WLD), ("mob", "t.mob", MOB), ("obj", "t.obj", OBJ), ("zon", "t.zon", ZON)] {
+    for (kind, name, text) in [("wld", "t.wld", WLD), ("mob", "t.mob", MOB), ("obj", "t.obj", OBJ), ("zon", "t.zon", ZON), ("shp", "t.shp", SHP)] {
         let d = dir.join(kind);
         std::fs::create_dir_all(&d).unwrap();
         std::fs::write(d.join(name), text).unwrap();

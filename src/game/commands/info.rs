@@ -29,6 +29,7 @@ impl Engine {
         if first.len() <= 5 && !first.eq_ignore_ascii_case("at") {
             if let Some(d) = parse_dir(first) {
                 let text = match self.world.rooms[room].proto.exits[d].as_ref() {
+                    Some(e) if crate::game::doors::hidden(e, &self.world.rooms[room].doors[d]) => "You see nothing special.".to_string(),
                     Some(e) => {
                         let mut t = if e.description.trim().is_empty() {
                             "You see nothing special.".to_string()

@@ -111,6 +111,14 @@ pub static COMMANDS: &[Command] = &[
     cmd("cast", Sitting, Engine::do_cast),
     cmd("practice", Resting, Engine::do_practice),
     cmd("order", Resting, Engine::do_order),
+    cmd("kick", Fighting, Engine::do_kick),
+    cmd("bash", Fighting, Engine::do_bash),
+    cmd("rescue", Fighting, Engine::do_rescue),
+    cmd("backstab", Standing, Engine::do_backstab),
+    cmd("sneak", Standing, Engine::do_sneak),
+    cmd("hide", Resting, Engine::do_hide),
+    cmd("search", Standing, Engine::do_search),
+    cmd("pick", Standing, Engine::do_pick),
 ];
 
 fn door(e: &mut Engine, c: CharId, args: &str, op: DoorOp) -> CmdStatus {

@@ -19,7 +19,7 @@ impl Engine {
             return CmdStatus::Failed;
         };
         if self.world.rooms[room].doors[dir].closed {
-            if exit.door_flags & crate::game::doors::EX_SECRET != 0 {
+            if crate::game::doors::hidden(&exit, &self.world.rooms[room].doors[dir]) {
                 self.send_text(ch, "Alas, you cannot go that way...");
             } else {
                 let kw = exit.keywords.split_whitespace().next().unwrap_or("door");

@@ -1,0 +1,117 @@
+//! Gameplay beyond the basics on the tiny test world: secret doors, a shop, groups
+//! sharing a kill, and player-killing protection.
+
+use serde_json::{json, Value};
+
+use crate::common::{TestServer, WsClient};
+
+fn text(v: &Value) -> &str {
+    v["data"]["text"].as_str().unwrap_or("")
+}
+
+struct P {
+    c: WsClient,
+    n: u32,
+}
+
+impl P {
+    async fn new(s: &TestServer, name: &str, class: u8) -> P {
+        let mut c = WsClient::connect(s.addr).await;
+        c.send(json!({"type": "login", "data": {"player_name": name, "password": "pw-game", "new_char": true, "class": class, "race": 0}}))
+            .await;
+        c.expect("state").await;
+        P { c, n: 0 }
+    }
+
+    async fn send(&mut self, line: &str) -> String {
+        self.n += 1;
+        let id = format!("g{}", self.n);
+        self.c.cmd(line, &id).await;
+        id
+    }
+
+    /// The first event answering `line` (its text).
+    async fn run(&mut self, line: &str) -> String {
+        let id = self.send(line).await;
+        let v = self.c.until(|v| v["re"] == id.as_str() && v["type"] == "event").await;
+        text(&v).to_string()
+    }
+
+    async fn expect(&mut self, line: &str, needle: &str) -> String {
+        let id = self.send(line).await;
+        let v = self.c.until(|v| v["re"] == id.as_str() && v["type"] == "event" && text(v).contains(needle)).await;
+        text(&v).to_string()
+    }
+
+    async fn go(&mut self, dir: &str) -> u64 {
+        let id = self.send(dir).await;
+        let st = self.c.until(|v| v["re"] == id.as_str() && v["type"] == "state").await;
+        st["data"]["room"]["vnum"].as_u64().unwrap()
+    }
+}
+
+#[tokio::test]
+async fn a_secret_door_is_found_by_searching_and_leads_to_a_shop() {
+    // Searching is done in a quick loop here: lift the per-session command rate.
+    let s = TestServer::start_with(|cfg| {
+        cfg.cmd_rate = 1000.0;
+        cfg.cmd_burst = 1000.0;
+    })
+    .await;
+    let mut p = P::new(&s, "Sela", 2).await;
+    assert_eq!(p.go("south").await, 8008);
+    let exits = p.run("exits").await;
+    assert!(!exits.contains("East"), "a closed secret door is no exit: {exits}");
+    assert!(p.run("east").await.contains("cannot go that way"));
+    assert!(p.run("open panel").await.contains("doesn't seem to be"), "nor can it be named");
+    let mut found = false;
+    for _ in 0..30 {
+        if p.run("search").await.contains("You find a secret panel to the east!") {
+            found = true;
+            break;
+        }
+    }
+    assert!(found, "searching finds the panel");
+    assert!(p.run("exits").await.contains("East"));
+    p.expect("open panel", "Ok.").await;
+    assert_eq!(p.go("east").await, 8009);
+
+    // The merchant: list, buy, value, sell; prices never below cost.
+    let list = p.expect("list", "Cost").await;
+    assert!(list.contains("A cloth bag"), "{list}");
+    let bought = p.expect("buy bag", "That is").await;
+    let price: i64 = bought.split_whitespace().find_map(|w| w.parse().ok()).unwrap();
+    assert!(price >= 5, "never below the base cost of 5: {bought}");
+    p.c.until(|v| text(v) == "You now have a cloth bag.").await;
+    let value = p.expect("value bag", "I'll give you").await;
+    let offer: i64 = value.split_whitespace().find_map(|w| w.parse().ok()).unwrap();
+    assert!(offer < price, "a shop pays less than it charges ({offer} vs {price})");
+    p.expect("sell bag", "Here,").await;
+    p.expect("sell bag", "You don't have that.").await;
+    assert!(p.run("buy sword").await.contains("I have no such thing."));
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_group_shares_a_kill_and_low_levels_cannot_fight_each_other() {
+    let s = TestServer::start().await;
+    let mut a = P::new(&s, "Ansel", 3).await;
+    let mut b = P::new(&s, "Bryn", 3).await;
+    b.expect("follow ansel", "You now follow Ansel.").await;
+    a.expect("group bryn", "Bryn is now a member of your group.").await;
+    // The follower walks with the leader.
+    assert_eq!(a.go("east").await, 8005);
+    b.c.until(|v| v["type"] == "state" && v["data"]["room"]["vnum"] == 8005).await;
+    // Level 1 players are protected from each other.
+    let r = a.run("kill bryn").await;
+    assert!(r.contains("until you are above level 10"), "{r}");
+    // The dummy is worth 1000 to a level-1 killer: the two of them get 550 each.
+    a.send("kill dummy").await;
+    a.c.until(|v| text(v).contains("You receive 550 experience points.")).await;
+    b.c.until(|v| text(v).contains("You receive 550 experience points.")).await;
+    b.expect("gtell well fought", "You tell the group, 'well fought'").await;
+    a.c.until(|v| text(v) == "Bryn tells the group, 'well fought'").await;
+    a.expect("ungroup", "You disband the group.").await;
+    assert!(b.run("gtell anyone?").await.contains("not the member of a group"));
+    s.shutdown().await;
+}
