@@ -311,7 +311,12 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
     let store = Arc::new(store);
     let (saves, writer) = spawn_writer(store.clone());
     let (etx, erx) = mpsc::channel(65_536);
-    let engine = Engine::new(world, cfg.engine.clone(), saves.clone());
+    let mut engine = Engine::new(world, cfg.engine.clone(), saves.clone());
+    let houses = {
+        let store = store.clone();
+        tokio::task::spawn_blocking(move || store.houses()).await??
+    };
+    engine.restore_houses(&houses);
     // The engine gets a thread of its own, so thousands of socket tasks on the shared
     // pool can never delay a pulse.
     let (engine_done_tx, engine_task) = oneshot::channel();

@@ -132,6 +132,8 @@ pub struct Engine {
     pub start_room: usize,
     /// The game hour at pulse 0.
     pub start_hour: u64,
+    /// What the house rooms held when last saved.
+    pub houses: super::houses::HouseBook,
     /// Comings and goings in crowded rooms, told at the end of the pulse.
     pub crowd: super::crowd::CrowdNotes,
     pub stats: PulseStats,
@@ -156,6 +158,7 @@ impl Engine {
             cur: None,
             start_room,
             start_hour,
+            houses: Default::default(),
             crowd: Default::default(),
             stats: PulseStats::default(),
             room_vars: Default::default(),
@@ -241,6 +244,7 @@ impl Engine {
             self.save_char(id);
             self.close_link(id, "shutdown", "The server is shutting down.");
         }
+        self.save_houses(false);
     }
 
     pub fn pc_link_matches(&self, id: CharId, link_id: u64) -> bool {
@@ -489,6 +493,7 @@ impl Engine {
         if self.pulse.is_multiple_of(10) {
             self.housekeeping();
             self.affect_update(10);
+            self.save_houses(false);
             phase.lap(&mut self.stats.phase_max[5]);
         }
         self.flush();

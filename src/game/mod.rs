@@ -12,6 +12,7 @@ pub mod doors;
 pub mod engine;
 pub mod flush;
 pub mod groups;
+pub mod houses;
 pub mod messaging;
 pub mod mobs;
 pub mod output;

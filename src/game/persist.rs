@@ -21,6 +21,8 @@ pub struct SaveQueue {
 
 pub enum SaveMsg {
     Save(Box<CharacterRecord>),
+    /// House rooms whose floors changed.
+    Houses(Vec<pawns_storage::HouseRecord>),
     /// Resolves once everything queued before it is on disk.
     Flush(tokio::sync::oneshot::Sender<()>),
 }
@@ -28,6 +30,9 @@ pub enum SaveMsg {
 impl SaveQueue {
     pub fn save(&self, r: CharacterRecord) {
         let _ = self.tx.send(SaveMsg::Save(Box::new(r)));
+    }
+    pub fn save_houses(&self, h: Vec<pawns_storage::HouseRecord>) {
+        let _ = self.tx.send(SaveMsg::Houses(h));
     }
     pub async fn flush(&self) {
         let (tx, rx) = tokio::sync::oneshot::channel();
@@ -43,12 +48,18 @@ pub fn spawn_writer(store: Arc<Store>) -> (SaveQueue, tokio::task::JoinHandle<()
     let handle = tokio::spawn(async move {
         while let Some(first) = rx.recv().await {
             let mut batch: HashMap<String, CharacterRecord> = HashMap::new();
+            let mut houses: HashMap<u32, pawns_storage::HouseRecord> = HashMap::new();
             let mut flushes = Vec::new();
             let mut next = Some(first);
             while let Some(msg) = next.take() {
                 match msg {
                     SaveMsg::Save(r) => {
                         batch.insert(r.name.to_ascii_lowercase(), *r);
+                    }
+                    SaveMsg::Houses(hs) => {
+                        for h in hs {
+                            houses.insert(h.room_vnum, h);
+                        }
                     }
                     SaveMsg::Flush(done) => flushes.push(done),
                 }
@@ -64,6 +75,15 @@ pub fn spawn_writer(store: Arc<Store>) -> (SaveQueue, tokio::task::JoinHandle<()
                     Err(e) => tracing::error!("save task failed: {e}"),
                 }
             }
+            if !houses.is_empty() {
+                let store = store.clone();
+                let records: Vec<pawns_storage::HouseRecord> = houses.into_values().collect();
+                match tokio::task::spawn_blocking(move || store.put_houses(&records)).await {
+                    Ok(Ok(())) => {}
+                    Ok(Err(e)) => tracing::error!(code = e.code(), "saving houses failed: {e}"),
+                    Err(e) => tracing::error!("house save task failed: {e}"),
+                }
+            }
             for f in flushes {
                 let _ = f.send(());
             }
@@ -77,7 +97,7 @@ fn now_secs() -> u64 {
 }
 
 impl Engine {
-    fn obj_record(&self, id: ObjId) -> Option<ObjRecord> {
+    pub(crate) fn obj_record(&self, id: ObjId) -> Option<ObjRecord> {
         let o = self.world.obj(id)?;
         // Corpses and hand-made piles have no prototype to come back from.
         if !self.world.obj_protos.contains_key(&o.vnum) {
@@ -128,7 +148,7 @@ impl Engine {
         }
     }
 
-    fn make_obj(&mut self, r: &ObjRecord) -> Option<ObjId> {
+    pub(crate) fn make_obj(&mut self, r: &ObjRecord) -> Option<ObjId> {
         let id = self.world.create_obj(r.vnum)?;
         for child in &r.contains {
             if let Some(c) = self.make_obj(child) {

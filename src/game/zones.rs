@@ -67,6 +67,8 @@ impl Engine {
                     _ => false,
                 },
                 'O' => match self.world.room_of_vnum(a2 as u32) {
+                    // A house's floor belongs to its owner, not to the zone.
+                    Some(room) if self.world.rooms[room].proto.flags[0] & super::tables::room_flag::HOUSE != 0 => false,
                     Some(room) if count(&self.world, a0, false) < a1 && self.load_roll(a0) => {
                         last_obj = self.world.create_obj(a0 as u32);
                         if let Some(o) = last_obj {

@@ -201,6 +201,30 @@ impl Store {
         tx.commit().map_err(redb_err)
     }
 
+    /// Saves what lies in house rooms (each record replaces that room's row).
+    pub fn put_houses(&self, houses: &[HouseRecord]) -> Result<(), StoreError> {
+        let tx = self.db.begin_write().map_err(redb_err)?;
+        {
+            let mut t = tx.open_table(tables::HOUSES).map_err(redb_err)?;
+            for h in houses {
+                t.insert(h.room_vnum, codec::encode(h)?.as_slice()).map_err(redb_err)?;
+            }
+        }
+        tx.commit().map_err(redb_err)
+    }
+
+    /// Every saved house room.
+    pub fn houses(&self) -> Result<Vec<HouseRecord>, StoreError> {
+        let tx = self.db.begin_read().map_err(redb_err)?;
+        let t = tx.open_table(tables::HOUSES).map_err(redb_err)?;
+        let mut out = Vec::new();
+        for row in t.iter().map_err(redb_err)? {
+            let (_, v) = row.map_err(redb_err)?;
+            out.push(codec::decode(v.value())?);
+        }
+        Ok(out)
+    }
+
     /// Every imported zone, in vnum order.
     pub fn world_zones(&self) -> Result<Vec<(u32, Vec<u8>)>, StoreError> {
         let tx = self.db.begin_read().map_err(redb_err)?;

@@ -9,13 +9,15 @@ use crate::{tables, StoreError};
 
 #[path = "../../migrations/0001_initial.rs"]
 mod m0001;
+#[path = "../../migrations/0002_houses.rs"]
+mod m0002;
 
 /// `(version, step)` in order. A step brings the file from `version - 1` to `version`.
 type Step = fn(&WriteTransaction) -> Result<(), redb::Error>;
-const STEPS: &[(u32, Step)] = &[(m0001::VERSION, m0001::apply)];
+const STEPS: &[(u32, Step)] = &[(m0001::VERSION, m0001::apply), (m0002::VERSION, m0002::apply)];
 
 /// The schema version this build writes and reads.
-pub const CURRENT_VERSION: u32 = m0001::VERSION;
+pub const CURRENT_VERSION: u32 = m0002::VERSION;
 
 pub const VERSION_KEY: &str = "schema_version";
 

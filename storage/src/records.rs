@@ -30,6 +30,13 @@ pub struct ObjRecord {
     pub contains: Vec<ObjRecord>,
 }
 
+/// What lies on the floor of a house room.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct HouseRecord {
+    pub room_vnum: u32,
+    pub contents: Vec<ObjRecord>,
+}
+
 /// Everything that makes a character the same after a restart.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct CharacterRecord {

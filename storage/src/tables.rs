@@ -15,3 +15,5 @@ pub const CHARACTERS: TableDefinition<&str, &[u8]> = TableDefinition::new("chara
 pub const AGENT_KEYS: TableDefinition<&str, &[u8]> = TableDefinition::new("agent_keys");
 /// Zone vnum → one encoded zone of the imported world (rooms, mobs, objects, shops, resets).
 pub const WORLD_ZONES: TableDefinition<u32, &[u8]> = TableDefinition::new("world_zones");
+/// House room vnum → `HouseRecord` (the objects lying there). Since migration 2.
+pub const HOUSES: TableDefinition<u32, &[u8]> = TableDefinition::new("houses");

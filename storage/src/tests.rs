@@ -35,12 +35,91 @@ fn new_file_gets_current_schema_and_reopens() {
     let path = dir.path().join("t.redb");
     let (store, report) = Store::open(&path).unwrap();
     assert!(report.created);
-    assert_eq!(report.migrations_applied, vec![1]);
+    assert_eq!(report.migrations_applied, vec![1, 2]);
     assert_eq!(store.schema_version().unwrap(), migrate::CURRENT_VERSION);
     drop(store);
     let (_store, report) = Store::open(&path).unwrap();
     assert!(!report.created);
     assert!(report.migrations_applied.is_empty());
+}
+
+#[test]
+fn a_version_1_file_is_upgraded_and_keeps_its_characters() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.redb");
+    {
+        let (store, _) = Store::open(&path).unwrap();
+        store.save_characters(&[sample("Old")]).unwrap();
+        // As a build that only knew migration 1 left it.
+        store.meta_put(migrate::VERSION_KEY, &1u32.to_le_bytes()).unwrap();
+    }
+    let (store, report) = Store::open(&path).unwrap();
+    assert_eq!(report.migrations_applied, vec![2]);
+    assert_eq!(store.schema_version().unwrap(), 2);
+    assert_eq!(store.character("old").unwrap().unwrap().name, "Old");
+    let h = HouseRecord { room_vnum: 8004, contents: vec![ObjRecord { vnum: 1, contains: vec![] }] };
+    store.put_houses(std::slice::from_ref(&h)).unwrap();
+    assert_eq!(store.houses().unwrap(), vec![h]);
+}
+
+#[test]
+fn a_character_saved_before_skills_existed_still_loads() {
+    // The layout of migration-1 days: no `skills`, no `practices`.
+    #[derive(serde::Serialize)]
+    struct Before {
+        name: String,
+        is_agent: bool,
+        class: u8,
+        race: u8,
+        sex: u8,
+        level: u8,
+        exp: i64,
+        gold: i64,
+        hit: i32,
+        max_hit: i32,
+        mana: i32,
+        max_mana: i32,
+        moves: i32,
+        max_moves: i32,
+        abilities: [u8; 6],
+        alignment: i32,
+        room_vnum: u32,
+        inventory: Vec<ObjRecord>,
+        equipment: Vec<(u8, ObjRecord)>,
+        deaths: u32,
+        kills: u32,
+        saved_at: u64,
+    }
+    let s = sample("Elder");
+    let before = Before {
+        name: s.name.clone(),
+        is_agent: s.is_agent,
+        class: s.class,
+        race: s.race,
+        sex: s.sex,
+        level: s.level,
+        exp: s.exp,
+        gold: s.gold,
+        hit: s.hit,
+        max_hit: s.max_hit,
+        mana: s.mana,
+        max_mana: s.max_mana,
+        moves: s.moves,
+        max_moves: s.max_moves,
+        abilities: s.abilities,
+        alignment: s.alignment,
+        room_vnum: s.room_vnum,
+        inventory: s.inventory.clone(),
+        equipment: s.equipment.clone(),
+        deaths: s.deaths,
+        kills: s.kills,
+        saved_at: s.saved_at,
+    };
+    let back: CharacterRecord = crate::codec::decode(&crate::codec::encode(&before).unwrap()).unwrap();
+    assert_eq!(back.name, "Elder");
+    assert_eq!(back.inventory, s.inventory);
+    assert!(back.skills.is_empty());
+    assert_eq!(back.practices, 0);
 }
 
 #[test]

@@ -115,3 +115,35 @@ async fn a_group_shares_a_kill_and_low_levels_cannot_fight_each_other() {
     assert!(b.run("gtell anyone?").await.contains("not the member of a group"));
     s.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_house_keeps_its_floor_and_rent_keeps_the_renter() {
+    let s = TestServer::start().await;
+    let mut p = P::new(&s, "Hestia", 3).await;
+    assert_eq!(p.go("east").await, 8005);
+    p.expect("get sword", "You get a test sword.").await;
+    assert_eq!(p.go("north").await, 8010);
+    p.expect("drop sword", "You drop a test sword.").await;
+    let s = s.restart().await;
+    let mut c = WsClient::connect(s.addr).await;
+    c.send(json!({"type": "login", "data": {"player_name": "Hestia", "password": "pw-game"}})).await;
+    let st = c.expect("state").await;
+    assert_eq!(st["data"]["room"]["vnum"], 8010);
+    let mut p = P { c, n: 100 };
+    let look = p.expect("look", "The Test House").await;
+    assert!(look.contains("A test sword lies here."), "the house floor survived the restart: {look}");
+    p.expect("get sword", "You get a test sword.").await;
+    // Rent: saved with its gear, the session ends, and the renter comes back in the inn.
+    p.expect("rent", "stores your belongings").await;
+    assert_eq!(p.c.closed().await, Some(1000));
+    let mut c = WsClient::connect(s.addr).await;
+    c.send(json!({"type": "login", "data": {"player_name": "Hestia", "password": "pw-game"}})).await;
+    let st = c.expect("state").await;
+    assert_eq!(st["data"]["room"]["vnum"], 8010);
+    let mut p = P { c, n: 200 };
+    p.expect("inventory", "a test sword").await;
+    // Renting needs an innkeeper.
+    assert_eq!(p.go("south").await, 8005);
+    assert!(p.run("rent").await.contains("only rent at an inn"));
+    s.shutdown().await;
+}

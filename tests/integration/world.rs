@@ -4,6 +4,7 @@
 //!                        — west: death pit (an aggressive fiend that kills in a round)
 //!                        — south: sparring ring (a 1-damage partner with 500 hp, a key)
 //!                        — north: a vault behind a locked door (the key opens it)
+//! The yard leads north to a house (its floor survives restarts) kept by an innkeeper.
 //! The sparring ring hides a secret door east to a cellar, where a merchant (always
 //! open) sells cloth bags and buys containers and weapons.
 
@@ -35,6 +36,10 @@ The Training Yard~
 Straw and sand.
 ~
 90 0 1
+D0
+~
+~
+0 -1 8010
 D3
 ~
 ~
@@ -73,6 +78,16 @@ D1
 ~
 panel~
 17 -1 8009
+S
+#8010
+The Test House~
+A house whose floor keeps what is dropped on it. An innkeeper dozes here.
+~
+90 h 0
+D2
+~
+~
+0 -1 8005
 S
 #8009
 The Hidden Cellar~
@@ -119,6 +134,17 @@ Thrifty.
 b 0 0 S
 10 10 0 10d10+100 1d4+0
 500 0
+8 8 1
+#9005
+innkeeper keeper~
+the innkeeper~
+The innkeeper polishes a mug.
+~
+Friendly.
+~
+b 0 0 S
+10 10 0 10d10+100 1d4+0
+0 0
 8 8 1
 #9003
 partner sparring~
@@ -168,6 +194,7 @@ M 0 9001 1 8005
 M 0 9002 1 8006
 M 0 9003 1 8008
 M 0 9004 1 8009
+M 0 9005 1 8010
 O 0 9051 1 8005
 O 0 9052 1 8005
 O 0 9050 1 8008

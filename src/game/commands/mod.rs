@@ -119,6 +119,7 @@ pub static COMMANDS: &[Command] = &[
     cmd("hide", Resting, Engine::do_hide),
     cmd("search", Standing, Engine::do_search),
     cmd("pick", Standing, Engine::do_pick),
+    cmd("rent", Resting, Engine::do_rent),
 ];
 
 fn door(e: &mut Engine, c: CharId, args: &str, op: DoorOp) -> CmdStatus {

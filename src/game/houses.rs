@@ -1,0 +1,93 @@
+//! Houses and rent. A room flagged HOUSE keeps what lies on its floor across restarts:
+//! once a second the engine compares each house's contents with what it last saved and
+//! queues the rooms that changed for the save writer (and all of them at shutdown).
+//! `rent` at an innkeeper saves the character with its gear and ends the session; the
+//! character comes back in the inn.
+
+use std::collections::HashMap;
+
+use pawns_storage::{HouseRecord, ObjRecord};
+
+use super::commands::CmdStatus;
+use super::engine::Engine;
+use super::messaging::To;
+use super::output::EventKind;
+use super::tables::room_flag;
+use super::world::{CharId, RoomId};
+
+/// What each house room held when it was last saved (room vnum → contents).
+#[derive(Default)]
+pub struct HouseBook {
+    saved: HashMap<u32, Vec<ObjRecord>>,
+}
+
+impl Engine {
+    fn house_rooms(&self) -> Vec<RoomId> {
+        (0..self.world.rooms.len()).filter(|r| self.world.rooms[*r].proto.flags[0] & room_flag::HOUSE != 0).collect()
+    }
+
+    fn house_record(&self, room: RoomId) -> HouseRecord {
+        HouseRecord {
+            room_vnum: self.world.rooms[room].proto.vnum,
+            contents: self.world.rooms[room].contents.iter().filter_map(|o| self.obj_record(*o)).collect(),
+        }
+    }
+
+    /// Puts saved house contents back on their floors (at start, after the first reset).
+    pub fn restore_houses(&mut self, houses: &[HouseRecord]) {
+        for h in houses {
+            let Some(room) = self.world.room_of_vnum(h.room_vnum) else {
+                tracing::warn!(room = h.room_vnum, "a saved house room is not in this world; its contents stay in the file");
+                continue;
+            };
+            if self.world.rooms[room].proto.flags[0] & room_flag::HOUSE == 0 {
+                continue;
+            }
+            for o in h.contents.iter().rev() {
+                if let Some(obj) = self.make_obj(o) {
+                    self.world.obj_to_room(obj, room);
+                }
+            }
+            self.houses.saved.insert(h.room_vnum, h.contents.clone());
+        }
+    }
+
+    /// Queues every house whose floor changed since it was last saved (`all`: every house).
+    pub fn save_houses(&mut self, all: bool) {
+        let mut changed = Vec::new();
+        for room in self.house_rooms() {
+            let rec = self.house_record(room);
+            if all || self.houses.saved.get(&rec.room_vnum) != Some(&rec.contents) {
+                self.houses.saved.insert(rec.room_vnum, rec.contents.clone());
+                changed.push(rec);
+            }
+        }
+        if !changed.is_empty() {
+            self.saves.save_houses(changed);
+        }
+    }
+
+    /// `rent`: at an innkeeper, save everything and leave the game.
+    pub fn do_rent(&mut self, ch: CharId, _args: &str) -> CmdStatus {
+        let Some(room) = self.world.ch(ch).map(|c| c.room) else { return CmdStatus::Failed };
+        let keeper = self.world.rooms[room].people.iter().copied().find(|p| {
+            self.world.ch(*p).is_some_and(|m| {
+                m.is_npc() && m.keywords.split_whitespace().any(|k| matches!(k.to_ascii_lowercase().as_str(), "receptionist" | "innkeeper" | "clerk"))
+            })
+        });
+        let Some(keeper) = keeper else {
+            self.send_text(ch, "You can only rent at an inn, from its keeper.");
+            return CmdStatus::Failed;
+        };
+        if self.world.ch(ch).is_some_and(|c| c.fighting.is_some()) {
+            self.send_text(ch, "No way!  You're fighting for your life!");
+            return CmdStatus::WrongPosition;
+        }
+        self.act("$N stores your belongings and helps you into your private chamber.", ch, Some(keeper), None, To::Actor, EventKind::Text);
+        self.act("$n has rented a room.", ch, None, None, To::Room, EventKind::System);
+        self.save_char(ch);
+        self.close_link(ch, "quit", "You rent a room; your belongings are kept. Welcome back any time.");
+        self.world.extract_char(ch);
+        CmdStatus::Ok
+    }
+}
