@@ -67,6 +67,8 @@ pub struct PcState {
     /// Spells and skills learned, in percent.
     pub skills: std::collections::BTreeMap<String, u8>,
     pub practices: u32,
+    /// Drunk, full, thirst: 0..=24 (see `food`).
+    pub conditions: [i8; 3],
 }
 
 pub struct Char {
@@ -232,6 +234,7 @@ impl Char {
                 password_hash,
                 skills: r.skills.iter().cloned().collect(),
                 practices: r.practices,
+                conditions: r.conditions.unwrap_or(super::food::FRESH),
             })),
         }
     }
@@ -356,5 +359,6 @@ pub fn new_record(
         saved_at: 0,
         skills: Vec::new(),
         practices: super::spells::STARTING_PRACTICES,
+        conditions: None,
     }
 }

@@ -494,6 +494,9 @@ impl Engine {
             self.housekeeping();
             self.affect_update(10);
             self.save_houses(false);
+            if self.pulse.is_multiple_of(super::clock::PULSES_PER_MUD_HOUR) {
+                self.hunger_tick();
+            }
             phase.lap(&mut self.stats.phase_max[5]);
         }
         self.flush();

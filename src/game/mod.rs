@@ -11,6 +11,7 @@ pub mod crowd;
 pub mod doors;
 pub mod engine;
 pub mod flush;
+pub mod food;
 pub mod groups;
 pub mod houses;
 pub mod messaging;

@@ -134,6 +134,7 @@ impl Engine {
             saved_at: now_secs(),
             skills: pc.skills.iter().map(|(k, v)| (k.clone(), *v)).collect(),
             practices: pc.practices,
+            conditions: Some(pc.conditions),
         })
     }
 

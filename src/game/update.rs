@@ -21,7 +21,9 @@ pub fn hit_gain(max_hit: i32, level: u8, position: Position, fighting: bool) -> 
 impl Engine {
     pub fn regen_tick(&mut self) {
         for c in self.world.chars.values_mut() {
-            let gain = hit_gain(c.max_hit, c.level, c.position, c.fighting.is_some());
+            // An empty stomach or a dry throat slows everything to a quarter.
+            let slow = if c.pc.as_ref().is_some_and(|p| super::food::starving(&p.conditions)) { 4 } else { 1 };
+            let gain = hit_gain(c.max_hit, c.level, c.position, c.fighting.is_some()) / slow;
             if c.hit < c.max_hit && gain > 0 {
                 c.hit = (c.hit + gain).min(c.max_hit);
                 if c.hit > 0 && c.position < Position::Sleeping {
@@ -29,9 +31,9 @@ impl Engine {
                 }
                 c.mark_dirty();
             }
-            let mgain = (c.max_mana / 10).max(1) * if c.position <= Position::Resting { 2 } else { 1 };
+            let mgain = (c.max_mana / 10).max(1) * if c.position <= Position::Resting { 2 } else { 1 } / slow;
             c.mana = (c.mana + mgain).min(c.max_mana);
-            let vgain = (c.max_moves / 8).max(1) * if c.position <= Position::Resting { 2 } else { 1 };
+            let vgain = (c.max_moves / 8).max(1) * if c.position <= Position::Resting { 2 } else { 1 } / slow;
             c.moves = (c.moves + vgain).min(c.max_moves);
         }
         // Corpses crumble; what they held falls to the floor.

@@ -69,6 +69,8 @@ pub struct ZoneRt {
 }
 
 pub struct World {
+    /// The world has food in it, so players get hungry and thirsty.
+    pub uses_food: bool,
     pub rooms: Vec<Room>,
     pub room_index: HashMap<u32, RoomId>,
     pub mob_protos: HashMap<u32, MobProto>,
@@ -106,9 +108,11 @@ impl World {
                 Room { proto: r, people: Vec::new(), contents: Vec::new(), doors }
             })
             .collect();
+        let uses_food = proto.objs.iter().any(|o| o.item_type == super::tables::item_type::FOOD);
         World {
             rooms,
             room_index,
+            uses_food,
             mob_protos: proto.mobs.into_iter().map(|m| (m.vnum, m)).collect(),
             obj_protos: proto.objs.into_iter().map(|o| (o.vnum, o)).collect(),
             zones: proto.zones.into_iter().map(|z| ZoneRt { proto: z, age: 0 }).collect(),

@@ -71,4 +71,7 @@ pub struct CharacterRecord {
     /// Practice sessions not yet spent at a guild master.
     #[serde(default)]
     pub practices: u32,
+    /// Drunk, full, thirst (0..=24) when the world has food; absent in older records.
+    #[serde(default)]
+    pub conditions: Option<[i8; 3]>,
 }

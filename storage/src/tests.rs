@@ -26,6 +26,7 @@ fn sample(name: &str) -> CharacterRecord {
         saved_at: 1,
         skills: vec![("armor".into(), 40)],
         practices: 3,
+        conditions: Some([0, 20, 18]),
     }
 }
 

@@ -147,3 +147,22 @@ async fn a_house_keeps_its_floor_and_rent_keeps_the_renter() {
     assert!(p.run("rent").await.contains("only rent at an inn"));
     s.shutdown().await;
 }
+
+#[tokio::test]
+async fn food_and_drink_in_a_world_that_has_food() {
+    let s = TestServer::start().await;
+    let mut p = P::new(&s, "Pippa", 3).await;
+    assert_eq!(p.go("south").await, 8008);
+    p.expect("get bread", "You get a loaf of bread.").await;
+    // A new character is fed and watered: CircleMUD's 24 of each.
+    p.expect("eat bread", "You are too full to eat more!").await;
+    p.expect("eat fountain", "You don't have that.").await;
+    p.expect("drink", "Your stomach can't contain anymore!").await;
+    p.expect("get waterskin", "You get a waterskin.").await;
+    p.expect("drink waterskin", "It's empty.").await;
+    p.expect("fill waterskin fountain", "You fill a waterskin.").await;
+    p.expect("fill waterskin fountain", "already full").await;
+    p.expect("drink waterskin", "Your stomach can't contain anymore!").await;
+    p.expect("fill bread fountain", "You can't fill that!").await;
+    s.shutdown().await;
+}

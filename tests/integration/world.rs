@@ -184,6 +184,30 @@ A cloth bag lies here.~
 15 0 a
 20 0 -1 0
 1 5 1
+#9053
+bread loaf~
+a loaf of bread~
+A loaf of bread lies here.~
+~
+19 0 a
+5 0 0 0
+1 2 1
+#9054
+fountain~
+a stone fountain~
+A stone fountain bubbles here.~
+~
+23 0 0
+0 0 0 0
+1000 0 0
+#9055
+waterskin skin~
+a waterskin~
+A waterskin lies here.~
+~
+17 0 a
+10 0 0 0
+1 3 1
 $
 ";
 
@@ -198,6 +222,9 @@ M 0 9005 1 8010
 O 0 9051 1 8005
 O 0 9052 1 8005
 O 0 9050 1 8008
+O 0 9053 1 8008
+O 0 9054 1 8008
+O 0 9055 1 8008
 D 0 8004 0 2
 D 0 8008 1 1
 S

@@ -120,6 +120,9 @@ pub static COMMANDS: &[Command] = &[
     cmd("search", Standing, Engine::do_search),
     cmd("pick", Standing, Engine::do_pick),
     cmd("rent", Resting, Engine::do_rent),
+    cmd("eat", Resting, Engine::do_eat),
+    cmd("drink", Resting, Engine::do_drink),
+    cmd("fill", Standing, Engine::do_fill),
 ];
 
 fn door(e: &mut Engine, c: CharId, args: &str, op: DoorOp) -> CmdStatus {
