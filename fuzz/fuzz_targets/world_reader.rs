@@ -1,4 +1,5 @@
-//! Any bytes, split into the five kinds of area file, must load or fail cleanly.
+//! Any bytes, split into the five kinds of area file and a socials file, must load or
+//! fail cleanly.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -12,5 +13,6 @@ fuzz_target!(|data: &[u8]| {
         src.0.insert(format!("{kind}/index"), "a\n$\n".into());
         src.0.insert(format!("{kind}/a"), parts.next().unwrap_or("").to_string());
     }
+    src.0.insert("misc/socials".into(), parts.next().unwrap_or("").to_string());
     let _ = load(&src);
 });

@@ -22,6 +22,7 @@ pub mod pulse_stats;
 pub mod render;
 pub mod shops;
 pub mod skills;
+pub mod socials;
 pub mod spells;
 pub mod tables;
 pub mod targeting;

@@ -71,6 +71,8 @@ pub struct ZoneRt {
 pub struct World {
     /// The world has food in it, so players get hungry and thirsty.
     pub uses_food: bool,
+    /// Shipped socials merged with the world's own, by name.
+    pub socials: Vec<crate::worldfile::social::SocialProto>,
     pub rooms: Vec<Room>,
     pub room_index: HashMap<u32, RoomId>,
     pub mob_protos: HashMap<u32, MobProto>,
@@ -113,6 +115,7 @@ impl World {
             rooms,
             room_index,
             uses_food,
+            socials: crate::worldfile::social::merged(&proto.socials),
             mob_protos: proto.mobs.into_iter().map(|m| (m.vnum, m)).collect(),
             obj_protos: proto.objs.into_iter().map(|o| (o.vnum, o)).collect(),
             zones: proto.zones.into_iter().map(|z| ZoneRt { proto: z, age: 0 }).collect(),

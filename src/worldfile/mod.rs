@@ -10,6 +10,7 @@ pub mod lexer;
 mod mob;
 mod obj;
 mod shp;
+pub mod social;
 pub mod stored;
 pub mod types;
 mod wld;
@@ -217,6 +218,12 @@ pub fn load(src: &dyn WorldSource) -> Result<Loaded, LoadError> {
     load_kind(src, "obj", &mut w.objs, &mut warnings, obj::parse)?;
     load_kind(src, "zon", &mut w.zones, &mut warnings, zon::parse)?;
     load_kind(src, "shp", &mut w.shops, &mut warnings, shp::parse)?;
+    // Socials are optional: CircleMUD keeps them in lib/misc/socials.
+    match src.read("misc/socials") {
+        Ok(Some(text)) => w.socials = social::parse("misc/socials", &text, &mut warnings),
+        Ok(None) => {}
+        Err(reason) => return Err(LoadError::Unreadable { source_name: src.describe(), file: "misc/socials".into(), reason }),
+    }
     if w.rooms.is_empty() {
         return Err(LoadError::Empty(src.describe()));
     }

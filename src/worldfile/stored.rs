@@ -29,6 +29,10 @@ pub fn encode(world: &WorldProto) -> Result<Vec<(u32, Vec<u8>)>, StoreError> {
     for s in &world.shops {
         rows.entry(zone_of(s.vnum)).or_default().shops.push(s.clone());
     }
+    // Socials belong to no zone: they ride in the last row.
+    if !world.socials.is_empty() {
+        rows.entry(u32::MAX).or_default().socials = world.socials.clone();
+    }
     rows.into_iter().map(|(k, w)| Ok((k, codec::encode(&w)?))).collect()
 }
 
@@ -42,6 +46,7 @@ pub fn decode(rows: &[(u32, Vec<u8>)]) -> Result<WorldProto, StoreError> {
         w.objs.extend(part.objs);
         w.zones.extend(part.zones);
         w.shops.extend(part.shops);
+        w.socials.extend(part.socials);
     }
     w.zones.sort_by_key(|z| z.vnum);
     Ok(w)

@@ -147,6 +147,9 @@ pub struct WorldProto {
     pub objs: Vec<ObjProto>,
     pub zones: Vec<ZoneProto>,
     pub shops: Vec<ShopProto>,
+    /// The world directory's own socials (`misc/socials`), if it has any.
+    #[serde(default)]
+    pub socials: Vec<super::social::SocialProto>,
 }
 
 /// A problem the loader worked around, with where it was.

@@ -166,3 +166,23 @@ async fn food_and_drink_in_a_world_that_has_food() {
     p.expect("fill bread fountain", "You can't fill that!").await;
     s.shutdown().await;
 }
+
+#[tokio::test]
+async fn socials_come_from_the_shipped_set_and_the_world() {
+    let s = TestServer::start().await;
+    let mut a = P::new(&s, "Ansel", 3).await;
+    let mut b = P::new(&s, "Bryn", 3).await;
+    let r = a.run("smile bryn").await;
+    assert!(r.starts_with("You smile at "), "{r}");
+    b.c.until(|v| text(v) == "Ansel smiles at you.").await;
+    // The world added `salute` and replaced `wave`.
+    a.expect("salute", "You salute smartly.").await;
+    b.c.until(|v| text(v) == "Ansel salutes smartly.").await;
+    a.expect("wave", "You wave like a test.").await;
+    a.expect("bow nobody", "Bow to whom?").await;
+    let list = a.expect("socials", "Socials:").await;
+    assert!(list.contains("salute") && list.contains("greet"), "{list}");
+    // Commands still win over socials: `l` is look, not laugh.
+    a.expect("l", "The Test Temple").await;
+    s.shutdown().await;
+}

@@ -260,7 +260,33 @@ pub const SHP: &str = "CircleMUD v3.0 Shop File~
 $~
 ";
 
+/// The world's own socials: one new, one replacing a shipped one.
+pub const SOCIALS: &str = "salute 0 5
+You salute smartly.
+$n salutes smartly.
+You salute $M.
+$n salutes $N.
+$n salutes you.
+Salute whom?
+You salute yourself.
+$n salutes $mself.
+
+wave 0 5
+You wave like a test.
+$n waves like a test.
+#
+#
+#
+#
+#
+#
+
+$
+";
+
 pub fn write(dir: &std::path::Path) {
+    std::fs::create_dir_all(dir.join("misc")).unwrap();
+    std::fs::write(dir.join("misc/socials"), SOCIALS).unwrap();
     for (kind, name, text) in [("wld", "t.wld", WLD), ("mob", "t.mob", MOB), ("obj", "t.obj", OBJ), ("zon", "t.zon", ZON), ("shp", "t.shp", SHP)] {
         let d = dir.join(kind);
         std::fs::create_dir_all(&d).unwrap();

@@ -123,6 +123,7 @@ pub static COMMANDS: &[Command] = &[
     cmd("eat", Resting, Engine::do_eat),
     cmd("drink", Resting, Engine::do_drink),
     cmd("fill", Standing, Engine::do_fill),
+    cmd("socials", Dead, Engine::do_socials),
 ];
 
 fn door(e: &mut Engine, c: CharId, args: &str, op: DoorOp) -> CmdStatus {
@@ -177,6 +178,9 @@ impl Engine {
             }
         };
         let Some(cmd) = lookup(word) else {
+            if let Some(social) = self.find_social(word) {
+                return self.do_social(id, social, args);
+            }
             self.send_text(id, "Huh?!?");
             return CmdStatus::UnknownCommand;
         };
