@@ -28,7 +28,7 @@ pub fn open_at(hour: u8, open1: i32, close1: i32, open2: i32, close2: i32) -> bo
 impl Engine {
     pub fn do_time(&mut self, ch: super::world::CharId, _args: &str) -> super::commands::CmdStatus {
         let h = self.hour();
-        let (h12, pm) = (if h % 12 == 0 { 12 } else { h % 12 }, if h >= 12 { "pm" } else { "am" });
+        let (h12, pm) = (if h.is_multiple_of(12) { 12 } else { h % 12 }, if h >= 12 { "pm" } else { "am" });
         self.send_text(ch, &format!("It is {h12} o'clock {pm}."));
         super::commands::CmdStatus::Ok
     }

@@ -61,7 +61,8 @@ impl Engine {
             return;
         }
         let (kind, ty) = if arriving { (EventKind::Enter, "enter") } else { (EventKind::Leave, "leave") };
-        self.room_event(room, &[who], kind, ty, text, Some(&name));
+        // "a goblin has arrived." starts a sentence: capital letter.
+        self.room_event(room, &[who], kind, ty, &super::messaging::capitalize(text), Some(&name));
     }
 
     /// `announce` for someone where they stand: "Ann has entered the game."

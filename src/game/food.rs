@@ -124,7 +124,11 @@ impl Engine {
     fn find_drink(&self, ch: CharId, arg: &str) -> Option<ObjId> {
         let c = self.world.ch(ch)?;
         if arg.is_empty() {
-            return self.world.rooms[c.room].contents.iter().copied().find(|o| self.world.obj(*o).is_some_and(|o| o.item_type == item_type::FOUNTAIN));
+            return self.world.rooms[c.room]
+                .contents
+                .iter()
+                .copied()
+                .find(|o| self.world.obj(*o).is_some_and(|o| o.item_type == item_type::FOUNTAIN));
         }
         self.find_obj_in(&c.inventory, arg).or_else(|| self.find_obj_in(&self.world.rooms[c.room].contents, arg))
     }
@@ -186,7 +190,8 @@ impl Engine {
             self.send_text(ch, "You can't fill that!");
             return CmdStatus::Failed;
         }
-        let Some(src) = self.find_drink(ch, from).filter(|s| *s != cont && self.world.obj(*s).is_some_and(|o| o.item_type == item_type::FOUNTAIN))
+        let Some(src) =
+            self.find_drink(ch, from).filter(|s| *s != cont && self.world.obj(*s).is_some_and(|o| o.item_type == item_type::FOUNTAIN))
         else {
             self.send_text(ch, "There is nothing to fill it from here.");
             return CmdStatus::InvalidTarget;

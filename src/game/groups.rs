@@ -107,10 +107,8 @@ impl Engine {
     pub fn followers_follow(&mut self, leader: CharId, from: usize, dir: usize) {
         let followers = self.world.ch(leader).map(|c| c.followers.clone()).unwrap_or_default();
         for f in followers {
-            let ready = self
-                .world
-                .ch(f)
-                .is_some_and(|c| c.room == from && c.position == super::tables::Position::Standing && c.fighting.is_none());
+            let ready =
+                self.world.ch(f).is_some_and(|c| c.room == from && c.position == super::tables::Position::Standing && c.fighting.is_none());
             if ready {
                 self.act("You follow $N.", f, Some(leader), None, To::Actor, EventKind::Text);
                 self.do_move(f, dir);

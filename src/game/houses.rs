@@ -72,7 +72,10 @@ impl Engine {
         let Some(room) = self.world.ch(ch).map(|c| c.room) else { return CmdStatus::Failed };
         let keeper = self.world.rooms[room].people.iter().copied().find(|p| {
             self.world.ch(*p).is_some_and(|m| {
-                m.is_npc() && m.keywords.split_whitespace().any(|k| matches!(k.to_ascii_lowercase().as_str(), "receptionist" | "innkeeper" | "clerk"))
+                m.is_npc()
+                    && m.keywords
+                        .split_whitespace()
+                        .any(|k| matches!(k.to_ascii_lowercase().as_str(), "receptionist" | "innkeeper" | "clerk"))
             })
         });
         let Some(keeper) = keeper else {

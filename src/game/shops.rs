@@ -130,7 +130,12 @@ impl Engine {
         let s = &self.world.shops[h.shop];
         if !super::clock::open_at(self.hour(), s.open1, s.close1, s.open2, s.close2) {
             let keeper = self.pers(h.keeper);
-            self.send_event(ch, EventKind::Tell, format!("{} tells you, 'Come back later!'", super::messaging::capitalize(&keeper)), Some(keeper));
+            self.send_event(
+                ch,
+                EventKind::Tell,
+                format!("{} tells you, 'Come back later!'", super::messaging::capitalize(&keeper)),
+                Some(keeper),
+            );
             return Err(CmdStatus::Failed);
         }
         Ok(h)

@@ -81,12 +81,7 @@ impl Engine {
             return CmdStatus::InvalidTarget;
         };
         let room = self.world.ch(ch).map(|c| c.room);
-        let attacker = self
-            .world
-            .chars
-            .values()
-            .find(|c| c.fighting == Some(friend) && Some(c.room) == room && c.id != ch)
-            .map(|c| c.id);
+        let attacker = self.world.chars.values().find(|c| c.fighting == Some(friend) && Some(c.room) == room && c.id != ch).map(|c| c.id);
         let Some(attacker) = attacker else {
             self.act("But nobody is fighting $M!", ch, Some(friend), None, To::Actor, EventKind::Text);
             return CmdStatus::Failed;
@@ -176,15 +171,17 @@ impl Engine {
         let Some(c) = self.world.ch(ch) else { return CmdStatus::Failed };
         let room = c.room;
         let chance = if matches!(c.class, 2 | 8) { 75 } else { 35 };
-        let secret: Vec<usize> =
-            (0..6).filter(|d| self.world.rooms[room].proto.exits[*d].as_ref().is_some_and(|e| hidden(e, &self.world.rooms[room].doors[*d]))).collect();
+        let secret: Vec<usize> = (0..6)
+            .filter(|d| self.world.rooms[room].proto.exits[*d].as_ref().is_some_and(|e| hidden(e, &self.world.rooms[room].doors[*d])))
+            .collect();
         self.set_wait(ch, 2);
         self.act("$n searches the area carefully.", ch, None, None, To::Room, EventKind::Text);
         let mut found = false;
         for d in secret {
             if self.roll(1, 100) <= chance {
                 self.world.rooms[room].doors[d].revealed = true;
-                let kw = self.world.rooms[room].proto.exits[d].as_ref().and_then(|e| e.keywords.split_whitespace().next()).unwrap_or("door");
+                let kw =
+                    self.world.rooms[room].proto.exits[d].as_ref().and_then(|e| e.keywords.split_whitespace().next()).unwrap_or("door");
                 let text = format!("You find a secret {kw} {}!", dir_phrase(d));
                 self.send_text(ch, &text);
                 found = true;

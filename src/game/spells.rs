@@ -98,7 +98,7 @@ pub fn learn_level(spell: &Spell, class: u8) -> Option<u8> {
 
 /// How much one practice session teaches a character with intelligence `int`.
 pub fn practice_gain(int: u8) -> u8 {
-    (int as u8 / 2).clamp(3, 12)
+    (int / 2).clamp(3, 12)
 }
 
 /// Splits `cast 'magic missile' goblin` into the spell name and the rest.
@@ -110,10 +110,7 @@ pub fn parse_cast(args: &str) -> Option<(&str, &str)> {
     }
     // Without quotes: the longest spell name the words start with.
     let lower = a.to_ascii_lowercase();
-    let best = SPELLS
-        .iter()
-        .filter(|s| lower == s.name || lower.starts_with(&format!("{} ", s.name)))
-        .max_by_key(|s| s.name.len())?;
+    let best = SPELLS.iter().filter(|s| lower == s.name || lower.starts_with(&format!("{} ", s.name))).max_by_key(|s| s.name.len())?;
     Some((&a[..best.name.len()], a[best.name.len()..].trim()))
 }
 

@@ -166,8 +166,16 @@ impl Report {
             }
         };
         let _ = writeln!(s, "\nDangling exits (removed): {}", self.dangling_exits);
-        section(&mut s, "Doors whose key is no object", self.missing_keys.iter().map(|(r, d, k)| format!("room {r} {d}: key {k}")).collect());
-        section(&mut s, "Shops with a missing keeper", self.missing_keepers.iter().map(|(sh, k)| format!("shop {sh}: keeper {k}")).collect());
+        section(
+            &mut s,
+            "Doors whose key is no object",
+            self.missing_keys.iter().map(|(r, d, k)| format!("room {r} {d}: key {k}")).collect(),
+        );
+        section(
+            &mut s,
+            "Shops with a missing keeper",
+            self.missing_keepers.iter().map(|(sh, k)| format!("shop {sh}: keeper {k}")).collect(),
+        );
         section(&mut s, "Reset commands naming nothing", self.broken_resets.clone());
         section(&mut s, "Warnings", self.warnings.clone());
         s

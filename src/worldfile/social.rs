@@ -20,17 +20,16 @@ pub struct SocialProto {
 pub fn parse(file: &str, text: &str, warnings: &mut Vec<Warning>) -> Vec<SocialProto> {
     let mut out = Vec::new();
     let mut lines = text.lines().map(|l| l.strip_suffix('\r').unwrap_or(l)).enumerate().peekable();
-    loop {
-        // Skip blank and comment lines to the next header.
-        let Some((n, header)) = lines.by_ref().find(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('*')) else {
-            break;
-        };
+    // Each turn: skip blank and comment lines to the next header.
+    while let Some((n, header)) = lines.by_ref().find(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('*')) {
         let header = header.trim();
         if header.starts_with('$') {
             break;
         }
         let f: Vec<&str> = header.split_whitespace().collect();
-        let (Some(name), Some(Ok(hide)), Some(Ok(pos))) = (f.first(), f.get(1).map(|h| h.parse::<i32>()), f.get(2).map(|p| p.parse::<i32>())) else {
+        let (Some(name), Some(Ok(hide)), Some(Ok(pos))) =
+            (f.first(), f.get(1).map(|h| h.parse::<i32>()), f.get(2).map(|p| p.parse::<i32>()))
+        else {
             warnings.push(Warning {
                 file: file.to_string(),
                 line: n as u32 + 1,
@@ -101,7 +100,11 @@ mod tests {
 
     #[test]
     fn a_world_overrides_shipped_socials() {
-        let mine = SocialProto { name: "smile".into(), messages: [Some("You beam.".into()), None, None, None, None, None, None, None], ..Default::default() };
+        let mine = SocialProto {
+            name: "smile".into(),
+            messages: [Some("You beam.".into()), None, None, None, None, None, None, None],
+            ..Default::default()
+        };
         let all = merged(&[mine]);
         assert_eq!(all.iter().filter(|s| s.name == "smile").count(), 1);
         assert_eq!(all.iter().find(|s| s.name == "smile").unwrap().messages[0].as_deref(), Some("You beam."));

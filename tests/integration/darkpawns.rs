@@ -183,8 +183,10 @@ mod play {
     impl Player {
         async fn new(s: &TestServer, name: &str, class: u8) -> Player {
             let mut c = WsClient::connect(s.addr).await;
-            c.send(json!({"type": "login", "data": {"player_name": name, "password": "pw-dark", "new_char": true, "class": class, "race": 0}}))
-                .await;
+            c.send(
+                json!({"type": "login", "data": {"player_name": name, "password": "pw-dark", "new_char": true, "class": class, "race": 0}}),
+            )
+            .await;
             let st = c.expect("state").await;
             let room = st["data"]["room"]["vnum"].as_u64().unwrap() as u32;
             Player { c, n: 0, room }
@@ -251,9 +253,11 @@ mod play {
                 if !sh.rooms.contains(&(home as i32)) {
                     return None;
                 }
-                let item = sh.producing.iter().filter_map(|v| objs.get(&(*v as u32))).find(|o| {
-                    o.cost > 0 && (o.cost as f32 * sh.profit_buy * 1.2) <= 20.0 && !o.keywords.is_empty()
-                })?;
+                let item = sh
+                    .producing
+                    .iter()
+                    .filter_map(|v| objs.get(&(*v as u32)))
+                    .find(|o| o.cost > 0 && (o.cost as f32 * sh.profit_buy * 1.2) <= 20.0 && !o.keywords.is_empty())?;
                 Some((route(&w, 8004, home)?, *item))
             })
             .min_by_key(|(p, _)| p.len())
@@ -287,7 +291,9 @@ mod play {
             let id = lia.send("cast 'cure light' self").await;
             let v = lia
                 .c
-                .until(|v| v["re"] == id.as_str() && v["type"] == "event" && (text(v) == "Ok." || text(v).contains("lost your concentration")))
+                .until(|v| {
+                    v["re"] == id.as_str() && v["type"] == "event" && (text(v) == "Ok." || text(v).contains("lost your concentration"))
+                })
                 .await;
             if text(&v) == "Ok." {
                 cast = true;

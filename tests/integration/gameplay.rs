@@ -186,3 +186,76 @@ async fn socials_come_from_the_shipped_set_and_the_world() {
     a.expect("l", "The Test Temple").await;
     s.shutdown().await;
 }
+
+/// Kills a golden idol in the treasury: level 1 to level 11 in one kill.
+async fn rise_to_eleven(p: &mut P) {
+    assert_eq!(p.go("east").await, 8005);
+    assert_eq!(p.go("east").await, 8011);
+    p.send("kill idol").await;
+    p.c.until(|v| text(v).contains("You are now level 11")).await;
+}
+
+#[tokio::test]
+async fn above_level_ten_players_may_fight_and_a_charmed_mob_obeys() {
+    let s = TestServer::start_with(|cfg| {
+        cfg.cmd_rate = 1000.0;
+        cfg.cmd_burst = 1000.0;
+    })
+    .await;
+    let mut mage = P::new(&s, "Merla", 0).await;
+    let mut war = P::new(&s, "Warin", 3).await;
+    rise_to_eleven(&mut mage).await;
+    // Above level 10 against level 1: the low one is still protected.
+    assert_eq!(war.go("east").await, 8005);
+    assert_eq!(war.go("east").await, 8011);
+    let r = mage.run("kill warin").await;
+    assert!(r.contains("are protected"), "{r}");
+    war.send("kill idol").await;
+    war.c.until(|v| text(v).contains("You are now level 11")).await;
+
+    // The mage learns charm person from the guild master (it is in the treasury).
+    let list = mage.expect("practice", "practice sessions left").await;
+    assert!(list.contains("charm person"), "{list}");
+    loop {
+        let r = mage.run("practice charm person").await;
+        if r.contains("learned") || r.contains("not seem to be able") {
+            break;
+        }
+        assert!(r.contains("You practice charm person"), "{r}");
+    }
+    // Down to the sparring ring: charm the partner and give it orders.
+    assert_eq!(mage.go("west").await, 8005);
+    assert_eq!(mage.go("west").await, 8004);
+    assert_eq!(mage.go("south").await, 8008);
+    let mut charmed = false;
+    for _ in 0..20 {
+        let id = mage.send("cast 'charm person' partner").await;
+        let v = mage
+            .c
+            .until(|v| {
+                v["re"] == id.as_str()
+                    && (text(v).contains("adoring eyes")
+                        || text(v).contains("lost your concentration")
+                        || text(v).contains("haven't the energy"))
+            })
+            .await;
+        if text(&v).contains("adoring eyes") {
+            charmed = true;
+            break;
+        }
+        assert!(!text(&v).contains("energy"), "ran out of mana before the charm took");
+    }
+    assert!(charmed, "the charm takes");
+    mage.expect("order partner say at your service", "Ok.").await;
+    mage.c.until(|v| text(v) == "A sparring partner says, 'at your service'").await;
+    // It follows its master out of the room.
+    assert_eq!(mage.go("north").await, 8004);
+    mage.c.until(|v| text(v).contains("A sparring partner has arrived.")).await;
+    assert_eq!(mage.go("east").await, 8005);
+
+    // Both above level 10: now they may fight.
+    assert_eq!(war.go("west").await, 8005);
+    let r = war.run("kill merla").await;
+    assert!(r.contains("You attack"), "{r}");
+    s.shutdown().await;
+}

@@ -2,8 +2,8 @@
 
 mod agents;
 mod combat;
-mod darkpawns;
 mod common;
+mod darkpawns;
 mod errors;
 mod gameplay;
 mod http_edge;

@@ -4,6 +4,8 @@
 //!                        — west: death pit (an aggressive fiend that kills in a round)
 //!                        — south: sparring ring (a 1-damage partner with 500 hp, a key)
 //!                        — north: a vault behind a locked door (the key opens it)
+//! East of the yard, a treasury holds two 1-hp golden idols (one kill takes a new
+//! character to level 11) and a mage guild master.
 //! The yard leads north to a house (its floor survives restarts) kept by an innkeeper.
 //! The sparring ring hides a secret door east to a cellar, where a merchant (always
 //! open) sells cloth bags and buys containers and weapons.
@@ -40,10 +42,24 @@ D0
 ~
 ~
 0 -1 8010
+D1
+~
+~
+0 -1 8011
 D3
 ~
 ~
 0 -1 8004
+S
+#8011
+The Treasury~
+Golden idols worth a fortune in experience, and a mage who teaches.
+~
+90 0 0
+D3
+~
+~
+0 -1 8005
 S
 #8006
 The Death Pit~
@@ -146,6 +162,28 @@ b 0 0 S
 10 10 0 10d10+100 1d4+0
 0 0
 8 8 1
+#9006
+idol golden~
+a golden idol~
+A golden idol stands here.
+~
+Worth a fortune.
+~
+bd 0 0 S
+1 20 10 1d1+0 1d1+0
+0 200000
+8 8 0
+#9007
+guildmaster mage eldon~
+Eldon the guildmaster~
+Eldon the mage guildmaster waits to teach.
+~
+Learned.
+~
+b 0 0 S
+30 0 -10 10d10+1000 1d4+0
+0 0
+8 8 1
 #9003
 partner sparring~
 a sparring partner~
@@ -219,6 +257,9 @@ M 0 9002 1 8006
 M 0 9003 1 8008
 M 0 9004 1 8009
 M 0 9005 1 8010
+M 0 9006 2 8011
+M 0 9006 2 8011
+M 0 9007 1 8011
 O 0 9051 1 8005
 O 0 9052 1 8005
 O 0 9050 1 8008
@@ -287,7 +328,9 @@ $
 pub fn write(dir: &std::path::Path) {
     std::fs::create_dir_all(dir.join("misc")).unwrap();
     std::fs::write(dir.join("misc/socials"), SOCIALS).unwrap();
-    for (kind, name, text) in [("wld", "t.wld", WLD), ("mob", "t.mob", MOB), ("obj", "t.obj", OBJ), ("zon", "t.zon", ZON), ("shp", "t.shp", SHP)] {
+    for (kind, name, text) in
+        [("wld", "t.wld", WLD), ("mob", "t.mob", MOB), ("obj", "t.obj", OBJ), ("zon", "t.zon", ZON), ("shp", "t.shp", SHP)]
+    {
         let d = dir.join(kind);
         std::fs::create_dir_all(&d).unwrap();
         std::fs::write(d.join(name), text).unwrap();

@@ -31,7 +31,9 @@ impl Engine {
         let name = self.pers(ch);
         let room = self.world.ch(ch).map(|c| c.room).unwrap_or(0);
         self.send_event(ch, EventKind::Say, format!("You say, '{msg}'"), None);
-        self.room_event(room, &[ch], EventKind::Say, "say", &format!("{name} says, '{msg}'"), Some(&name));
+        // Mobs' names begin in lower case ("a sparring partner"); a sentence does not.
+        let line = crate::game::messaging::capitalize(&format!("{name} says, '{msg}'"));
+        self.room_event(room, &[ch], EventKind::Say, "say", &line, Some(&name));
         CmdStatus::Ok
     }
 
@@ -52,7 +54,7 @@ impl Engine {
         let name = self.pers(ch);
         let vname = self.pers(v);
         self.send_event(ch, EventKind::Tell, format!("You tell {vname}, '{msg}'"), None);
-        self.send_event(v, EventKind::Tell, format!("{name} tells you, '{msg}'"), Some(name.clone()));
+        self.send_event(v, EventKind::Tell, crate::game::messaging::capitalize(&format!("{name} tells you, '{msg}'")), Some(name.clone()));
         if self.world.ch(v).is_some_and(|c| c.is_agent()) {
             self.push_event(v, EventEntry { kind: "tell", text: Some(msg.to_string()), from: Some(name), command: None, count: None });
         }
@@ -75,7 +77,7 @@ impl Engine {
                 continue;
             }
             let agent = c.is_agent();
-            self.send_event(p, kind, format!("{name} {verb}s, '{msg}'"), Some(name.clone()));
+            self.send_event(p, kind, crate::game::messaging::capitalize(&format!("{name} {verb}s, '{msg}'")), Some(name.clone()));
             if agent {
                 self.push_event(
                     p,
@@ -101,7 +103,7 @@ impl Engine {
             return CmdStatus::InvalidTarget;
         }
         let name = self.pers(ch);
-        let text = format!("{name} {msg}");
+        let text = crate::game::messaging::capitalize(&format!("{name} {msg}"));
         let room = self.world.ch(ch).map(|c| c.room).unwrap_or(0);
         self.send_event(ch, EventKind::Emote, text.clone(), None);
         self.room_event(room, &[ch], EventKind::Emote, "emote", &text, Some(&name));
