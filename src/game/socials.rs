@@ -71,7 +71,7 @@ impl Engine {
         let mut text = String::from("Socials:");
         for chunk in names.chunks(6) {
             text.push('\n');
-            text.push_str(&chunk.iter().map(|n| format!("{n:<13}")).collect::<String>().trim_end());
+            text.push_str(chunk.iter().map(|n| format!("{n:<13}")).collect::<String>().trim_end());
         }
         self.send_text(ch, &text);
         CmdStatus::Ok
