@@ -1,10 +1,10 @@
-//! Game time. A mud hour is 75 seconds, 750 pulses (CircleMUD's `SECS_PER_MUD_HOUR`);
-//! a day is 24 of them. Shops keep hours by it.
+//! Game time. A mud hour is 630 pulses (63 seconds of play), as the design card fixes
+//! it; a day is 24 of them. Shops keep hours by it, and hunger and spells count in it.
 
 use super::engine::Engine;
 
-pub const PULSES_PER_MUD_HOUR: u64 = 750;
-const SECS_PER_MUD_HOUR: u64 = 75;
+pub const PULSES_PER_MUD_HOUR: u64 = 630;
+const SECS_PER_MUD_HOUR: u64 = 63;
 
 /// The hour the clock shows at the engine's first pulse: the configured one, or the
 /// hour the wall clock gives (so restarts carry on roughly where the world was).

@@ -6,11 +6,13 @@
 
 pub mod codec;
 pub mod migrate;
+pub mod recording;
 pub mod records;
 pub mod tables;
 
 use std::path::{Path, PathBuf};
 
+pub use recording::*;
 pub use records::*;
 use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata};
 
@@ -223,6 +225,110 @@ impl Store {
             out.push(codec::decode(v.value())?);
         }
         Ok(out)
+    }
+
+    /// Commits one batch of the record in a single transaction: sessions replace their
+    /// rows, records get global ids in order. Returns the last id given (0: none).
+    pub fn write_records(&self, batch: &RecordBatch) -> Result<u64, StoreError> {
+        let tx = self.db.begin_write().map_err(redb_err)?;
+        let mut last = 0;
+        {
+            let mut sessions = tx.open_table(tables::SESSIONS).map_err(redb_err)?;
+            let mut by_agent = tx.open_table(tables::AGENT_SESSIONS).map_err(redb_err)?;
+            for s in &batch.sessions {
+                sessions.insert(s.session, codec::encode(s)?.as_slice()).map_err(redb_err)?;
+                by_agent.insert((s.agent.as_str(), s.started_us, s.session), ()).map_err(redb_err)?;
+            }
+            let mut records = tx.open_table(tables::RECORDS).map_err(redb_err)?;
+            let mut log = tx.open_table(tables::RECORD_LOG).map_err(redb_err)?;
+            let mut days = tx.open_table(tables::RECORD_DAYS).map_err(redb_err)?;
+            let mut next = log.last().map_err(redb_err)?.map(|(k, _)| k.value() + 1).unwrap_or(1);
+            let mut last_day = days.last().map_err(redb_err)?.map(|(k, _)| k.value());
+            for r in &batch.records {
+                records.insert((r.session, r.seq), codec::encode(r)?.as_slice()).map_err(redb_err)?;
+                log.insert(next, (r.session, r.seq)).map_err(redb_err)?;
+                let day = day_of(r.at_us);
+                if last_day.is_none_or(|d| day > d) {
+                    days.insert(day, next).map_err(redb_err)?;
+                    last_day = Some(day);
+                }
+                last = next;
+                next += 1;
+            }
+        }
+        tx.commit().map_err(redb_err)?;
+        Ok(last)
+    }
+
+    pub fn session(&self, session: u64) -> Result<Option<SessionMeta>, StoreError> {
+        let tx = self.db.begin_read().map_err(redb_err)?;
+        let t = tx.open_table(tables::SESSIONS).map_err(redb_err)?;
+        let row = t.get(session).map_err(redb_err)?;
+        row.map(|v| codec::decode(v.value())).transpose()
+    }
+
+    /// An agent's sessions, oldest first, started at or after `since_us`.
+    pub fn agent_sessions(&self, agent: &str, since_us: u64) -> Result<Vec<SessionMeta>, StoreError> {
+        let agent = agent.to_ascii_lowercase();
+        let tx = self.db.begin_read().map_err(redb_err)?;
+        let idx = tx.open_table(tables::AGENT_SESSIONS).map_err(redb_err)?;
+        let sessions = tx.open_table(tables::SESSIONS).map_err(redb_err)?;
+        let mut out = Vec::new();
+        for row in idx.range((agent.as_str(), since_us, 0)..=(agent.as_str(), u64::MAX, u64::MAX)).map_err(redb_err)? {
+            let (k, _) = row.map_err(redb_err)?;
+            let (_, _, id) = k.value();
+            if let Some(v) = sessions.get(id).map_err(redb_err)? {
+                out.push(codec::decode(v.value())?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Every session, in id order.
+    pub fn all_sessions(&self) -> Result<Vec<SessionMeta>, StoreError> {
+        let tx = self.db.begin_read().map_err(redb_err)?;
+        let t = tx.open_table(tables::SESSIONS).map_err(redb_err)?;
+        let mut out = Vec::new();
+        for row in t.iter().map_err(redb_err)? {
+            let (_, v) = row.map_err(redb_err)?;
+            out.push(codec::decode(v.value())?);
+        }
+        Ok(out)
+    }
+
+    /// One session's stream, in order.
+    pub fn session_records(&self, session: u64) -> Result<Vec<EventRecord>, StoreError> {
+        let tx = self.db.begin_read().map_err(redb_err)?;
+        let t = tx.open_table(tables::RECORDS).map_err(redb_err)?;
+        let mut out = Vec::new();
+        for row in t.range((session, 0)..=(session, u64::MAX)).map_err(redb_err)? {
+            let (_, v) = row.map_err(redb_err)?;
+            out.push(codec::decode(v.value())?);
+        }
+        Ok(out)
+    }
+
+    /// Up to `limit` records with global ids above `after`, in id order, with their ids.
+    pub fn records_after(&self, after: u64, limit: usize) -> Result<Vec<(u64, EventRecord)>, StoreError> {
+        let tx = self.db.begin_read().map_err(redb_err)?;
+        let log = tx.open_table(tables::RECORD_LOG).map_err(redb_err)?;
+        let records = tx.open_table(tables::RECORDS).map_err(redb_err)?;
+        let mut out = Vec::new();
+        for row in log.range(after.saturating_add(1)..).map_err(redb_err)?.take(limit) {
+            let (k, v) = row.map_err(redb_err)?;
+            if let Some(r) = records.get(v.value()).map_err(redb_err)? {
+                out.push((k.value(), codec::decode(r.value())?));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The highest global record id committed (0: none).
+    pub fn last_record_id(&self) -> Result<u64, StoreError> {
+        let tx = self.db.begin_read().map_err(redb_err)?;
+        let log = tx.open_table(tables::RECORD_LOG).map_err(redb_err)?;
+        let last = log.last().map_err(redb_err)?.map(|(k, _)| k.value()).unwrap_or(0);
+        Ok(last)
     }
 
     /// Every imported zone, in vnum order.

@@ -11,13 +11,15 @@ use crate::{tables, StoreError};
 mod m0001;
 #[path = "../../migrations/0002_houses.rs"]
 mod m0002;
+#[path = "../../migrations/0003_recording.rs"]
+mod m0003;
 
 /// `(version, step)` in order. A step brings the file from `version - 1` to `version`.
 type Step = fn(&WriteTransaction) -> Result<(), redb::Error>;
-const STEPS: &[(u32, Step)] = &[(m0001::VERSION, m0001::apply), (m0002::VERSION, m0002::apply)];
+const STEPS: &[(u32, Step)] = &[(m0001::VERSION, m0001::apply), (m0002::VERSION, m0002::apply), (m0003::VERSION, m0003::apply)];
 
 /// The schema version this build writes and reads.
-pub const CURRENT_VERSION: u32 = m0002::VERSION;
+pub const CURRENT_VERSION: u32 = m0003::VERSION;
 
 pub const VERSION_KEY: &str = "schema_version";
 

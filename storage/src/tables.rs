@@ -17,3 +17,17 @@ pub const AGENT_KEYS: TableDefinition<&str, &[u8]> = TableDefinition::new("agent
 pub const WORLD_ZONES: TableDefinition<u32, &[u8]> = TableDefinition::new("world_zones");
 /// House room vnum → `HouseRecord` (the objects lying there). Since migration 2.
 pub const HOUSES: TableDefinition<u32, &[u8]> = TableDefinition::new("houses");
+
+// The record of play (migration 3).
+
+/// Session id → `SessionMeta`.
+pub const SESSIONS: TableDefinition<u64, &[u8]> = TableDefinition::new("sessions");
+/// (agent name lower-cased, session start in µs, session id) → nothing: an agent's
+/// sessions in time order.
+pub const AGENT_SESSIONS: TableDefinition<(&str, u64, u64), ()> = TableDefinition::new("agent_sessions");
+/// (session id, seq) → `EventRecord`: one session's stream in order.
+pub const RECORDS: TableDefinition<(u64, u64), &[u8]> = TableDefinition::new("records");
+/// Global record id (ascending in commit order) → (session id, seq).
+pub const RECORD_LOG: TableDefinition<u64, (u64, u64)> = TableDefinition::new("record_log");
+/// Day (days since 1970-01-01, UTC) → the first record id committed that day.
+pub const RECORD_DAYS: TableDefinition<u32, u64> = TableDefinition::new("record_days");

@@ -36,7 +36,7 @@ fn new_file_gets_current_schema_and_reopens() {
     let path = dir.path().join("t.redb");
     let (store, report) = Store::open(&path).unwrap();
     assert!(report.created);
-    assert_eq!(report.migrations_applied, vec![1, 2]);
+    assert_eq!(report.migrations_applied, vec![1, 2, 3]);
     assert_eq!(store.schema_version().unwrap(), migrate::CURRENT_VERSION);
     drop(store);
     let (_store, report) = Store::open(&path).unwrap();
@@ -55,8 +55,8 @@ fn a_version_1_file_is_upgraded_and_keeps_its_characters() {
         store.meta_put(migrate::VERSION_KEY, &1u32.to_le_bytes()).unwrap();
     }
     let (store, report) = Store::open(&path).unwrap();
-    assert_eq!(report.migrations_applied, vec![2]);
-    assert_eq!(store.schema_version().unwrap(), 2);
+    assert_eq!(report.migrations_applied, vec![2, 3]);
+    assert_eq!(store.schema_version().unwrap(), 3);
     assert_eq!(store.character("old").unwrap().unwrap().name, "Old");
     let h = HouseRecord { room_vnum: 8004, contents: vec![ObjRecord { vnum: 1, contains: vec![] }] };
     store.put_houses(std::slice::from_ref(&h)).unwrap();
@@ -170,4 +170,44 @@ fn world_is_replaced_whole() {
     store.replace_world(&[(3, vec![3])], "b").unwrap();
     assert_eq!(store.world_zones().unwrap(), vec![(3, vec![3])]);
     assert_eq!(store.meta_get("world_source").unwrap().unwrap(), b"b");
+}
+
+fn rec(session: u64, seq: u64, at_us: u64, text: &str) -> EventRecord {
+    EventRecord {
+        session,
+        seq,
+        agent: "brenda".into(),
+        at_us,
+        room_vnum: 8004,
+        body: RecordBody::Observation { event_type: "text".into(), text: text.into(), from: None },
+    }
+}
+
+#[test]
+fn records_commit_in_batches_and_read_back_by_session_agent_and_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = Store::open(dir.path().join("t.redb")).unwrap();
+    let day = 86_400_000_000u64;
+    let s1 = SessionMeta { session: 1, agent: "brenda".into(), started_us: 10 * day, valence: true, ..Default::default() };
+    let s2 = SessionMeta { session: 2, agent: "brenda".into(), started_us: 11 * day, ..Default::default() };
+    let first = RecordBatch { sessions: vec![s1.clone()], records: vec![rec(1, 1, 10 * day + 5, "a"), rec(1, 2, 10 * day + 6, "b")] };
+    assert_eq!(store.write_records(&first).unwrap(), 2);
+    let second = RecordBatch { sessions: vec![s2.clone()], records: vec![rec(2, 1, 11 * day + 1, "c"), rec(1, 3, 11 * day + 2, "d")] };
+    assert_eq!(store.write_records(&second).unwrap(), 4);
+    assert_eq!(store.last_record_id().unwrap(), 4);
+    let texts = |rs: Vec<EventRecord>| -> Vec<String> {
+        rs.into_iter()
+            .map(|r| match r.body {
+                RecordBody::Observation { text, .. } => text,
+                _ => String::new(),
+            })
+            .collect()
+    };
+    assert_eq!(texts(store.session_records(1).unwrap()), ["a", "b", "d"]);
+    assert_eq!(texts(store.session_records(2).unwrap()), ["c"]);
+    let after: Vec<u64> = store.records_after(2, 10).unwrap().into_iter().map(|(id, _)| id).collect();
+    assert_eq!(after, [3, 4]);
+    assert_eq!(store.agent_sessions("Brenda", 0).unwrap(), vec![s1, s2.clone()]);
+    assert_eq!(store.agent_sessions("brenda", 11 * day).unwrap(), vec![s2]);
+    assert!(store.agent_sessions("nobody", 0).unwrap().is_empty());
 }

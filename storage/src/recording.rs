@@ -1,0 +1,163 @@
+//! The record of play: what every agent (and, by default, every human) decided, saw and
+//! became, session by session. Written by the server's recorder in group commits;
+//! read by export, search indexing and (later) dreaming.
+
+use serde::{Deserialize, Serialize};
+
+/// A character's state at one moment: before a command, after its pulse.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct StateSnapshot {
+    pub hp: i32,
+    pub max_hp: i32,
+    pub mana: i32,
+    pub max_mana: i32,
+    pub moves: i32,
+    pub max_moves: i32,
+    pub position: String,
+    pub room_vnum: u32,
+    pub room_name: String,
+    /// Whom the character is fighting, by name.
+    pub fighting: Option<String>,
+    pub level: u8,
+    pub exp: i64,
+    pub gold: i64,
+}
+
+/// What the agent last saw before it decided: the research methodology's stimulus.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct Stimulus {
+    pub mobs_present: Vec<String>,
+    /// The last one who came into the agent's room.
+    pub last_entered: Option<String>,
+    /// The last thing said or told to the agent ("Ann says, 'hi'").
+    pub last_message: Option<String>,
+}
+
+/// What the client says about itself (login) and about this command (its `data`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct ClientFields {
+    pub harness: Option<String>,
+    pub model: Option<String>,
+    pub version: Option<String>,
+    pub tokens_prompt: Option<u64>,
+    pub tokens_completion: Option<u64>,
+    pub latency_ms: Option<f64>,
+}
+
+/// One command, everything about it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct DecisionRecord {
+    /// 1 for the session's first command.
+    pub turn: u64,
+    /// The verb as typed, and the rest of the line.
+    pub command: String,
+    pub args: String,
+    /// ok, unknown_command, invalid_target, wrong_position, failed, rate_limited, empty.
+    pub status: String,
+    pub pre: StateSnapshot,
+    pub post: StateSnapshot,
+    /// Unix µs: the session read it, the engine ran it, its pulse ended.
+    pub received_us: u64,
+    pub dispatched_us: u64,
+    pub completed_us: u64,
+    /// completed − received.
+    pub latency_us: u64,
+    pub stimulus: Stimulus,
+    /// Memories injected at login (the memory issue fills these).
+    pub memory_ids: Vec<String>,
+    pub client: ClientFields,
+    /// The client's correlation id, if it sent one.
+    pub re: Option<String>,
+}
+
+/// A change in what a character is or has.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "what", rename_all = "snake_case")]
+pub enum Transition {
+    Hp { from: i32, to: i32 },
+    Level { from: u8, to: u8 },
+    Exp { from: i64, to: i64 },
+    Gold { from: i64, to: i64 },
+    Room { from: u32, to: u32, name: String },
+    ItemAcquired { vnum: u32, name: String, level: u8 },
+    ItemLost { vnum: u32, name: String },
+    Equipped { slot: u8, vnum: u32, name: String },
+    Unequipped { slot: u8, vnum: u32, name: String },
+    Death { killer: Option<String>, exp_lost: i64 },
+    Kill { victim: String, victim_level: u8, victim_is_player: bool },
+}
+
+/// What one record of a session stream is.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum RecordBody {
+    /// A command and everything about it (also the session's action).
+    Decision(Box<DecisionRecord>),
+    /// Something the agent was sent: `event_type` is the protocol's event type.
+    Observation {
+        event_type: String,
+        text: String,
+        from: Option<String>,
+    },
+    Transition(Transition),
+}
+
+impl RecordBody {
+    /// The kind as the search index and exports name it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            RecordBody::Decision(_) => "action",
+            RecordBody::Observation { .. } => "observation",
+            RecordBody::Transition(_) => "transition",
+        }
+    }
+}
+
+/// One entry of a session stream.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct EventRecord {
+    pub session: u64,
+    /// 1, 2, 3... within the session, in the order things happened.
+    pub seq: u64,
+    /// Lower-cased character name.
+    pub agent: String,
+    /// Unix µs when it happened.
+    pub at_us: u64,
+    /// Room the character was in.
+    pub room_vnum: u32,
+    pub body: RecordBody,
+}
+
+/// A session: one login of one character, to its end.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct SessionMeta {
+    pub session: u64,
+    /// Lower-cased character name.
+    pub agent: String,
+    pub is_agent: bool,
+    pub started_us: u64,
+    pub ended_us: Option<u64>,
+    /// quit, rent, linkdead, shutdown, replaced...
+    pub ended_how: Option<String>,
+    pub harness: Option<String>,
+    pub model: Option<String>,
+    pub version: Option<String>,
+    pub tier: Option<String>,
+    /// `false` for a protocol §4 `valence:false` session: recorded with valence 0.
+    pub valence: bool,
+    /// Records in the stream so far.
+    pub records: u64,
+}
+
+/// One group commit's worth.
+#[derive(Debug, Clone, Default)]
+pub struct RecordBatch {
+    /// Sessions begun or ended (replacing their row).
+    pub sessions: Vec<SessionMeta>,
+    pub records: Vec<EventRecord>,
+}
+
+/// Days since 1970-01-01 (UTC) of a Unix µs time.
+pub fn day_of(at_us: u64) -> u32 {
+    (at_us / 86_400_000_000) as u32
+}
