@@ -7,5 +7,6 @@ pub mod commands;
 pub mod game;
 pub mod net;
 pub mod protocol;
+pub mod record;
 pub mod server;
 pub mod worldfile;

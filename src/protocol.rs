@@ -83,6 +83,19 @@ pub struct CommandData {
     pub line: String,
     /// The verb alone, for rate-limit `EVENTS` entries.
     pub verb: String,
+    /// What the client attached about how it decided (recorded with the decision).
+    pub client: Option<Box<CommandClient>>,
+}
+
+/// Optional fields a client may attach to a `command`'s data about its own decision.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+pub struct CommandClient {
+    #[serde(default)]
+    pub tokens_prompt: Option<u64>,
+    #[serde(default)]
+    pub tokens_completion: Option<u64>,
+    #[serde(default)]
+    pub latency_ms: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -168,6 +181,12 @@ fn parse_command(data: Value) -> Result<CommandData, ProtoError> {
         command: String,
         #[serde(default)]
         args: Option<Vec<Value>>,
+        #[serde(default)]
+        tokens_prompt: Option<u64>,
+        #[serde(default)]
+        tokens_completion: Option<u64>,
+        #[serde(default)]
+        latency_ms: Option<f64>,
     }
     let c: Cmd = field(data, "command")?;
     let mut line = c.command.trim().to_string();
@@ -190,7 +209,10 @@ fn parse_command(data: Value) -> Result<CommandData, ProtoError> {
         line.push_str(&s);
     }
     let verb = line.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
-    Ok(CommandData { line, verb })
+    let client = (c.tokens_prompt.is_some() || c.tokens_completion.is_some() || c.latency_ms.is_some()).then(|| {
+        Box::new(CommandClient { tokens_prompt: c.tokens_prompt, tokens_completion: c.tokens_completion, latency_ms: c.latency_ms })
+    });
+    Ok(CommandData { line, verb, client })
 }
 
 fn envelope(ty: &str, seq: u64, data: Value, re: Option<&Arc<str>>) -> String {

@@ -38,6 +38,8 @@ pub struct ServerConfig {
     pub link: LinkLimits,
     /// Outbound frames queued for one WebSocket before it counts as a slow consumer.
     pub out_queue: usize,
+    /// Record sessions, decisions, observations and transitions (see `record`).
+    pub record: bool,
 }
 
 impl Default for ServerConfig {
@@ -53,6 +55,7 @@ impl Default for ServerConfig {
             cmd_burst: 10.0,
             link: LinkLimits::default(),
             out_queue: crate::net::ws::OUT_QUEUE,
+            record: true,
         }
     }
 }
@@ -107,6 +110,7 @@ impl Shared {
 
     async fn enter_json(
         &self,
+        data: &LoginData,
         record: pawns_storage::CharacterRecord,
         sock: mpsc::Sender<Frame>,
         kill: oneshot::Sender<Frame>,
@@ -126,7 +130,14 @@ impl Shared {
             engine: self.engine.clone(),
             hub: self.hub.clone(),
         });
-        let Some(char_id) = self.enter(record, Link { id: link_id, tx: out_tx, json: true }, resumed).await else {
+        let client = Arc::new(crate::game::character::ClientInfo {
+            harness: data.harness.clone(),
+            model: data.model.clone(),
+            version: data.version.clone(),
+            tier: data.tier.clone(),
+            valence: data.valence.unwrap_or(true),
+        });
+        let Some(char_id) = self.enter(record, Link { id: link_id, tx: out_tx, json: true, client }, resumed).await else {
             return LoginOutcome::Refused { code: "internal", message: "the game is shutting down".into(), close: true, kill: None };
         };
         let _ = bind.send(char_id);
@@ -184,7 +195,7 @@ impl Shared {
             return match rec {
                 Some(mut r) => {
                     r.is_agent |= data.wants_agent();
-                    self.enter_json(r, sock, kill, pre_seq, Some(false)).await
+                    self.enter_json(data, r, sock, kill, pre_seq, Some(false)).await
                 }
                 None => self.refuse(ip, AuthError::Failed("resume refused: no such character".into()), kill),
             };
@@ -192,7 +203,7 @@ impl Shared {
         match self.accounts.login(data).await {
             Ok(authed) => {
                 self.login_ok(ip);
-                self.enter_json(authed.record, sock, kill, pre_seq, None).await
+                self.enter_json(data, authed.record, sock, kill, pre_seq, None).await
             }
             Err(e) => self.refuse(ip, e, kill),
         }
@@ -213,7 +224,7 @@ impl Shared {
                 let rec = authed.record.clone();
                 let store = self.accounts.store().clone();
                 let _ = tokio::task::spawn_blocking(move || store.save_characters(&[rec])).await;
-                self.enter_json(authed.record, sock, kill, pre_seq, None).await
+                self.enter_json(data, authed.record, sock, kill, pre_seq, None).await
             }
             Err(e) => LoginOutcome::Refused { code: e.code(), message: e.message(), close: false, kill: Some(kill) },
         }
@@ -229,6 +240,8 @@ pub struct RunningServer {
     engine_task: oneshot::Receiver<()>,
     saves: SaveQueue,
     writer: tokio::task::JoinHandle<()>,
+    /// The recorder and its task (none when recording is off).
+    pub recorder: Option<(crate::record::RecorderHandle, tokio::task::JoinHandle<()>)>,
 }
 
 impl RunningServer {
@@ -244,6 +257,12 @@ impl RunningServer {
         self.saves.flush().await;
         drop(self.saves);
         let _ = self.writer.await;
+        // The engine is gone (its handle with it): the recorder commits what is left and ends.
+        if let Some((handle, task)) = self.recorder {
+            handle.flush().await;
+            drop(handle);
+            let _ = task.await;
+        }
     }
 }
 
@@ -317,6 +336,8 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
         tokio::task::spawn_blocking(move || store.houses()).await??
     };
     engine.restore_houses(&houses);
+    let recorder = cfg.record.then(|| crate::record::spawn_recorder(store.clone()));
+    engine.recorder = recorder.as_ref().map(|(h, _)| h.clone());
     // The engine gets a thread of its own, so thousands of socket tasks on the shared
     // pool can never delay a pulse.
     let (engine_done_tx, engine_task) = oneshot::channel();
@@ -344,5 +365,5 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
     let accept = tokio::spawn(crate::net::listener::accept_loop(listener, shared.clone(), shutdown_rx));
     tracing::info!(%addr, "pawns is listening (telnet, WebSocket /ws, HTTP /health)");
-    Ok(RunningServer { addr, shared, shutdown_tx, accept, engine_task, saves, writer })
+    Ok(RunningServer { addr, shared, shutdown_tx, accept, engine_task, saves, writer, recorder })
 }

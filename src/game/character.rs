@@ -19,12 +19,26 @@ pub struct Link {
     pub tx: mpsc::Sender<Out>,
     /// JSON (agent/browser) or telnet text.
     pub json: bool,
+    /// What the client said about itself at login (recorded with the session).
+    pub client: Arc<ClientInfo>,
+}
+
+/// A session's client, as its login described it.
+#[derive(Debug, Clone, Default)]
+pub struct ClientInfo {
+    pub harness: Option<String>,
+    pub model: Option<String>,
+    pub version: Option<String>,
+    pub tier: Option<String>,
+    /// `false`: the valence ablation (protocol §4).
+    pub valence: bool,
 }
 
 pub struct Queued {
     pub line: String,
     pub id: Option<Arc<str>>,
     pub received: Instant,
+    pub client: Option<Box<crate::protocol::CommandClient>>,
 }
 
 /// An `EVENTS` entry.
@@ -69,6 +83,8 @@ pub struct PcState {
     pub practices: u32,
     /// Drunk, full, thirst: 0..=24 (see `food`).
     pub conditions: [i8; 3],
+    /// The session being recorded, if recording is on.
+    pub rec: Option<Box<super::recording::SessionRec>>,
 }
 
 pub struct Char {
@@ -235,6 +251,7 @@ impl Char {
                 skills: r.skills.iter().cloned().collect(),
                 practices: r.practices,
                 conditions: r.conditions.unwrap_or(super::food::FRESH),
+                rec: None,
             })),
         }
     }

@@ -292,6 +292,10 @@ impl Engine {
                 if let Some(kc) = self.world.chars.get_mut(&k) {
                     kc.kills += 1;
                 }
+                self.record_transition(
+                    k,
+                    pawns_storage::Transition::Kill { victim: v_name.clone(), victim_level: v_level, victim_is_player: !v_npc },
+                );
                 self.push_event(
                     k,
                     EventEntry {
@@ -315,8 +319,10 @@ impl Engine {
         }
         // A player: lose exp/37 and wake at the temple.
         let start = self.start_room;
+        let mut lost = 0;
         if let Some(c) = self.world.chars.get_mut(&victim) {
             let loss = death_exp_loss(c.exp);
+            lost = loss;
             c.exp -= loss;
             c.deaths += 1;
             c.hit = (c.max_hit / 2).max(1);
@@ -333,6 +339,8 @@ impl Engine {
                 count: None,
             },
         );
+        let killer_name = killer.filter(|k| *k != victim).map(|k| self.pers(k));
+        self.record_transition(victim, pawns_storage::Transition::Death { killer: killer_name, exp_lost: lost });
         self.world.move_char(victim, start);
         self.act("$n appears in a swirl of ash beside the eternal fire.", victim, None, None, To::Room, EventKind::System);
         self.send_text(victim, "You wake beside the eternal fire, the taste of ash in your mouth.");

@@ -35,6 +35,8 @@ pub struct EngineConfig {
     pub start_room: u32,
     /// The game hour at the first pulse (default: from the wall clock; see `clock`).
     pub start_hour: Option<u8>,
+    /// Record humans' sessions too (agents are always recorded when recording is on).
+    pub record_humans: bool,
     pub linkdead_grace: Duration,
     /// Changed characters are saved at least this often.
     pub save_interval: Duration,
@@ -47,6 +49,7 @@ impl Default for EngineConfig {
             seed: rand::random(),
             start_room: 8004,
             start_hour: None,
+            record_humans: true,
             linkdead_grace: Duration::from_secs(300),
             save_interval: Duration::from_secs(60),
         }
@@ -76,6 +79,7 @@ pub enum EngineMsg {
         line: String,
         id: Option<Arc<str>>,
         received: Instant,
+        client: Option<Box<crate::protocol::CommandClient>>,
     },
     Subscribe {
         char_id: CharId,
@@ -134,6 +138,10 @@ pub struct Engine {
     pub start_hour: u64,
     /// What the house rooms held when last saved.
     pub houses: super::houses::HouseBook,
+    /// Where records go (none: nothing is recorded).
+    pub recorder: Option<crate::record::RecorderHandle>,
+    /// A session its own command just ended (see `recording::end_session`).
+    pub ending: super::recording::Ending,
     /// Comings and goings in crowded rooms, told at the end of the pulse.
     pub crowd: super::crowd::CrowdNotes,
     pub stats: PulseStats,
@@ -159,6 +167,8 @@ impl Engine {
             start_room,
             start_hour,
             houses: Default::default(),
+            recorder: None,
+            ending: None,
             crowd: Default::default(),
             stats: PulseStats::default(),
             room_vars: Default::default(),
@@ -243,6 +253,7 @@ impl Engine {
         for id in ids {
             self.save_char(id);
             self.close_link(id, "shutdown", "The server is shutting down.");
+            self.end_session(id, "shutdown");
         }
         self.save_houses(false);
     }
@@ -257,7 +268,7 @@ impl Engine {
                 let r = self.enter(*record, link, resumed);
                 let _ = reply.send(r);
             }
-            EngineMsg::Command { char_id, link_id, line, id, received } => {
+            EngineMsg::Command { char_id, link_id, line, id, received, client } => {
                 if !self.pc_link_matches(char_id, link_id) {
                     return;
                 }
@@ -273,9 +284,7 @@ impl Engine {
                 if idle && pc.queue.is_empty() && !pc.acted_this_pulse {
                     pc.acted_this_pulse = true;
                     pc.pulse_re = id.clone();
-                    self.cur = Some((char_id, id));
-                    self.dispatch(char_id, &line);
-                    self.cur = None;
+                    self.run_command(char_id, &line, id, received, client);
                     self.stats.command_us.push(received.elapsed().as_micros().min(u32::MAX as u128) as u32);
                     return;
                 }
@@ -284,13 +293,14 @@ impl Engine {
                         let _ = l.tx.try_send(Out::Error {
                             code: "rate_limited",
                             message: "too many commands waiting — slow down".into(),
-                            re: id,
+                            re: id.clone(),
                             extra: None,
                         });
                     }
+                    self.record_refused(char_id, &line, "rate_limited", id, received);
                     return;
                 }
-                pc.queue.push_back(Queued { line, id, received });
+                pc.queue.push_back(Queued { line, id, received, client });
             }
             EngineMsg::Subscribe { char_id, link_id, names, add, re } => {
                 if self.pc_link_matches(char_id, link_id) {
@@ -330,6 +340,7 @@ impl Engine {
             }
             EngineMsg::RateLimited { char_id, link_id, command } => {
                 if self.pc_link_matches(char_id, link_id) {
+                    self.record_refused(char_id, &command, "rate_limited", None, Instant::now());
                     self.push_event(
                         char_id,
                         EventEntry { kind: "rate_limited", text: None, from: None, command: Some(command), count: None },
@@ -348,11 +359,15 @@ impl Engine {
     /// Places a character in the world, or hands an in-world one to a new link.
     fn enter(&mut self, record: pawns_storage::CharacterRecord, link: Link, resumed: Option<bool>) -> EnterReply {
         let key = record.name.to_ascii_lowercase();
+        let client = link.client.clone();
         if let Some(&id) = self.world.players.get(&key) {
             // Takeover or reconnect: the old link (if any) is told and closed.
             let was_linked = self.world.ch(id).and_then(|c| c.pc.as_ref()).is_some_and(|p| p.link.is_some() && p.linkdead_since.is_none());
             // The old link hears why it ends (a link-dead one just ends).
             self.close_link(id, "session_taken_over", "This character logged in from elsewhere.");
+            // A new login is a new session for the record.
+            self.end_session(id, "replaced");
+            self.begin_session(id, &client);
             if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
                 pc.link = Some(link);
                 pc.linkdead_since = None;
@@ -379,6 +394,7 @@ impl Engine {
         self.world.players.insert(key, id);
         self.load_gear(id, &record);
         self.world.char_to_room(id, room);
+        self.begin_session(id, &client);
         self.announce_here(id, true, "has entered the game.");
         self.send_state(id);
         self.send_all_vars(id, resumed);
@@ -524,9 +540,7 @@ impl Engine {
                 pc.pulse_re = q.id.clone();
                 pc.acted_this_pulse = true;
             }
-            self.cur = Some((id, q.id));
-            self.dispatch(id, &q.line);
-            self.cur = None;
+            self.run_command(id, &q.line, q.id, q.received, q.client);
             self.stats.command_us.push(q.received.elapsed().as_micros().min(u32::MAX as u128) as u32);
         }
     }
@@ -551,6 +565,7 @@ impl Engine {
             if pc.linkdead_since.is_some_and(|since| self.pulse - since >= grace) {
                 self.announce_here(id, false, "fades away.");
                 self.save_char(id);
+                self.end_session(id, "linkdead");
                 self.world.extract_char(id);
                 continue;
             }

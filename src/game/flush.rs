@@ -9,6 +9,8 @@ use super::world::CharId;
 impl Engine {
     /// End of pulse: real variable deltas, EVENTS, and telnet prompts.
     pub(crate) fn flush(&mut self) {
+        // The pulse is over: decisions get their post-state, changes become transitions.
+        self.record_pulse();
         let ids: Vec<CharId> = self.world.players.values().copied().collect();
         if !self.crowd.is_empty() {
             self.flush_crowds();

@@ -90,6 +90,7 @@ impl Engine {
         self.act("$n has rented a room.", ch, None, None, To::Room, EventKind::System);
         self.save_char(ch);
         self.close_link(ch, "quit", "You rent a room; your belongings are kept. Welcome back any time.");
+        self.end_session(ch, "rent");
         self.world.extract_char(ch);
         CmdStatus::Ok
     }

@@ -19,6 +19,7 @@ pub mod mobs;
 pub mod output;
 pub mod persist;
 pub mod pulse_stats;
+pub mod recording;
 pub mod render;
 pub mod shops;
 pub mod skills;

@@ -304,7 +304,7 @@ async fn step(conn: &mut Conn, phase: Phase, line: &str, out_tx: &mpsc::Sender<O
             let _ = shared
                 .engine
                 .tx
-                .send(EngineMsg::Command { char_id, link_id, line: line.to_string(), id: None, received: Instant::now() })
+                .send(EngineMsg::Command { char_id, link_id, line: line.to_string(), id: None, received: Instant::now(), client: None })
                 .await;
             Some(Phase::Playing { char_id, link_id })
         }
@@ -439,7 +439,16 @@ async fn step(conn: &mut Conn, phase: Phase, line: &str, out_tx: &mpsc::Sender<O
 
 async fn enter(conn: &mut Conn, record: pawns_storage::CharacterRecord, out_tx: &mpsc::Sender<Out>) -> Option<Phase> {
     let link_id = conn.shared.next_link_id();
-    let link = Link { id: link_id, tx: out_tx.clone(), json: false };
+    let link = Link {
+        id: link_id,
+        tx: out_tx.clone(),
+        json: false,
+        client: std::sync::Arc::new(crate::game::character::ClientInfo {
+            harness: Some("telnet".into()),
+            valence: true,
+            ..Default::default()
+        }),
+    };
     let char_id = conn.shared.enter(record, link, None).await?;
     Some(Phase::Playing { char_id, link_id })
 }

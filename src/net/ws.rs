@@ -186,7 +186,14 @@ impl Session {
                     .shared
                     .engine
                     .tx
-                    .send(EngineMsg::Command { char_id: link.char_id, link_id: link.link_id, line: c.line, id, received: Instant::now() })
+                    .send(EngineMsg::Command {
+                        char_id: link.char_id,
+                        link_id: link.link_id,
+                        line: c.line,
+                        id,
+                        received: Instant::now(),
+                        client: c.client,
+                    })
                     .await;
             }
             ClientMsg::Subscribe(names) | ClientMsg::Unsubscribe(names) if names.len() > 64 => {

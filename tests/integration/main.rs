@@ -8,5 +8,6 @@ mod errors;
 mod gameplay;
 mod http_edge;
 mod persistence;
+mod recording;
 mod telnet;
 mod world;

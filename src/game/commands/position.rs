@@ -61,6 +61,7 @@ impl Engine {
         self.announce_here(ch, false, "has left the game.");
         self.save_char(ch);
         self.close_link(ch, "quit", "Goodbye.");
+        self.end_session(ch, "quit");
         self.world.extract_char(ch);
         CmdStatus::Ok
     }

@@ -1,0 +1,404 @@
+//! What the engine records: sessions, decisions (every command with the state before
+//! and after its pulse), observations (everything a player is sent) and state
+//! transitions (computed at the end of each pulse by comparing with the last pulse).
+//! Records go to the recorder without waiting; the engine never touches the disk.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use pawns_storage::{ClientFields, DecisionRecord, EventRecord, RecordBody, SessionMeta, StateSnapshot, Stimulus, Transition};
+
+use super::character::ClientInfo;
+use super::engine::Engine;
+use super::output::EventKind;
+use super::tables::NUM_WEARS;
+use super::world::{CharId, ObjId};
+use crate::protocol::CommandClient;
+use crate::record::unix_us;
+
+/// Mobs named in a decision's stimulus, at most.
+const STIMULUS_MOBS: usize = 20;
+
+/// A recorded session's running state, kept with the player.
+pub struct SessionRec {
+    pub meta: SessionMeta,
+    /// Records emitted so far (the next one is `seq + 1`).
+    pub seq: u64,
+    pub turn: u64,
+    /// The state at the end of the last pulse, to find transitions.
+    last: Option<Snap>,
+    /// Commands run this pulse, waiting for their post-state.
+    pending: Vec<DecisionRecord>,
+    last_entered: Option<String>,
+    last_message: Option<String>,
+    client: ClientInfo,
+}
+
+#[derive(Clone, PartialEq)]
+struct Snap {
+    hp: i32,
+    level: u8,
+    exp: i64,
+    gold: i64,
+    room_vnum: u32,
+    inventory: Vec<(ObjId, u32)>,
+    equipment: [Option<(ObjId, u32)>; NUM_WEARS],
+}
+
+/// Stamps the next `seq` on a record of this session and hands it to the recorder.
+fn emit_into(rec: &mut SessionRec, recorder: Option<&crate::record::RecorderHandle>, room_vnum: u32, body: RecordBody) {
+    rec.seq += 1;
+    let r = EventRecord { session: rec.meta.session, seq: rec.seq, agent: rec.meta.agent.clone(), at_us: unix_us(), room_vnum, body };
+    if let Some(recorder) = recorder {
+        recorder.record(r);
+    }
+}
+
+/// A decision as it stands once dispatched (the post-state comes at the pulse's end).
+#[allow(clippy::too_many_arguments)]
+fn decision(
+    rec: &mut SessionRec,
+    line: &str,
+    status: &str,
+    pre: StateSnapshot,
+    stimulus: Stimulus,
+    received: Instant,
+    dispatched_us: u64,
+    re: Option<Arc<str>>,
+    client: Option<Box<CommandClient>>,
+) -> DecisionRecord {
+    let received_us = dispatched_us.saturating_sub(received.elapsed().as_micros() as u64);
+    let line = line.trim();
+    let (command, args) = line.split_once(char::is_whitespace).map(|(c, a)| (c, a.trim())).unwrap_or((line, ""));
+    rec.turn += 1;
+    let c = client.map(|c| *c).unwrap_or_default();
+    DecisionRecord {
+        turn: rec.turn,
+        command: command.to_string(),
+        args: args.to_string(),
+        status: status.to_string(),
+        pre,
+        received_us,
+        dispatched_us,
+        stimulus,
+        memory_ids: Vec::new(),
+        client: ClientFields {
+            harness: rec.client.harness.clone(),
+            model: rec.client.model.clone(),
+            version: rec.client.version.clone(),
+            tokens_prompt: c.tokens_prompt,
+            tokens_completion: c.tokens_completion,
+            latency_ms: c.latency_ms,
+        },
+        re: re.map(|r| r.to_string()),
+        ..Default::default()
+    }
+}
+
+/// A session closed by its player's own command, waiting for that command's decision.
+pub type Ending = Option<(CharId, Box<SessionRec>, StateSnapshot, u32)>;
+
+/// A new session id: the start time in µs, made unique within the process.
+fn new_session_id() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static LAST: AtomicU64 = AtomicU64::new(0);
+    let now = unix_us();
+    let mut prev = LAST.load(Ordering::Relaxed);
+    loop {
+        let next = now.max(prev + 1);
+        match LAST.compare_exchange(prev, next, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => return next,
+            Err(p) => prev = p,
+        }
+    }
+}
+
+impl Engine {
+    fn rec_mut(&mut self, id: CharId) -> Option<&mut SessionRec> {
+        self.world.chars.get_mut(&id)?.pc.as_mut()?.rec.as_deref_mut()
+    }
+
+    /// Starts recording a session for a player who just entered (if recording is on
+    /// and, for humans, if humans are recorded).
+    pub fn begin_session(&mut self, id: CharId, client: &ClientInfo) {
+        if self.recorder.is_none() {
+            return;
+        }
+        let Some(c) = self.world.ch(id) else { return };
+        let is_agent = c.is_agent();
+        if !is_agent && !self.cfg.record_humans {
+            return;
+        }
+        let meta = SessionMeta {
+            session: new_session_id(),
+            agent: c.name.to_ascii_lowercase(),
+            is_agent,
+            started_us: unix_us(),
+            harness: client.harness.clone(),
+            model: client.model.clone(),
+            version: client.version.clone(),
+            tier: client.tier.clone(),
+            valence: client.valence,
+            ..Default::default()
+        };
+        if let Some(r) = &self.recorder {
+            r.session(meta.clone());
+        }
+        let snap = self.snap(id);
+        if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
+            pc.rec = Some(Box::new(SessionRec {
+                meta,
+                seq: 0,
+                turn: 0,
+                last: snap,
+                pending: Vec::new(),
+                last_entered: None,
+                last_message: None,
+                client: client.clone(),
+            }));
+        }
+    }
+
+    /// Ends a player's session: pending decisions are completed and the metadata closed.
+    /// Inside the player's own command (`quit`, `rent`) the session waits for that
+    /// command's decision, which `run_command` adds before closing it.
+    pub fn end_session(&mut self, id: CharId, how: &str) {
+        self.finish_pulse_records(id);
+        let post = self.snapshot(id);
+        let room_vnum = post.room_vnum;
+        let Some(mut rec) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()).and_then(|p| p.rec.take()) else { return };
+        rec.meta.ended_how = Some(how.to_string());
+        if self.cur.as_ref().is_some_and(|(actor, _)| *actor == id) {
+            self.ending = Some((id, rec, post, room_vnum));
+            return;
+        }
+        self.close_session(rec);
+    }
+
+    fn close_session(&mut self, mut rec: Box<SessionRec>) {
+        rec.meta.ended_us = Some(unix_us());
+        rec.meta.records = rec.seq;
+        if let Some(r) = &self.recorder {
+            r.session(rec.meta);
+        }
+    }
+
+    fn emit(&mut self, id: CharId, body: RecordBody) {
+        let room_vnum = self.world.ch(id).map(|c| self.world.rooms[c.room].proto.vnum).unwrap_or(0);
+        let recorder = self.recorder.clone();
+        let Some(rec) = self.rec_mut(id) else { return };
+        emit_into(rec, recorder.as_ref(), room_vnum, body);
+    }
+
+    /// The state the decision records show.
+    pub fn snapshot(&self, id: CharId) -> StateSnapshot {
+        let Some(c) = self.world.ch(id) else { return StateSnapshot::default() };
+        StateSnapshot {
+            hp: c.hit,
+            max_hp: c.max_hit,
+            mana: c.mana,
+            max_mana: c.max_mana,
+            moves: c.moves,
+            max_moves: c.max_moves,
+            position: c.position.as_str().to_string(),
+            room_vnum: self.world.rooms[c.room].proto.vnum,
+            room_name: self.world.rooms[c.room].proto.name.clone(),
+            fighting: c.fighting.map(|f| self.pers(f)),
+            level: c.level,
+            exp: c.exp,
+            gold: c.gold,
+        }
+    }
+
+    fn snap(&self, id: CharId) -> Option<Snap> {
+        let c = self.world.ch(id)?;
+        let vnum = |o: &ObjId| self.world.obj(*o).map(|x| (*o, x.vnum));
+        Some(Snap {
+            hp: c.hit,
+            level: c.level,
+            exp: c.exp,
+            gold: c.gold,
+            room_vnum: self.world.rooms[c.room].proto.vnum,
+            inventory: c.inventory.iter().filter_map(vnum).collect(),
+            equipment: std::array::from_fn(|i| c.equipment[i].as_ref().and_then(vnum)),
+        })
+    }
+
+    fn stimulus(&self, id: CharId) -> Stimulus {
+        let Some(c) = self.world.ch(id) else { return Stimulus::default() };
+        let mobs_present = self.world.rooms[c.room]
+            .people
+            .iter()
+            .filter_map(|p| self.world.ch(*p))
+            .filter(|m| m.is_npc())
+            .take(STIMULUS_MOBS)
+            .map(|m| m.name.clone())
+            .collect();
+        let rec = c.pc.as_ref().and_then(|p| p.rec.as_ref());
+        Stimulus {
+            mobs_present,
+            last_entered: rec.and_then(|r| r.last_entered.clone()),
+            last_message: rec.and_then(|r| r.last_message.clone()),
+        }
+    }
+
+    /// Runs one command through the dispatcher, capturing it for the record.
+    pub fn run_command(&mut self, id: CharId, line: &str, re: Option<Arc<str>>, received: Instant, client: Option<Box<CommandClient>>) {
+        let recording = self.world.ch(id).and_then(|c| c.pc.as_ref()).is_some_and(|p| p.rec.is_some());
+        let pre = recording.then(|| (self.snapshot(id), self.stimulus(id)));
+        let dispatched = unix_us();
+        self.cur = Some((id, re.clone()));
+        let status = self.dispatch(id, line);
+        self.cur = None;
+        let Some((pre, stimulus)) = pre else { return };
+        // The command ended its own session (quit, rent): its decision is the last record.
+        if let Some((ended, mut rec, post, room_vnum)) = self.ending.take() {
+            if ended == id {
+                let mut d = decision(&mut rec, line, status.as_str(), pre, stimulus, received, dispatched, re, client);
+                d.post = post;
+                d.completed_us = unix_us();
+                d.latency_us = d.completed_us.saturating_sub(d.received_us);
+                emit_into(&mut rec, self.recorder.as_ref(), room_vnum, RecordBody::Decision(Box::new(d)));
+                self.close_session(rec);
+                return;
+            }
+            self.ending = Some((ended, rec, post, room_vnum));
+        }
+        self.pend_decision(id, line, status.as_str(), pre, stimulus, received, dispatched, re, client);
+    }
+
+    /// A command refused before it ran (rate limited): recorded with the state unchanged.
+    pub fn record_refused(&mut self, id: CharId, line: &str, status: &str, re: Option<Arc<str>>, received: Instant) {
+        if self.world.ch(id).and_then(|c| c.pc.as_ref()).is_none_or(|p| p.rec.is_none()) {
+            return;
+        }
+        let pre = self.snapshot(id);
+        let stimulus = self.stimulus(id);
+        self.pend_decision(id, line, status, pre, stimulus, received, unix_us(), re, None);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn pend_decision(
+        &mut self,
+        id: CharId,
+        line: &str,
+        status: &str,
+        pre: StateSnapshot,
+        stimulus: Stimulus,
+        received: Instant,
+        dispatched_us: u64,
+        re: Option<Arc<str>>,
+        client: Option<Box<CommandClient>>,
+    ) {
+        let Some(rec) = self.rec_mut(id) else { return };
+        let d = decision(rec, line, status, pre, stimulus, received, dispatched_us, re, client);
+        rec.pending.push(d);
+    }
+
+    /// Something a player was sent: an observation (and the stimulus for its next move).
+    pub fn observe(&mut self, id: CharId, kind: EventKind, text: &str, from: Option<&str>) {
+        let Some(rec) = self.rec_mut(id) else { return };
+        match kind {
+            EventKind::Enter => rec.last_entered = from.map(str::to_string),
+            EventKind::Say | EventKind::Tell | EventKind::Shout | EventKind::Gossip => rec.last_message = Some(text.to_string()),
+            _ => {}
+        }
+        self.emit(
+            id,
+            RecordBody::Observation { event_type: kind.as_str().to_string(), text: text.to_string(), from: from.map(str::to_string) },
+        );
+    }
+
+    pub fn record_transition(&mut self, id: CharId, t: Transition) {
+        self.emit(id, RecordBody::Transition(t));
+    }
+
+    /// End of pulse for one player: decisions get their post-state; changes become
+    /// transitions.
+    fn finish_pulse_records(&mut self, id: CharId) {
+        let Some(rec) = self.world.ch(id).and_then(|c| c.pc.as_ref()).and_then(|p| p.rec.as_ref()) else { return };
+        let had_pending = !rec.pending.is_empty();
+        let before = rec.last.clone();
+        let now = self.snap(id);
+        if had_pending {
+            let post = self.snapshot(id);
+            let completed = unix_us();
+            let pending = self.rec_mut(id).map(|r| std::mem::take(&mut r.pending)).unwrap_or_default();
+            for mut d in pending {
+                d.post = post.clone();
+                d.completed_us = completed;
+                d.latency_us = completed.saturating_sub(d.received_us);
+                self.emit(id, RecordBody::Decision(Box::new(d)));
+            }
+        }
+        if before == now {
+            return;
+        }
+        if let (Some(b), Some(n)) = (&before, &now) {
+            for t in self.transitions(b, n) {
+                self.emit(id, RecordBody::Transition(t));
+            }
+        }
+        if let Some(r) = self.rec_mut(id) {
+            r.last = now;
+        }
+    }
+
+    fn transitions(&self, b: &Snap, n: &Snap) -> Vec<Transition> {
+        let mut out = Vec::new();
+        if b.room_vnum != n.room_vnum {
+            let name = self.world.room_of_vnum(n.room_vnum).map(|r| self.world.rooms[r].proto.name.clone()).unwrap_or_default();
+            out.push(Transition::Room { from: b.room_vnum, to: n.room_vnum, name });
+        }
+        if b.hp != n.hp {
+            out.push(Transition::Hp { from: b.hp, to: n.hp });
+        }
+        if b.level != n.level {
+            out.push(Transition::Level { from: b.level, to: n.level });
+        }
+        if b.exp != n.exp {
+            out.push(Transition::Exp { from: b.exp, to: n.exp });
+        }
+        if b.gold != n.gold {
+            out.push(Transition::Gold { from: b.gold, to: n.gold });
+        }
+        let name = |vnum: u32| self.world.obj_protos.get(&vnum).map(|p| p.short_descr.clone()).unwrap_or_default();
+        let worn_now: Vec<ObjId> = n.equipment.iter().flatten().map(|(o, _)| *o).collect();
+        let worn_before: Vec<ObjId> = b.equipment.iter().flatten().map(|(o, _)| *o).collect();
+        for (o, vnum) in &n.inventory {
+            // Taking something off is not acquiring it.
+            if !b.inventory.iter().any(|(x, _)| x == o) && !worn_before.contains(o) {
+                let level = self.world.obj(*o).map(|x| x.level).unwrap_or(0);
+                out.push(Transition::ItemAcquired { vnum: *vnum, name: name(*vnum), level });
+            }
+        }
+        for (o, vnum) in &b.inventory {
+            // Putting something on is not losing it.
+            if !n.inventory.iter().any(|(x, _)| x == o) && !worn_now.contains(o) {
+                out.push(Transition::ItemLost { vnum: *vnum, name: name(*vnum) });
+            }
+        }
+        for slot in 0..NUM_WEARS {
+            if b.equipment[slot] != n.equipment[slot] {
+                if let Some((_, vnum)) = b.equipment[slot] {
+                    out.push(Transition::Unequipped { slot: slot as u8, vnum, name: name(vnum) });
+                }
+                if let Some((_, vnum)) = n.equipment[slot] {
+                    out.push(Transition::Equipped { slot: slot as u8, vnum, name: name(vnum) });
+                }
+            }
+        }
+        out
+    }
+
+    /// End of every pulse: every recorded player's decisions and transitions.
+    pub fn record_pulse(&mut self) {
+        if self.recorder.is_none() {
+            return;
+        }
+        let ids: Vec<CharId> = self.world.players.values().copied().collect();
+        for id in ids {
+            self.finish_pulse_records(id);
+        }
+    }
+}

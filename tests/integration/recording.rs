@@ -1,0 +1,156 @@
+//! The record of play: sessions, decisions with their state before and after, the
+//! stream of observations and transitions, as committed to the data file.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use pawns_storage::{DecisionRecord, EventRecord, RecordBody, SessionMeta, Store, Transition};
+use serde_json::json;
+
+use crate::common::{TestServer, WsClient};
+
+fn store(s: &TestServer) -> Arc<Store> {
+    s.running.as_ref().unwrap().shared.accounts.store().clone()
+}
+
+/// Waits until the agent's latest session has ended and everything is committed.
+async fn ended_session(s: &TestServer, agent: &str) -> (SessionMeta, Vec<EventRecord>) {
+    let recorder = s.running.as_ref().unwrap().recorder.as_ref().unwrap().0.clone();
+    let st = store(s);
+    for _ in 0..200 {
+        recorder.flush().await;
+        let sessions = st.agent_sessions(agent, 0).unwrap();
+        if let Some(last) = sessions.last().filter(|m| m.ended_us.is_some()) {
+            let records = st.session_records(last.session).unwrap();
+            return (last.clone(), records);
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("{agent}'s session never ended in the record");
+}
+
+fn decisions(records: &[EventRecord]) -> Vec<&DecisionRecord> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            RecordBody::Decision(d) => Some(d.as_ref()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn an_agent_session_is_recorded_whole() {
+    let s = TestServer::start().await;
+    let key = s.key("brenda").await;
+    let mut a = WsClient::connect(s.addr).await;
+    a.send(json!({"type": "login", "data": {"player_name": "brenda", "password": key, "is_agent": true,
+        "harness": "test-harness", "model": "test-model", "version": "1.2", "tier": "small"}}))
+        .await;
+    a.expect("state").await;
+    a.cmd("look", "c1").await;
+    a.reply_text("c1").await;
+    a.cmd("east", "c2").await;
+    a.until(|v| v["re"] == "c2" && v["type"] == "state").await;
+    a.send(json!({"type": "command", "data": {"command": "kill", "args": ["dummy"], "tokens_prompt": 812, "tokens_completion": 9, "latency_ms": 431.5}, "id": "c3"}))
+        .await;
+    a.until(|v| v["data"]["text"].as_str().is_some_and(|t| t.contains("experience points"))).await;
+    a.cmd("xyzzy", "c4").await;
+    assert_eq!(a.reply_text("c4").await, "Huh?!?");
+    a.cmd("quit", "c5").await;
+    a.closed().await;
+
+    let (meta, records) = ended_session(&s, "brenda").await;
+    assert!(meta.is_agent);
+    assert_eq!(meta.harness.as_deref(), Some("test-harness"));
+    assert_eq!(meta.model.as_deref(), Some("test-model"));
+    assert_eq!(meta.version.as_deref(), Some("1.2"));
+    assert_eq!(meta.tier.as_deref(), Some("small"));
+    assert!(meta.valence, "valence is on unless the login turns it off");
+    assert_eq!(meta.ended_how.as_deref(), Some("quit"));
+    assert!(meta.ended_us.unwrap() >= meta.started_us);
+    assert_eq!(meta.records, records.len() as u64);
+    // The stream is complete and in order: seq 1..=n with no gap.
+    let seqs: Vec<u64> = records.iter().map(|r| r.seq).collect();
+    assert_eq!(seqs, (1..=records.len() as u64).collect::<Vec<_>>());
+    assert!(records.windows(2).all(|w| w[0].at_us <= w[1].at_us));
+
+    let d = decisions(&records);
+    let cmds: Vec<(&str, &str, &str)> = d.iter().map(|d| (d.command.as_str(), d.args.as_str(), d.status.as_str())).collect();
+    assert_eq!(
+        cmds,
+        [("look", "", "ok"), ("east", "", "ok"), ("kill", "dummy", "ok"), ("xyzzy", "", "unknown_command"), ("quit", "", "ok")]
+    );
+    assert_eq!(d.iter().map(|d| d.turn).collect::<Vec<_>>(), [1, 2, 3, 4, 5]);
+    let east = d[1];
+    assert_eq!((east.pre.room_vnum, east.post.room_vnum), (8004, 8005));
+    assert_eq!(east.post.room_name, "The Training Yard");
+    assert_eq!(east.re.as_deref(), Some("c2"));
+    let kill = d[2];
+    // After the command's pulse the agent is fighting the dummy, or has already killed it.
+    assert!(
+        kill.post.fighting.as_deref() == Some("a straw dummy") || kill.post.exp > kill.pre.exp,
+        "the kill's post-state shows the fight: {kill:?}"
+    );
+    assert_eq!(kill.pre.fighting, None);
+    assert_eq!(kill.stimulus.mobs_present, ["a straw dummy"]);
+    assert_eq!((kill.client.tokens_prompt, kill.client.tokens_completion, kill.client.latency_ms), (Some(812), Some(9), Some(431.5)));
+    assert_eq!(kill.client.harness.as_deref(), Some("test-harness"));
+    for d in &d {
+        assert!(d.received_us <= d.dispatched_us && d.dispatched_us <= d.completed_us, "{d:?}");
+        assert_eq!(d.latency_us, d.completed_us - d.received_us);
+        assert_eq!(d.pre.max_hp, d.post.max_hp);
+    }
+    // Observations: what the agent was sent.
+    assert!(records.iter().any(|r| matches!(&r.body, RecordBody::Observation { text, .. } if text == "Huh?!?")));
+    // Transitions: the room change, the kill with the victim's level, the experience.
+    let ts: Vec<&Transition> = records
+        .iter()
+        .filter_map(|r| match &r.body {
+            RecordBody::Transition(t) => Some(t),
+            _ => None,
+        })
+        .collect();
+    assert!(ts.iter().any(|t| matches!(t, Transition::Room { from: 8004, to: 8005, .. })), "{ts:?}");
+    assert!(ts
+        .iter()
+        .any(|t| matches!(t, Transition::Kill { victim, victim_level: 1, victim_is_player: false } if victim == "a straw dummy")));
+    assert!(ts.iter().any(|t| matches!(t, Transition::Exp { from: 0, .. })));
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn valence_off_is_stored_and_deaths_and_items_are_transitions() {
+    let s = TestServer::start().await;
+    let key = s.key("vera").await;
+    let mut a = WsClient::connect(s.addr).await;
+    a.send(json!({"type": "login", "data": {"player_name": "vera", "password": key, "is_agent": true, "valence": false}})).await;
+    a.expect("state").await;
+    a.cmd("east", "c1").await;
+    a.until(|v| v["re"] == "c1" && v["type"] == "state").await;
+    a.cmd("get sword", "c2").await;
+    a.reply_text("c2").await;
+    a.cmd("wield sword", "c3").await;
+    a.reply_text("c3").await;
+    a.cmd("west", "c4").await;
+    a.until(|v| v["re"] == "c4" && v["type"] == "state").await;
+    a.cmd("west", "c5").await;
+    // The pit fiend kills in a round.
+    a.until(|v| v["type"] == "state" && v["data"]["room"]["vnum"] == 8004 && v["re"].is_null()).await;
+    a.cmd("quit", "c6").await;
+    a.closed().await;
+    let (meta, records) = ended_session(&s, "vera").await;
+    assert!(!meta.valence);
+    let ts: Vec<&Transition> = records
+        .iter()
+        .filter_map(|r| match &r.body {
+            RecordBody::Transition(t) => Some(t),
+            _ => None,
+        })
+        .collect();
+    assert!(ts.iter().any(|t| matches!(t, Transition::ItemAcquired { vnum: 9051, .. })), "{ts:?}");
+    assert!(ts.iter().any(|t| matches!(t, Transition::Equipped { vnum: 9051, .. })), "{ts:?}");
+    assert!(!ts.iter().any(|t| matches!(t, Transition::ItemLost { vnum: 9051, .. })), "wielding is not losing: {ts:?}");
+    assert!(ts.iter().any(|t| matches!(t, Transition::Death { killer: Some(k), .. } if k == "a pit fiend")), "{ts:?}");
+    s.shutdown().await;
+}
