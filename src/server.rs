@@ -189,9 +189,7 @@ impl Shared {
                 };
             }
             // The session is gone (grace period over): a fresh start, flagged.
-            let store = self.accounts.store().clone();
-            let name = claims.name.clone();
-            let rec = tokio::task::spawn_blocking(move || store.character(&name)).await.ok().and_then(|r| r.ok()).flatten();
+            let rec = self.accounts.character(&claims.name).await.ok().flatten();
             return match rec {
                 Some(mut r) => {
                     r.is_agent |= data.wants_agent();
@@ -328,7 +326,8 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
     let mut token_key = [0u8; 32];
     token_key.copy_from_slice(&key[..32.min(key.len())]);
     let store = Arc::new(store);
-    let (saves, writer) = spawn_writer(store.clone());
+    let unsaved = crate::game::persist::Unsaved::default();
+    let (saves, writer) = spawn_writer(store.clone(), unsaved.clone());
     let (etx, erx) = mpsc::channel(65_536);
     let mut engine = Engine::new(world, cfg.engine.clone(), saves.clone());
     let houses = {
@@ -352,7 +351,7 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
         })
         .context("cannot start the engine thread")?;
     let shared = Arc::new(Shared {
-        accounts: Accounts::new(store.clone(), cfg.engine.start_room),
+        accounts: Accounts::new(store.clone(), cfg.engine.start_room, unsaved),
         engine: EngineHandle { tx: etx },
         login: LoginLimiter::new(cfg.login.clone()),
         conns: ConnLimiter::new(cfg.conns),

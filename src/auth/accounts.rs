@@ -50,6 +50,8 @@ pub struct Authed {
 pub struct Accounts {
     store: Arc<Store>,
     start_room: u32,
+    /// Saves not yet on disk: logins read through them.
+    unsaved: crate::game::persist::Unsaved,
 }
 
 fn now_secs() -> u64 {
@@ -86,8 +88,16 @@ pub fn class_race(data: &LoginData) -> Result<(u8, u8), AuthError> {
 }
 
 impl Accounts {
-    pub fn new(store: Arc<Store>, start_room: u32) -> Self {
-        Accounts { store, start_room }
+    pub fn new(store: Arc<Store>, start_room: u32, unsaved: crate::game::persist::Unsaved) -> Self {
+        Accounts { store, start_room, unsaved }
+    }
+
+    /// A character as last saved (queued saves included).
+    pub async fn character(&self, name: &str) -> Result<Option<CharacterRecord>, AuthError> {
+        let store = self.store.clone();
+        let n = name.to_ascii_lowercase();
+        let stored = blocking(move || store.character(&n)).await?.map_err(internal)?;
+        Ok(self.unsaved.latest(name, stored))
     }
 
     pub fn store(&self) -> &Arc<Store> {
@@ -125,6 +135,7 @@ impl Accounts {
         let (account, record) = blocking(move || Ok::<_, pawns_storage::StoreError>((store.account(&lname)?, store.character(&lname)?)))
             .await?
             .map_err(internal)?;
+        let record = self.unsaved.latest(&name, record);
         let (Some(account), Some(mut record)) = (account, record) else {
             return Err(AuthError::Failed("no such character, or wrong password".into()));
         };
@@ -153,9 +164,7 @@ impl Accounts {
                 return Err(AuthError::Failed("this key belongs to another character".into()));
             }
         }
-        let store = self.store.clone();
-        let name = rec.name.clone();
-        let existing = blocking(move || store.character(&name)).await?.map_err(internal)?;
+        let existing = self.character(&rec.name).await?;
         match existing {
             Some(mut record) => {
                 record.is_agent = true;

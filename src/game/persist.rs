@@ -17,10 +17,45 @@ use super::world::{CharId, ObjId};
 #[derive(Clone)]
 pub struct SaveQueue {
     tx: mpsc::UnboundedSender<SaveMsg>,
+    unsaved: Unsaved,
+}
+
+/// Character records queued but not yet committed, by lower-cased name. Logins read
+/// through it, so a character who quits and logs straight back in gets what it just
+/// saved, not the older row the writer has yet to replace.
+#[derive(Clone, Default)]
+pub struct Unsaved(Arc<std::sync::Mutex<HashMap<String, (u64, CharacterRecord)>>>);
+
+impl Unsaved {
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, (u64, CharacterRecord)>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The newest record for `name`: the queued one if there is one, else `stored`.
+    pub fn latest(&self, name: &str, stored: Option<CharacterRecord>) -> Option<CharacterRecord> {
+        self.map().get(&name.to_ascii_lowercase()).map(|(_, r)| r.clone()).or(stored)
+    }
+
+    fn put(&self, r: &CharacterRecord) -> u64 {
+        static GEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let generation = GEN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.map().insert(r.name.to_ascii_lowercase(), (generation, r.clone()));
+        generation
+    }
+
+    /// Forgets records now on disk (unless a newer one was queued meanwhile).
+    fn committed(&self, done: &[(String, u64)]) {
+        let mut m = self.map();
+        for (name, generation) in done {
+            if m.get(name).is_some_and(|(g, _)| g == generation) {
+                m.remove(name);
+            }
+        }
+    }
 }
 
 pub enum SaveMsg {
-    Save(Box<CharacterRecord>),
+    Save(Box<CharacterRecord>, u64),
     /// House rooms whose floors changed.
     Houses(Vec<pawns_storage::HouseRecord>),
     /// Resolves once everything queued before it is on disk.
@@ -29,7 +64,8 @@ pub enum SaveMsg {
 
 impl SaveQueue {
     pub fn save(&self, r: CharacterRecord) {
-        let _ = self.tx.send(SaveMsg::Save(Box::new(r)));
+        let generation = self.unsaved.put(&r);
+        let _ = self.tx.send(SaveMsg::Save(Box::new(r), generation));
     }
     pub fn save_houses(&self, h: Vec<pawns_storage::HouseRecord>) {
         let _ = self.tx.send(SaveMsg::Houses(h));
@@ -43,18 +79,19 @@ impl SaveQueue {
 }
 
 /// Starts the writer; it ends when every `SaveQueue` clone is dropped.
-pub fn spawn_writer(store: Arc<Store>) -> (SaveQueue, tokio::task::JoinHandle<()>) {
+pub fn spawn_writer(store: Arc<Store>, unsaved: Unsaved) -> (SaveQueue, tokio::task::JoinHandle<()>) {
     let (tx, mut rx) = mpsc::unbounded_channel::<SaveMsg>();
+    let pending = unsaved.clone();
     let handle = tokio::spawn(async move {
         while let Some(first) = rx.recv().await {
-            let mut batch: HashMap<String, CharacterRecord> = HashMap::new();
+            let mut batch: HashMap<String, (u64, CharacterRecord)> = HashMap::new();
             let mut houses: HashMap<u32, pawns_storage::HouseRecord> = HashMap::new();
             let mut flushes = Vec::new();
             let mut next = Some(first);
             while let Some(msg) = next.take() {
                 match msg {
-                    SaveMsg::Save(r) => {
-                        batch.insert(r.name.to_ascii_lowercase(), *r);
+                    SaveMsg::Save(r, generation) => {
+                        batch.insert(r.name.to_ascii_lowercase(), (generation, *r));
                     }
                     SaveMsg::Houses(hs) => {
                         for h in hs {
@@ -67,10 +104,14 @@ pub fn spawn_writer(store: Arc<Store>) -> (SaveQueue, tokio::task::JoinHandle<()
             }
             if !batch.is_empty() {
                 let store = store.clone();
-                let records: Vec<CharacterRecord> = batch.into_values().collect();
+                let done: Vec<(String, u64)> = batch.iter().map(|(k, (g, _))| (k.clone(), *g)).collect();
+                let records: Vec<CharacterRecord> = batch.into_values().map(|(_, r)| r).collect();
                 let n = records.len();
                 match tokio::task::spawn_blocking(move || store.save_characters(&records)).await {
-                    Ok(Ok(())) => tracing::debug!(count = n, "characters saved"),
+                    Ok(Ok(())) => {
+                        pending.committed(&done);
+                        tracing::debug!(count = n, "characters saved")
+                    }
                     Ok(Err(e)) => tracing::error!(code = e.code(), "saving characters failed: {e}"),
                     Err(e) => tracing::error!("save task failed: {e}"),
                 }
@@ -89,7 +130,7 @@ pub fn spawn_writer(store: Arc<Store>) -> (SaveQueue, tokio::task::JoinHandle<()
             }
         }
     });
-    (SaveQueue { tx }, handle)
+    (SaveQueue { tx, unsaved }, handle)
 }
 
 fn now_secs() -> u64 {
@@ -172,5 +213,31 @@ impl Engine {
             }
         }
         self.recompute_armour(id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Unsaved;
+
+    fn rec(name: &str, gold: i64) -> pawns_storage::CharacterRecord {
+        let mut r = crate::game::character::new_record(name, 3, 0, 1, false, [13; 6], 8004);
+        r.gold = gold;
+        r
+    }
+
+    #[test]
+    fn logins_read_queued_saves_until_a_newer_commit() {
+        let u = Unsaved::default();
+        assert_eq!(u.latest("ann", Some(rec("Ann", 1))).unwrap().gold, 1, "nothing queued: the stored row");
+        let g1 = u.put(&rec("Ann", 5));
+        assert_eq!(u.latest("ANN", Some(rec("Ann", 1))).unwrap().gold, 5, "the queued save wins over the stored row");
+        let g2 = u.put(&rec("Ann", 9));
+        // The older save lands: the newer one is still queued and still wins.
+        u.committed(&[("ann".into(), g1)]);
+        assert_eq!(u.latest("ann", Some(rec("Ann", 5))).unwrap().gold, 9);
+        u.committed(&[("ann".into(), g2)]);
+        assert_eq!(u.latest("ann", Some(rec("Ann", 9))).unwrap().gold, 9);
+        assert!(u.latest("ann", None).is_none(), "once on disk, the store is the truth");
     }
 }

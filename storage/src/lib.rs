@@ -242,9 +242,9 @@ impl Store {
             let mut records = tx.open_table(tables::RECORDS).map_err(redb_err)?;
             let mut log = tx.open_table(tables::RECORD_LOG).map_err(redb_err)?;
             let mut days = tx.open_table(tables::RECORD_DAYS).map_err(redb_err)?;
-            let mut next = log.last().map_err(redb_err)?.map(|(k, _)| k.value() + 1).unwrap_or(1);
+            let first = log.last().map_err(redb_err)?.map(|(k, _)| k.value() + 1).unwrap_or(1);
             let mut last_day = days.last().map_err(redb_err)?.map(|(k, _)| k.value());
-            for r in &batch.records {
+            for (next, r) in (first..).zip(batch.records.iter()) {
                 records.insert((r.session, r.seq), codec::encode(r)?.as_slice()).map_err(redb_err)?;
                 log.insert(next, (r.session, r.seq)).map_err(redb_err)?;
                 let day = day_of(r.at_us);
@@ -253,7 +253,6 @@ impl Store {
                     last_day = Some(day);
                 }
                 last = next;
-                next += 1;
             }
         }
         tx.commit().map_err(redb_err)?;

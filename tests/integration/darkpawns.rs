@@ -64,7 +64,7 @@ async fn the_first_reset_obeys_every_max_count() {
     }
     let tmp = tempfile::tempdir().unwrap();
     let (store, _) = pawns_storage::Store::open(tmp.path().join("t.redb")).unwrap();
-    let (saves, _writer) = pawns::game::persist::spawn_writer(Arc::new(store));
+    let (saves, _writer) = pawns::game::persist::spawn_writer(Arc::new(store), Default::default());
     let engine = Engine::new(world, EngineConfig { seed: 11, ..Default::default() }, saves);
     let w = &engine.world;
     let mut mobs: HashMap<u32, i32> = HashMap::new();
