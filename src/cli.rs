@@ -65,6 +65,12 @@ pub struct ServeArgs {
     /// Seconds a link-dead character stays in the world.
     #[arg(long, default_value_t = 300)]
     pub linkdead_secs: u64,
+    /// Record nothing (no sessions, decisions, observations or transitions).
+    #[arg(long)]
+    pub no_record: bool,
+    /// Record agents only, not humans (humans are recorded by default).
+    #[arg(long)]
+    pub no_record_humans: bool,
     /// Threads for sockets and HTTP (0: one per core). The engine always has a thread of its own.
     #[arg(long, default_value_t = 0)]
     pub workers: usize,

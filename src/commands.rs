@@ -17,6 +17,8 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         cfg.engine.seed = seed;
     }
     cfg.engine.linkdead_grace = Duration::from_secs(args.linkdead_secs);
+    cfg.record = !args.no_record;
+    cfg.engine.record_humans = !args.no_record_humans;
     cfg.conns.total = args.max_connections;
     cfg.conns.per_ip = args.max_per_ip;
     if args.login_rate.is_nan() || args.login_rate <= 0.0 || args.login_burst.is_nan() || args.login_burst < 1.0 {

@@ -239,7 +239,7 @@ pub struct RunningServer {
     saves: SaveQueue,
     writer: tokio::task::JoinHandle<()>,
     /// The recorder and its task (none when recording is off).
-    pub recorder: Option<(crate::record::RecorderHandle, tokio::task::JoinHandle<()>)>,
+    pub recorder: Option<(crate::record::RecorderHandle, crate::record::recorder::RecorderThread)>,
 }
 
 impl RunningServer {
@@ -259,7 +259,7 @@ impl RunningServer {
         if let Some((handle, task)) = self.recorder {
             handle.flush().await;
             drop(handle);
-            let _ = task.await;
+            task.join().await;
         }
     }
 }
@@ -335,7 +335,8 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
         tokio::task::spawn_blocking(move || store.houses()).await??
     };
     engine.restore_houses(&houses);
-    let recorder = cfg.record.then(|| crate::record::spawn_recorder(store.clone()));
+    let recorder =
+        if cfg.record { Some(crate::record::spawn_recorder(store.clone()).context("cannot start the recorder thread")?) } else { None };
     engine.recorder = recorder.as_ref().map(|(h, _)| h.clone());
     // The engine gets a thread of its own, so thousands of socket tasks on the shared
     // pool can never delay a pulse.

@@ -1,24 +1,33 @@
-//! The recorder: the engine hands it records without waiting; it commits them to redb
-//! in group commits. While one commit runs, the next batch gathers; each batch is one
-//! write transaction. A record is durable once its batch commits — normally within a
-//! few milliseconds of being emitted, and the loop never sits on records longer than
-//! `MAX_GATHER` before starting a commit.
+//! The recorder: the engine hands it records without waiting; a thread of its own
+//! commits them to redb in group commits. While one commit runs, the next batch
+//! gathers; each batch is one write transaction and one append to the record log. A
+//! record is durable once its batch commits: it waits at most `MAX_GATHER` for company,
+//! then the commit (a few ms) runs.
+//!
+//! One long-lived thread does every write, so the large buffers a batch needs are
+//! allocated and freed on the same thread, and no commit waits for a pool to wake.
 //!
 //! The queue is unbounded so the engine never blocks or drops a record; its length is
 //! counted (`RecorderStats::backlog`) and logged when it grows, which is the signal that
 //! the disk is not keeping up.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use pawns_storage::{EventRecord, RecordBatch, SessionMeta, Store};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
-/// Longest a record waits for company before its batch starts committing.
-pub const MAX_GATHER: Duration = Duration::from_millis(5);
+/// Longest a record waits for company before its batch starts committing. With the
+/// commit itself (a few ms) this keeps every record durable within the 50 ms promise,
+/// while a busy server commits a few dozen batches a second rather than hundreds.
+pub const MAX_GATHER: Duration = Duration::from_millis(25);
 /// Most records in one transaction (a bigger backlog commits in several).
 const MAX_BATCH: usize = 20_000;
+/// How often the recorder logs its throughput.
+const REPORT_EVERY: Duration = Duration::from_secs(30);
 
 enum RecMsg {
     Record(Box<EventRecord>),
@@ -27,14 +36,14 @@ enum RecMsg {
     Flush(oneshot::Sender<()>),
 }
 
-/// Counters for `/metrics`, the bench and the closing note.
+/// Counters for metrics, the bench and the closing note.
 #[derive(Default, Debug)]
 pub struct RecorderStats {
     pub committed: AtomicU64,
     pub batches: AtomicU64,
     /// Records handed over but not yet committed.
     pub backlog: AtomicU64,
-    /// The last global record id committed (what the search index follows).
+    /// The last batch id committed (what the search index follows).
     pub last_id: AtomicU64,
     /// Total time spent in commits, µs.
     pub commit_us: AtomicU64,
@@ -43,7 +52,7 @@ pub struct RecorderStats {
 
 #[derive(Clone)]
 pub struct RecorderHandle {
-    tx: mpsc::UnboundedSender<RecMsg>,
+    tx: mpsc::Sender<RecMsg>,
     pub stats: Arc<RecorderStats>,
 }
 
@@ -68,76 +77,119 @@ impl RecorderHandle {
     }
 }
 
+/// The recorder's thread; joining it waits for the last commit.
+pub struct RecorderThread(Option<std::thread::JoinHandle<()>>);
+
+impl RecorderThread {
+    /// Waits (off the async threads) until the recorder has committed everything and
+    /// stopped; every handle must be dropped first.
+    pub async fn join(mut self) {
+        if let Some(t) = self.0.take() {
+            let _ = tokio::task::spawn_blocking(move || t.join()).await;
+        }
+    }
+}
+
 /// Starts the recorder; it ends (after a last commit) when every handle is dropped.
-pub fn spawn_recorder(store: Arc<Store>) -> (RecorderHandle, tokio::task::JoinHandle<()>) {
-    let (tx, mut rx) = mpsc::unbounded_channel::<RecMsg>();
+pub fn spawn_recorder(store: Arc<Store>) -> std::io::Result<(RecorderHandle, RecorderThread)> {
+    let (tx, rx) = mpsc::channel::<RecMsg>();
     let stats = Arc::new(RecorderStats::default());
     if let Ok(id) = store.last_record_id() {
         stats.last_id.store(id, Ordering::Relaxed);
     }
     let st = stats.clone();
-    let handle = tokio::spawn(async move {
-        while let Some(first) = rx.recv().await {
-            let mut batch = RecordBatch::default();
-            let mut flushes = Vec::new();
-            let started = Instant::now();
-            let mut next = Some(first);
-            loop {
-                while let Some(msg) = next.take() {
-                    match msg {
-                        RecMsg::Record(r) => batch.records.push(*r),
-                        // A later version of the same session replaces the earlier one.
-                        RecMsg::Session(s) => {
-                            batch.sessions.retain(|x| x.session != s.session);
-                            batch.sessions.push(*s);
-                        }
-                        RecMsg::Flush(done) => flushes.push(done),
+    let thread = std::thread::Builder::new().name("pawns-recorder".into()).spawn(move || run(store, rx, st))?;
+    Ok((RecorderHandle { tx, stats }, RecorderThread(Some(thread))))
+}
+
+fn run(store: Arc<Store>, rx: mpsc::Receiver<RecMsg>, st: Arc<RecorderStats>) {
+    // Running sessions → the batches that hold their records (written at their end).
+    let mut active: HashMap<u64, Vec<u64>> = HashMap::new();
+    let mut report = Instant::now();
+    let mut reported = (0u64, 0u64, 0u64);
+    while let Ok(first) = rx.recv() {
+        let mut batch = RecordBatch::default();
+        let mut flushes = Vec::new();
+        let started = Instant::now();
+        let mut next = Some(first);
+        loop {
+            while let Some(msg) = next.take() {
+                match msg {
+                    RecMsg::Record(r) => batch.records.push(*r),
+                    // A later version of the same session replaces the earlier one.
+                    RecMsg::Session(s) => {
+                        batch.sessions.retain(|x| x.session != s.session);
+                        batch.sessions.push(*s);
                     }
-                    if batch.records.len() >= MAX_BATCH {
-                        break;
-                    }
-                    next = rx.try_recv().ok();
+                    RecMsg::Flush(done) => flushes.push(done),
                 }
-                if batch.records.len() >= MAX_BATCH || started.elapsed() >= MAX_GATHER || !flushes.is_empty() {
+                if batch.records.len() >= MAX_BATCH {
                     break;
                 }
-                // Give the engine a moment to add to this batch (group commit).
-                match tokio::time::timeout(MAX_GATHER.saturating_sub(started.elapsed()), rx.recv()).await {
-                    Ok(Some(m)) => next = Some(m),
-                    _ => break,
-                }
+                next = rx.try_recv().ok();
             }
-            let n = batch.records.len() as u64;
-            if n > 0 || !batch.sessions.is_empty() {
-                let store = store.clone();
-                let t = Instant::now();
-                match tokio::task::spawn_blocking(move || store.write_records(&batch)).await {
-                    Ok(Ok(last)) => {
-                        st.committed.fetch_add(n, Ordering::Relaxed);
-                        st.batches.fetch_add(1, Ordering::Relaxed);
-                        if last > 0 {
-                            st.last_id.store(last, Ordering::Relaxed);
-                        }
-                    }
-                    Ok(Err(e)) => {
-                        st.failures.fetch_add(1, Ordering::Relaxed);
-                        tracing::error!(code = e.code(), records = n, "recording a batch failed: {e}");
-                    }
-                    Err(e) => {
-                        st.failures.fetch_add(1, Ordering::Relaxed);
-                        tracing::error!("recorder task failed: {e}");
-                    }
-                }
-                st.commit_us.fetch_add(t.elapsed().as_micros() as u64, Ordering::Relaxed);
-                let left = st.backlog.fetch_sub(n, Ordering::Relaxed).saturating_sub(n);
-                if left > 100_000 {
-                    tracing::warn!(backlog = left, "the recorder is falling behind the game");
-                }
+            if batch.records.len() >= MAX_BATCH || !flushes.is_empty() {
+                break;
             }
-            for f in flushes {
-                let _ = f.send(());
+            // Give the engine a moment to add to this batch (group commit).
+            match rx.recv_timeout(MAX_GATHER.saturating_sub(started.elapsed())) {
+                Ok(m) => next = Some(m),
+                Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => break,
             }
         }
-    });
-    (RecorderHandle { tx, stats }, handle)
+        commit(&store, &st, &mut active, batch);
+        for f in flushes {
+            let _ = f.send(());
+        }
+        if report.elapsed() >= REPORT_EVERY {
+            let now = (st.committed.load(Ordering::Relaxed), st.batches.load(Ordering::Relaxed), st.commit_us.load(Ordering::Relaxed));
+            let secs = report.elapsed().as_secs_f64();
+            let batches = (now.1 - reported.1).max(1);
+            tracing::info!(
+                records_per_s = ((now.0 - reported.0) as f64 / secs) as u64,
+                batches_per_s = ((now.1 - reported.1) as f64 / secs) as u64,
+                avg_commit_ms = (now.2 - reported.2) as f64 / batches as f64 / 1000.0,
+                backlog = st.backlog.load(Ordering::Relaxed),
+                "recorder"
+            );
+            report = Instant::now();
+            reported = now;
+        }
+    }
+}
+
+fn commit(store: &Store, st: &RecorderStats, active: &mut HashMap<u64, Vec<u64>>, mut batch: RecordBatch) {
+    let n = batch.records.len() as u64;
+    if n == 0 && batch.sessions.is_empty() {
+        return;
+    }
+    for s in batch.sessions.iter().filter(|s| s.ended_us.is_some()) {
+        batch.closed.push((s.session, active.remove(&s.session).unwrap_or_default()));
+    }
+    let mut present: Vec<u64> = batch.records.iter().map(|r| r.session).collect();
+    present.sort_unstable();
+    present.dedup();
+    present.retain(|s| !batch.closed.iter().any(|(c, _)| c == s));
+    let t = Instant::now();
+    match store.write_records(&batch) {
+        Ok(id) => {
+            st.committed.fetch_add(n, Ordering::Relaxed);
+            st.batches.fetch_add(1, Ordering::Relaxed);
+            if id > 0 {
+                st.last_id.store(id, Ordering::Relaxed);
+                for s in present {
+                    active.entry(s).or_default().push(id);
+                }
+            }
+        }
+        Err(e) => {
+            st.failures.fetch_add(1, Ordering::Relaxed);
+            tracing::error!(code = e.code(), records = n, "recording a batch failed: {e}");
+        }
+    }
+    st.commit_us.fetch_add(t.elapsed().as_micros() as u64, Ordering::Relaxed);
+    let left = st.backlog.fetch_sub(n, Ordering::Relaxed).saturating_sub(n);
+    if left > 100_000 {
+        tracing::warn!(backlog = left, "the recorder is falling behind the game");
+    }
 }

@@ -48,6 +48,9 @@ fn redb_err<E: Into<redb::Error>>(e: E) -> StoreError {
     StoreError::Redb(e.into())
 }
 
+/// redb page cache.
+pub const CACHE_BYTES: usize = 128 << 20;
+
 /// The open data file.
 pub struct Store {
     db: Database,
@@ -66,7 +69,9 @@ impl Store {
     pub fn open(path: impl AsRef<Path>) -> Result<(Store, OpenReport), StoreError> {
         let path = path.as_ref().to_path_buf();
         let created = !path.exists() || std::fs::metadata(&path).map(|m| m.len() == 0).unwrap_or(true);
-        let db = Database::create(&path).map_err(|e| match e {
+        // redb's page cache defaults to 1 GiB; the game's working set is far smaller, and
+        // memory is better spent on sessions.
+        let db = Database::builder().set_cache_size(CACHE_BYTES).create(&path).map_err(|e| match e {
             redb::DatabaseError::DatabaseAlreadyOpen => StoreError::Locked { path: path.clone() },
             redb::DatabaseError::Storage(redb::StorageError::Corrupted(msg)) => StoreError::Corrupt(msg),
             other => redb_err(other),
@@ -228,35 +233,44 @@ impl Store {
     }
 
     /// Commits one batch of the record in a single transaction: sessions replace their
-    /// rows, records get global ids in order. Returns the last id given (0: none).
+    /// rows (keeping the batch they started in), the records become the next batch of the
+    /// log. Returns the batch id (0 when the batch held no records).
     pub fn write_records(&self, batch: &RecordBatch) -> Result<u64, StoreError> {
         let tx = self.db.begin_write().map_err(redb_err)?;
-        let mut last = 0;
+        let mut id = 0;
         {
+            let mut log = tx.open_table(tables::RECORD_BATCHES).map_err(redb_err)?;
+            let next = log.last().map_err(redb_err)?.map(|(k, _)| k.value() + 1).unwrap_or(1);
+            if !batch.records.is_empty() {
+                id = next;
+                log.insert(id, codec::encode(&batch.records)?.as_slice()).map_err(redb_err)?;
+                let mut days = tx.open_table(tables::RECORD_DAYS).map_err(redb_err)?;
+                let last_day = days.last().map_err(redb_err)?.map(|(k, _)| k.value());
+                let day = day_of(batch.records[0].at_us);
+                if last_day.is_none_or(|d| day > d) {
+                    days.insert(day, id).map_err(redb_err)?;
+                }
+            }
             let mut sessions = tx.open_table(tables::SESSIONS).map_err(redb_err)?;
             let mut by_agent = tx.open_table(tables::AGENT_SESSIONS).map_err(redb_err)?;
             for s in &batch.sessions {
-                sessions.insert(s.session, codec::encode(s)?.as_slice()).map_err(redb_err)?;
+                let mut s = s.clone();
+                let first = sessions.get(s.session).map_err(redb_err)?.map(|v| codec::decode::<SessionMeta>(v.value())).transpose()?;
+                s.first_batch = first.map(|f| f.first_batch).filter(|b| *b > 0).unwrap_or(next);
+                sessions.insert(s.session, codec::encode(&s)?.as_slice()).map_err(redb_err)?;
                 by_agent.insert((s.agent.as_str(), s.started_us, s.session), ()).map_err(redb_err)?;
             }
-            let mut records = tx.open_table(tables::RECORDS).map_err(redb_err)?;
-            let mut log = tx.open_table(tables::RECORD_LOG).map_err(redb_err)?;
-            let mut days = tx.open_table(tables::RECORD_DAYS).map_err(redb_err)?;
-            let first = log.last().map_err(redb_err)?.map(|(k, _)| k.value() + 1).unwrap_or(1);
-            let mut last_day = days.last().map_err(redb_err)?.map(|(k, _)| k.value());
-            for (next, r) in (first..).zip(batch.records.iter()) {
-                records.insert((r.session, r.seq), codec::encode(r)?.as_slice()).map_err(redb_err)?;
-                log.insert(next, (r.session, r.seq)).map_err(redb_err)?;
-                let day = day_of(r.at_us);
-                if last_day.is_none_or(|d| day > d) {
-                    days.insert(day, next).map_err(redb_err)?;
-                    last_day = Some(day);
+            let mut closed = tx.open_table(tables::SESSION_BATCHES).map_err(redb_err)?;
+            for (session, earlier) in &batch.closed {
+                let mut ids = earlier.clone();
+                if id > 0 && batch.records.iter().any(|r| r.session == *session) {
+                    ids.push(id);
                 }
-                last = next;
+                closed.insert(*session, codec::encode(&ids)?.as_slice()).map_err(redb_err)?;
             }
         }
         tx.commit().map_err(redb_err)?;
-        Ok(last)
+        Ok(id)
     }
 
     pub fn session(&self, session: u64) -> Result<Option<SessionMeta>, StoreError> {
@@ -295,37 +309,70 @@ impl Store {
         Ok(out)
     }
 
-    /// One session's stream, in order.
+    /// One session's stream, in order: from the batches its end listed, or (running, or
+    /// cut short by a crash) by scanning the log from the batch it started in.
     pub fn session_records(&self, session: u64) -> Result<Vec<EventRecord>, StoreError> {
         let tx = self.db.begin_read().map_err(redb_err)?;
-        let t = tx.open_table(tables::RECORDS).map_err(redb_err)?;
+        let log = tx.open_table(tables::RECORD_BATCHES).map_err(redb_err)?;
+        let listed: Option<Vec<u64>> = tx
+            .open_table(tables::SESSION_BATCHES)
+            .map_err(redb_err)?
+            .get(session)
+            .map_err(redb_err)?
+            .map(|v| codec::decode(v.value()))
+            .transpose()?;
         let mut out = Vec::new();
-        for row in t.range((session, 0)..=(session, u64::MAX)).map_err(redb_err)? {
-            let (_, v) = row.map_err(redb_err)?;
-            out.push(codec::decode(v.value())?);
+        let mut take = |bytes: &[u8]| -> Result<(), StoreError> {
+            let records: Vec<EventRecord> = codec::decode(bytes)?;
+            out.extend(records.into_iter().filter(|r| r.session == session));
+            Ok(())
+        };
+        match listed {
+            Some(ids) => {
+                for id in ids {
+                    if let Some(v) = log.get(id).map_err(redb_err)? {
+                        take(v.value())?;
+                    }
+                }
+            }
+            None => {
+                let first = tx
+                    .open_table(tables::SESSIONS)
+                    .map_err(redb_err)?
+                    .get(session)
+                    .map_err(redb_err)?
+                    .map(|v| codec::decode::<SessionMeta>(v.value()))
+                    .transpose()?
+                    .map(|m| m.first_batch)
+                    .unwrap_or(u64::MAX);
+                for row in log.range(first..).map_err(redb_err)? {
+                    let (_, v) = row.map_err(redb_err)?;
+                    take(v.value())?;
+                }
+            }
         }
+        out.sort_by_key(|r| r.seq);
         Ok(out)
     }
 
-    /// Up to `limit` records with global ids above `after`, in id order, with their ids.
+    /// The records of up to `limit` batches after batch `after`, in commit order, each
+    /// with its batch id (the watermark a reader such as the search index keeps).
     pub fn records_after(&self, after: u64, limit: usize) -> Result<Vec<(u64, EventRecord)>, StoreError> {
         let tx = self.db.begin_read().map_err(redb_err)?;
-        let log = tx.open_table(tables::RECORD_LOG).map_err(redb_err)?;
-        let records = tx.open_table(tables::RECORDS).map_err(redb_err)?;
+        let log = tx.open_table(tables::RECORD_BATCHES).map_err(redb_err)?;
         let mut out = Vec::new();
         for row in log.range(after.saturating_add(1)..).map_err(redb_err)?.take(limit) {
             let (k, v) = row.map_err(redb_err)?;
-            if let Some(r) = records.get(v.value()).map_err(redb_err)? {
-                out.push((k.value(), codec::decode(r.value())?));
-            }
+            let records: Vec<EventRecord> = codec::decode(v.value())?;
+            out.extend(records.into_iter().map(|r| (k.value(), r)));
         }
         Ok(out)
     }
 
-    /// The highest global record id committed (0: none).
+    /// The last batch id committed (0: none).
     pub fn last_record_id(&self) -> Result<u64, StoreError> {
         let tx = self.db.begin_read().map_err(redb_err)?;
-        let log = tx.open_table(tables::RECORD_LOG).map_err(redb_err)?;
+        let log = tx.open_table(tables::RECORD_BATCHES).map_err(redb_err)?;
         let last = log.last().map_err(redb_err)?.map(|(k, _)| k.value()).unwrap_or(0);
         Ok(last)
     }

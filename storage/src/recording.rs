@@ -147,6 +147,9 @@ pub struct SessionMeta {
     pub valence: bool,
     /// Records in the stream so far.
     pub records: u64,
+    /// The batch that holds the session's start (set by the store).
+    #[serde(default)]
+    pub first_batch: u64,
 }
 
 /// One group commit's worth.
@@ -155,6 +158,9 @@ pub struct RecordBatch {
     /// Sessions begun or ended (replacing their row).
     pub sessions: Vec<SessionMeta>,
     pub records: Vec<EventRecord>,
+    /// Sessions that ended, with the earlier batches that hold their records (the
+    /// store adds this batch when it holds some too).
+    pub closed: Vec<(u64, Vec<u64>)>,
 }
 
 /// Days since 1970-01-01 (UTC) of a Unix µs time.

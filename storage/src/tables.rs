@@ -25,9 +25,13 @@ pub const SESSIONS: TableDefinition<u64, &[u8]> = TableDefinition::new("sessions
 /// (agent name lower-cased, session start in µs, session id) → nothing: an agent's
 /// sessions in time order.
 pub const AGENT_SESSIONS: TableDefinition<(&str, u64, u64), ()> = TableDefinition::new("agent_sessions");
-/// (session id, seq) → `EventRecord`: one session's stream in order.
-pub const RECORDS: TableDefinition<(u64, u64), &[u8]> = TableDefinition::new("records");
-/// Global record id (ascending in commit order) → (session id, seq).
-pub const RECORD_LOG: TableDefinition<u64, (u64, u64)> = TableDefinition::new("record_log");
-/// Day (days since 1970-01-01, UTC) → the first record id committed that day.
+/// Batch id (1, 2, 3... in commit order) → every record one group commit wrote
+/// (`Vec<EventRecord>`). Append-only: a commit adds one row at the end of the tree, so
+/// its cost does not grow with the number of sessions recording at once.
+pub const RECORD_BATCHES: TableDefinition<u64, &[u8]> = TableDefinition::new("record_batches");
+/// Session id → the batch ids holding its records (`Vec<u64>`), written when the
+/// session ends. A session without a row (still running, or cut short by a crash) is
+/// read by scanning the batches from its first one.
+pub const SESSION_BATCHES: TableDefinition<u64, &[u8]> = TableDefinition::new("session_batches");
+/// Day (days since 1970-01-01, UTC) → the first batch id committed that day.
 pub const RECORD_DAYS: TableDefinition<u32, u64> = TableDefinition::new("record_days");

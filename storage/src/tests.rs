@@ -190,11 +190,20 @@ fn records_commit_in_batches_and_read_back_by_session_agent_and_id() {
     let day = 86_400_000_000u64;
     let s1 = SessionMeta { session: 1, agent: "brenda".into(), started_us: 10 * day, valence: true, ..Default::default() };
     let s2 = SessionMeta { session: 2, agent: "brenda".into(), started_us: 11 * day, ..Default::default() };
-    let first = RecordBatch { sessions: vec![s1.clone()], records: vec![rec(1, 1, 10 * day + 5, "a"), rec(1, 2, 10 * day + 6, "b")] };
-    assert_eq!(store.write_records(&first).unwrap(), 2);
-    let second = RecordBatch { sessions: vec![s2.clone()], records: vec![rec(2, 1, 11 * day + 1, "c"), rec(1, 3, 11 * day + 2, "d")] };
-    assert_eq!(store.write_records(&second).unwrap(), 4);
-    assert_eq!(store.last_record_id().unwrap(), 4);
+    let first = RecordBatch {
+        sessions: vec![s1.clone()],
+        records: vec![rec(1, 1, 10 * day + 5, "a"), rec(1, 2, 10 * day + 6, "b")],
+        ..Default::default()
+    };
+    // One batch per group commit: ids count batches.
+    assert_eq!(store.write_records(&first).unwrap(), 1);
+    let second = RecordBatch {
+        sessions: vec![s2.clone()],
+        records: vec![rec(2, 1, 11 * day + 1, "c"), rec(1, 3, 11 * day + 2, "d")],
+        ..Default::default()
+    };
+    assert_eq!(store.write_records(&second).unwrap(), 2);
+    assert_eq!(store.last_record_id().unwrap(), 2);
     let texts = |rs: Vec<EventRecord>| -> Vec<String> {
         rs.into_iter()
             .map(|r| match r.body {
@@ -203,11 +212,30 @@ fn records_commit_in_batches_and_read_back_by_session_agent_and_id() {
             })
             .collect()
     };
+    // Running sessions are found by scanning from their first batch...
     assert_eq!(texts(store.session_records(1).unwrap()), ["a", "b", "d"]);
     assert_eq!(texts(store.session_records(2).unwrap()), ["c"]);
-    let after: Vec<u64> = store.records_after(2, 10).unwrap().into_iter().map(|(id, _)| id).collect();
-    assert_eq!(after, [3, 4]);
-    assert_eq!(store.agent_sessions("Brenda", 0).unwrap(), vec![s1, s2.clone()]);
-    assert_eq!(store.agent_sessions("brenda", 11 * day).unwrap(), vec![s2]);
+    // ...ended ones from the batches their end listed (session 1 ends with a last record).
+    let mut s1_end = s1.clone();
+    s1_end.ended_us = Some(11 * day + 9);
+    let third = RecordBatch { sessions: vec![s1_end], records: vec![rec(1, 4, 11 * day + 9, "e")], closed: vec![(1, vec![1, 2])] };
+    assert_eq!(store.write_records(&third).unwrap(), 3);
+    assert_eq!(texts(store.session_records(1).unwrap()), ["a", "b", "d", "e"]);
+    assert_eq!(store.session(1).unwrap().unwrap().first_batch, 1, "the end keeps where the session began");
+    assert_eq!(store.session(2).unwrap().unwrap().first_batch, 2);
+    let after: Vec<(u64, String)> = store
+        .records_after(1, 10)
+        .unwrap()
+        .into_iter()
+        .map(|(id, r)| match r.body {
+            RecordBody::Observation { text, .. } => (id, text),
+            _ => (id, String::new()),
+        })
+        .collect();
+    assert_eq!(after, [(2, "c".to_string()), (2, "d".to_string()), (3, "e".to_string())]);
+    let names: Vec<u64> = store.agent_sessions("Brenda", 0).unwrap().iter().map(|m| m.session).collect();
+    assert_eq!(names, [1, 2]);
+    let later: Vec<u64> = store.agent_sessions("brenda", 11 * day).unwrap().iter().map(|m| m.session).collect();
+    assert_eq!(later, [2]);
     assert!(store.agent_sessions("nobody", 0).unwrap().is_empty());
 }
