@@ -140,6 +140,8 @@ pub struct Engine {
     pub houses: super::houses::HouseBook,
     /// Where records go (none: nothing is recorded).
     pub recorder: Option<crate::record::RecorderHandle>,
+    /// Records gathered since the engine last handed them over.
+    pub rec_out: Vec<crate::record::RecItem>,
     /// A session its own command just ended (see `recording::end_session`).
     pub ending: super::recording::Ending,
     /// Comings and goings in crowded rooms, told at the end of the pulse.
@@ -168,6 +170,7 @@ impl Engine {
             start_hour,
             houses: Default::default(),
             recorder: None,
+            rec_out: Vec::new(),
             ending: None,
             crowd: Default::default(),
             stats: PulseStats::default(),
@@ -207,6 +210,7 @@ impl Engine {
                     // Long pulses take a look at the inbox as they go (see `drain_inbox`).
                     self.inbox = Some(rx);
                     self.tick();
+                    self.hand_over_records();
                     rx = self.inbox.take().expect("the inbox comes back after a tick");
                     match self.pending_shutdown.take() {
                         Some(reply) => Some(EngineMsg::Shutdown { reply }),
@@ -217,12 +221,20 @@ impl Engine {
             match msg {
                 Some(EngineMsg::Shutdown { reply }) => {
                     self.shutdown();
+                    self.hand_over_records();
                     let _ = reply.send(());
                     return;
                 }
-                Some(m) => self.handle(m),
+                Some(m) => {
+                    self.handle(m);
+                    // Hand records over when about to wait, so a burst is one message.
+                    if rx.is_empty() {
+                        self.hand_over_records();
+                    }
+                }
                 None => {
                     self.shutdown();
+                    self.hand_over_records();
                     return;
                 }
             }

@@ -15,6 +15,7 @@ use super::tables::NUM_WEARS;
 use super::world::{CharId, ObjId};
 use crate::protocol::CommandClient;
 use crate::record::unix_us;
+use crate::record::RecItem;
 
 /// Mobs named in a decision's stimulus, at most.
 const STIMULUS_MOBS: usize = 20;
@@ -45,13 +46,10 @@ struct Snap {
     equipment: [Option<(ObjId, u32)>; NUM_WEARS],
 }
 
-/// Stamps the next `seq` on a record of this session and hands it to the recorder.
-fn emit_into(rec: &mut SessionRec, recorder: Option<&crate::record::RecorderHandle>, room_vnum: u32, body: RecordBody) {
+/// Stamps the next `seq` on a record of this session.
+fn stamp(rec: &mut SessionRec, room_vnum: u32, body: RecordBody) -> EventRecord {
     rec.seq += 1;
-    let r = EventRecord { session: rec.meta.session, seq: rec.seq, agent: rec.meta.agent.clone(), at_us: unix_us(), room_vnum, body };
-    if let Some(recorder) = recorder {
-        recorder.record(r);
-    }
+    EventRecord { session: rec.meta.session, seq: rec.seq, agent: rec.meta.agent.clone(), at_us: unix_us(), room_vnum, body }
 }
 
 /// A decision as it stands once dispatched (the post-state comes at the pulse's end).
@@ -141,9 +139,7 @@ impl Engine {
             valence: client.valence,
             ..Default::default()
         };
-        if let Some(r) = &self.recorder {
-            r.session(meta.clone());
-        }
+        self.rec_out.push(RecItem::Session(meta.clone()));
         let snap = self.snap(id);
         if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
             pc.rec = Some(Box::new(SessionRec {
@@ -178,16 +174,14 @@ impl Engine {
     fn close_session(&mut self, mut rec: Box<SessionRec>) {
         rec.meta.ended_us = Some(unix_us());
         rec.meta.records = rec.seq;
-        if let Some(r) = &self.recorder {
-            r.session(rec.meta);
-        }
+        self.rec_out.push(RecItem::Session(rec.meta));
     }
 
     fn emit(&mut self, id: CharId, body: RecordBody) {
         let room_vnum = self.world.ch(id).map(|c| self.world.rooms[c.room].proto.vnum).unwrap_or(0);
-        let recorder = self.recorder.clone();
         let Some(rec) = self.rec_mut(id) else { return };
-        emit_into(rec, recorder.as_ref(), room_vnum, body);
+        let r = stamp(rec, room_vnum, body);
+        self.rec_out.push(RecItem::Record(r));
     }
 
     /// The state the decision records show.
@@ -258,7 +252,8 @@ impl Engine {
                 d.post = post;
                 d.completed_us = unix_us();
                 d.latency_us = d.completed_us.saturating_sub(d.received_us);
-                emit_into(&mut rec, self.recorder.as_ref(), room_vnum, RecordBody::Decision(Box::new(d)));
+                let r = stamp(&mut rec, room_vnum, RecordBody::Decision(Box::new(d)));
+                self.rec_out.push(RecItem::Record(r));
                 self.close_session(rec);
                 return;
             }
@@ -389,6 +384,18 @@ impl Engine {
             }
         }
         out
+    }
+
+    /// Hands what was recorded since the last call to the recorder: the engine calls it
+    /// each time it is about to wait, so a burst of records is one message.
+    pub fn hand_over_records(&mut self) {
+        if self.rec_out.is_empty() {
+            return;
+        }
+        let items = std::mem::take(&mut self.rec_out);
+        if let Some(r) = &self.recorder {
+            r.send(items);
+        }
     }
 
     /// End of every pulse: every recorded player's decisions and transitions.

@@ -3,7 +3,7 @@
 
 pub mod recorder;
 
-pub use recorder::{spawn_recorder, RecorderHandle, RecorderStats};
+pub use recorder::{spawn_recorder, RecItem, RecorderHandle, RecorderStats};
 
 /// Unix time in microseconds.
 pub fn unix_us() -> u64 {

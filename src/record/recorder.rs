@@ -30,10 +30,17 @@ const MAX_BATCH: usize = 20_000;
 const REPORT_EVERY: Duration = Duration::from_secs(30);
 
 enum RecMsg {
-    Record(Box<EventRecord>),
-    Session(Box<SessionMeta>),
+    /// What the engine emitted since it last handed over, in order.
+    Many(Vec<RecItem>),
     /// Resolves once everything sent before it is committed.
     Flush(oneshot::Sender<()>),
+}
+
+/// One thing to record: records and session rows share one ordered stream, so a
+/// session's end never overtakes its last records.
+pub enum RecItem {
+    Record(EventRecord),
+    Session(SessionMeta),
 }
 
 /// Counters for metrics, the bench and the closing note.
@@ -57,15 +64,17 @@ pub struct RecorderHandle {
 }
 
 impl RecorderHandle {
-    pub fn record(&self, r: EventRecord) {
-        self.stats.backlog.fetch_add(1, Ordering::Relaxed);
-        if self.tx.send(RecMsg::Record(Box::new(r))).is_err() {
-            self.stats.backlog.fetch_sub(1, Ordering::Relaxed);
+    /// Hands over everything the engine gathered since the last call (one message, one
+    /// wake-up of the recorder, however many records).
+    pub fn send(&self, items: Vec<RecItem>) {
+        if items.is_empty() {
+            return;
         }
-    }
-
-    pub fn session(&self, s: SessionMeta) {
-        let _ = self.tx.send(RecMsg::Session(Box::new(s)));
+        let n = items.iter().filter(|i| matches!(i, RecItem::Record(_))).count() as u64;
+        self.stats.backlog.fetch_add(n, Ordering::Relaxed);
+        if self.tx.send(RecMsg::Many(items)).is_err() {
+            self.stats.backlog.fetch_sub(n, Ordering::Relaxed);
+        }
     }
 
     /// Waits until everything recorded so far is committed.
@@ -115,11 +124,17 @@ fn run(store: Arc<Store>, rx: mpsc::Receiver<RecMsg>, st: Arc<RecorderStats>) {
         loop {
             while let Some(msg) = next.take() {
                 match msg {
-                    RecMsg::Record(r) => batch.records.push(*r),
-                    // A later version of the same session replaces the earlier one.
-                    RecMsg::Session(s) => {
-                        batch.sessions.retain(|x| x.session != s.session);
-                        batch.sessions.push(*s);
+                    RecMsg::Many(items) => {
+                        for item in items {
+                            match item {
+                                RecItem::Record(r) => batch.records.push(r),
+                                // A later version of the same session replaces the earlier one.
+                                RecItem::Session(s) => {
+                                    batch.sessions.retain(|x| x.session != s.session);
+                                    batch.sessions.push(s);
+                                }
+                            }
+                        }
                     }
                     RecMsg::Flush(done) => flushes.push(done),
                 }
