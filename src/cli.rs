@@ -18,6 +18,11 @@ pub enum Cmd {
     Serve(ServeArgs),
     /// Make an agent key for a character (printed once; only its hash is stored).
     Keygen(KeygenArgs),
+    /// Export the record: sessions in the seed's JSONL/CSV shape, or full decisions.
+    Export {
+        #[command(subcommand)]
+        what: ExportCmd,
+    },
     /// Work with CircleMUD world directories.
     World {
         #[command(subcommand)]
@@ -93,6 +98,37 @@ pub struct KeygenArgs {
 }
 
 #[derive(Subcommand, Debug)]
+pub enum ExportCmd {
+    /// One line per decision: timestamp, room_vnum, room_name, hp, max_hp, agent_level,
+    /// mobs_present, fighting, action, args, say_line, latency_ms, valence.
+    Sessions(ExportArgs),
+    /// The full decision records (pre/post state, timestamps, stimulus, client fields), as JSONL.
+    Decisions(ExportArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    /// Whose record (default: every agent's).
+    #[arg(long, default_value = "")]
+    pub agent: String,
+    /// Only sessions that began this long ago or later (e.g. 2d, 12h, 30m).
+    #[arg(long, value_parser = parse_duration)]
+    pub since: Option<Duration>,
+    /// jsonl or csv (sessions only).
+    #[arg(long, default_value = "jsonl")]
+    pub format: String,
+    /// Write here instead of standard output.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// The data file (used when no server holds it).
+    #[arg(long, default_value = "pawns.redb")]
+    pub db: PathBuf,
+    /// A running server to ask when the data file is held.
+    #[arg(long, default_value = "http://127.0.0.1:4350")]
+    pub server: String,
+}
+
+#[derive(Subcommand, Debug)]
 pub enum WorldCmd {
     /// Load a world directory and report what it holds and what is wrong with it.
     /// Exits non-zero only when the world cannot be loaded at all.
@@ -161,7 +197,7 @@ pub struct BenchAgentsArgs {
     pub threads: usize,
 }
 
-/// `500ms`, `30s`, `5m`, `2h`, or a bare number of seconds.
+/// `500ms`, `30s`, `5m`, `2h`, `2d`, or a bare number of seconds.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
     let (num, unit) = match s.find(|c: char| !c.is_ascii_digit() && c != '.') {
@@ -174,7 +210,8 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         "s" | "" => n,
         "m" => n * 60.0,
         "h" => n * 3600.0,
-        _ => return Err(format!("'{s}': unknown unit '{unit}' (use ms, s, m or h)")),
+        "d" => n * 86_400.0,
+        _ => return Err(format!("'{s}': unknown unit '{unit}' (use ms, s, m, h or d)")),
     };
     if !secs.is_finite() || secs < 0.0 {
         return Err(format!("'{s}' is not a duration"));
@@ -192,6 +229,7 @@ mod tests {
         assert_eq!(parse_duration("5m").unwrap(), Duration::from_secs(300));
         assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
         assert_eq!(parse_duration("12").unwrap(), Duration::from_secs(12));
+        assert_eq!(parse_duration("2d").unwrap(), Duration::from_secs(172_800));
         assert!(parse_duration("3 weeks").is_err());
         assert!(parse_duration("x").is_err());
     }

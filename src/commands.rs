@@ -6,7 +6,7 @@ use anyhow::{bail, Context};
 use pawns_storage::{Store, StoreError};
 
 use crate::auth::accounts::Accounts;
-use crate::cli::{KeygenArgs, ServeArgs, WorldCheckArgs};
+use crate::cli::{ExportArgs, KeygenArgs, ServeArgs, WorldCheckArgs};
 use crate::server::{self, ServerConfig};
 
 pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
@@ -36,6 +36,16 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         running.addr,
         args.db.display()
     );
+    // Ctrl-C, or SIGTERM from a service manager: both shut down cleanly.
+    #[cfg(unix)]
+    {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).context("cannot watch for SIGTERM")?;
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
     tokio::signal::ctrl_c().await.ok();
     println!("pawns: shutting down, saving characters...");
     running.shutdown().await;
@@ -89,5 +99,54 @@ pub fn world_check(args: WorldCheckArgs) -> anyhow::Result<()> {
         print!("{}", report.render(args.verbose));
         println!("\nLoaded in {:.0} ms.", started.elapsed().as_secs_f64() * 1000.0);
     }
+    Ok(())
+}
+
+/// `pawns export sessions|decisions`: from the data file, or from the running server
+/// that holds it.
+pub async fn export(args: ExportArgs, decisions: bool) -> anyhow::Result<()> {
+    use crate::record::export::{Format, What};
+    let format: Format = args.format.parse().map_err(|m: String| anyhow::anyhow!("--format: {m}"))?;
+    if decisions && format != Format::Jsonl {
+        bail!("--format: decisions are exported as jsonl only");
+    }
+    let what = if decisions { What::Decisions } else { What::Sessions(format) };
+    let since_us = args.since.map(|d| crate::record::unix_us().saturating_sub(d.as_micros() as u64)).unwrap_or(0);
+    let mut out: Box<dyn std::io::Write + Send> = match &args.out {
+        Some(p) => Box::new(std::io::BufWriter::new(std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?)),
+        None => Box::new(std::io::BufWriter::new(std::io::stdout())),
+    };
+    let db = args.db.clone();
+    let agent = args.agent.clone();
+    let offline = tokio::task::spawn_blocking(move || -> Result<(u64, Box<dyn std::io::Write + Send>), anyhow::Error> {
+        let (store, _) = Store::open(&db)?;
+        let n = crate::record::export::export(&store, &agent, since_us, what, &mut out)?;
+        out.flush()?;
+        Ok((n, out))
+    })
+    .await?;
+    let n = match offline {
+        Ok((n, _)) => n,
+        Err(e) if e.downcast_ref::<StoreError>().is_some_and(|s| matches!(s, StoreError::Locked { .. })) => {
+            let kind = if decisions { "decisions" } else { "sessions" };
+            let url = format!(
+                "{}/api/export?what={kind}&agent={}&since_us={since_us}&format={}",
+                args.server.trim_end_matches('/'),
+                args.agent,
+                args.format
+            );
+            let body = crate::bench::http_get(&url)
+                .await
+                .with_context(|| format!("{} is held by a running server, and asking it at {} failed", args.db.display(), args.server))?;
+            let mut out: Box<dyn std::io::Write> = match &args.out {
+                Some(p) => Box::new(std::fs::File::create(p)?),
+                None => Box::new(std::io::stdout()),
+            };
+            out.write_all(body.as_bytes())?;
+            body.lines().count() as u64
+        }
+        Err(e) => return Err(e),
+    };
+    eprintln!("exported {n} line(s)");
     Ok(())
 }

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use pawns::cli::{BenchCmd, Cli, Cmd, WorldCmd};
+use pawns::cli::{BenchCmd, Cli, Cmd, ExportCmd, WorldCmd};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -31,6 +31,8 @@ fn main() -> ExitCode {
             Cmd::Serve(args) => pawns::commands::serve(args).await,
             Cmd::Keygen(args) => pawns::commands::keygen(args).await,
             Cmd::World { what: WorldCmd::Check(args) } => pawns::commands::world_check(args),
+            Cmd::Export { what: ExportCmd::Sessions(args) } => pawns::commands::export(args, false).await,
+            Cmd::Export { what: ExportCmd::Decisions(args) } => pawns::commands::export(args, true).await,
             Cmd::Bench { what: BenchCmd::Agents(args) } => pawns::bench::agents(args).await,
             Cmd::Bench { what: BenchCmd::World(args) } => pawns::bench_world::run(args),
         }

@@ -302,6 +302,12 @@ pub fn prepare_store(cfg: &ServerConfig) -> anyhow::Result<(Store, crate::worldf
             loaded.world
         }
     };
+    // Sessions a crash (or kill) left open are closed now, so reads of them are direct.
+    match store.close_open_sessions("server_stopped", crate::record::unix_us()) {
+        Ok(0) => {}
+        Ok(n) => tracing::info!(sessions = n, "closed sessions the last run left open"),
+        Err(e) => tracing::warn!(code = e.code(), "could not close the last run's open sessions: {e}"),
+    }
     Ok((store, world))
 }
 

@@ -75,7 +75,68 @@ async fn route(mut req: Request<Incoming>, peer: SocketAddr, shared: Arc<Shared>
                 Err(_) => json(StatusCode::INTERNAL_SERVER_ERROR, serde_json::json!({"code": "internal", "message": "keygen failed"})),
             }
         }
+        (&Method::GET, "/api/export") => export(req.uri().query().unwrap_or(""), peer, &shared).await,
         _ => text(StatusCode::NOT_FOUND, "not found\n"),
+    }
+}
+
+/// A query string's value for `key` (percent-decoding `%XX` and `+`).
+pub fn query_param(query: &str, key: &str) -> Option<String> {
+    let raw = query.split('&').find_map(|kv| kv.strip_prefix(key).and_then(|r| r.strip_prefix('=')))?;
+    let bytes = raw.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok()).and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'+', _) => out.push(b' '),
+            (b'%', Some(b)) => {
+                out.push(b);
+                i += 2;
+            }
+            (b, _) => out.push(b),
+        }
+        i += 1;
+    }
+    Some(String::from_utf8_lossy(&out).into_owned())
+}
+
+/// `GET /api/export?what=sessions|decisions&agent=NAME&since_us=N&format=jsonl|csv`:
+/// what `pawns export` writes, for local callers while the server holds the file.
+async fn export(query: &str, peer: SocketAddr, shared: &Arc<Shared>) -> Response<Body> {
+    use crate::record::export::{self, Format, What};
+    if !peer.ip().is_loopback() {
+        return json(
+            StatusCode::FORBIDDEN,
+            serde_json::json!({"code": "forbidden", "message": "the export API is for local callers only"}),
+        );
+    }
+    let bad = |m: String| json(StatusCode::BAD_REQUEST, serde_json::json!({"code": "bad_request", "message": m}));
+    let format = match query_param(query, "format").as_deref().unwrap_or("jsonl").parse::<Format>() {
+        Ok(f) => f,
+        Err(m) => return bad(m),
+    };
+    let what = match query_param(query, "what").as_deref().unwrap_or("sessions") {
+        "sessions" => What::Sessions(format),
+        "decisions" => What::Decisions,
+        other => return bad(format!("unknown export '{other}' (sessions or decisions)")),
+    };
+    let since = match query_param(query, "since_us").map(|s| s.parse::<u64>()) {
+        None => 0,
+        Some(Ok(v)) => v,
+        Some(Err(_)) => return bad("since_us must be a number of microseconds".into()),
+    };
+    let agent = query_param(query, "agent").unwrap_or_default();
+    let store = shared.accounts.store().clone();
+    let out = tokio::task::spawn_blocking(move || {
+        let mut buf = Vec::new();
+        export::export(&store, &agent, since, what, &mut buf).map(|_| buf)
+    })
+    .await;
+    match out {
+        Ok(Ok(buf)) => text(StatusCode::OK, buf),
+        Ok(Err(e)) => json(StatusCode::INTERNAL_SERVER_ERROR, serde_json::json!({"code": "export_failed", "message": e.to_string()})),
+        Err(_) => json(StatusCode::INTERNAL_SERVER_ERROR, serde_json::json!({"code": "internal", "message": "export failed"})),
     }
 }
 
@@ -114,4 +175,18 @@ fn upgrade(req: &mut Request<Incoming>, peer: SocketAddr, shared: Arc<Shared>, p
         h.insert(SEC_WEBSOCKET_ACCEPT, v);
     }
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::query_param;
+
+    #[test]
+    fn query_params_decode() {
+        assert_eq!(query_param("a=1&agent=br%65nda&q=kill+rat", "agent").as_deref(), Some("brenda"));
+        assert_eq!(query_param("q=kill+rat", "q").as_deref(), Some("kill rat"));
+        assert_eq!(query_param("q=100%", "q").as_deref(), Some("100%"));
+        assert_eq!(query_param("q=%zz", "q").as_deref(), Some("%zz"));
+        assert_eq!(query_param("agentx=1", "agent"), None);
+    }
 }

@@ -1,6 +1,7 @@
 //! The record of play outside the engine: the recorder task that group-commits what
 //! the engine emits into the data file.
 
+pub mod export;
 pub mod recorder;
 
 pub use recorder::{spawn_recorder, RecItem, RecorderHandle, RecorderStats};

@@ -309,8 +309,8 @@ impl Store {
         Ok(out)
     }
 
-    /// One session's stream, in order: from the batches its end listed, or (running, or
-    /// cut short by a crash) by scanning the log from the batch it started in.
+    /// One session's stream, in order: from the batches its end listed, or (still
+    /// running) by scanning the log from the batch it started in.
     pub fn session_records(&self, session: u64) -> Result<Vec<EventRecord>, StoreError> {
         let tx = self.db.begin_read().map_err(redb_err)?;
         let log = tx.open_table(tables::RECORD_BATCHES).map_err(redb_err)?;
@@ -353,6 +353,86 @@ impl Store {
         }
         out.sort_by_key(|r| r.seq);
         Ok(out)
+    }
+
+    /// Many sessions' streams at once, each in order: every batch involved is read once
+    /// (one pass over the log for sessions whose end did not list their batches).
+    pub fn sessions_records(&self, sessions: &[SessionMeta]) -> Result<std::collections::HashMap<u64, Vec<EventRecord>>, StoreError> {
+        use std::collections::{BTreeSet, HashMap, HashSet};
+        let tx = self.db.begin_read().map_err(redb_err)?;
+        let log = tx.open_table(tables::RECORD_BATCHES).map_err(redb_err)?;
+        let listed_t = tx.open_table(tables::SESSION_BATCHES).map_err(redb_err)?;
+        let wanted: HashSet<u64> = sessions.iter().map(|s| s.session).collect();
+        let mut batches: BTreeSet<u64> = BTreeSet::new();
+        let mut scan_from = u64::MAX;
+        for s in sessions {
+            match listed_t.get(s.session).map_err(redb_err)? {
+                Some(v) => batches.extend(codec::decode::<Vec<u64>>(v.value())?),
+                None => scan_from = scan_from.min(s.first_batch.max(1)),
+            }
+        }
+        let mut out: HashMap<u64, Vec<EventRecord>> = sessions.iter().map(|s| (s.session, Vec::new())).collect();
+        let mut take = |bytes: &[u8]| -> Result<(), StoreError> {
+            for r in codec::decode::<Vec<EventRecord>>(bytes)? {
+                if wanted.contains(&r.session) {
+                    out.entry(r.session).or_default().push(r);
+                }
+            }
+            Ok(())
+        };
+        for id in batches.iter().copied().filter(|b| *b < scan_from) {
+            if let Some(v) = log.get(id).map_err(redb_err)? {
+                take(v.value())?;
+            }
+        }
+        if scan_from != u64::MAX {
+            for row in log.range(scan_from..).map_err(redb_err)? {
+                let (_, v) = row.map_err(redb_err)?;
+                take(v.value())?;
+            }
+        }
+        for v in out.values_mut() {
+            v.sort_by_key(|r| r.seq);
+            v.dedup_by_key(|r| r.seq);
+        }
+        Ok(out)
+    }
+
+    /// Sessions a stopped server left open (no end recorded): closed as `how`, with the
+    /// batches that hold them found in one pass over the log. Returns how many.
+    pub fn close_open_sessions(&self, how: &str, now_us: u64) -> Result<usize, StoreError> {
+        let open: Vec<SessionMeta> = self.all_sessions()?.into_iter().filter(|s| s.ended_us.is_none()).collect();
+        if open.is_empty() {
+            return Ok(0);
+        }
+        let records = self.sessions_records(&open)?;
+        let tx = self.db.begin_read().map_err(redb_err)?;
+        let log = tx.open_table(tables::RECORD_BATCHES).map_err(redb_err)?;
+        let from = open.iter().map(|s| s.first_batch.max(1)).min().unwrap_or(1);
+        let mut holding: std::collections::HashMap<u64, Vec<u64>> = std::collections::HashMap::new();
+        for row in log.range(from..).map_err(redb_err)? {
+            let (k, v) = row.map_err(redb_err)?;
+            let mut seen = std::collections::HashSet::new();
+            for r in codec::decode::<Vec<EventRecord>>(v.value())? {
+                if seen.insert(r.session) {
+                    holding.entry(r.session).or_default().push(k.value());
+                }
+            }
+        }
+        drop(log);
+        drop(tx);
+        let mut batch = RecordBatch::default();
+        for mut s in open {
+            let rs = records.get(&s.session);
+            s.records = rs.map(|r| r.len() as u64).unwrap_or(0);
+            s.ended_us = Some(rs.and_then(|r| r.last()).map(|r| r.at_us).unwrap_or(now_us));
+            s.ended_how = Some(how.to_string());
+            batch.closed.push((s.session, holding.remove(&s.session).unwrap_or_default()));
+            batch.sessions.push(s);
+        }
+        let n = batch.sessions.len();
+        self.write_records(&batch)?;
+        Ok(n)
     }
 
     /// The records of up to `limit` batches after batch `after`, in commit order, each

@@ -239,3 +239,27 @@ fn records_commit_in_batches_and_read_back_by_session_agent_and_id() {
     assert_eq!(later, [2]);
     assert!(store.agent_sessions("nobody", 0).unwrap().is_empty());
 }
+
+#[test]
+fn sessions_a_crash_left_open_are_closed_with_their_batches() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = Store::open(dir.path().join("t.redb")).unwrap();
+    let open = |id: u64| SessionMeta { session: id, agent: format!("a{id}"), started_us: id, ..Default::default() };
+    store
+        .write_records(&RecordBatch {
+            sessions: vec![open(1), open(2)],
+            records: vec![rec(1, 1, 10, "a"), rec(2, 1, 11, "b")],
+            ..Default::default()
+        })
+        .unwrap();
+    store.write_records(&RecordBatch { records: vec![rec(3, 1, 12, "other")], ..Default::default() }).unwrap();
+    store.write_records(&RecordBatch { records: vec![rec(1, 2, 13, "c")], ..Default::default() }).unwrap();
+    assert_eq!(store.close_open_sessions("server_stopped", 99).unwrap(), 2);
+    let s1 = store.session(1).unwrap().unwrap();
+    assert_eq!((s1.ended_how.as_deref(), s1.ended_us, s1.records), (Some("server_stopped"), Some(13), 2));
+    assert_eq!(store.session_records(1).unwrap().len(), 2);
+    let both = store.sessions_records(&[s1, store.session(2).unwrap().unwrap()]).unwrap();
+    assert_eq!(both[&1].iter().map(|r| r.seq).collect::<Vec<_>>(), [1, 2]);
+    assert_eq!(both[&2].len(), 1);
+    assert_eq!(store.close_open_sessions("server_stopped", 100).unwrap(), 0, "nothing left open");
+}

@@ -67,6 +67,14 @@ impl TestServer {
             r.shutdown().await;
         }
     }
+
+    /// Stops the server but keeps its directory (and data file) for the caller to read.
+    pub async fn shutdown_keep_dir(mut self) -> tempfile::TempDir {
+        if let Some(r) = self.running.take() {
+            r.shutdown().await;
+        }
+        self._dir
+    }
 }
 
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;

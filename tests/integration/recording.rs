@@ -154,3 +154,66 @@ async fn valence_off_is_stored_and_deaths_and_items_are_transitions() {
     assert!(ts.iter().any(|t| matches!(t, Transition::Death { killer: Some(k), .. } if k == "a pit fiend")), "{ts:?}");
     s.shutdown().await;
 }
+
+#[tokio::test]
+async fn sessions_export_in_the_seed_shape_from_the_server_and_the_file() {
+    use pawns::record::export::{self, Format, SessionLine, What, SESSION_FIELDS};
+    let s = TestServer::start().await;
+    let key = s.key("sage").await;
+    let mut a = WsClient::connect(s.addr).await;
+    a.send(json!({"type": "login", "data": {"player_name": "sage", "password": key, "is_agent": true, "valence": false}})).await;
+    a.expect("state").await;
+    a.cmd("say hello, world", "c1").await;
+    a.reply_text("c1").await;
+    a.cmd("east", "c2").await;
+    a.until(|v| v["re"] == "c2" && v["type"] == "state").await;
+    a.cmd("quit", "c3").await;
+    a.closed().await;
+    let (_, records) = ended_session(&s, "sage").await;
+    let d = decisions(&records);
+    assert_eq!(d.len(), 3);
+
+    // Through the server's API (the file is held).
+    let (status, body) = crate::common::http_get(s.addr, "/api/export?what=sessions&agent=sage&format=jsonl").await;
+    assert_eq!(status, 200, "{body}");
+    let lines: Vec<&str> = body.lines().collect();
+    assert_eq!(lines.len(), 3, "{body}");
+    for (line, d) in lines.iter().zip(&d) {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        let mut want = SESSION_FIELDS.to_vec();
+        want.sort_unstable();
+        assert_eq!(keys, want, "exactly the seed's fields");
+        let l: SessionLine = serde_json::from_str(line).unwrap();
+        assert_eq!(l.action, d.command);
+        assert_eq!(l.room_vnum, d.pre.room_vnum);
+        assert_eq!(l.hp, d.pre.hp);
+        assert_eq!(l.agent_level, d.pre.level);
+        assert_eq!(l.valence, Some(0), "valence:false sessions export valence 0");
+        assert!(l.timestamp.ends_with('Z') && l.timestamp.len() == 24, "{}", l.timestamp);
+    }
+    let first: SessionLine = serde_json::from_str(lines[0]).unwrap();
+    assert_eq!((first.action.as_str(), first.say_line.as_deref()), ("say", Some("hello, world")));
+    let (status, csv) = crate::common::http_get(s.addr, "/api/export?what=sessions&agent=sage&format=csv").await;
+    assert_eq!(status, 200);
+    assert_eq!(csv.lines().next().unwrap(), SESSION_FIELDS.join(","));
+    assert_eq!(csv.lines().count(), 4);
+    assert!(csv.contains("\"hello, world\""), "{csv}");
+    let (status, _) = crate::common::http_get(s.addr, "/api/export?what=sessions&format=xml").await;
+    assert_eq!(status, 400);
+
+    // From the file itself once the server is gone: the same lines.
+    let db = s.cfg.db.clone();
+    let dir = s.shutdown_keep_dir().await;
+    let (store, _) = pawns_storage::Store::open(&db).unwrap();
+    let mut out = Vec::new();
+    assert_eq!(export::export(&store, "sage", 0, What::Sessions(Format::Jsonl), &mut out).unwrap(), 3);
+    assert_eq!(String::from_utf8(out).unwrap(), body);
+    let mut full = Vec::new();
+    export::export(&store, "", 0, What::Decisions, &mut full).unwrap();
+    let first: serde_json::Value = serde_json::from_str(String::from_utf8(full).unwrap().lines().next().unwrap()).unwrap();
+    assert_eq!(first["agent"], "sage");
+    assert_eq!(first["decision"]["command"], "say");
+    drop(dir);
+}
