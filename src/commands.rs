@@ -29,13 +29,13 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let addr = format!("{}:{}", args.host, args.port);
     let listener = tokio::net::TcpListener::bind(&addr).await.with_context(|| format!("cannot listen on {addr}"))?;
     let running = server::start(cfg, listener).await?;
-    println!(
+    say(&format!(
         "pawns: listening on {} (telnet, ws://{}/ws, http://{}/health); data file {}",
         running.addr,
         running.addr,
         running.addr,
         args.db.display()
-    );
+    ));
     // Ctrl-C, or SIGTERM from a service manager: both shut down cleanly.
     #[cfg(unix)]
     {
@@ -47,10 +47,19 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     }
     #[cfg(not(unix))]
     tokio::signal::ctrl_c().await.ok();
-    println!("pawns: shutting down, saving characters...");
+    say("pawns: shutting down, saving characters...");
     running.shutdown().await;
-    println!("pawns: stopped cleanly.");
+    say("pawns: stopped cleanly.");
     Ok(())
+}
+
+/// A line on standard output for whoever watches the server; a closed stdout (the
+/// supervisor went away) is no reason to stop, let alone to panic mid-shutdown.
+fn say(line: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
 }
 
 pub async fn keygen(args: KeygenArgs) -> anyhow::Result<()> {

@@ -71,6 +71,8 @@ pub struct Shared {
     pub token_key: TokenKey,
     next_link: AtomicU64,
     pub started: Instant,
+    /// The recorder's counters (not its handle: the recorder ends when the engine does).
+    pub record_stats: Option<Arc<crate::record::RecorderStats>>,
 }
 
 pub enum LoginOutcome {
@@ -366,6 +368,7 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
         token_key: TokenKey(token_key),
         next_link: AtomicU64::new(1),
         started: Instant::now(),
+        record_stats: recorder.as_ref().map(|(h, _)| h.stats.clone()),
         cfg,
     });
     let (shutdown_tx, shutdown_rx) = watch::channel(false);

@@ -76,6 +76,24 @@ async fn route(mut req: Request<Incoming>, peer: SocketAddr, shared: Arc<Shared>
             }
         }
         (&Method::GET, "/api/export") => export(req.uri().query().unwrap_or(""), peer, &shared).await,
+        (&Method::GET, "/api/record") => {
+            // The recorder's progress: what is durable (`last_batch` and everything before it).
+            use std::sync::atomic::Ordering::Relaxed;
+            match shared.record_stats.as_ref() {
+                Some(st) => json(
+                    StatusCode::OK,
+                    serde_json::json!({
+                        "recording": true,
+                        "last_batch": st.last_id.load(Relaxed),
+                        "committed": st.committed.load(Relaxed),
+                        "batches": st.batches.load(Relaxed),
+                        "backlog": st.backlog.load(Relaxed),
+                        "failures": st.failures.load(Relaxed),
+                    }),
+                ),
+                None => json(StatusCode::OK, serde_json::json!({"recording": false})),
+            }
+        }
         _ => text(StatusCode::NOT_FOUND, "not found\n"),
     }
 }
