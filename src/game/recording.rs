@@ -52,19 +52,21 @@ fn stamp(rec: &mut SessionRec, room_vnum: u32, body: RecordBody) -> EventRecord 
     EventRecord { session: rec.meta.session, seq: rec.seq, agent: rec.meta.agent.clone(), at_us: unix_us(), room_vnum, body }
 }
 
-/// A decision as it stands once dispatched (the post-state comes at the pulse's end).
-#[allow(clippy::too_many_arguments)]
-fn decision(
-    rec: &mut SessionRec,
-    line: &str,
-    status: &str,
+/// What is known of a command once it has run (or been refused).
+struct Issued<'a> {
+    line: &'a str,
+    status: &'a str,
     pre: StateSnapshot,
     stimulus: Stimulus,
     received: Instant,
     dispatched_us: u64,
     re: Option<Arc<str>>,
     client: Option<Box<CommandClient>>,
-) -> DecisionRecord {
+}
+
+/// A decision as it stands once dispatched (the post-state comes at the pulse's end).
+fn decision(rec: &mut SessionRec, i: Issued<'_>) -> DecisionRecord {
+    let Issued { line, status, pre, stimulus, received, dispatched_us, re, client } = i;
     let received_us = dispatched_us.saturating_sub(received.elapsed().as_micros() as u64);
     let line = line.trim();
     let (command, args) = line.split_once(char::is_whitespace).map(|(c, a)| (c, a.trim())).unwrap_or((line, ""));
@@ -248,7 +250,8 @@ impl Engine {
         // The command ended its own session (quit, rent): its decision is the last record.
         if let Some((ended, mut rec, post, room_vnum)) = self.ending.take() {
             if ended == id {
-                let mut d = decision(&mut rec, line, status.as_str(), pre, stimulus, received, dispatched, re, client);
+                let issued = Issued { line, status: status.as_str(), pre, stimulus, received, dispatched_us: dispatched, re, client };
+                let mut d = decision(&mut rec, issued);
                 d.post = post;
                 d.completed_us = unix_us();
                 d.latency_us = d.completed_us.saturating_sub(d.received_us);
@@ -259,7 +262,7 @@ impl Engine {
             }
             self.ending = Some((ended, rec, post, room_vnum));
         }
-        self.pend_decision(id, line, status.as_str(), pre, stimulus, received, dispatched, re, client);
+        self.pend_decision(id, Issued { line, status: status.as_str(), pre, stimulus, received, dispatched_us: dispatched, re, client });
     }
 
     /// A command refused before it ran (rate limited): recorded with the state unchanged.
@@ -269,24 +272,12 @@ impl Engine {
         }
         let pre = self.snapshot(id);
         let stimulus = self.stimulus(id);
-        self.pend_decision(id, line, status, pre, stimulus, received, unix_us(), re, None);
+        self.pend_decision(id, Issued { line, status, pre, stimulus, received, dispatched_us: unix_us(), re, client: None });
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn pend_decision(
-        &mut self,
-        id: CharId,
-        line: &str,
-        status: &str,
-        pre: StateSnapshot,
-        stimulus: Stimulus,
-        received: Instant,
-        dispatched_us: u64,
-        re: Option<Arc<str>>,
-        client: Option<Box<CommandClient>>,
-    ) {
+    fn pend_decision(&mut self, id: CharId, issued: Issued<'_>) {
         let Some(rec) = self.rec_mut(id) else { return };
-        let d = decision(rec, line, status, pre, stimulus, received, dispatched_us, re, client);
+        let d = decision(rec, issued);
         rec.pending.push(d);
     }
 

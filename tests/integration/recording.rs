@@ -29,6 +29,16 @@ async fn ended_session(s: &TestServer, agent: &str) -> (SessionMeta, Vec<EventRe
     panic!("{agent}'s session never ended in the record");
 }
 
+fn transitions(records: &[EventRecord]) -> Vec<&Transition> {
+    records
+        .iter()
+        .filter_map(|r| match &r.body {
+            RecordBody::Transition(t) => Some(t),
+            _ => None,
+        })
+        .collect()
+}
+
 fn decisions(records: &[EventRecord]) -> Vec<&DecisionRecord> {
     records
         .iter()
@@ -104,13 +114,7 @@ async fn an_agent_session_is_recorded_whole() {
     // Observations: what the agent was sent.
     assert!(records.iter().any(|r| matches!(&r.body, RecordBody::Observation { text, .. } if text == "Huh?!?")));
     // Transitions: the room change, the kill with the victim's level, the experience.
-    let ts: Vec<&Transition> = records
-        .iter()
-        .filter_map(|r| match &r.body {
-            RecordBody::Transition(t) => Some(t),
-            _ => None,
-        })
-        .collect();
+    let ts = transitions(&records);
     assert!(ts.iter().any(|t| matches!(t, Transition::Room { from: 8004, to: 8005, .. })), "{ts:?}");
     assert!(ts
         .iter()
@@ -141,13 +145,7 @@ async fn valence_off_is_stored_and_deaths_and_items_are_transitions() {
     a.closed().await;
     let (meta, records) = ended_session(&s, "vera").await;
     assert!(!meta.valence);
-    let ts: Vec<&Transition> = records
-        .iter()
-        .filter_map(|r| match &r.body {
-            RecordBody::Transition(t) => Some(t),
-            _ => None,
-        })
-        .collect();
+    let ts = transitions(&records);
     assert!(ts.iter().any(|t| matches!(t, Transition::ItemAcquired { vnum: 9051, .. })), "{ts:?}");
     assert!(ts.iter().any(|t| matches!(t, Transition::Equipped { vnum: 9051, .. })), "{ts:?}");
     assert!(!ts.iter().any(|t| matches!(t, Transition::ItemLost { vnum: 9051, .. })), "wielding is not losing: {ts:?}");
