@@ -23,6 +23,10 @@ pub enum Cmd {
         #[command(subcommand)]
         what: ExportCmd,
     },
+    /// Write a consistent snapshot of the data file (offline, or through a running server).
+    Backup(BackupArgs),
+    /// Check that a backup opens and report what it holds; `--to` puts it in place.
+    Restore(RestoreArgs),
     /// Work with CircleMUD world directories.
     World {
         #[command(subcommand)]
@@ -95,6 +99,30 @@ pub struct KeygenArgs {
     /// A running server to ask when the data file is held (default: http://127.0.0.1:4350).
     #[arg(long, default_value = "http://127.0.0.1:4350")]
     pub server: String,
+}
+
+#[derive(Args, Debug)]
+pub struct BackupArgs {
+    /// The backup file to write (must not exist).
+    pub out: PathBuf,
+    /// The data file (used when no server holds it).
+    #[arg(long, default_value = "pawns.redb")]
+    pub db: PathBuf,
+    /// A running server to ask when the data file is held (it writes `out` itself).
+    #[arg(long, default_value = "http://127.0.0.1:4350")]
+    pub server: String,
+}
+
+#[derive(Args, Debug)]
+pub struct RestoreArgs {
+    /// The backup to check.
+    pub backup: PathBuf,
+    /// Copy the checked backup here (the server must be stopped).
+    #[arg(long)]
+    pub to: Option<PathBuf>,
+    /// Replace `--to` if it exists.
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Subcommand, Debug)]

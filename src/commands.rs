@@ -6,7 +6,7 @@ use anyhow::{bail, Context};
 use pawns_storage::{Store, StoreError};
 
 use crate::auth::accounts::Accounts;
-use crate::cli::{ExportArgs, KeygenArgs, ServeArgs, WorldCheckArgs};
+use crate::cli::{BackupArgs, ExportArgs, KeygenArgs, RestoreArgs, ServeArgs, WorldCheckArgs};
 use crate::server::{self, ServerConfig};
 
 pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
@@ -158,4 +158,113 @@ pub async fn export(args: ExportArgs, decisions: bool) -> anyhow::Result<()> {
     };
     eprintln!("exported {n} line(s)");
     Ok(())
+}
+
+/// `pawns backup OUT`: a snapshot from the file when no server holds it, else from the
+/// server (which writes OUT itself, from one read transaction, while it keeps playing).
+pub async fn backup(args: BackupArgs) -> anyhow::Result<()> {
+    let db = args.db.clone();
+    let out = args.out.clone();
+    let bar = indicatif::ProgressBar::new(0);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("backing up {bar:40} {pos}/{len} rows ({eta})")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let b = bar.clone();
+    let offline = tokio::task::spawn_blocking(move || -> Result<pawns_storage::backup::Inventory, StoreError> {
+        let (store, _) = Store::open(&db)?;
+        store.backup_to(&out, &mut |done, total| {
+            b.set_length(total);
+            b.set_position(done);
+        })
+    })
+    .await?;
+    bar.finish_and_clear();
+    let inv = match offline {
+        Ok(inv) => inv,
+        Err(StoreError::Locked { .. }) => {
+            let path = std::path::absolute(&args.out).unwrap_or(args.out.clone());
+            let url = format!("{}/api/admin/backup?path={}", args.server.trim_end_matches('/'), percent(&path.display().to_string()));
+            eprintln!("{} is held by a running server; asking it to write the backup...", args.db.display());
+            let body = crate::bench::http_post(&url).await.with_context(|| format!("asking the server at {} failed", args.server))?;
+            let v: serde_json::Value = serde_json::from_str(&body).context("the server answered with something that is not JSON")?;
+            if v.get("code").is_some() {
+                bail!("the server refused: {} ({})", v["message"].as_str().unwrap_or(""), v["code"].as_str().unwrap_or(""));
+            }
+            serde_json::from_value(v).context("reading the server's report")?
+        }
+        Err(e) => return Err(anyhow::anyhow!("{e} ({})", e.code())),
+    };
+    say(&format!("backup written to {}", args.out.display()));
+    say(&inventory_text(&inv));
+    Ok(())
+}
+
+/// `pawns restore BACKUP [--to DB]`: check it opens and report what it holds; with
+/// `--to`, put it in place (never over a file a server holds).
+pub async fn restore(args: RestoreArgs) -> anyhow::Result<()> {
+    if !args.backup.is_file() {
+        bail!("{} is not a file (backup_missing)", args.backup.display());
+    }
+    // Check a copy: opening applies migrations, and the backup itself stays as it was.
+    let tmp = std::env::temp_dir().join(format!("pawns-restore-check-{}.redb", std::process::id()));
+    std::fs::copy(&args.backup, &tmp).with_context(|| format!("reading {}", args.backup.display()))?;
+    let t2 = tmp.clone();
+    let checked = tokio::task::spawn_blocking(move || -> Result<pawns_storage::backup::Inventory, StoreError> {
+        let (store, _) = Store::open(&t2)?;
+        let inv = store.inventory()?;
+        // Every record batch must decode.
+        let mut after = 0;
+        loop {
+            let chunk = store.records_after(after, 1000)?;
+            let Some((last, _)) = chunk.last() else { break };
+            after = *last;
+        }
+        Ok(inv)
+    })
+    .await?;
+    let _ = std::fs::remove_file(&tmp);
+    let inv = checked.map_err(|e| anyhow::anyhow!("{} does not open as a pawns data file: {e} ({})", args.backup.display(), e.code()))?;
+    say(&format!("{} opens cleanly.", args.backup.display()));
+    say(&inventory_text(&inv));
+    if let Some(to) = &args.to {
+        if to.exists() && !args.force {
+            bail!("{} exists; pass --force to replace it (the server must be stopped)", to.display());
+        }
+        if to.exists() {
+            let t = to.clone();
+            let held = tokio::task::spawn_blocking(move || matches!(Store::open(&t), Err(StoreError::Locked { .. }))).await?;
+            if held {
+                bail!("{} is held by a running server; stop it first", to.display());
+            }
+        }
+        std::fs::copy(&args.backup, to).with_context(|| format!("writing {}", to.display()))?;
+        say(&format!("restored to {}", to.display()));
+    }
+    Ok(())
+}
+
+fn inventory_text(i: &pawns_storage::backup::Inventory) -> String {
+    format!(
+        "  schema {}; {} accounts, {} characters, {} agent keys; world: {} zones from {}; {} houses; {} sessions, {} record batches (last {})",
+        i.schema_version,
+        i.accounts,
+        i.characters,
+        i.agent_keys,
+        i.world_zones,
+        i.world_source.as_deref().unwrap_or("?"),
+        i.houses,
+        i.sessions,
+        i.record_batches,
+        i.last_batch
+    )
+}
+
+fn percent(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'/' | b'~' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
 }

@@ -31,6 +31,8 @@ fn main() -> ExitCode {
             Cmd::Serve(args) => pawns::commands::serve(args).await,
             Cmd::Keygen(args) => pawns::commands::keygen(args).await,
             Cmd::World { what: WorldCmd::Check(args) } => pawns::commands::world_check(args),
+            Cmd::Backup(args) => pawns::commands::backup(args).await,
+            Cmd::Restore(args) => pawns::commands::restore(args).await,
             Cmd::Export { what: ExportCmd::Sessions(args) } => pawns::commands::export(args, false).await,
             Cmd::Export { what: ExportCmd::Decisions(args) } => pawns::commands::export(args, true).await,
             Cmd::Bench { what: BenchCmd::Agents(args) } => pawns::bench::agents(args).await,

@@ -75,6 +75,7 @@ async fn route(mut req: Request<Incoming>, peer: SocketAddr, shared: Arc<Shared>
                 Err(_) => json(StatusCode::INTERNAL_SERVER_ERROR, serde_json::json!({"code": "internal", "message": "keygen failed"})),
             }
         }
+        (&Method::POST, "/api/admin/backup") => backup(req.uri().query().unwrap_or(""), peer, &shared).await,
         (&Method::GET, "/api/export") => export(req.uri().query().unwrap_or(""), peer, &shared).await,
         (&Method::GET, "/api/record") => {
             // The recorder's progress: what is durable (`last_batch` and everything before it).
@@ -117,6 +118,23 @@ pub fn query_param(query: &str, key: &str) -> Option<String> {
         i += 1;
     }
     Some(String::from_utf8_lossy(&out).into_owned())
+}
+
+/// `POST /api/admin/backup?path=FILE` (loopback): a snapshot of the data file written to
+/// FILE by the server, from one read transaction while play goes on.
+async fn backup(query: &str, peer: SocketAddr, shared: &Arc<Shared>) -> Response<Body> {
+    if !peer.ip().is_loopback() {
+        return json(StatusCode::FORBIDDEN, serde_json::json!({"code": "forbidden", "message": "admin API is for local callers only"}));
+    }
+    let Some(path) = query_param(query, "path").filter(|p| !p.is_empty()) else {
+        return json(StatusCode::BAD_REQUEST, serde_json::json!({"code": "bad_request", "message": "path is required"}));
+    };
+    let store = shared.accounts.store().clone();
+    match tokio::task::spawn_blocking(move || store.backup_to(std::path::Path::new(&path), &mut |_, _| {})).await {
+        Ok(Ok(inv)) => json(StatusCode::OK, serde_json::to_value(inv).unwrap_or_default()),
+        Ok(Err(e)) => json(StatusCode::BAD_REQUEST, serde_json::json!({"code": e.code(), "message": e.to_string()})),
+        Err(_) => json(StatusCode::INTERNAL_SERVER_ERROR, serde_json::json!({"code": "internal", "message": "backup failed"})),
+    }
 }
 
 /// `GET /api/export?what=sessions|decisions&agent=NAME&since_us=N&format=jsonl|csv`:

@@ -4,6 +4,7 @@
 //! redb allows one writer process per file; a second process gets
 //! [`StoreError::Locked`] with the path, never a corrupted file.
 
+pub mod backup;
 pub mod codec;
 pub mod migrate;
 pub mod recording;
@@ -27,6 +28,8 @@ pub enum StoreError {
     Corrupt(String),
     #[error("record encoding: {0}")]
     Codec(String),
+    #[error("{0} already exists; a backup never overwrites a file")]
+    Exists(PathBuf),
     #[error("storage: {0}")]
     Redb(redb::Error),
 }
@@ -39,12 +42,13 @@ impl StoreError {
             StoreError::TooNew { .. } => "store_too_new",
             StoreError::Corrupt(_) => "store_corrupt",
             StoreError::Codec(_) => "store_codec",
+            StoreError::Exists(_) => "backup_exists",
             StoreError::Redb(_) => "store_io",
         }
     }
 }
 
-fn redb_err<E: Into<redb::Error>>(e: E) -> StoreError {
+pub(crate) fn redb_err<E: Into<redb::Error>>(e: E) -> StoreError {
     StoreError::Redb(e.into())
 }
 

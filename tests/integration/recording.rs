@@ -215,3 +215,66 @@ async fn sessions_export_in_the_seed_shape_from_the_server_and_the_file() {
     assert_eq!(first["decision"]["command"], "say");
     drop(dir);
 }
+
+#[tokio::test]
+async fn a_backup_taken_under_load_holds_everything_committed_before_it() {
+    let s = TestServer::start_with(|cfg| {
+        cfg.cmd_rate = 1000.0;
+        cfg.cmd_burst = 1000.0;
+    })
+    .await;
+    let mut players = Vec::new();
+    for name in ["bria", "bodo", "bela"] {
+        let key = s.key(name).await;
+        let mut a = WsClient::connect(s.addr).await;
+        a.login_key(name, &key).await;
+        players.push(tokio::spawn(async move {
+            for n in 0..400 {
+                let cmd = ["look", "east", "west", "score"][n % 4];
+                a.cmd(cmd, &format!("x{n}")).await;
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            a
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let (_, progress) = crate::common::http_get(s.addr, "/api/record").await;
+    let durable = serde_json::from_str::<serde_json::Value>(&progress).unwrap()["last_batch"].as_u64().unwrap();
+    assert!(durable > 0, "{progress}");
+    let out = s._dir.path().join("snap.redb");
+    let (code, body) = http_post(s.addr, &format!("/api/admin/backup?path={}", out.display())).await;
+    assert_eq!(code, 200, "{body}");
+    let report: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert!(report["last_batch"].as_u64().unwrap() >= durable, "{report}");
+    // The snapshot is a data file of its own: it opens and holds what was committed.
+    let (snap, _) = Store::open(&out).unwrap();
+    assert!(snap.last_record_id().unwrap() >= durable);
+    assert!(snap.records_after(0, usize::MAX).unwrap().len() as u64 >= report["batches"].as_u64().unwrap_or(0));
+    assert_eq!(snap.inventory().unwrap().accounts, 3);
+    assert!(snap.character("bria").unwrap().is_some());
+    assert!(snap.all_sessions().unwrap().len() >= 3);
+    // Never over an existing file.
+    let (code, body) = http_post(s.addr, &format!("/api/admin/backup?path={}", out.display())).await;
+    assert_eq!(code, 400);
+    assert!(body.contains("backup_exists"), "{body}");
+    // `restore --to` checks the backup and puts it in place.
+    let to = s._dir.path().join("restored.redb");
+    pawns::commands::restore(pawns::cli::RestoreArgs { backup: out.clone(), to: Some(to.clone()), force: false }).await.unwrap();
+    drop(snap);
+    assert!(Store::open(&to).unwrap().0.character("bodo").unwrap().is_some());
+    for p in players {
+        p.abort();
+    }
+    s.shutdown().await;
+}
+
+async fn http_post(addr: std::net::SocketAddr, path: &str) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    s.write_all(format!("POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").as_bytes()).await.unwrap();
+    let mut buf = Vec::new();
+    s.read_to_end(&mut buf).await.unwrap();
+    let text = String::from_utf8_lossy(&buf).into_owned();
+    let status = text.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    (status, text.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default())
+}

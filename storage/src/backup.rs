@@ -1,0 +1,131 @@
+//! Backups: a consistent snapshot of the whole file into a new one, taken from a single
+//! read transaction (so a running server keeps writing while it is copied), and a check
+//! that a file opens and what it holds.
+
+use std::path::Path;
+
+use redb::{Database, ReadTransaction, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
+
+use crate::{redb_err, tables, Store, StoreError};
+
+/// Rows per write transaction in the copy.
+const ROWS_PER_TX: usize = 5_000;
+
+/// What a data file holds, for `pawns restore` and backup reports.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Inventory {
+    pub schema_version: u32,
+    pub accounts: u64,
+    pub characters: u64,
+    pub agent_keys: u64,
+    pub world_zones: u64,
+    pub houses: u64,
+    pub sessions: u64,
+    pub record_batches: u64,
+    pub last_batch: u64,
+    pub world_source: Option<String>,
+}
+
+impl Store {
+    /// Writes a snapshot of everything into a new file at `out` (which must not exist).
+    /// `progress(rows_copied, rows_total)` is called as it goes.
+    pub fn backup_to(&self, out: &Path, progress: &mut dyn FnMut(u64, u64)) -> Result<Inventory, StoreError> {
+        if out.exists() {
+            return Err(StoreError::Exists(out.to_path_buf()));
+        }
+        let rtx = self.database().begin_read().map_err(redb_err)?;
+        let total = rows(&rtx)?;
+        let dst = Database::create(out).map_err(redb_err)?;
+        let mut done = 0u64;
+        let mut p = |n: u64| {
+            done += n;
+            progress(done, total);
+        };
+        copy(&rtx, &dst, tables::META, &mut p)?;
+        copy(&rtx, &dst, tables::ACCOUNTS, &mut p)?;
+        copy(&rtx, &dst, tables::CHARACTERS, &mut p)?;
+        copy(&rtx, &dst, tables::AGENT_KEYS, &mut p)?;
+        copy(&rtx, &dst, tables::WORLD_ZONES, &mut p)?;
+        copy(&rtx, &dst, tables::HOUSES, &mut p)?;
+        copy(&rtx, &dst, tables::SESSIONS, &mut p)?;
+        copy(&rtx, &dst, tables::AGENT_SESSIONS, &mut p)?;
+        copy(&rtx, &dst, tables::RECORD_BATCHES, &mut p)?;
+        copy(&rtx, &dst, tables::SESSION_BATCHES, &mut p)?;
+        copy(&rtx, &dst, tables::RECORD_DAYS, &mut p)?;
+        drop(dst);
+        let (copy, _) = Store::open(out)?;
+        copy.inventory()
+    }
+
+    /// Counts what the file holds.
+    pub fn inventory(&self) -> Result<Inventory, StoreError> {
+        let rtx = self.database().begin_read().map_err(redb_err)?;
+        let len = |n: Result<u64, StoreError>| n.unwrap_or(0);
+        Ok(Inventory {
+            schema_version: self.schema_version()?,
+            accounts: len(count(&rtx, tables::ACCOUNTS)),
+            characters: len(count(&rtx, tables::CHARACTERS)),
+            agent_keys: len(count(&rtx, tables::AGENT_KEYS)),
+            world_zones: len(count(&rtx, tables::WORLD_ZONES)),
+            houses: len(count(&rtx, tables::HOUSES)),
+            sessions: len(count(&rtx, tables::SESSIONS)),
+            record_batches: len(count(&rtx, tables::RECORD_BATCHES)),
+            last_batch: self.last_record_id()?,
+            world_source: self.meta_get("world_source")?.map(|b| String::from_utf8_lossy(&b).into_owned()),
+        })
+    }
+}
+
+fn count<K: redb::Key + 'static, V: redb::Value + 'static>(rtx: &ReadTransaction, def: TableDefinition<K, V>) -> Result<u64, StoreError> {
+    match rtx.open_table(def) {
+        Ok(t) => t.len().map_err(redb_err),
+        Err(redb::TableError::TableDoesNotExist(_)) => Ok(0),
+        Err(e) => Err(redb_err(e)),
+    }
+}
+
+fn rows(rtx: &ReadTransaction) -> Result<u64, StoreError> {
+    Ok(count(rtx, tables::META)?
+        + count(rtx, tables::ACCOUNTS)?
+        + count(rtx, tables::CHARACTERS)?
+        + count(rtx, tables::AGENT_KEYS)?
+        + count(rtx, tables::WORLD_ZONES)?
+        + count(rtx, tables::HOUSES)?
+        + count(rtx, tables::SESSIONS)?
+        + count(rtx, tables::AGENT_SESSIONS)?
+        + count(rtx, tables::RECORD_BATCHES)?
+        + count(rtx, tables::SESSION_BATCHES)?
+        + count(rtx, tables::RECORD_DAYS)?)
+}
+
+/// Copies one table, a few thousand rows per write transaction.
+fn copy<K: redb::Key + 'static, V: redb::Value + 'static>(
+    rtx: &ReadTransaction,
+    dst: &Database,
+    def: TableDefinition<K, V>,
+    progress: &mut dyn FnMut(u64),
+) -> Result<(), StoreError> {
+    let src = match rtx.open_table(def) {
+        Ok(t) => t,
+        Err(redb::TableError::TableDoesNotExist(_)) => return Ok(()),
+        Err(e) => return Err(redb_err(e)),
+    };
+    let mut iter = src.iter().map_err(redb_err)?;
+    loop {
+        let wtx = dst.begin_write().map_err(redb_err)?;
+        let mut n = 0;
+        {
+            let mut t = wtx.open_table(def).map_err(redb_err)?;
+            for row in iter.by_ref().take(ROWS_PER_TX) {
+                let (k, v) = row.map_err(redb_err)?;
+                t.insert(k.value(), v.value()).map_err(redb_err)?;
+                n += 1;
+            }
+        }
+        wtx.commit().map_err(redb_err)?;
+        progress(n);
+        if n < ROWS_PER_TX as u64 {
+            return Ok(());
+        }
+    }
+}
