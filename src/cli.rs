@@ -77,6 +77,10 @@ pub struct ServeArgs {
     /// Record nothing (no sessions, decisions, observations or transitions).
     #[arg(long)]
     pub no_record: bool,
+    /// Retention: drop raw observations older than this many days, checked hourly
+    /// (decisions and state transitions are kept). Default: keep everything.
+    #[arg(long, value_name = "DAYS")]
+    pub keep_observations: Option<u32>,
     /// Record agents only, not humans (humans are recorded by default).
     #[arg(long)]
     pub no_record_humans: bool,

@@ -18,6 +18,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     }
     cfg.engine.linkdead_grace = Duration::from_secs(args.linkdead_secs);
     cfg.record = !args.no_record;
+    cfg.keep_observation_days = args.keep_observations;
     cfg.engine.record_humans = !args.no_record_humans;
     cfg.conns.total = args.max_connections;
     cfg.conns.per_ip = args.max_per_ip;

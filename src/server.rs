@@ -40,6 +40,9 @@ pub struct ServerConfig {
     pub out_queue: usize,
     /// Record sessions, decisions, observations and transitions (see `record`).
     pub record: bool,
+    /// Retention: drop raw observations older than this many days (decisions and
+    /// transitions are kept). `None`: keep everything.
+    pub keep_observation_days: Option<u32>,
 }
 
 impl Default for ServerConfig {
@@ -56,6 +59,7 @@ impl Default for ServerConfig {
             link: LinkLimits::default(),
             out_queue: crate::net::ws::OUT_QUEUE,
             record: true,
+            keep_observation_days: None,
         }
     }
 }
@@ -313,6 +317,22 @@ pub fn prepare_store(cfg: &ServerConfig) -> anyhow::Result<(Store, crate::worldf
     Ok((store, world))
 }
 
+/// Drops observations older than `days` days, now and every hour, off the async threads.
+async fn retention(store: Arc<Store>, days: u32) {
+    let mut every = tokio::time::interval(std::time::Duration::from_secs(3600));
+    loop {
+        every.tick().await;
+        let today = pawns_storage::day_of(crate::record::unix_us());
+        let st = store.clone();
+        match tokio::task::spawn_blocking(move || st.drop_observations_before(today.saturating_sub(days))).await {
+            Ok(Ok(0)) => {}
+            Ok(Ok(n)) => tracing::info!(dropped = n, keep_days = days, "retention: dropped old observations"),
+            Ok(Err(e)) => tracing::warn!(code = e.code(), "retention failed: {e}"),
+            Err(e) => tracing::warn!("retention task failed: {e}"),
+        }
+    }
+}
+
 /// How a world directory is named in the data file: its canonical path when it has one.
 fn canonical(dir: &std::path::Path) -> String {
     std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf()).display().to_string()
@@ -371,6 +391,9 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
         record_stats: recorder.as_ref().map(|(h, _)| h.stats.clone()),
         cfg,
     });
+    if let Some(days) = shared.cfg.keep_observation_days {
+        tokio::spawn(retention(store.clone(), days));
+    }
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
     let accept = tokio::spawn(crate::net::listener::accept_loop(listener, shared.clone(), shutdown_rx));
     tracing::info!(%addr, "pawns is listening (telnet, WebSocket /ws, HTTP /health)");

@@ -129,3 +129,52 @@ fn copy<K: redb::Key + 'static, V: redb::Value + 'static>(
         }
     }
 }
+
+impl Store {
+    /// Retention: drops the observations of every batch committed before day
+    /// `before_day` (days since 1970-01-01, UTC), keeping decisions and transitions.
+    /// Whole days at a time, in one transaction per day. Returns the observations dropped.
+    pub fn drop_observations_before(&self, before_day: u32) -> Result<u64, StoreError> {
+        let days: Vec<(u32, u64)> = {
+            let rtx = self.database().begin_read().map_err(redb_err)?;
+            let t = rtx.open_table(tables::RECORD_DAYS).map_err(redb_err)?;
+            let mut v = Vec::new();
+            for row in t.iter().map_err(redb_err)? {
+                let (k, id) = row.map_err(redb_err)?;
+                v.push((k.value(), id.value()));
+            }
+            v
+        };
+        let mut dropped = 0;
+        for (i, (day, first)) in days.iter().enumerate() {
+            if *day >= before_day {
+                break;
+            }
+            let end = days.get(i + 1).map(|(_, id)| *id).unwrap_or(u64::MAX);
+            let wtx = self.database().begin_write().map_err(redb_err)?;
+            {
+                let mut t = wtx.open_table(tables::RECORD_BATCHES).map_err(redb_err)?;
+                let ids: Vec<u64> = {
+                    let mut ids = Vec::new();
+                    for row in t.range(*first..end).map_err(redb_err)? {
+                        ids.push(row.map_err(redb_err)?.0.value());
+                    }
+                    ids
+                };
+                for id in ids {
+                    let Some(bytes) = t.get(id).map_err(redb_err)?.map(|v| v.value().to_vec()) else { continue };
+                    let records: Vec<crate::EventRecord> = crate::codec::decode(&bytes)?;
+                    let before = records.len();
+                    let kept: Vec<crate::EventRecord> =
+                        records.into_iter().filter(|r| !matches!(r.body, crate::RecordBody::Observation { .. })).collect();
+                    if kept.len() != before {
+                        dropped += (before - kept.len()) as u64;
+                        t.insert(id, crate::codec::encode(&kept)?.as_slice()).map_err(redb_err)?;
+                    }
+                }
+            }
+            wtx.commit().map_err(redb_err)?;
+        }
+        Ok(dropped)
+    }
+}

@@ -263,3 +263,31 @@ fn sessions_a_crash_left_open_are_closed_with_their_batches() {
     assert_eq!(both[&2].len(), 1);
     assert_eq!(store.close_open_sessions("server_stopped", 100).unwrap(), 0, "nothing left open");
 }
+
+#[test]
+fn retention_drops_old_observations_and_keeps_decisions() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = Store::open(dir.path().join("t.redb")).unwrap();
+    let day = 86_400_000_000u64;
+    let decision = |seq: u64, at: u64| EventRecord {
+        session: 1,
+        seq,
+        agent: "brenda".into(),
+        at_us: at,
+        room_vnum: 8004,
+        body: RecordBody::Decision(Box::new(DecisionRecord { command: "look".into(), ..Default::default() })),
+    };
+    let s1 = SessionMeta { session: 1, agent: "brenda".into(), started_us: 3 * day, ..Default::default() };
+    store
+        .write_records(&RecordBatch {
+            sessions: vec![s1],
+            records: vec![rec(1, 1, 3 * day, "old"), decision(2, 3 * day + 1)],
+            ..Default::default()
+        })
+        .unwrap();
+    store.write_records(&RecordBatch { records: vec![rec(1, 3, 5 * day, "new"), decision(4, 5 * day + 1)], ..Default::default() }).unwrap();
+    assert_eq!(store.drop_observations_before(4).unwrap(), 1);
+    let seqs: Vec<u64> = store.session_records(1).unwrap().iter().map(|r| r.seq).collect();
+    assert_eq!(seqs, [2, 3, 4], "day 3's observation is gone; its decision and day 5 stay");
+    assert_eq!(store.drop_observations_before(4).unwrap(), 0, "idempotent");
+}
