@@ -19,11 +19,17 @@ use super::world::{CharId, RoomId};
 #[derive(Default)]
 pub struct HouseBook {
     saved: HashMap<u32, Vec<ObjRecord>>,
+    /// The world's house rooms (rooms never change flags, so found once).
+    rooms: Option<Vec<RoomId>>,
 }
 
 impl Engine {
-    fn house_rooms(&self) -> Vec<RoomId> {
-        (0..self.world.rooms.len()).filter(|r| self.world.rooms[*r].proto.flags[0] & room_flag::HOUSE != 0).collect()
+    fn house_rooms(&mut self) -> Vec<RoomId> {
+        if self.houses.rooms.is_none() {
+            let rooms = (0..self.world.rooms.len()).filter(|r| self.world.rooms[*r].proto.flags[0] & room_flag::HOUSE != 0).collect();
+            self.houses.rooms = Some(rooms);
+        }
+        self.houses.rooms.clone().unwrap_or_default()
     }
 
     fn house_record(&self, room: RoomId) -> HouseRecord {

@@ -226,8 +226,16 @@ impl Store {
 
     /// Every saved house room.
     pub fn houses(&self) -> Result<Vec<HouseRecord>, StoreError> {
+        self.decode_all(tables::HOUSES)
+    }
+
+    /// Every row of a table of records, decoded, in key order.
+    fn decode_all<K: redb::Key + 'static, T: serde::de::DeserializeOwned>(
+        &self,
+        def: redb::TableDefinition<K, &[u8]>,
+    ) -> Result<Vec<T>, StoreError> {
         let tx = self.db.begin_read().map_err(redb_err)?;
-        let t = tx.open_table(tables::HOUSES).map_err(redb_err)?;
+        let t = tx.open_table(def).map_err(redb_err)?;
         let mut out = Vec::new();
         for row in t.iter().map_err(redb_err)? {
             let (_, v) = row.map_err(redb_err)?;
@@ -303,14 +311,7 @@ impl Store {
 
     /// Every session, in id order.
     pub fn all_sessions(&self) -> Result<Vec<SessionMeta>, StoreError> {
-        let tx = self.db.begin_read().map_err(redb_err)?;
-        let t = tx.open_table(tables::SESSIONS).map_err(redb_err)?;
-        let mut out = Vec::new();
-        for row in t.iter().map_err(redb_err)? {
-            let (_, v) = row.map_err(redb_err)?;
-            out.push(codec::decode(v.value())?);
-        }
-        Ok(out)
+        self.decode_all(tables::SESSIONS)
     }
 
     /// One session's stream, in order: from the batches its end listed, or (still
