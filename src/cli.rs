@@ -23,6 +23,11 @@ pub enum Cmd {
         #[command(subcommand)]
         what: ExportCmd,
     },
+    /// Find records (actions, observations, transitions), newest first: from the data
+    /// file's index, or through the running server that holds it.
+    Search(SearchArgs),
+    /// Rebuild the search index from the record (offline, or inside the running server).
+    Reindex(ReindexArgs),
     /// Write a consistent snapshot of the data file (offline, or through a running server).
     Backup(BackupArgs),
     /// Check that a backup opens and report what it holds; `--to` puts it in place.
@@ -84,6 +89,12 @@ pub struct ServeArgs {
     /// Record agents only, not humans (humans are recorded by default).
     #[arg(long)]
     pub no_record_humans: bool,
+    /// How often the search index commits: the most a recorded event waits to be found.
+    #[arg(long, default_value = "2s", value_parser = parse_duration)]
+    pub index_every: Duration,
+    /// Keep no search index (search answers search_unavailable; `pawns reindex` builds one later).
+    #[arg(long)]
+    pub no_search: bool,
     /// Threads for sockets and HTTP (0: one per core). The engine always has a thread of its own.
     #[arg(long, default_value_t = 0)]
     pub workers: usize,
@@ -101,6 +112,45 @@ pub struct KeygenArgs {
     #[arg(long, default_value = "pawns.redb")]
     pub db: PathBuf,
     /// A running server to ask when the data file is held (default: http://127.0.0.1:4350).
+    #[arg(long, default_value = "http://127.0.0.1:4350")]
+    pub server: String,
+}
+
+#[derive(Args, Debug)]
+pub struct SearchArgs {
+    /// Words to find: `goblin`, `"small goblin"`, `kill AND goblin`, `rat -flee`
+    /// (words match their stems: "kill" finds "killed"). Empty: everything the filters pass.
+    #[arg(default_value = "")]
+    pub query: String,
+    /// Only this character's records.
+    #[arg(long)]
+    pub agent: Option<String>,
+    /// action, observation or transition; or combat, social, movement, item, progress, info.
+    #[arg(long)]
+    pub kind: Option<String>,
+    /// Only records this recent (e.g. 2d, 12h, 30m).
+    #[arg(long, value_parser = parse_duration)]
+    pub since: Option<Duration>,
+    /// Most records to show.
+    #[arg(long, default_value_t = 20)]
+    pub limit: usize,
+    /// Print the answer as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// The data file (used when no server holds it).
+    #[arg(long, default_value = "pawns.redb")]
+    pub db: PathBuf,
+    /// A running server to ask when the data file is held.
+    #[arg(long, default_value = "http://127.0.0.1:4350")]
+    pub server: String,
+}
+
+#[derive(Args, Debug)]
+pub struct ReindexArgs {
+    /// The data file (used when no server holds it).
+    #[arg(long, default_value = "pawns.redb")]
+    pub db: PathBuf,
+    /// A running server to ask when the data file is held (it rebuilds while it plays).
     #[arg(long, default_value = "http://127.0.0.1:4350")]
     pub server: String,
 }

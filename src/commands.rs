@@ -20,6 +20,11 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     cfg.record = !args.no_record;
     cfg.keep_observation_days = args.keep_observations;
     cfg.engine.record_humans = !args.no_record_humans;
+    if args.index_every < Duration::from_millis(10) {
+        bail!("--index-every must be at least 10ms");
+    }
+    cfg.search_every = args.index_every;
+    cfg.search = !args.no_search;
     cfg.conns.total = args.max_connections;
     cfg.conns.per_ip = args.max_per_ip;
     if args.login_rate.is_nan() || args.login_rate <= 0.0 || args.login_burst.is_nan() || args.login_burst < 1.0 {

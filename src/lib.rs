@@ -8,5 +8,6 @@ pub mod game;
 pub mod net;
 pub mod protocol;
 pub mod record;
+pub mod search;
 pub mod server;
 pub mod worldfile;

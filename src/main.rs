@@ -31,6 +31,8 @@ fn main() -> ExitCode {
             Cmd::Serve(args) => pawns::commands::serve(args).await,
             Cmd::Keygen(args) => pawns::commands::keygen(args).await,
             Cmd::World { what: WorldCmd::Check(args) } => pawns::commands::world_check(args),
+            Cmd::Search(args) => pawns::search::cli::search(args).await,
+            Cmd::Reindex(args) => pawns::search::cli::reindex(args).await,
             Cmd::Backup(args) => pawns::commands::backup(args).await,
             Cmd::Restore(args) => pawns::commands::restore(args).await,
             Cmd::Export { what: ExportCmd::Sessions(args) } => pawns::commands::export(args, false).await,

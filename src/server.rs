@@ -43,6 +43,10 @@ pub struct ServerConfig {
     /// Retention: drop raw observations older than this many days (decisions and
     /// transitions are kept). `None`: keep everything.
     pub keep_observation_days: Option<u32>,
+    /// Keep the search index (next to the data file) following the record.
+    pub search: bool,
+    /// Time between search index commits: the most a durable record waits to be findable.
+    pub search_every: std::time::Duration,
 }
 
 impl Default for ServerConfig {
@@ -60,6 +64,8 @@ impl Default for ServerConfig {
             out_queue: crate::net::ws::OUT_QUEUE,
             record: true,
             keep_observation_days: None,
+            search: true,
+            search_every: crate::search::indexer::COMMIT_EVERY,
         }
     }
 }
@@ -77,6 +83,9 @@ pub struct Shared {
     pub started: Instant,
     /// The recorder's counters (not its handle: the recorder ends when the engine does).
     pub record_stats: Option<Arc<crate::record::RecorderStats>>,
+    /// The search index and its indexer (none when recording or search is off, or the
+    /// index could not be opened).
+    pub search: Option<crate::search::IndexerHandle>,
 }
 
 pub enum LoginOutcome {
@@ -246,6 +255,7 @@ pub struct RunningServer {
     writer: tokio::task::JoinHandle<()>,
     /// The recorder and its task (none when recording is off).
     pub recorder: Option<(crate::record::RecorderHandle, crate::record::recorder::RecorderThread)>,
+    indexer: Option<crate::search::IndexerThread>,
 }
 
 impl RunningServer {
@@ -266,6 +276,11 @@ impl RunningServer {
             handle.flush().await;
             drop(handle);
             task.join().await;
+        }
+        // Then the indexer catches up with the last batch, commits and ends.
+        if let (Some(h), Some(t)) = (&self.shared.search, self.indexer) {
+            h.stop();
+            t.join().await;
         }
     }
 }
@@ -318,7 +333,7 @@ pub fn prepare_store(cfg: &ServerConfig) -> anyhow::Result<(Store, crate::worldf
 }
 
 /// Drops observations older than `days` days, now and every hour, off the async threads.
-async fn retention(store: Arc<Store>, days: u32) {
+async fn retention(store: Arc<Store>, days: u32, search: Option<crate::search::IndexerHandle>) {
     let mut every = tokio::time::interval(std::time::Duration::from_secs(3600));
     loop {
         every.tick().await;
@@ -326,7 +341,12 @@ async fn retention(store: Arc<Store>, days: u32) {
         let st = store.clone();
         match tokio::task::spawn_blocking(move || st.drop_observations_before(today.saturating_sub(days))).await {
             Ok(Ok(0)) => {}
-            Ok(Ok(n)) => tracing::info!(dropped = n, keep_days = days, "retention: dropped old observations"),
+            Ok(Ok(n)) => {
+                tracing::info!(dropped = n, keep_days = days, "retention: dropped old observations");
+                if let Some(s) = &search {
+                    s.forget_observations_before(today.saturating_sub(days) as u64 * 86_400_000_000);
+                }
+            }
             Ok(Err(e)) => tracing::warn!(code = e.code(), "retention failed: {e}"),
             Err(e) => tracing::warn!("retention task failed: {e}"),
         }
@@ -366,6 +386,16 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
     let recorder =
         if cfg.record { Some(crate::record::spawn_recorder(store.clone()).context("cannot start the recorder thread")?) } else { None };
     engine.recorder = recorder.as_ref().map(|(h, _)| h.clone());
+    // The index is derived data: if it cannot be opened the server still plays and
+    // records, and says so (search answers `search_unavailable`).
+    let (search, indexer) = match (cfg.record && cfg.search).then(|| crate::search::spawn_indexer(store.clone(), cfg.search_every)) {
+        Some(Ok((h, t))) => (Some(h), Some(t)),
+        Some(Err(e)) => {
+            tracing::warn!(code = e.code(), "search index unavailable: {e}");
+            (None, None)
+        }
+        None => (None, None),
+    };
     // The engine gets a thread of its own, so thousands of socket tasks on the shared
     // pool can never delay a pulse.
     let (engine_done_tx, engine_task) = oneshot::channel();
@@ -389,13 +419,14 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
         next_link: AtomicU64::new(1),
         started: Instant::now(),
         record_stats: recorder.as_ref().map(|(h, _)| h.stats.clone()),
+        search,
         cfg,
     });
     if let Some(days) = shared.cfg.keep_observation_days {
-        tokio::spawn(retention(store.clone(), days));
+        tokio::spawn(retention(store.clone(), days, shared.search.clone()));
     }
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
     let accept = tokio::spawn(crate::net::listener::accept_loop(listener, shared.clone(), shutdown_rx));
     tracing::info!(%addr, "pawns is listening (telnet, WebSocket /ws, HTTP /health)");
-    Ok(RunningServer { addr, shared, shutdown_tx, accept, engine_task, saves, writer, recorder })
+    Ok(RunningServer { addr, shared, shutdown_tx, accept, engine_task, saves, writer, recorder, indexer })
 }

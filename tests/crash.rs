@@ -2,8 +2,10 @@
 //! load and is killed with SIGKILL at a random moment, 20 times over the same data
 //! file. After every kill the file opens cleanly, everything the server reported as
 //! committed before the kill is there, every batch decodes, and every session's stream
-//! is a gap-free prefix (seq 1, 2, 3...). A last run ends with SIGTERM: a clean stop
-//! that closes every session.
+//! is a gap-free prefix (seq 1, 2, 3...), and the search index holds exactly the
+//! records of the batches up to the one its last commit names (none twice, none
+//! missing), so the next start resumes from there. A last run ends with SIGTERM: a
+//! clean stop that closes every session and leaves the index caught up.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -24,9 +26,11 @@ struct Server {
     addr: String,
 }
 
-fn start(db: &Path) -> Server {
+/// `index_every`: how often the index commits (short, so kills land mid-commit too).
+fn start(db: &Path, index_every: &str) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_pawns"))
-        .args(["serve", "--host", "127.0.0.1", "--port", "0", "--login-rate", "1000", "--login-burst", "1000", "--log", "warn", "--db"])
+        .args(["serve", "--host", "127.0.0.1", "--port", "0", "--login-rate", "1000", "--login-burst", "1000", "--log", "warn"])
+        .args(["--index-every", index_every, "--db"])
         .arg(db)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -73,7 +77,7 @@ async fn agent(addr: String, name: String, key: String, seed: u64) {
     }
 }
 
-fn check_file(db: &Path, durable: u64) -> (u64, usize) {
+fn check_file(db: &Path, durable: u64) -> (u64, u64) {
     let (store, _) = pawns_storage::Store::open(db).expect("the file opens cleanly after SIGKILL");
     let last = store.last_record_id().unwrap();
     assert!(last >= durable, "batch {durable} was reported committed before the kill, but the file ends at {last}");
@@ -84,7 +88,27 @@ fn check_file(db: &Path, durable: u64) -> (u64, usize) {
         let seqs: Vec<u64> = streams[&s.session].iter().map(|r| r.seq).collect();
         assert_eq!(seqs, (1..=seqs.len() as u64).collect::<Vec<_>>(), "session {} has a gap", s.session);
     }
-    (all.len() as u64, sessions.len())
+    drop(store);
+    let watermark = check_index(db, false);
+    (all.len() as u64, watermark)
+}
+
+/// The index's last commit names batch W: it holds exactly the records of batches 1..=W.
+/// `caught_up`: W is the last batch of the record. Returns W.
+fn check_index(db: &Path, caught_up: bool) -> u64 {
+    let (store, _) = pawns_storage::Store::open(db).unwrap();
+    let (index, fresh) = pawns::search::SearchIndex::open(&pawns::search::index_dir(db)).expect("the index opens after SIGKILL");
+    assert!(!fresh, "the index survived the kill (it was not rebuilt)");
+    let watermark = index.watermark();
+    let last = store.last_record_id().unwrap();
+    assert!(watermark <= last, "the index is ahead of the record: {watermark} > {last}");
+    if caught_up {
+        assert_eq!(watermark, last, "a clean stop leaves the index caught up");
+    }
+    let want: u64 =
+        store.batches_after(0, usize::MAX).unwrap().iter().filter(|(id, _)| *id <= watermark).map(|(_, r)| r.len() as u64).sum();
+    assert_eq!(index.docs(), want, "the index holds the records up to batch {watermark}, each once");
+    watermark
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -94,8 +118,10 @@ async fn sigkill_under_load_loses_nothing_committed() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(2026);
     let mut keys = Vec::new();
     let mut last_total = 0;
+    let mut prev_last = 0u64;
     for round in 0..KILLS {
-        let mut server = start(&db);
+        // Odd rounds commit the index every 50 ms, so kills land while it indexes.
+        let mut server = start(&db, if round % 2 == 1 { "50ms" } else { "2s" });
         if keys.is_empty() {
             for i in 0..AGENTS {
                 let name = format!("crash{}", (b'a' + i as u8) as char);
@@ -126,19 +152,27 @@ async fn sigkill_under_load_loses_nothing_committed() {
         for t in tasks {
             let _ = tokio::time::timeout(Duration::from_secs(5), t).await;
         }
-        let (total, _) = check_file(&db, durable);
+        let (total, watermark) = check_file(&db, durable);
+        // Each start catches the index up from its watermark (the commit interval is
+        // longer than a round, so what a round indexes is what earlier rounds recorded).
+        eprintln!("round {round}: durable {durable}, index at batch {watermark}");
+        if round > 0 {
+            assert!(watermark >= prev_last, "round {round}: the index did not catch up to {prev_last} (at {watermark})");
+        }
+        prev_last = durable;
         assert!(total >= last_total, "records never go away");
         last_total = total;
     }
     assert!(last_total > 100, "the load was recorded ({last_total} records)");
 
     // A clean stop (SIGTERM) closes every session, those the kills left open included.
-    let mut server = start(&db);
+    let mut server = start(&db, "2s");
     tokio::time::sleep(Duration::from_millis(300)).await;
     let pid = server.child.id().to_string();
     assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
     let status = server.child.wait().unwrap();
     assert!(status.success(), "SIGTERM is a clean stop: {status}");
+    assert!(check_index(&db, true) > 0);
     let (store, _) = pawns_storage::Store::open(&db).unwrap();
     let sessions = store.all_sessions().unwrap();
     assert!(sessions.len() >= AGENTS * KILLS / 2, "{} sessions", sessions.len());

@@ -19,13 +19,17 @@ use tokio_tungstenite::WebSocketStream;
 use crate::auth::limits::ConnPermit;
 use crate::server::Shared;
 
-type Body = Full<Bytes>;
+pub type Body = Full<Bytes>;
 
 fn text(status: StatusCode, body: impl Into<Bytes>) -> Response<Body> {
     let mut r = Response::new(Full::new(body.into()));
     *r.status_mut() = status;
     r.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
     r
+}
+
+pub fn json_response(status: StatusCode, v: serde_json::Value) -> Response<Body> {
+    json(status, v)
 }
 
 fn json(status: StatusCode, v: serde_json::Value) -> Response<Body> {
@@ -77,6 +81,12 @@ async fn route(mut req: Request<Incoming>, peer: SocketAddr, shared: Arc<Shared>
         }
         (&Method::POST, "/api/admin/backup") => backup(req.uri().query().unwrap_or(""), peer, &shared).await,
         (&Method::GET, "/api/export") => export(req.uri().query().unwrap_or(""), peer, &shared).await,
+        (_, "/api/search" | "/api/search/status" | "/api/admin/reindex") if !peer.ip().is_loopback() => {
+            json(StatusCode::FORBIDDEN, serde_json::json!({"code": "forbidden", "message": "the search API is for local callers only"}))
+        }
+        (&Method::GET, "/api/search") => super::search_api::search(req.uri().query().unwrap_or(""), &shared).await,
+        (&Method::GET, "/api/search/status") => super::search_api::status(&shared),
+        (&Method::POST, "/api/admin/reindex") => super::search_api::reindex(&shared),
         (&Method::GET, "/api/record") => {
             // The recorder's progress: what is durable (`last_batch` and everything before it).
             use std::sync::atomic::Ordering::Relaxed;

@@ -4,6 +4,7 @@
 pub mod http;
 pub mod link;
 pub mod listener;
+pub mod search_api;
 pub mod telnet;
 pub mod telnet_login;
 pub mod ws;

@@ -443,13 +443,19 @@ impl Store {
     /// The records of up to `limit` batches after batch `after`, in commit order, each
     /// with its batch id (the watermark a reader such as the search index keeps).
     pub fn records_after(&self, after: u64, limit: usize) -> Result<Vec<(u64, EventRecord)>, StoreError> {
+        let batches = self.batches_after(after, limit)?;
+        Ok(batches.into_iter().flat_map(|(id, records)| records.into_iter().map(move |r| (id, r))).collect())
+    }
+
+    /// Up to `limit` batches after batch `after`, in commit order, each whole (a batch
+    /// retention emptied is still listed, so a reader's watermark moves past it).
+    pub fn batches_after(&self, after: u64, limit: usize) -> Result<Vec<(u64, Vec<EventRecord>)>, StoreError> {
         let tx = self.db.begin_read().map_err(redb_err)?;
         let log = tx.open_table(tables::RECORD_BATCHES).map_err(redb_err)?;
         let mut out = Vec::new();
         for row in log.range(after.saturating_add(1)..).map_err(redb_err)?.take(limit) {
             let (k, v) = row.map_err(redb_err)?;
-            let records: Vec<EventRecord> = codec::decode(v.value())?;
-            out.extend(records.into_iter().map(|r| (k.value(), r)));
+            out.push((k.value(), codec::decode(v.value())?));
         }
         Ok(out)
     }

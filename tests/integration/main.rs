@@ -9,5 +9,6 @@ mod gameplay;
 mod http_edge;
 mod persistence;
 mod recording;
+mod search;
 mod telnet;
 mod world;

@@ -242,7 +242,7 @@ async fn a_backup_taken_under_load_holds_everything_committed_before_it() {
     let durable = serde_json::from_str::<serde_json::Value>(&progress).unwrap()["last_batch"].as_u64().unwrap();
     assert!(durable > 0, "{progress}");
     let out = s._dir.path().join("snap.redb");
-    let (code, body) = http_post(s.addr, &format!("/api/admin/backup?path={}", out.display())).await;
+    let (code, body) = crate::common::http_post(s.addr, &format!("/api/admin/backup?path={}", out.display())).await;
     assert_eq!(code, 200, "{body}");
     let report: serde_json::Value = serde_json::from_str(&body).unwrap();
     assert!(report["last_batch"].as_u64().unwrap() >= durable, "{report}");
@@ -254,7 +254,7 @@ async fn a_backup_taken_under_load_holds_everything_committed_before_it() {
     assert!(snap.character("bria").unwrap().is_some());
     assert!(snap.all_sessions().unwrap().len() >= 3);
     // Never over an existing file.
-    let (code, body) = http_post(s.addr, &format!("/api/admin/backup?path={}", out.display())).await;
+    let (code, body) = crate::common::http_post(s.addr, &format!("/api/admin/backup?path={}", out.display())).await;
     assert_eq!(code, 400);
     assert!(body.contains("backup_exists"), "{body}");
     // `restore --to` checks the backup and puts it in place.
@@ -266,15 +266,4 @@ async fn a_backup_taken_under_load_holds_everything_committed_before_it() {
         p.abort();
     }
     s.shutdown().await;
-}
-
-async fn http_post(addr: std::net::SocketAddr, path: &str) -> (u16, String) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
-    s.write_all(format!("POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").as_bytes()).await.unwrap();
-    let mut buf = Vec::new();
-    s.read_to_end(&mut buf).await.unwrap();
-    let text = String::from_utf8_lossy(&buf).into_owned();
-    let status = text.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
-    (status, text.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default())
 }

@@ -1,0 +1,183 @@
+//! What a record looks like to search: one line of text and the kinds it answers to.
+//!
+//! Every record has its kind (`action`, `observation`, `transition`) and a category
+//! from the game (`combat`, `social`, `movement`, `item`, `progress`, `info`), so
+//! `--kind combat` finds the blow seen, the `kill` typed and the kill transition alike.
+
+use pawns_storage::{EventRecord, RecordBody, Transition};
+
+/// The categories `--kind` accepts besides the three record kinds.
+pub const CATEGORIES: [&str; 6] = ["combat", "social", "movement", "item", "progress", "info"];
+/// The record kinds.
+pub const KINDS: [&str; 3] = ["action", "observation", "transition"];
+
+/// A record as the index holds it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchDoc {
+    pub kind: &'static str,
+    pub category: &'static str,
+    pub text: String,
+}
+
+/// The searchable form of one record.
+pub fn search_doc(r: &EventRecord) -> SearchDoc {
+    let kind = r.body.kind();
+    match &r.body {
+        RecordBody::Decision(d) => {
+            let mut text = if d.args.is_empty() { d.command.clone() } else { format!("{} {}", d.command, d.args) };
+            if d.status != "ok" {
+                text.push_str(&format!(" ({})", d.status));
+            }
+            SearchDoc { kind, category: command_category(&d.command), text }
+        }
+        RecordBody::Observation { event_type, text, from } => {
+            let text = match from {
+                Some(f) if !text.to_ascii_lowercase().contains(&f.to_ascii_lowercase()) => format!("{f}: {text}"),
+                _ => text.clone(),
+            };
+            SearchDoc { kind, category: event_category(event_type), text }
+        }
+        RecordBody::Transition(t) => {
+            let (category, text) = transition_text(t);
+            SearchDoc { kind, category, text }
+        }
+    }
+}
+
+fn transition_text(t: &Transition) -> (&'static str, String) {
+    match t {
+        Transition::Hp { from, to } => ("combat", format!("hit points {from} to {to}")),
+        Transition::Level { from, to } => ("progress", format!("level {from} to {to}")),
+        Transition::Exp { from, to } => ("progress", format!("experience {from} to {to}")),
+        Transition::Gold { from, to } => ("item", format!("gold {from} to {to}")),
+        Transition::Room { from, to, name } => ("movement", format!("moved to {name} (room {to}, from {from})")),
+        Transition::ItemAcquired { name, level, .. } => ("item", format!("acquired {name} (level {level})")),
+        Transition::ItemLost { name, .. } => ("item", format!("lost {name}")),
+        Transition::Equipped { name, .. } => ("item", format!("equipped {name}")),
+        Transition::Unequipped { name, .. } => ("item", format!("removed {name}")),
+        Transition::Death { killer, exp_lost } => match killer {
+            Some(k) => ("combat", format!("died, killed by {k}, lost {exp_lost} experience")),
+            None => ("combat", format!("died, lost {exp_lost} experience")),
+        },
+        Transition::Kill { victim, victim_level, victim_is_player } => {
+            let who = if *victim_is_player { "player" } else { "mob" };
+            ("combat", format!("killed {victim} ({who}, level {victim_level})"))
+        }
+    }
+}
+
+/// The category of a protocol event type.
+pub fn event_category(event_type: &str) -> &'static str {
+    match event_type {
+        "combat" | "death" | "kill" => "combat",
+        "say" | "tell" | "shout" | "gossip" | "emote" => "social",
+        "enter" | "leave" => "movement",
+        "level_up" => "progress",
+        _ => "info",
+    }
+}
+
+/// The category of a typed command (its verb, possibly abbreviated as players do).
+pub fn command_category(verb: &str) -> &'static str {
+    let v = verb.to_ascii_lowercase();
+    let is = |full: &str, min: usize| v.len() >= min && full.starts_with(v.as_str());
+    const COMBAT: [(&str, usize); 12] = [
+        ("kill", 1),
+        ("hit", 3),
+        ("attack", 3),
+        ("flee", 2),
+        ("kick", 2),
+        ("bash", 2),
+        ("backstab", 2),
+        ("rescue", 3),
+        ("assist", 3),
+        ("cast", 2),
+        ("murder", 3),
+        ("order", 3),
+    ];
+    const SOCIAL: [(&str, usize); 9] =
+        [("say", 2), ("tell", 1), ("gtell", 2), ("shout", 3), ("gossip", 3), ("emote", 2), ("reply", 3), ("group", 2), ("follow", 3)];
+    const MOVEMENT: [(&str, usize); 10] = [
+        ("north", 1),
+        ("south", 1),
+        ("east", 1),
+        ("west", 1),
+        ("up", 1),
+        ("down", 1),
+        ("enter", 3),
+        ("recall", 3),
+        ("open", 2),
+        ("close", 3),
+    ];
+    const ITEM: [(&str, usize); 14] = [
+        ("get", 1),
+        ("take", 2),
+        ("drop", 2),
+        ("give", 2),
+        ("put", 2),
+        ("wear", 2),
+        ("wield", 2),
+        ("remove", 3),
+        ("buy", 2),
+        ("sell", 3),
+        ("eat", 2),
+        ("drink", 2),
+        ("fill", 3),
+        ("rent", 3),
+    ];
+    // Socials differ from world to world; these are in every one.
+    const COMMON_SOCIALS: [&str; 16] = [
+        "smile", "bow", "wave", "grin", "nod", "laugh", "hug", "thank", "greet", "cheer", "comfort", "poke", "slap", "shake", "smirk",
+        "cry",
+    ];
+    if v == "'" {
+        return "social";
+    }
+    if COMBAT.iter().any(|(f, m)| is(f, *m)) {
+        "combat"
+    } else if MOVEMENT.iter().any(|(f, m)| is(f, *m)) {
+        "movement"
+    } else if SOCIAL.iter().any(|(f, m)| is(f, *m)) {
+        "social"
+    } else if ITEM.iter().any(|(f, m)| is(f, *m)) {
+        "item"
+    } else if is("practice", 3) || is("level", 3) {
+        "progress"
+    } else if COMMON_SOCIALS.contains(&v.as_str()) {
+        "social"
+    } else {
+        "info"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verbs_fall_into_categories_as_players_type_them() {
+        for (verb, cat) in [
+            ("k", "combat"),
+            ("kill", "combat"),
+            ("fl", "combat"),
+            ("n", "movement"),
+            ("north", "movement"),
+            ("say", "social"),
+            ("'", "social"),
+            ("t", "social"),
+            ("g", "item"),
+            ("buy", "item"),
+            ("look", "info"),
+            ("score", "info"),
+            ("prac", "progress"),
+        ] {
+            assert_eq!(command_category(verb), cat, "{verb}");
+        }
+    }
+
+    #[test]
+    fn a_kill_reads_with_the_victim_and_its_level() {
+        let t = Transition::Kill { victim: "a small goblin".into(), victim_level: 3, victim_is_player: false };
+        assert_eq!(transition_text(&t), ("combat", "killed a small goblin (mob, level 3)".into()));
+    }
+}

@@ -1,0 +1,272 @@
+//! The search index: a tantivy index in a directory next to the data file.
+//!
+//! It is derived data. Each commit carries, as its payload, the id of the last record
+//! batch it holds, in the same atomic step as the documents, so after a crash the index
+//! knows exactly where to resume and never holds a record twice. Anything wrong with the
+//! directory (missing, from another schema, unreadable) is answered by rebuilding it.
+
+use std::ops::Bound;
+use std::path::{Path, PathBuf};
+
+use pawns_storage::EventRecord;
+use tantivy::collector::{Count, TopDocs};
+use tantivy::query::{AllQuery, BooleanQuery, Occur, Query, QueryParser, RangeQuery, TermQuery};
+use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, FAST, INDEXED, STORED, STRING};
+use tantivy::{Index, IndexReader, IndexWriter, Order, ReloadPolicy, TantivyDocument, Term};
+
+use super::doc::{search_doc, CATEGORIES, KINDS};
+
+/// Bumped whenever the schema or the text of documents changes: an index of another
+/// version is rebuilt from the data file.
+pub const INDEX_VERSION: u32 = 1;
+/// The indexing thread's memory budget (tantivy's floor is 15 MB).
+const WRITER_BYTES: usize = 64 * 1024 * 1024;
+/// Most hits one search returns.
+pub const MAX_LIMIT: usize = 1000;
+
+/// Where the index of a data file lives: `pawns.redb` → `pawns.redb.search/`.
+pub fn index_dir(db: &Path) -> PathBuf {
+    let mut s = db.as_os_str().to_owned();
+    s.push(".search");
+    PathBuf::from(s)
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    #[error("bad query: {0}")]
+    BadQuery(String),
+    #[error("--kind {0}: not a kind (one of {list})", list = kinds_list())]
+    BadKind(String),
+    #[error("search index: {0}")]
+    Index(#[from] tantivy::TantivyError),
+    #[error("search index: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl SearchError {
+    /// Stable code for the HTTP API and the CLI.
+    pub fn code(&self) -> &'static str {
+        match self {
+            SearchError::BadQuery(_) => "bad_query",
+            SearchError::BadKind(_) => "bad_kind",
+            SearchError::Index(_) | SearchError::Io(_) => "index_failed",
+        }
+    }
+}
+
+fn kinds_list() -> String {
+    KINDS.iter().chain(CATEGORIES.iter()).copied().collect::<Vec<_>>().join(", ")
+}
+
+#[derive(Clone, Copy)]
+struct Fields {
+    text: Field,
+    kind: Field,
+    agent: Field,
+    session: Field,
+    seq: Field,
+    room: Field,
+    at: Field,
+}
+
+fn schema() -> (Schema, Fields) {
+    let mut b = Schema::builder();
+    let text_opts = TextOptions::default()
+        .set_indexing_options(
+            TextFieldIndexing::default().set_tokenizer("en_stem").set_index_option(IndexRecordOption::WithFreqsAndPositions),
+        )
+        .set_stored();
+    let fields = Fields {
+        text: b.add_text_field("text", text_opts),
+        // Two values per document: the record kind and its category.
+        kind: b.add_text_field("kind", STRING | STORED),
+        agent: b.add_text_field("agent", STRING | STORED),
+        session: b.add_u64_field("session", INDEXED | STORED),
+        seq: b.add_u64_field("seq", STORED),
+        room: b.add_u64_field("room", INDEXED | STORED),
+        at: b.add_u64_field("at", INDEXED | STORED | FAST),
+    };
+    (b.build(), fields)
+}
+
+/// What a search asks for.
+#[derive(Debug, Clone, Default)]
+pub struct SearchQuery {
+    /// Words to find (tantivy's query syntax: `goblin AND kill`, `"small goblin"`, `-flee`);
+    /// empty: everything that passes the filters.
+    pub q: String,
+    pub agent: Option<String>,
+    /// A record kind or a category.
+    pub kind: Option<String>,
+    /// Only records at or after this unix µs.
+    pub since_us: u64,
+    pub limit: usize,
+}
+
+/// One record found.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SearchHit {
+    pub at_us: u64,
+    pub agent: String,
+    pub session: u64,
+    pub seq: u64,
+    pub kind: String,
+    pub category: String,
+    pub room_vnum: u32,
+    pub text: String,
+}
+
+/// The answer to a search.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SearchResults {
+    /// Every record that matched (`hits` holds at most the limit, newest first).
+    pub total: usize,
+    pub hits: Vec<SearchHit>,
+    /// The last record batch the index held when it answered.
+    pub indexed_batch: u64,
+}
+
+pub struct SearchIndex {
+    index: Index,
+    reader: IndexReader,
+    fields: Fields,
+    dir: PathBuf,
+}
+
+impl SearchIndex {
+    /// Opens the index in `dir`, creating it, or starting over when what is there is
+    /// not an index of this version. Returns whether it started empty.
+    pub fn open(dir: &Path) -> Result<(SearchIndex, bool), SearchError> {
+        let (schema, fields) = schema();
+        let usable = dir.join("meta.json").exists()
+            && Index::open_in_dir(dir).ok().is_some_and(|i| i.schema() == schema && version_of(dir) == Some(INDEX_VERSION));
+        let fresh = !usable;
+        if fresh {
+            if dir.exists() {
+                tracing::info!(dir = %dir.display(), "search index is from another version or unreadable; rebuilding it");
+                std::fs::remove_dir_all(dir)?;
+            }
+            std::fs::create_dir_all(dir)?;
+            Index::create_in_dir(dir, schema)?;
+            std::fs::write(dir.join("pawns-index-version"), INDEX_VERSION.to_string())?;
+        }
+        let index = Index::open_in_dir(dir)?;
+        let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
+        Ok((SearchIndex { index, reader, fields, dir: dir.to_path_buf() }, fresh))
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The writer; only one may exist (tantivy locks the directory).
+    pub fn writer(&self) -> Result<IndexWriter, SearchError> {
+        Ok(self.index.writer_with_num_threads(1, WRITER_BYTES)?)
+    }
+
+    /// The last record batch the committed index holds (0: none).
+    pub fn watermark(&self) -> u64 {
+        self.index.load_metas().ok().and_then(|m| m.payload).and_then(|p| p.parse().ok()).unwrap_or(0)
+    }
+
+    /// Adds one record to what the writer will commit next.
+    pub fn add(&self, w: &IndexWriter, r: &EventRecord) -> Result<(), SearchError> {
+        let d = search_doc(r);
+        let f = &self.fields;
+        let mut doc = TantivyDocument::default();
+        doc.add_text(f.text, &d.text);
+        doc.add_text(f.kind, d.kind);
+        doc.add_text(f.kind, d.category);
+        doc.add_text(f.agent, &r.agent);
+        doc.add_u64(f.session, r.session);
+        doc.add_u64(f.seq, r.seq);
+        doc.add_u64(f.room, r.room_vnum as u64);
+        doc.add_u64(f.at, r.at_us);
+        w.add_document(doc)?;
+        Ok(())
+    }
+
+    /// Commits what was added, with the batch it reaches, and lets searches see it.
+    pub fn commit(&self, w: &mut IndexWriter, batch: u64) -> Result<(), SearchError> {
+        let mut prepared = w.prepare_commit()?;
+        prepared.set_payload(&batch.to_string());
+        prepared.commit()?;
+        self.reader.reload()?;
+        Ok(())
+    }
+
+    /// Queues the removal of observations before `before_us` (retention); the next
+    /// commit applies it.
+    pub fn forget_observations_before(&self, w: &IndexWriter, before_us: u64) -> Result<(), SearchError> {
+        let f = self.fields;
+        let q = BooleanQuery::new(vec![
+            (
+                Occur::Must,
+                Box::new(TermQuery::new(Term::from_field_text(f.kind, "observation"), IndexRecordOption::Basic)) as Box<dyn Query>,
+            ),
+            (Occur::Must, Box::new(RangeQuery::new(Bound::Unbounded, Bound::Excluded(Term::from_field_u64(f.at, before_us))))),
+        ]);
+        w.delete_query(Box::new(q))?;
+        Ok(())
+    }
+
+    /// Documents the committed index holds.
+    pub fn docs(&self) -> u64 {
+        self.reader.searcher().num_docs()
+    }
+
+    /// Finds records, newest first.
+    pub fn search(&self, q: &SearchQuery) -> Result<SearchResults, SearchError> {
+        let f = self.fields;
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        if !q.q.trim().is_empty() {
+            let mut parser = QueryParser::for_index(&self.index, vec![f.text]);
+            parser.set_conjunction_by_default();
+            let parsed = parser.parse_query(q.q.trim()).map_err(|e| SearchError::BadQuery(e.to_string()))?;
+            clauses.push((Occur::Must, parsed));
+        }
+        if let Some(agent) = q.agent.as_deref().filter(|a| !a.is_empty()) {
+            let t = Term::from_field_text(f.agent, &agent.to_ascii_lowercase());
+            clauses.push((Occur::Must, Box::new(TermQuery::new(t, IndexRecordOption::Basic))));
+        }
+        if let Some(kind) = q.kind.as_deref().filter(|k| !k.is_empty()) {
+            let kind = kind.to_ascii_lowercase();
+            if !KINDS.contains(&kind.as_str()) && !CATEGORIES.contains(&kind.as_str()) {
+                return Err(SearchError::BadKind(kind));
+            }
+            clauses.push((Occur::Must, Box::new(TermQuery::new(Term::from_field_text(f.kind, &kind), IndexRecordOption::Basic))));
+        }
+        if q.since_us > 0 {
+            let lower = Bound::Included(Term::from_field_u64(f.at, q.since_us));
+            clauses.push((Occur::Must, Box::new(RangeQuery::new(lower, Bound::Unbounded))));
+        }
+        let query: Box<dyn Query> = if clauses.is_empty() { Box::new(AllQuery) } else { Box::new(BooleanQuery::new(clauses)) };
+        let searcher = self.reader.searcher();
+        let indexed_batch = searcher.index().load_metas().ok().and_then(|m| m.payload).and_then(|p| p.parse().ok()).unwrap_or(0);
+        let limit = q.limit.clamp(1, MAX_LIMIT);
+        let top = TopDocs::with_limit(limit).order_by_fast_field::<u64>("at", Order::Desc);
+        let (found, total) = searcher.search(&query, &(top, Count))?;
+        let mut hits = Vec::with_capacity(found.len());
+        for (_, addr) in found {
+            let doc: TantivyDocument = searcher.doc(addr)?;
+            let text_of = |field: Field| doc.get_first(field).and_then(|v| v.as_str()).unwrap_or("").to_string();
+            let u64_of = |field: Field| doc.get_first(field).and_then(|v| v.as_u64()).unwrap_or(0);
+            let mut kinds = doc.get_all(f.kind).filter_map(|v| v.as_str());
+            hits.push(SearchHit {
+                at_us: u64_of(f.at),
+                agent: text_of(f.agent),
+                session: u64_of(f.session),
+                seq: u64_of(f.seq),
+                kind: kinds.next().unwrap_or("").to_string(),
+                category: kinds.next().unwrap_or("").to_string(),
+                room_vnum: u64_of(f.room) as u32,
+                text: text_of(f.text),
+            });
+        }
+        Ok(SearchResults { total, hits, indexed_batch })
+    }
+}
+
+fn version_of(dir: &Path) -> Option<u32> {
+    std::fs::read_to_string(dir.join("pawns-index-version")).ok()?.trim().parse().ok()
+}

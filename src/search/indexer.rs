@@ -1,0 +1,215 @@
+//! The indexer: a thread that follows the record log into the search index.
+//!
+//! It reads committed batches from redb (never from the engine), so it can fall behind
+//! or crash without touching the record; on start it resumes from the batch its last
+//! commit names. Every `every` (a few seconds) it commits what it read, so a record is
+//! searchable at most one interval after it became durable.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use pawns_storage::Store;
+use tantivy::IndexWriter;
+
+use super::index::{SearchError, SearchIndex};
+
+/// Default time between index commits.
+pub const COMMIT_EVERY: Duration = Duration::from_secs(2);
+/// Batches read from redb at a time.
+const READ_BATCHES: usize = 256;
+/// During a long catch-up, commit every so many documents, so an interrupted rebuild
+/// keeps what it did.
+const CATCH_UP_COMMIT_DOCS: u64 = 200_000;
+
+/// Counters for `/api/search/status`, metrics and the closing note.
+#[derive(Default, Debug)]
+pub struct IndexerStats {
+    /// The last record batch searchable.
+    pub indexed_batch: AtomicU64,
+    /// Documents indexed since the server started.
+    pub indexed_docs: AtomicU64,
+    pub commits: AtomicU64,
+    /// Index lag of the last commit: from the oldest record it made searchable happening
+    /// to the commit, ms (max over that commit).
+    pub last_lag_ms: AtomicU64,
+    /// The largest such lag since start, ms.
+    pub max_lag_ms: AtomicU64,
+    /// Sum of per-record lags (ms) and how many, for the mean.
+    pub lag_sum_ms: AtomicU64,
+    pub lag_count: AtomicU64,
+    /// While a rebuild runs: the batch it must reach (0 otherwise).
+    pub rebuild_target: AtomicU64,
+    pub failures: AtomicU64,
+}
+
+enum IndexMsg {
+    /// Retention dropped observations before this unix µs from the record.
+    Forget(u64),
+    /// Start over from the first batch.
+    Rebuild,
+    /// Catch up, commit and end.
+    Stop,
+}
+
+#[derive(Clone)]
+pub struct IndexerHandle {
+    tx: mpsc::Sender<IndexMsg>,
+    pub index: Arc<SearchIndex>,
+    pub stats: Arc<IndexerStats>,
+}
+
+impl IndexerHandle {
+    pub fn forget_observations_before(&self, before_us: u64) {
+        let _ = self.tx.send(IndexMsg::Forget(before_us));
+    }
+
+    pub fn rebuild(&self) {
+        let _ = self.tx.send(IndexMsg::Rebuild);
+    }
+
+    pub fn stop(&self) {
+        let _ = self.tx.send(IndexMsg::Stop);
+    }
+}
+
+/// The indexer's thread; it ends (after catching up and a last commit) when told to
+/// stop or when every handle is dropped.
+pub struct IndexerThread(Option<std::thread::JoinHandle<()>>);
+
+impl IndexerThread {
+    pub async fn join(mut self) {
+        if let Some(t) = self.0.take() {
+            let _ = tokio::task::spawn_blocking(move || t.join()).await;
+        }
+    }
+}
+
+/// Opens the index next to the store's file and starts following the record.
+pub fn spawn_indexer(store: Arc<Store>, every: Duration) -> Result<(IndexerHandle, IndexerThread), SearchError> {
+    let (index, fresh) = SearchIndex::open(&super::index_dir(store.path()))?;
+    let index = Arc::new(index);
+    let writer = index.writer()?;
+    let stats = Arc::new(IndexerStats::default());
+    stats.indexed_batch.store(index.watermark(), Ordering::Relaxed);
+    if fresh {
+        tracing::info!(dir = %index.dir().display(), "search index created; indexing the record from the start");
+    }
+    let (tx, rx) = mpsc::channel();
+    let (ix, st) = (index.clone(), stats.clone());
+    let thread = std::thread::Builder::new().name("pawns-indexer".into()).spawn(move || run(store, ix, writer, rx, st, every))?;
+    Ok((IndexerHandle { tx, index, stats }, IndexerThread(Some(thread))))
+}
+
+fn run(store: Arc<Store>, ix: Arc<SearchIndex>, mut w: IndexWriter, rx: mpsc::Receiver<IndexMsg>, st: Arc<IndexerStats>, every: Duration) {
+    let mut at = ix.watermark();
+    let mut dirty = false;
+    let mut next = Instant::now();
+    loop {
+        let wait = next.saturating_duration_since(Instant::now());
+        let stop = match rx.recv_timeout(wait) {
+            Ok(IndexMsg::Forget(before_us)) => {
+                dirty |= ix.forget_observations_before(&w, before_us).is_ok();
+                continue;
+            }
+            Ok(IndexMsg::Rebuild) => {
+                if w.delete_all_documents().is_ok() {
+                    at = 0;
+                    dirty = true;
+                    st.rebuild_target.store(store.last_record_id().unwrap_or(0).max(1), Ordering::Relaxed);
+                }
+                false
+            }
+            Err(RecvTimeoutError::Timeout) => false,
+            Ok(IndexMsg::Stop) | Err(RecvTimeoutError::Disconnected) => true,
+        };
+        match step(&store, &ix, &mut w, &mut at, &mut dirty, &st) {
+            Ok(()) => {}
+            Err(e) => {
+                st.failures.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!(code = e.code(), "search indexing failed: {e}; retrying");
+                // Start again from what the index committed.
+                let _ = w.rollback();
+                at = ix.watermark();
+            }
+        }
+        if stop {
+            break;
+        }
+        next = Instant::now() + every;
+    }
+    let _ = w.wait_merging_threads();
+}
+
+/// Reads every batch committed after `at`, adds it, commits.
+fn step(
+    store: &Store,
+    ix: &SearchIndex,
+    w: &mut IndexWriter,
+    at: &mut u64,
+    dirty: &mut bool,
+    st: &IndexerStats,
+) -> Result<(), SearchError> {
+    let mut oldest_us = u64::MAX;
+    let mut times: Vec<u64> = Vec::new();
+    let added = catch_up(store, ix, w, at, &mut |_, _| {}, &mut |r| {
+        oldest_us = oldest_us.min(r.at_us);
+        times.push(r.at_us);
+    })?;
+    if added == 0 && !*dirty {
+        return Ok(());
+    }
+    ix.commit(w, *at)?;
+    *dirty = false;
+    let now = crate::record::unix_us();
+    st.indexed_batch.store(*at, Ordering::Relaxed);
+    st.indexed_docs.fetch_add(added, Ordering::Relaxed);
+    st.commits.fetch_add(1, Ordering::Relaxed);
+    if st.rebuild_target.load(Ordering::Relaxed) <= *at {
+        st.rebuild_target.store(0, Ordering::Relaxed);
+    }
+    if oldest_us != u64::MAX {
+        let lag = now.saturating_sub(oldest_us) / 1000;
+        st.last_lag_ms.store(lag, Ordering::Relaxed);
+        st.max_lag_ms.fetch_max(lag, Ordering::Relaxed);
+        st.lag_sum_ms.fetch_add(times.iter().map(|t| now.saturating_sub(*t) / 1000).sum::<u64>(), Ordering::Relaxed);
+        st.lag_count.fetch_add(times.len() as u64, Ordering::Relaxed);
+    }
+    Ok(())
+}
+
+/// Adds every record committed after batch `*at` (moving `*at` along), committing on
+/// the way during long runs. `progress(done, last)` is told the batch reached;
+/// `seen` sees each record. Returns the documents added.
+pub fn catch_up(
+    store: &Store,
+    ix: &SearchIndex,
+    w: &mut IndexWriter,
+    at: &mut u64,
+    progress: &mut dyn FnMut(u64, u64),
+    seen: &mut dyn FnMut(&pawns_storage::EventRecord),
+) -> Result<u64, SearchError> {
+    let last = store.last_record_id().map_err(|e| SearchError::Io(std::io::Error::other(e.to_string())))?;
+    let mut added = 0u64;
+    let mut since_commit = 0u64;
+    while *at < last {
+        let batches = store.batches_after(*at, READ_BATCHES).map_err(|e| SearchError::Io(std::io::Error::other(e.to_string())))?;
+        let Some(&(end, _)) = batches.last() else { break };
+        for (_, records) in &batches {
+            for r in records {
+                ix.add(w, r)?;
+                seen(r);
+            }
+            added += records.len() as u64;
+            since_commit += records.len() as u64;
+        }
+        *at = end;
+        progress(*at, last);
+        if since_commit >= CATCH_UP_COMMIT_DOCS {
+            ix.commit(w, *at)?;
+            since_commit = 0;
+        }
+    }
+    Ok(added)
+}
