@@ -236,6 +236,25 @@ pub enum BenchCmd {
     /// Time and peak memory to read a world directory, import it into a data file, and
     /// load it back from there (what `serve` does at every start).
     World(BenchWorldArgs),
+    /// Write a record of N events shaped like real play, index it, and time searches
+    /// over it (p50/p99 per query).
+    Search(BenchSearchArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct BenchSearchArgs {
+    /// Events to write into the scratch record.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub events: u64,
+    /// Times each query runs.
+    #[arg(long, default_value_t = 200)]
+    pub rounds: usize,
+    /// Keep the data file (and its index) here instead of a scratch file.
+    #[arg(long)]
+    pub db: Option<PathBuf>,
+    /// Search an existing --db as it is (writing events only if it holds none).
+    #[arg(long)]
+    pub reuse: bool,
 }
 
 #[derive(Args, Debug, Clone)]

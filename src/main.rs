@@ -39,6 +39,7 @@ fn main() -> ExitCode {
             Cmd::Export { what: ExportCmd::Decisions(args) } => pawns::commands::export(args, true).await,
             Cmd::Bench { what: BenchCmd::Agents(args) } => pawns::bench::agents(args).await,
             Cmd::Bench { what: BenchCmd::World(args) } => pawns::bench_world::run(args),
+            Cmd::Bench { what: BenchCmd::Search(args) } => pawns::bench_search::run(args),
         }
     });
     match result {

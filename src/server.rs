@@ -383,19 +383,22 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
         tokio::task::spawn_blocking(move || store.houses()).await??
     };
     engine.restore_houses(&houses);
-    let recorder =
-        if cfg.record { Some(crate::record::spawn_recorder(store.clone()).context("cannot start the recorder thread")?) } else { None };
-    engine.recorder = recorder.as_ref().map(|(h, _)| h.clone());
     // The index is derived data: if it cannot be opened the server still plays and
     // records, and says so (search answers `search_unavailable`).
-    let (search, indexer) = match (cfg.record && cfg.search).then(|| crate::search::spawn_indexer(store.clone(), cfg.search_every)) {
-        Some(Ok((h, t))) => (Some(h), Some(t)),
+    let (search, feed, indexer) = match (cfg.record && cfg.search).then(|| crate::search::spawn_indexer(store.clone(), cfg.search_every)) {
+        Some(Ok((h, f, t))) => (Some(h), Some(f), Some(t)),
         Some(Err(e)) => {
             tracing::warn!(code = e.code(), "search index unavailable: {e}");
-            (None, None)
+            (None, None, None)
         }
-        None => (None, None),
+        None => (None, None, None),
     };
+    let recorder = if cfg.record {
+        Some(crate::record::spawn_recorder(store.clone(), feed).context("cannot start the recorder thread")?)
+    } else {
+        None
+    };
+    engine.recorder = recorder.as_ref().map(|(h, _)| h.clone());
     // The engine gets a thread of its own, so thousands of socket tasks on the shared
     // pool can never delay a pulse.
     let (engine_done_tx, engine_task) = oneshot::channel();

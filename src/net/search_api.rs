@@ -73,7 +73,7 @@ pub fn status(shared: &Arc<Shared>) -> hyper::Response<Body> {
             "indexed_since_start": st.indexed_docs.load(Relaxed),
             "commits": st.commits.load(Relaxed),
             "lag_ms": {"last": st.last_lag_ms.load(Relaxed), "max": st.max_lag_ms.load(Relaxed),
-                       "mean": if count > 0 { st.lag_sum_ms.load(Relaxed) / count } else { 0 }},
+                       "mean": st.lag_sum_ms.load(Relaxed).checked_div(count).unwrap_or(0)},
             "rebuilding": st.rebuild_target.load(Relaxed) > 0,
             "rebuild_target": st.rebuild_target.load(Relaxed),
             "failures": st.failures.load(Relaxed),

@@ -100,18 +100,20 @@ impl RecorderThread {
 }
 
 /// Starts the recorder; it ends (after a last commit) when every handle is dropped.
-pub fn spawn_recorder(store: Arc<Store>) -> std::io::Result<(RecorderHandle, RecorderThread)> {
+/// `feed`: where committed batches go next (the search indexer), so it need not read
+/// them back from the file.
+pub fn spawn_recorder(store: Arc<Store>, feed: Option<crate::search::IndexFeed>) -> std::io::Result<(RecorderHandle, RecorderThread)> {
     let (tx, rx) = mpsc::channel::<RecMsg>();
     let stats = Arc::new(RecorderStats::default());
     if let Ok(id) = store.last_record_id() {
         stats.last_id.store(id, Ordering::Relaxed);
     }
     let st = stats.clone();
-    let thread = std::thread::Builder::new().name("pawns-recorder".into()).spawn(move || run(store, rx, st))?;
+    let thread = std::thread::Builder::new().name("pawns-recorder".into()).spawn(move || run(store, rx, st, feed))?;
     Ok((RecorderHandle { tx, stats }, RecorderThread(Some(thread))))
 }
 
-fn run(store: Arc<Store>, rx: mpsc::Receiver<RecMsg>, st: Arc<RecorderStats>) {
+fn run(store: Arc<Store>, rx: mpsc::Receiver<RecMsg>, st: Arc<RecorderStats>, feed: Option<crate::search::IndexFeed>) {
     // Running sessions → the batches that hold their records (written at their end).
     let mut active: HashMap<u64, Vec<u64>> = HashMap::new();
     let mut report = Instant::now();
@@ -152,7 +154,7 @@ fn run(store: Arc<Store>, rx: mpsc::Receiver<RecMsg>, st: Arc<RecorderStats>) {
                 Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => break,
             }
         }
-        commit(&store, &st, &mut active, batch);
+        commit(&store, &st, &mut active, batch, feed.as_ref());
         for f in flushes {
             let _ = f.send(());
         }
@@ -173,7 +175,13 @@ fn run(store: Arc<Store>, rx: mpsc::Receiver<RecMsg>, st: Arc<RecorderStats>) {
     }
 }
 
-fn commit(store: &Store, st: &RecorderStats, active: &mut HashMap<u64, Vec<u64>>, mut batch: RecordBatch) {
+fn commit(
+    store: &Store,
+    st: &RecorderStats,
+    active: &mut HashMap<u64, Vec<u64>>,
+    mut batch: RecordBatch,
+    feed: Option<&crate::search::IndexFeed>,
+) {
     let n = batch.records.len() as u64;
     if n == 0 && batch.sessions.is_empty() {
         return;
@@ -194,6 +202,9 @@ fn commit(store: &Store, st: &RecorderStats, active: &mut HashMap<u64, Vec<u64>>
                 st.last_id.store(id, Ordering::Relaxed);
                 for s in present {
                     active.entry(s).or_default().push(id);
+                }
+                if let Some(f) = feed {
+                    f.committed(id, std::mem::take(&mut batch.records));
                 }
             }
         }

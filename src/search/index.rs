@@ -8,7 +8,7 @@
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
 
-use pawns_storage::EventRecord;
+use pawns_storage::{EventRecord, RecordBody};
 use tantivy::collector::{Count, TopDocs};
 use tantivy::query::{AllQuery, BooleanQuery, Occur, Query, QueryParser, RangeQuery, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, FAST, INDEXED, STORED, STRING};
@@ -18,7 +18,7 @@ use super::doc::{search_doc, CATEGORIES, KINDS};
 
 /// Bumped whenever the schema or the text of documents changes: an index of another
 /// version is rebuilt from the data file.
-pub const INDEX_VERSION: u32 = 1;
+pub const INDEX_VERSION: u32 = 2;
 /// The indexing thread's memory budget (tantivy's floor is 15 MB).
 const WRITER_BYTES: usize = 64 * 1024 * 1024;
 /// Most hits one search returns.
@@ -73,13 +73,14 @@ fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
     let text_opts = TextOptions::default()
         .set_indexing_options(
-            TextFieldIndexing::default().set_tokenizer("en_stem").set_index_option(IndexRecordOption::WithFreqsAndPositions),
+            TextFieldIndexing::default().set_tokenizer(super::stem::ANALYZER).set_index_option(IndexRecordOption::WithFreqsAndPositions),
         )
         .set_stored();
     let fields = Fields {
         text: b.add_text_field("text", text_opts),
         // Two values per document: the record kind and its category.
         kind: b.add_text_field("kind", STRING | STORED),
+        // One value per character who saw the event; session and seq in the same order.
         agent: b.add_text_field("agent", STRING | STORED),
         session: b.add_u64_field("session", INDEXED | STORED),
         seq: b.add_u64_field("seq", STORED),
@@ -114,6 +115,10 @@ pub struct SearchHit {
     pub category: String,
     pub room_vnum: u32,
     pub text: String,
+    /// The others who were sent the same message at the same moment (a room's crowd),
+    /// each with its session's seq of it; empty for what one character alone saw or did.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also_seen_by: Vec<String>,
 }
 
 /// The answer to a search.
@@ -139,7 +144,8 @@ impl SearchIndex {
     pub fn open(dir: &Path) -> Result<(SearchIndex, bool), SearchError> {
         let (schema, fields) = schema();
         let usable = dir.join("meta.json").exists()
-            && Index::open_in_dir(dir).ok().is_some_and(|i| i.schema() == schema && version_of(dir) == Some(INDEX_VERSION));
+            && Index::open_in_dir(dir).ok().is_some_and(|i| i.schema() == schema)
+            && version_of(dir) == Some(INDEX_VERSION);
         let fresh = !usable;
         if fresh {
             if dir.exists() {
@@ -151,6 +157,7 @@ impl SearchIndex {
             std::fs::write(dir.join("pawns-index-version"), INDEX_VERSION.to_string())?;
         }
         let index = Index::open_in_dir(dir)?;
+        index.tokenizers().register(super::stem::ANALYZER, super::stem::analyzer());
         let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
         Ok((SearchIndex { index, reader, fields, dir: dir.to_path_buf() }, fresh))
     }
@@ -169,19 +176,23 @@ impl SearchIndex {
         self.index.load_metas().ok().and_then(|m| m.payload).and_then(|p| p.parse().ok()).unwrap_or(0)
     }
 
-    /// Adds one record to what the writer will commit next.
-    pub fn add(&self, w: &IndexWriter, r: &EventRecord) -> Result<(), SearchError> {
-        let d = search_doc(r);
+    /// Adds one event to what the writer will commit next: one record, or the records
+    /// of one message many characters were sent at once (see `shared_groups`).
+    pub fn add(&self, w: &IndexWriter, group: &[&EventRecord]) -> Result<(), SearchError> {
+        let Some(first) = group.first() else { return Ok(()) };
+        let d = search_doc(first);
         let f = &self.fields;
         let mut doc = TantivyDocument::default();
         doc.add_text(f.text, &d.text);
         doc.add_text(f.kind, d.kind);
         doc.add_text(f.kind, d.category);
-        doc.add_text(f.agent, &r.agent);
-        doc.add_u64(f.session, r.session);
-        doc.add_u64(f.seq, r.seq);
-        doc.add_u64(f.room, r.room_vnum as u64);
-        doc.add_u64(f.at, r.at_us);
+        for r in group {
+            doc.add_text(f.agent, &r.agent);
+            doc.add_u64(f.session, r.session);
+            doc.add_u64(f.seq, r.seq);
+        }
+        doc.add_u64(f.room, first.room_vnum as u64);
+        doc.add_u64(f.at, group.iter().map(|r| r.at_us).min().unwrap_or(first.at_us));
         w.add_document(doc)?;
         Ok(())
     }
@@ -241,6 +252,7 @@ impl SearchIndex {
             clauses.push((Occur::Must, Box::new(RangeQuery::new(lower, Bound::Unbounded))));
         }
         let query: Box<dyn Query> = if clauses.is_empty() { Box::new(AllQuery) } else { Box::new(BooleanQuery::new(clauses)) };
+        let wanted_agent = q.agent.as_deref().map(str::to_ascii_lowercase);
         let searcher = self.reader.searcher();
         let indexed_batch = searcher.index().load_metas().ok().and_then(|m| m.payload).and_then(|p| p.parse().ok()).unwrap_or(0);
         let limit = q.limit.clamp(1, MAX_LIMIT);
@@ -252,21 +264,87 @@ impl SearchIndex {
             let text_of = |field: Field| doc.get_first(field).and_then(|v| v.as_str()).unwrap_or("").to_string();
             let u64_of = |field: Field| doc.get_first(field).and_then(|v| v.as_u64()).unwrap_or(0);
             let mut kinds = doc.get_all(f.kind).filter_map(|v| v.as_str());
+            let mut agents: Vec<String> = doc.get_all(f.agent).filter_map(|v| v.as_str()).map(str::to_string).collect();
+            let sessions: Vec<u64> = doc.get_all(f.session).filter_map(|v| v.as_u64()).collect();
+            let seqs: Vec<u64> = doc.get_all(f.seq).filter_map(|v| v.as_u64()).collect();
+            // The hit is told from the point of view of the agent asked about, if any.
+            let i = wanted_agent.as_ref().and_then(|a| agents.iter().position(|x| x == a)).unwrap_or(0);
+            let agent = if agents.is_empty() { String::new() } else { agents.remove(i) };
             hits.push(SearchHit {
                 at_us: u64_of(f.at),
-                agent: text_of(f.agent),
-                session: u64_of(f.session),
-                seq: u64_of(f.seq),
+                agent,
+                session: sessions.get(i).copied().unwrap_or(0),
+                seq: seqs.get(i).copied().unwrap_or(0),
                 kind: kinds.next().unwrap_or("").to_string(),
                 category: kinds.next().unwrap_or("").to_string(),
                 room_vnum: u64_of(f.room) as u32,
                 text: text_of(f.text),
+                also_seen_by: agents,
             });
         }
         Ok(SearchResults { total, hits, indexed_batch })
     }
 }
 
+/// Groups a batch's records into index documents: one message sent to a whole room at
+/// once (the same observation, same room, within the batch, each character once) is one
+/// document listing everyone who saw it; everything else is a document of its own. A
+/// crowd's notices are most of what is observed, and this indexes each of them once.
+pub fn shared_groups(records: &[EventRecord]) -> Vec<Vec<&EventRecord>> {
+    use std::collections::HashMap;
+    let mut groups: Vec<Vec<&EventRecord>> = Vec::with_capacity(records.len());
+    let mut open: HashMap<(&str, &str, u32), usize> = HashMap::new();
+    for r in records {
+        let RecordBody::Observation { event_type, text, .. } = &r.body else {
+            groups.push(vec![r]);
+            continue;
+        };
+        let key = (text.as_str(), event_type.as_str(), r.room_vnum);
+        match open.get(&key) {
+            Some(&g) if !groups[g].iter().any(|o| o.agent == r.agent) => groups[g].push(r),
+            _ => {
+                open.insert(key, groups.len());
+                groups.push(vec![r]);
+            }
+        }
+    }
+    groups
+}
+
 fn version_of(dir: &Path) -> Option<u32> {
     std::fs::read_to_string(dir.join("pawns-index-version")).ok()?.trim().parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn obs(agent: &str, text: &str, room: u32) -> EventRecord {
+        EventRecord {
+            session: agent.len() as u64,
+            seq: 1,
+            agent: agent.into(),
+            at_us: 1,
+            room_vnum: room,
+            body: RecordBody::Observation { event_type: "enter".into(), text: text.into(), from: None },
+        }
+    }
+
+    #[test]
+    fn a_message_a_room_was_sent_at_once_is_one_document() {
+        let records = vec![
+            obs("ann", "Bo arrives from the west.", 8004),
+            obs("cy", "Bo arrives from the west.", 8004),
+            // The same words elsewhere are another event.
+            obs("dee", "Bo arrives from the west.", 8005),
+            // The same character told twice: two events (later ones join the newest).
+            obs("ann", "Bo arrives from the west.", 8004),
+            obs("eve", "Bo arrives from the west.", 8004),
+        ];
+        let groups: Vec<Vec<&str>> = shared_groups(&records).iter().map(|g| g.iter().map(|r| r.agent.as_str()).collect()).collect();
+        assert_eq!(groups, vec![vec!["ann", "cy"], vec!["dee"], vec!["ann", "eve"]]);
+        let mut decision = obs("ann", "", 8004);
+        decision.body = RecordBody::Transition(pawns_storage::Transition::Gold { from: 1, to: 2 });
+        assert_eq!(shared_groups(&[decision.clone(), decision]).len(), 2, "only observations are shared");
+    }
 }

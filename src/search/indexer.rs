@@ -10,7 +10,7 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use pawns_storage::Store;
+use pawns_storage::{EventRecord, Store};
 use tantivy::IndexWriter;
 
 use super::index::{SearchError, SearchIndex};
@@ -53,6 +53,21 @@ enum IndexMsg {
     Stop,
 }
 
+/// Batches held in memory for the indexer at most; beyond that the recorder's hand-offs
+/// are dropped and the indexer reads those batches back from the file.
+const FEED_DEPTH: usize = 64;
+
+/// The recorder's side: hands each committed batch to the indexer without waiting and
+/// without the indexer having to read and decode it back from redb. Losing one (queue
+/// full, indexer rebuilding) costs nothing but a read: the file is the source of truth.
+pub struct IndexFeed(mpsc::SyncSender<(u64, Vec<EventRecord>)>);
+
+impl IndexFeed {
+    pub fn committed(&self, batch: u64, records: Vec<EventRecord>) {
+        let _ = self.0.try_send((batch, records));
+    }
+}
+
 #[derive(Clone)]
 pub struct IndexerHandle {
     tx: mpsc::Sender<IndexMsg>,
@@ -87,7 +102,7 @@ impl IndexerThread {
 }
 
 /// Opens the index next to the store's file and starts following the record.
-pub fn spawn_indexer(store: Arc<Store>, every: Duration) -> Result<(IndexerHandle, IndexerThread), SearchError> {
+pub fn spawn_indexer(store: Arc<Store>, every: Duration) -> Result<(IndexerHandle, IndexFeed, IndexerThread), SearchError> {
     let (index, fresh) = SearchIndex::open(&super::index_dir(store.path()))?;
     let index = Arc::new(index);
     let writer = index.writer()?;
@@ -97,12 +112,21 @@ pub fn spawn_indexer(store: Arc<Store>, every: Duration) -> Result<(IndexerHandl
         tracing::info!(dir = %index.dir().display(), "search index created; indexing the record from the start");
     }
     let (tx, rx) = mpsc::channel();
+    let (feed_tx, feed_rx) = mpsc::sync_channel(FEED_DEPTH);
     let (ix, st) = (index.clone(), stats.clone());
-    let thread = std::thread::Builder::new().name("pawns-indexer".into()).spawn(move || run(store, ix, writer, rx, st, every))?;
-    Ok((IndexerHandle { tx, index, stats }, IndexerThread(Some(thread))))
+    let thread = std::thread::Builder::new()
+        .name("pawns-indexer".into())
+        .spawn(move || run(Source { store, feed: feed_rx }, ix, writer, rx, st, every))?;
+    Ok((IndexerHandle { tx, index, stats }, IndexFeed(feed_tx), IndexerThread(Some(thread))))
 }
 
-fn run(store: Arc<Store>, ix: Arc<SearchIndex>, mut w: IndexWriter, rx: mpsc::Receiver<IndexMsg>, st: Arc<IndexerStats>, every: Duration) {
+/// Where the indexer reads: batches the recorder handed over, else the file.
+struct Source {
+    store: Arc<Store>,
+    feed: mpsc::Receiver<(u64, Vec<EventRecord>)>,
+}
+
+fn run(src: Source, ix: Arc<SearchIndex>, mut w: IndexWriter, rx: mpsc::Receiver<IndexMsg>, st: Arc<IndexerStats>, every: Duration) {
     let mut at = ix.watermark();
     let mut dirty = false;
     let mut next = Instant::now();
@@ -117,14 +141,14 @@ fn run(store: Arc<Store>, ix: Arc<SearchIndex>, mut w: IndexWriter, rx: mpsc::Re
                 if w.delete_all_documents().is_ok() {
                     at = 0;
                     dirty = true;
-                    st.rebuild_target.store(store.last_record_id().unwrap_or(0).max(1), Ordering::Relaxed);
+                    st.rebuild_target.store(src.store.last_record_id().unwrap_or(0).max(1), Ordering::Relaxed);
                 }
                 false
             }
             Err(RecvTimeoutError::Timeout) => false,
             Ok(IndexMsg::Stop) | Err(RecvTimeoutError::Disconnected) => true,
         };
-        match step(&store, &ix, &mut w, &mut at, &mut dirty, &st) {
+        match step(&src, &ix, &mut w, &mut at, &mut dirty, &st) {
             Ok(()) => {}
             Err(e) => {
                 st.failures.fetch_add(1, Ordering::Relaxed);
@@ -142,21 +166,33 @@ fn run(store: Arc<Store>, ix: Arc<SearchIndex>, mut w: IndexWriter, rx: mpsc::Re
     let _ = w.wait_merging_threads();
 }
 
-/// Reads every batch committed after `at`, adds it, commits.
-fn step(
-    store: &Store,
-    ix: &SearchIndex,
-    w: &mut IndexWriter,
-    at: &mut u64,
-    dirty: &mut bool,
-    st: &IndexerStats,
-) -> Result<(), SearchError> {
+/// Adds every batch committed after `at` (handed over, or read from the file when one
+/// is missing), commits.
+fn step(src: &Source, ix: &SearchIndex, w: &mut IndexWriter, at: &mut u64, dirty: &mut bool, st: &IndexerStats) -> Result<(), SearchError> {
     let mut oldest_us = u64::MAX;
     let mut times: Vec<u64> = Vec::new();
-    let added = catch_up(store, ix, w, at, &mut |_, _| {}, &mut |r| {
+    let mut seen = |r: &EventRecord| {
         oldest_us = oldest_us.min(r.at_us);
         times.push(r.at_us);
-    })?;
+    };
+    let mut added = 0;
+    while let Ok((batch, records)) = src.feed.try_recv() {
+        if batch <= *at {
+            continue;
+        }
+        if batch > *at + 1 {
+            // A gap (a hand-off was dropped): the file has everything up to here and more.
+            added += catch_up(&src.store, ix, w, at, &mut |_, _| {}, &mut seen)?;
+            continue;
+        }
+        for group in super::index::shared_groups(&records) {
+            ix.add(w, &group)?;
+        }
+        records.iter().for_each(&mut seen);
+        added += records.len() as u64;
+        *at = batch;
+    }
+    added += catch_up(&src.store, ix, w, at, &mut |_, _| {}, &mut seen)?;
     if added == 0 && !*dirty {
         return Ok(());
     }
@@ -197,10 +233,10 @@ pub fn catch_up(
         let batches = store.batches_after(*at, READ_BATCHES).map_err(|e| SearchError::Io(std::io::Error::other(e.to_string())))?;
         let Some(&(end, _)) = batches.last() else { break };
         for (_, records) in &batches {
-            for r in records {
-                ix.add(w, r)?;
-                seen(r);
+            for group in super::index::shared_groups(records) {
+                ix.add(w, &group)?;
             }
+            records.iter().for_each(&mut *seen);
             added += records.len() as u64;
             since_commit += records.len() as u64;
         }

@@ -5,6 +5,7 @@ pub mod cli;
 pub mod doc;
 pub mod index;
 pub mod indexer;
+pub mod stem;
 
 pub use index::{index_dir, SearchError, SearchHit, SearchIndex, SearchQuery, SearchResults};
-pub use indexer::{spawn_indexer, IndexerHandle, IndexerStats, IndexerThread};
+pub use indexer::{spawn_indexer, IndexFeed, IndexerHandle, IndexerStats, IndexerThread};
