@@ -1,0 +1,257 @@
+//! The narrative summary in the seed's shape: `## Memory`, sessions (a 30-minute gap
+//! starts a new one) in the order things happened, each event a line with its valence's
+//! parenthetical, then `### Relationships`. Fitted to a token budget counted with the
+//! cl100k tokenizer: the least salient lines go first.
+
+use chrono::{DateTime, FixedOffset, TimeZone};
+use serde::{Deserialize, Serialize};
+
+use crate::event::{EventKind, MemEvent, SocialAct};
+use crate::graph::{MemoryGraph, Node, NodeKind};
+use crate::valence::{parenthetical, valence};
+
+/// A gap this long between events starts a new session.
+pub const SESSION_GAP_US: u64 = 30 * 60 * 1_000_000;
+/// Token budgets by login tier.
+pub const TIER_SMALL: usize = 250;
+pub const TIER_MEDIUM: usize = 500;
+pub const TIER_LARGE: usize = 1_000;
+/// Relationships listed at most.
+const MAX_RELATIONSHIPS: usize = 10;
+
+/// The budget for a login `tier` (`small`, `medium` — the default —, `large`, `unlimited`).
+pub fn tier_budget(tier: Option<&str>) -> usize {
+    match tier.map(|t| t.to_ascii_lowercase()).as_deref() {
+        Some("small") => TIER_SMALL,
+        Some("large") => TIER_LARGE,
+        Some("unlimited") => usize::MAX,
+        _ => TIER_MEDIUM,
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct SummaryOptions {
+    pub budget_tokens: usize,
+    /// Local time for the session headings, as an offset from UTC.
+    pub utc_offset_secs: i32,
+}
+
+impl Default for SummaryOptions {
+    fn default() -> Self {
+        SummaryOptions { budget_tokens: TIER_MEDIUM, utc_offset_secs: 0 }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Summary {
+    pub text: String,
+    pub tokens: usize,
+    /// The memories the text holds (event node ids), oldest first.
+    pub memory_ids: Vec<String>,
+    /// The newest session's block (`### Session N …` and its lines), for `memory_bootstrap`.
+    pub latest_block: String,
+    /// How many sessions the text holds.
+    pub sessions: usize,
+}
+
+/// Tokens in `text` (cl100k).
+pub fn count_tokens(text: &str) -> usize {
+    tiktoken_rs::cl100k_base_singleton().encode_with_special_tokens(text).len()
+}
+
+/// One event as a line of the narrative (without its parenthetical).
+pub fn describe(e: &MemEvent) -> String {
+    let room = if e.room_name.is_empty() { String::new() } else { format!(" in {}", e.room_name) };
+    match &e.kind {
+        EventKind::Kill { victim, .. } => format!("Killed {victim}{room}."),
+        EventKind::Death { killer: Some(k) } => format!("Was killed by {k}{room}."),
+        EventKind::Death { killer: None } => format!("Died{room}."),
+        EventKind::Flee { from: Some(f), hp_pct } => format!("Fled from {f}{room} at {hp_pct}% health."),
+        EventKind::Flee { from: None, hp_pct } => format!("Fled a fight{room} at {hp_pct}% health."),
+        EventKind::Hurt { by: Some(b), hp, max_hp } => format!("Low HP ({hp}/{max_hp}) while fighting {b}{room}."),
+        EventKind::Hurt { by: None, hp, max_hp } => format!("Low HP ({hp}/{max_hp}){room}."),
+        EventKind::Social { act, other, by_agent, text } => {
+            let other = capital(other);
+            match (act, by_agent) {
+                (SocialAct::Speech, true) => format!("Said \"{text}\" to {other}{room}."),
+                (SocialAct::Speech, false) => format!("{other} said \"{text}\"{room}."),
+                (SocialAct::Greet, true) => format!("Greeted {other}{room}."),
+                (SocialAct::Greet, false) => format!("{other} greeted you{room}."),
+                (SocialAct::Gift, true) => format!("Gave {text} to {other}{room}."),
+                (SocialAct::Gift, false) => format!("{other} gave you {text}{room}."),
+                (SocialAct::Cooperation, true) => format!("Helped {other}{room}."),
+                (SocialAct::Cooperation, false) => format!("{other} helped you{room}."),
+                (SocialAct::Betrayal, true) => format!("Turned on {other}{room}."),
+                (SocialAct::Betrayal, false) => format!("Was betrayed by {other}{room}."),
+                (SocialAct::Insult, true) => format!("Insulted {other}{room}."),
+                (SocialAct::Insult, false) => format!("{other} insulted you{room}."),
+            }
+        }
+        EventKind::Acquire { item, from: Some(f), .. } => format!("Got {item} from {}{room}.", capital(f)),
+        EventKind::Acquire { item, from: None, .. } => format!("Picked up {item}{room}."),
+        EventKind::LevelUp { level } => format!("Reached level {level}{room}."),
+        EventKind::Move { .. } => format!("Walked to {}.", e.room_name),
+    }
+}
+
+fn capital(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
+}
+
+/// How the agent feels about an entity, from its blended valence.
+pub fn relationship(n: &Node) -> &'static str {
+    let v = n.valence;
+    if n.is_player {
+        match v {
+            v if v >= 1.5 => "trusted ally",
+            v if v >= 0.5 => "friendly",
+            v if v > -0.5 => "acquaintance",
+            v if v > -1.5 => "wary",
+            _ => "rival",
+        }
+    } else {
+        match v {
+            v if v <= -1.0 => "dangerous",
+            v if v >= 2.0 => "worthy foe",
+            v if v >= 0.5 => "easy prey",
+            _ => "known",
+        }
+    }
+}
+
+struct Line {
+    text: String,
+    salience: f32,
+    at_us: u64,
+    session: usize,
+    id: Option<String>,
+    tokens: usize,
+}
+
+/// The summary of what the graph remembers.
+pub fn build_summary(g: &MemoryGraph, opts: &SummaryOptions) -> Summary {
+    let mut events: Vec<&Node> = g.nodes().filter(|n| n.kind == NodeKind::Event && n.event.is_some()).collect();
+    events.sort_by(|a, b| (a.first_us, &a.id).cmp(&(b.first_us, &b.id)));
+    // Sessions by gap, in event time.
+    let mut sessions: Vec<(u64, u64)> = Vec::new();
+    let mut lines: Vec<Line> = Vec::new();
+    for n in &events {
+        let Some(e) = n.event.as_ref() else { continue };
+        match sessions.last_mut() {
+            Some((_, end)) if e.at_us.saturating_sub(*end) < SESSION_GAP_US => *end = e.at_us,
+            _ => sessions.push((e.at_us, e.at_us)),
+        }
+        let mut text = describe(e);
+        if let Some(p) = parenthetical(valence(&e.kind)) {
+            text.pop();
+            text.push_str(&format!(" ({p})."));
+        }
+        let tokens = count_tokens(&text) + 1;
+        lines.push(Line { text, salience: n.salience, at_us: e.at_us, session: sessions.len() - 1, id: Some(n.id.clone()), tokens });
+    }
+    let mut people: Vec<&Node> = g.nodes().filter(|n| n.kind == NodeKind::Entity).collect();
+    people.sort_by(|a, b| b.salience.total_cmp(&a.salience).then(b.encounters.cmp(&a.encounters)).then(a.id.cmp(&b.id)));
+    let rels: Vec<Line> = people
+        .iter()
+        .take(MAX_RELATIONSHIPS)
+        .map(|n| {
+            let times = if n.encounters == 1 { "once".to_string() } else { format!("{} times", n.encounters) };
+            let text = format!("{} — {} (met {times})", capital(&n.label), relationship(n));
+            let tokens = count_tokens(&text) + 1;
+            Line { text, salience: n.salience, at_us: n.last_us, session: usize::MAX, id: None, tokens }
+        })
+        .collect();
+    let tz = FixedOffset::east_opt(opts.utc_offset_secs).unwrap_or(FixedOffset::east_opt(0).expect("UTC"));
+    // Drop the least salient (then oldest) lines until the text fits.
+    let mut keep_ev = vec![true; lines.len()];
+    let mut keep_rel = vec![true; rels.len()];
+    loop {
+        let text = render(&lines, &keep_ev, &rels, &keep_rel, &sessions, &tz);
+        let tokens = count_tokens(&text);
+        if tokens <= opts.budget_tokens {
+            let memory_ids = lines.iter().zip(&keep_ev).filter(|(_, k)| **k).filter_map(|(l, _)| l.id.clone()).collect();
+            let kept_sessions: std::collections::BTreeSet<usize> =
+                lines.iter().zip(&keep_ev).filter(|(_, k)| **k).map(|(l, _)| l.session).collect();
+            let latest_block = kept_sessions
+                .last()
+                .map(|s| {
+                    let only: Vec<bool> = lines.iter().zip(&keep_ev).map(|(l, k)| *k && l.session == *s).collect();
+                    block(&lines, &only, &sessions, &tz)
+                })
+                .unwrap_or_default();
+            return Summary { text, tokens, memory_ids, latest_block, sessions: kept_sessions.len() };
+        }
+        // Estimate how many tokens to shed, then shed at least one line.
+        let mut over = tokens - opts.budget_tokens;
+        let mut order: Vec<usize> = (0..lines.len()).filter(|i| keep_ev[*i]).collect();
+        order.sort_by(|a, b| lines[*a].salience.total_cmp(&lines[*b].salience).then(lines[*a].at_us.cmp(&lines[*b].at_us)));
+        let mut shed = false;
+        for i in order {
+            keep_ev[i] = false;
+            shed = true;
+            over = over.saturating_sub(lines[i].tokens);
+            if over == 0 {
+                break;
+            }
+        }
+        if !shed {
+            match keep_rel.iter().rposition(|k| *k) {
+                Some(i) => keep_rel[i] = false,
+                None => {
+                    // Even the bare heading is over budget: cut the text itself.
+                    let bare = "## Memory\n".to_string();
+                    let cut = if count_tokens(&bare) <= opts.budget_tokens { bare } else { String::new() };
+                    let tokens = count_tokens(&cut);
+                    return Summary { text: cut, tokens, ..Default::default() };
+                }
+            }
+        }
+    }
+}
+
+fn render(lines: &[Line], keep: &[bool], rels: &[Line], keep_rel: &[bool], sessions: &[(u64, u64)], tz: &FixedOffset) -> String {
+    let mut out = String::from("## Memory\n");
+    out.push_str(&block(lines, keep, sessions, tz));
+    let rel: Vec<&Line> = rels.iter().zip(keep_rel).filter(|(_, k)| **k).map(|(l, _)| l).collect();
+    if !rel.is_empty() {
+        out.push_str("\n### Relationships\n\n");
+        for l in rel {
+            out.push_str(&l.text);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// The session groups holding the kept lines, numbered by their place among all sessions.
+fn block(lines: &[Line], keep: &[bool], sessions: &[(u64, u64)], tz: &FixedOffset) -> String {
+    let mut out = String::new();
+    let mut current = usize::MAX;
+    for (l, _) in lines.iter().zip(keep).filter(|(_, k)| **k) {
+        if l.session != current {
+            current = l.session;
+            let (start, end) = sessions[current];
+            out.push_str(&format!("\n### Session {} — {}\n\n", current + 1, span(start, end, tz)));
+        }
+        out.push_str(&l.text);
+        out.push('\n');
+    }
+    out
+}
+
+/// `Jan 12 at 3:15 PM – 3:47 PM`, or one time when they are the same minute.
+pub fn span(start_us: u64, end_us: u64, tz: &FixedOffset) -> String {
+    let at = |us: u64| -> DateTime<FixedOffset> {
+        tz.timestamp_micros(us as i64).single().unwrap_or_else(|| tz.timestamp_micros(0).single().expect("epoch"))
+    };
+    let (a, b) = (at(start_us), at(end_us));
+    let first = a.format("%b %-d at %-I:%M %p").to_string();
+    if a.format("%Y%m%d%H%M").to_string() == b.format("%Y%m%d%H%M").to_string() {
+        first
+    } else if a.date_naive() == b.date_naive() {
+        format!("{first} – {}", b.format("%-I:%M %p"))
+    } else {
+        format!("{first} – {}", b.format("%b %-d at %-I:%M %p"))
+    }
+}
