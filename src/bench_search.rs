@@ -122,12 +122,12 @@ fn event(rng: &mut SmallRng, session: u64, seq: u64, agent: &str, at_us: u64) ->
             RecordBody::Observation { event_type: event_type.into(), text, from: None }
         }
         _ => RecordBody::Transition(match rng.gen_range(0..6) {
-            0 => Transition::Kill { victim: mob.into(), victim_level: rng.gen_range(1..40), victim_is_player: false },
+            0 => Transition::Kill { victim: mob.into(), victim_level: rng.gen_range(1..40), victim_is_player: false, level: 10 },
             1 => Transition::ItemAcquired { vnum: 100, name: ITEMS[rng.gen_range(0..ITEMS.len())].into(), level: rng.gen_range(1..60) },
             2 => Transition::Room { from: room, to: room + 1, name: ROOMS[rng.gen_range(0..ROOMS.len())].into() },
             3 => Transition::Exp { from: 1000, to: 1000 + rng.gen_range(1..500) },
             4 => Transition::Death { killer: Some(mob.into()), exp_lost: rng.gen_range(10..500) },
-            _ => Transition::Hp { from: 80, to: rng.gen_range(1..80) },
+            _ => Transition::Hp { from: 80, to: rng.gen_range(1..80), max: 100, by: Some(mob.into()) },
         }),
     };
     EventRecord { session, seq, agent: agent.to_string(), at_us, room_vnum: room, body }

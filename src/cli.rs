@@ -28,6 +28,9 @@ pub enum Cmd {
     Search(SearchArgs),
     /// Rebuild the search index from the record (offline, or inside the running server).
     Reindex(ReindexArgs),
+    /// Consolidate agents' memory now: offline on the data file, through a running
+    /// server, or on session JSONL files written by external clients (--sessions).
+    Dream(DreamArgs),
     /// Write a consistent snapshot of the data file (offline, or through a running server).
     Backup(BackupArgs),
     /// Check that a backup opens and report what it holds; `--to` puts it in place.
@@ -95,6 +98,22 @@ pub struct ServeArgs {
     /// Keep no search index (search answers search_unavailable; `pawns reindex` builds one later).
     #[arg(long)]
     pub no_search: bool,
+    /// Dream nothing by itself (no logout, threshold or daily dreams; `pawns dream` still works).
+    #[arg(long)]
+    pub no_dream: bool,
+    /// Records since an agent's last dream that make it dream again.
+    #[arg(long, default_value_t = crate::memory::dreamer::DEFAULT_THRESHOLD)]
+    pub dream_threshold: u64,
+    /// The daily dream's local time (HH:MM, 24-hour); `off` for none.
+    #[arg(long, default_value = "03:30")]
+    pub dream_at: String,
+    /// The zone of --dream-at and of the memory's session headings (an IANA name).
+    #[arg(long, default_value = "America/New_York")]
+    pub dream_zone: String,
+    #[command(flatten)]
+    pub consolidation: ConsolidationArgs,
+    #[command(flatten)]
+    pub llm: LlmArgs,
     /// Threads for sockets and HTTP (0: one per core). The engine always has a thread of its own.
     #[arg(long, default_value_t = 0)]
     pub workers: usize,
@@ -334,4 +353,105 @@ mod tests {
         assert!(parse_duration("3 weeks").is_err());
         assert!(parse_duration("x").is_err());
     }
+}
+
+/// The consolidation parameters (the seed's defaults).
+#[derive(Args, Debug, Clone)]
+pub struct ConsolidationArgs {
+    /// Salience lost per consolidation cycle by what was not met again.
+    #[arg(long, default_value_t = 0.1)]
+    pub decay_rate: f32,
+    /// Memories under this salience are pruned.
+    #[arg(long, default_value_t = 0.05)]
+    pub prune_threshold: f32,
+    /// Salience gained by what is met again.
+    #[arg(long, default_value_t = 0.2)]
+    pub reinforce_bonus: f32,
+}
+
+impl ConsolidationArgs {
+    pub fn params(&self) -> anyhow::Result<pawns_graph::Params> {
+        for (name, v) in
+            [("--decay-rate", self.decay_rate), ("--prune-threshold", self.prune_threshold), ("--reinforce-bonus", self.reinforce_bonus)]
+        {
+            if !(0.0..=2.0).contains(&v) || v.is_nan() {
+                anyhow::bail!("{name} must be between 0 and 2 (got {v})");
+            }
+        }
+        Ok(pawns_graph::Params {
+            decay_rate: self.decay_rate,
+            prune_threshold: self.prune_threshold,
+            reinforce_bonus: self.reinforce_bonus,
+            ..Default::default()
+        })
+    }
+}
+
+/// Optional chronicle synthesis by an OpenAI-compatible endpoint.
+#[derive(Args, Debug, Clone)]
+pub struct LlmArgs {
+    /// `http(s)://host:port` of an OpenAI-compatible API (`/v1/chat/completions`).
+    #[arg(long)]
+    pub llm_endpoint: Option<String>,
+    /// The model to ask.
+    #[arg(long, default_value = "gpt-4o-mini")]
+    pub llm_model: String,
+    /// The endpoint's own key (or env PAWNS_LLM_KEY). Never a game key.
+    #[arg(long, env = "PAWNS_LLM_KEY", hide_env_values = true)]
+    pub llm_key: Option<String>,
+    /// Give up on the endpoint after this long (the deterministic summary is used).
+    #[arg(long, default_value = "30s", value_parser = parse_duration)]
+    pub llm_timeout: Duration,
+}
+
+impl LlmArgs {
+    pub fn config(&self) -> anyhow::Result<Option<crate::memory::llm::LlmConfig>> {
+        let Some(e) = self.llm_endpoint.as_ref() else { return Ok(None) };
+        if !(e.starts_with("http://") || e.starts_with("https://")) {
+            anyhow::bail!("--llm-endpoint must be an http:// or https:// URL (got '{e}')");
+        }
+        Ok(Some(crate::memory::llm::LlmConfig {
+            endpoint: e.clone(),
+            model: self.llm_model.clone(),
+            key: self.llm_key.clone(),
+            timeout: self.llm_timeout,
+        }))
+    }
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct DreamArgs {
+    /// The agent to dream (its character name).
+    #[arg(long, required_unless_present = "all")]
+    pub agent: Option<String>,
+    /// Every agent with something new (with --sessions: every agent directory).
+    #[arg(long, conflicts_with = "agent")]
+    pub all: bool,
+    /// Compute and print the result; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Read session JSONL written by external agent clients (`DIR/{agent}/*.jsonl`)
+    /// instead of the data file's record.
+    #[arg(long, value_name = "DIR")]
+    pub sessions: Option<PathBuf>,
+    /// Also write `DIR/{agent}/memory-graph.json`, `memory-summary.txt` and
+    /// `dream-result.json` (required with --sessions, which keeps its memory there).
+    #[arg(long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+    /// Print the results as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// The zone of the memory's session headings (an IANA name).
+    #[arg(long, default_value = "America/New_York")]
+    pub zone: String,
+    #[command(flatten)]
+    pub consolidation: ConsolidationArgs,
+    #[command(flatten)]
+    pub llm: LlmArgs,
+    /// The data file (used when no server holds it).
+    #[arg(long, default_value = "pawns.redb")]
+    pub db: PathBuf,
+    /// A running server to ask when the data file is held.
+    #[arg(long, default_value = "http://127.0.0.1:4350")]
+    pub server: String,
 }

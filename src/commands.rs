@@ -25,6 +25,16 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     }
     cfg.search_every = args.index_every;
     cfg.search = !args.no_search;
+    cfg.dream = !args.no_dream;
+    cfg.dream_threshold = args.dream_threshold;
+    let zone = crate::memory::schedule::parse_zone(&args.dream_zone).map_err(|m| anyhow::anyhow!("--dream-zone: {m}"))?;
+    cfg.dream_daily = if args.dream_at.eq_ignore_ascii_case("off") {
+        None
+    } else {
+        Some((crate::memory::schedule::parse_time(&args.dream_at).map_err(|m| anyhow::anyhow!("--dream-at: {m}"))?, zone))
+    };
+    cfg.dream_opts =
+        crate::memory::DreamOptions { params: args.consolidation.params()?, tz: zone, llm: args.llm.config()?, ..Default::default() };
     cfg.conns.total = args.max_connections;
     cfg.conns.per_ip = args.max_per_ip;
     if args.login_rate.is_nan() || args.login_rate <= 0.0 || args.login_burst.is_nan() || args.login_burst < 1.0 {
@@ -252,7 +262,7 @@ pub async fn restore(args: RestoreArgs) -> anyhow::Result<()> {
 
 fn inventory_text(i: &pawns_storage::backup::Inventory) -> String {
     format!(
-        "  schema {}; {} accounts, {} characters, {} agent keys; world: {} zones from {}; {} houses; {} sessions, {} record batches (last {})",
+        "  schema {}; {} accounts, {} characters, {} agent keys; world: {} zones from {}; {} houses; {} sessions, {} record batches (last {}); {} agent memories",
         i.schema_version,
         i.accounts,
         i.characters,
@@ -262,7 +272,8 @@ fn inventory_text(i: &pawns_storage::backup::Inventory) -> String {
         i.houses,
         i.sessions,
         i.record_batches,
-        i.last_batch
+        i.last_batch,
+        i.memories
     )
 }
 

@@ -6,6 +6,7 @@ pub mod bench_world;
 pub mod cli;
 pub mod commands;
 pub mod game;
+pub mod memory;
 pub mod net;
 pub mod protocol;
 pub mod record;

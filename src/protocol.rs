@@ -275,6 +275,12 @@ pub fn render(seq: u64, out: &Out, token: &str) -> Option<String> {
             }
             Some(envelope("error", seq, d, re.as_ref()))
         }
+        Out::MemoryBootstrap { block, count, summaries } => {
+            Some(envelope("memory_bootstrap", seq, json!({"block": &**block, "count": count, "summaries": summaries}), None))
+        }
+        Out::MemorySummary(text) => {
+            Some(json!({"type": "memory_summary", "seq": seq, "summary": &**text, "data": {"summary": &**text}}).to_string())
+        }
         Out::Prompt(_) => None,
         Out::Close { code, message } => match *code {
             "quit" | "shutdown" => None,

@@ -47,6 +47,14 @@ pub struct ServerConfig {
     pub search: bool,
     /// Time between search index commits: the most a durable record waits to be findable.
     pub search_every: std::time::Duration,
+    /// Dream (consolidate agents' memory) on logout, past the size threshold and daily.
+    pub dream: bool,
+    /// Records since an agent's last dream that make it dream again.
+    pub dream_threshold: u64,
+    /// The daily dream's local time and zone (`None`: no daily dream).
+    pub dream_daily: Option<(chrono::NaiveTime, chrono_tz::Tz)>,
+    /// Consolidation parameters, heading zone, optional LLM.
+    pub dream_opts: crate::memory::DreamOptions,
 }
 
 impl Default for ServerConfig {
@@ -66,6 +74,10 @@ impl Default for ServerConfig {
             keep_observation_days: None,
             search: true,
             search_every: crate::search::indexer::COMMIT_EVERY,
+            dream: true,
+            dream_threshold: crate::memory::dreamer::DEFAULT_THRESHOLD,
+            dream_daily: Some((chrono::NaiveTime::from_hms_opt(3, 30, 0).expect("a time"), chrono_tz::America::New_York)),
+            dream_opts: crate::memory::DreamOptions { tz: chrono_tz::America::New_York, ..Default::default() },
         }
     }
 }
@@ -86,6 +98,8 @@ pub struct Shared {
     /// The search index and its indexer (none when recording or search is off, or the
     /// index could not be opened).
     pub search: Option<crate::search::IndexerHandle>,
+    /// The dreamer (none when recording or dreaming is off).
+    pub dreamer: Option<crate::memory::DreamerHandle>,
 }
 
 pub enum LoginOutcome {
@@ -145,12 +159,28 @@ impl Shared {
             engine: self.engine.clone(),
             hub: self.hub.clone(),
         });
+        // An agent's memory is read here, off the engine, and handed to it with the login.
+        let memory = if record.is_agent && self.cfg.record {
+            let store = self.accounts.store().clone();
+            let (n, tier) = (name.clone(), data.tier.clone());
+            match tokio::task::spawn_blocking(move || crate::memory::login::login_memory(&store, &n, tier.as_deref())).await {
+                Ok(Ok(m)) => m.map(Arc::new),
+                Ok(Err(e)) => {
+                    tracing::warn!(agent = %name, code = e.code(), "could not read the agent's memory: {e}");
+                    None
+                }
+                Err(_) => None,
+            }
+        } else {
+            None
+        };
         let client = Arc::new(crate::game::character::ClientInfo {
             harness: data.harness.clone(),
             model: data.model.clone(),
             version: data.version.clone(),
             tier: data.tier.clone(),
             valence: data.valence.unwrap_or(true),
+            memory,
         });
         let Some(char_id) = self.enter(record, Link { id: link_id, tx: out_tx, json: true, client }, resumed).await else {
             return LoginOutcome::Refused { code: "internal", message: "the game is shutting down".into(), close: true, kill: None };
@@ -256,6 +286,8 @@ pub struct RunningServer {
     /// The recorder and its task (none when recording is off).
     pub recorder: Option<(crate::record::RecorderHandle, crate::record::recorder::RecorderThread)>,
     indexer: Option<crate::search::IndexerThread>,
+    dreamer: Option<crate::memory::dreamer::DreamerThread>,
+    daily: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl RunningServer {
@@ -281,6 +313,13 @@ impl RunningServer {
         if let (Some(h), Some(t)) = (&self.shared.search, self.indexer) {
             h.stop();
             t.join().await;
+        }
+        // Last, the dreamer dreams what the last sessions' ends asked for, and stops.
+        if let Some(d) = self.daily {
+            d.abort();
+        }
+        if let Some(t) = self.dreamer {
+            let _ = tokio::task::spawn_blocking(move || t.stop()).await;
         }
     }
 }
@@ -393,8 +432,15 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
         }
         None => (None, None, None),
     };
+    let (dreamer, dream_feed, dreamer_thread) = if cfg.record && cfg.dream {
+        let (h, f, t) = crate::memory::spawn_dreamer(store.clone(), cfg.dream_opts.clone(), cfg.dream_threshold)
+            .context("cannot start the dreamer thread")?;
+        (Some(h), Some(f), Some(t))
+    } else {
+        (None, None, None)
+    };
     let recorder = if cfg.record {
-        Some(crate::record::spawn_recorder(store.clone(), feed).context("cannot start the recorder thread")?)
+        Some(crate::record::spawn_recorder(store.clone(), feed, dream_feed).context("cannot start the recorder thread")?)
     } else {
         None
     };
@@ -423,13 +469,18 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
         started: Instant::now(),
         record_stats: recorder.as_ref().map(|(h, _)| h.stats.clone()),
         search,
+        dreamer,
         cfg,
     });
+    let daily = match (&shared.dreamer, shared.cfg.dream_daily) {
+        (Some(d), Some((at, tz))) => Some(tokio::spawn(crate::memory::schedule::daily(d.clone(), at, tz))),
+        _ => None,
+    };
     if let Some(days) = shared.cfg.keep_observation_days {
         tokio::spawn(retention(store.clone(), days, shared.search.clone()));
     }
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
     let accept = tokio::spawn(crate::net::listener::accept_loop(listener, shared.clone(), shutdown_rx));
     tracing::info!(%addr, "pawns is listening (telnet, WebSocket /ws, HTTP /health)");
-    Ok(RunningServer { addr, shared, shutdown_tx, accept, engine_task, saves, writer, recorder, indexer })
+    Ok(RunningServer { addr, shared, shutdown_tx, accept, engine_task, saves, writer, recorder, indexer, dreamer: dreamer_thread, daily })
 }

@@ -41,7 +41,13 @@ pub enum EventKind {
     LevelUp { level: u8 },
     /// The agent walked from one room to this event's room (the world map; no memory
     /// of its own).
-    Move { from_vnum: u32, from_name: String },
+    Move {
+        from_vnum: u32,
+        from_name: String,
+        /// The exit taken (`north`...), when the move was a step through one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        dir: Option<String>,
+    },
 }
 
 /// An event with where and when it happened and which records it came from.
@@ -60,15 +66,16 @@ pub struct MemEvent {
 impl MemEvent {
     /// The other party, if any (a mob, a player).
     pub fn other(&self) -> Option<&str> {
-        match &self.kind {
-            EventKind::Kill { victim, .. } => Some(victim),
+        let who = match &self.kind {
+            EventKind::Kill { victim, .. } => Some(victim.as_str()),
             EventKind::Death { killer } => killer.as_deref(),
             EventKind::Flee { from, .. } => from.as_deref(),
             EventKind::Hurt { by, .. } => by.as_deref(),
-            EventKind::Social { other, .. } => Some(other),
+            EventKind::Social { other, .. } => Some(other.as_str()),
             EventKind::Acquire { from, .. } => from.as_deref(),
             EventKind::LevelUp { .. } | EventKind::Move { .. } => None,
-        }
+        };
+        who.filter(|w| !w.is_empty())
     }
 
     /// Whether the other party is a player (known for kills and social acts).

@@ -203,7 +203,7 @@ impl MemoryGraph {
             touched,
             &mut reinforced,
         );
-        if let EventKind::Move { from_vnum, from_name } = &e.kind {
+        if let EventKind::Move { from_vnum, from_name, .. } = &e.kind {
             let from =
                 self.touch(format!("room:{from_vnum}"), NodeKind::Room, from_name, 0.3, 0.0, e.at_us, false, p, touched, &mut reinforced);
             if self.g.find_edge(from, room).is_none_or(|x| self.g[x] != EdgeKind::TransitionedTo) {

@@ -6,12 +6,14 @@
 
 pub mod event;
 pub mod graph;
+pub mod profile;
 pub mod summary;
 pub mod valence;
 
 pub use event::{EventKind, MemEvent, SocialAct};
 pub use graph::{CycleReport, EdgeKind, MemoryGraph, Node, NodeKind, Params, StoredGraph};
-pub use summary::{build_summary, count_tokens, tier_budget, Summary, SummaryOptions};
+pub use profile::{Observed, Profile};
+pub use summary::{build_summary, build_summary_with, count_tokens, tier_budget, Summary, SummaryOptions};
 pub use valence::valence;
 
 #[cfg(test)]

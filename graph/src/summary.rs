@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::event::{EventKind, MemEvent, SocialAct};
 use crate::graph::{MemoryGraph, Node, NodeKind};
+use crate::profile::Profile;
 use crate::valence::{parenthetical, valence};
 
 /// A gap this long between events starts a new session.
@@ -18,6 +19,8 @@ pub const TIER_MEDIUM: usize = 500;
 pub const TIER_LARGE: usize = 1_000;
 /// Relationships listed at most.
 const MAX_RELATIONSHIPS: usize = 10;
+/// Rooms (with the exits taken from them) the world map lists at most.
+const MAP_ROOMS: usize = 8;
 
 /// The budget for a login `tier` (`small`, `medium` — the default —, `large`, `unlimited`).
 pub fn tier_budget(tier: Option<&str>) -> usize {
@@ -73,6 +76,7 @@ pub fn describe(e: &MemEvent) -> String {
         EventKind::Social { act, other, by_agent, text } => {
             let other = capital(other);
             match (act, by_agent) {
+                (SocialAct::Speech, true) if other.is_empty() => format!("Said \"{text}\"{room}."),
                 (SocialAct::Speech, true) => format!("Said \"{text}\" to {other}{room}."),
                 (SocialAct::Speech, false) => format!("{other} said \"{text}\"{room}."),
                 (SocialAct::Greet, true) => format!("Greeted {other}{room}."),
@@ -131,6 +135,17 @@ struct Line {
 
 /// The summary of what the graph remembers.
 pub fn build_summary(g: &MemoryGraph, opts: &SummaryOptions) -> Summary {
+    build_summary_with(g, None, opts)
+}
+
+/// The summary with the agent's profile: `### Self` first, the ledger's reasons on the
+/// players' relationship lines, `### World map` last. Over budget, the map's lines go
+/// first, then the least salient events, then relationships, then the self lines.
+pub fn build_summary_with(g: &MemoryGraph, profile: Option<&Profile>, opts: &SummaryOptions) -> Summary {
+    let self_lines = profile.map(|p| p.self_lines()).unwrap_or_default();
+    let map_lines = profile.map(|p| p.map_lines(MAP_ROOMS)).unwrap_or_default();
+    let mut keep_self = self_lines.len();
+    let mut keep_map = map_lines.len();
     let mut events: Vec<&Node> = g.nodes().filter(|n| n.kind == NodeKind::Event && n.event.is_some()).collect();
     events.sort_by(|a, b| (a.first_us, &a.id).cmp(&(b.first_us, &b.id)));
     // Sessions by gap, in event time.
@@ -157,7 +172,10 @@ pub fn build_summary(g: &MemoryGraph, opts: &SummaryOptions) -> Summary {
         .take(MAX_RELATIONSHIPS)
         .map(|n| {
             let times = if n.encounters == 1 { "once".to_string() } else { format!("{} times", n.encounters) };
-            let text = format!("{} — {} (met {times})", capital(&n.label), relationship(n));
+            let mut text = format!("{} — {} (met {times})", capital(&n.label), relationship(n));
+            if let Some(note) = profile.filter(|_| n.is_player).and_then(|p| p.ledger_note(&n.label)) {
+                text.push_str(&format!(" — {note}"));
+            }
             let tokens = count_tokens(&text) + 1;
             Line { text, salience: n.salience, at_us: n.last_us, session: usize::MAX, id: None, tokens }
         })
@@ -167,7 +185,8 @@ pub fn build_summary(g: &MemoryGraph, opts: &SummaryOptions) -> Summary {
     let mut keep_ev = vec![true; lines.len()];
     let mut keep_rel = vec![true; rels.len()];
     loop {
-        let text = render(&lines, &keep_ev, &rels, &keep_rel, &sessions, &tz);
+        let prof = Extra { self_lines: &self_lines[..keep_self], map_lines: &map_lines[..keep_map] };
+        let text = render(&lines, &keep_ev, &rels, &keep_rel, &sessions, &tz, &prof);
         let tokens = count_tokens(&text);
         if tokens <= opts.budget_tokens {
             let memory_ids = lines.iter().zip(&keep_ev).filter(|(_, k)| **k).filter_map(|(l, _)| l.id.clone()).collect();
@@ -181,6 +200,10 @@ pub fn build_summary(g: &MemoryGraph, opts: &SummaryOptions) -> Summary {
                 })
                 .unwrap_or_default();
             return Summary { text, tokens, memory_ids, latest_block, sessions: kept_sessions.len() };
+        }
+        if keep_map > 0 {
+            keep_map -= 1;
+            continue;
         }
         // Estimate how many tokens to shed, then shed at least one line.
         let mut over = tokens - opts.budget_tokens;
@@ -198,6 +221,7 @@ pub fn build_summary(g: &MemoryGraph, opts: &SummaryOptions) -> Summary {
         if !shed {
             match keep_rel.iter().rposition(|k| *k) {
                 Some(i) => keep_rel[i] = false,
+                None if keep_self > 0 => keep_self -= 1,
                 None => {
                     // Even the bare heading is over budget: cut the text itself.
                     let bare = "## Memory\n".to_string();
@@ -210,8 +234,23 @@ pub fn build_summary(g: &MemoryGraph, opts: &SummaryOptions) -> Summary {
     }
 }
 
-fn render(lines: &[Line], keep: &[bool], rels: &[Line], keep_rel: &[bool], sessions: &[(u64, u64)], tz: &FixedOffset) -> String {
+/// The profile's sections as far as they are kept.
+struct Extra<'a> {
+    self_lines: &'a [String],
+    map_lines: &'a [String],
+}
+
+fn render(
+    lines: &[Line],
+    keep: &[bool],
+    rels: &[Line],
+    keep_rel: &[bool],
+    sessions: &[(u64, u64)],
+    tz: &FixedOffset,
+    extra: &Extra<'_>,
+) -> String {
     let mut out = String::from("## Memory\n");
+    section(&mut out, "Self", extra.self_lines);
     out.push_str(&block(lines, keep, sessions, tz));
     let rel: Vec<&Line> = rels.iter().zip(keep_rel).filter(|(_, k)| **k).map(|(l, _)| l).collect();
     if !rel.is_empty() {
@@ -221,7 +260,19 @@ fn render(lines: &[Line], keep: &[bool], rels: &[Line], keep_rel: &[bool], sessi
             out.push('\n');
         }
     }
+    section(&mut out, "World map", extra.map_lines);
     out
+}
+
+fn section(out: &mut String, title: &str, lines: &[String]) {
+    if lines.is_empty() {
+        return;
+    }
+    out.push_str(&format!("\n### {title}\n\n"));
+    for l in lines {
+        out.push_str(l);
+        out.push('\n');
+    }
 }
 
 /// The session groups holding the kept lines, numbered by their place among all sessions.

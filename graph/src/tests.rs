@@ -148,7 +148,13 @@ A cave troll — worthy foe (met once)
 fn the_graph_survives_a_round_trip() {
     let p = Params::default();
     let mut g = MemoryGraph::new();
-    g.dream(&[kill(1, T0, "a goblin", 3, 10), ev(2, T0 + MIN, 101, EventKind::Move { from_vnum: 100, from_name: "Room 100".into() })], &p);
+    g.dream(
+        &[
+            kill(1, T0, "a goblin", 3, 10),
+            ev(2, T0 + MIN, 101, EventKind::Move { from_vnum: 100, from_name: "Room 100".into(), dir: None }),
+        ],
+        &p,
+    );
     let stored = g.to_stored();
     let json = serde_json::to_string(&stored).unwrap();
     let back = MemoryGraph::from_stored(serde_json::from_str(&json).unwrap());
@@ -169,7 +175,7 @@ fn make(i: u64, (kind, who, level, pct, gap): (u8, u8, u8, u8, u16), at: u64) ->
         2 => EventKind::Hurt { by: Some(other), hp: pct as i32 / 10, max_hp: 100 },
         3 => EventKind::Social { act: SocialAct::Gift, other, by_agent: false, text: "a ring".into() },
         4 => EventKind::Acquire { item: format!("item{who}"), item_level: level + 30, from: None },
-        _ => EventKind::Move { from_vnum: gap as u32, from_name: "x".into() },
+        _ => EventKind::Move { from_vnum: gap as u32, from_name: "x".into(), dir: None },
     };
     ev(i, at, 100 + who as u32, kind)
 }
@@ -212,7 +218,7 @@ proptest! {
                 EventKind::Hurt { by, hp, max_hp } => EventKind::Hurt { by: by.map(|b| format!("new {b}")), hp, max_hp },
                 EventKind::Social { act, other, by_agent, text } => EventKind::Social { act, other: format!("new {other}"), by_agent, text },
                 EventKind::Acquire { item, item_level, from } => EventKind::Acquire { item: format!("new {item}"), item_level, from },
-                EventKind::Move { from_vnum, from_name } => EventKind::Move { from_vnum: from_vnum + 20_000, from_name },
+                EventKind::Move { from_vnum, from_name, dir } => EventKind::Move { from_vnum: from_vnum + 20_000, from_name, dir },
                 k => k,
             };
             m

@@ -32,6 +32,8 @@ pub struct ClientInfo {
     pub tier: Option<String>,
     /// `false`: the valence ablation (protocol §4).
     pub valence: bool,
+    /// The agent's memory, read at login, sent after `vars` (protocol §7).
+    pub memory: Option<Arc<crate::memory::login::LoginMemory>>,
 }
 
 pub struct Queued {

@@ -294,7 +294,12 @@ impl Engine {
                 }
                 self.record_transition(
                     k,
-                    pawns_storage::Transition::Kill { victim: v_name.clone(), victim_level: v_level, victim_is_player: !v_npc },
+                    pawns_storage::Transition::Kill {
+                        victim: v_name.clone(),
+                        victim_level: v_level,
+                        victim_is_player: !v_npc,
+                        level: k_level,
+                    },
                 );
                 self.push_event(
                     k,

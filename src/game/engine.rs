@@ -7,7 +7,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use tokio::sync::{mpsc, oneshot};
 
-use super::character::{Char, EventEntry, Link, Queued, EVENTS_CAP};
+use super::character::{Char, ClientInfo, EventEntry, Link, Queued, EVENTS_CAP};
 use super::output::Out;
 use super::persist::SaveQueue;
 use super::tables::Position;
@@ -389,6 +389,7 @@ impl Engine {
             // state and vars come first (protocol §4), then the words.
             self.send_state(id);
             self.send_all_vars(id, resumed);
+            self.send_memory(id, &client);
             self.send_text(id, if was_linked { "You take over your own body, already in use!" } else { "Reconnecting." });
             if !was_linked {
                 self.announce_here(id, true, "has reconnected.");
@@ -410,6 +411,7 @@ impl Engine {
         self.announce_here(id, true, "has entered the game.");
         self.send_state(id);
         self.send_all_vars(id, resumed);
+        self.send_memory(id, &client);
         self.send_text(id, "Welcome to the land of Emberhold. May your journey be long.");
         EnterReply { char_id: id, reconnected: false }
     }
@@ -455,6 +457,17 @@ impl Engine {
                 let _ = l.tx.try_send(Out::Vars { values, re, resumed: None });
             }
         }
+    }
+
+    /// Protocol §7: an agent with memory gets `memory_bootstrap` then `memory_summary`,
+    /// right after `vars`; the memories injected are stored with its session.
+    fn send_memory(&mut self, id: CharId, client: &ClientInfo) {
+        let Some(m) = client.memory.clone() else { return };
+        self.note_memory_ids(id, &m.memory_ids);
+        let Some(l) = self.world.ch(id).and_then(|c| c.pc.as_ref()).and_then(|p| p.link.as_ref()).filter(|l| l.json) else { return };
+        let block = Out::MemoryBootstrap { block: m.block.as_str().into(), count: m.count, summaries: m.summaries };
+        let _ = l.tx.try_send(block);
+        let _ = l.tx.try_send(Out::MemorySummary(m.summary.as_str().into()));
     }
 
     /// Sends every one of the 19 variables (login, resync).

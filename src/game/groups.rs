@@ -36,6 +36,10 @@ impl Engine {
             self.act("$N is just such a good friend, you simply can't hit $M.", ch, Some(victim), None, To::Actor, EventKind::Text);
             return false;
         }
+        // Turning on one's own group is a betrayal, and remembered as one.
+        if ch != victim && self.group_members(ch).len() > 1 && self.group_members(ch).contains(&victim) {
+            self.record_social(ch, victim, "betrayal", "");
+        }
         true
     }
 
@@ -311,6 +315,7 @@ impl Engine {
         self.send_text(ch, "You join the fight!");
         self.act("$N assists you!", helpee, Some(ch), None, To::Actor, EventKind::Combat);
         self.act("$n assists $N.", ch, Some(helpee), None, To::NotVictim, EventKind::Combat);
+        self.record_social(ch, helpee, "cooperation", "assist");
         self.hit(ch, opponent);
         CmdStatus::Ok
     }

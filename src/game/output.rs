@@ -127,6 +127,14 @@ pub enum Out {
         re: Option<Arc<str>>,
         extra: Option<serde_json::Value>,
     },
+    /// Protocol §7, at login: the newest session's block of the agent's memory.
+    MemoryBootstrap {
+        block: Arc<str>,
+        count: usize,
+        summaries: usize,
+    },
+    /// Protocol §7, at login: the whole summary (sent at the top level and under `data`).
+    MemorySummary(Arc<str>),
     /// Telnet prompt line (`< 20hp 100m 80mv >`); JSON sessions ignore it.
     Prompt(String),
     /// The engine is done with this session: `quit`, takeover, or shutdown.

@@ -38,6 +38,8 @@ pub struct SessionRec {
 #[derive(Clone, PartialEq)]
 struct Snap {
     hp: i32,
+    max_hp: i32,
+    fighting: Option<String>,
     level: u8,
     exp: i64,
     gold: i64,
@@ -71,6 +73,7 @@ fn decision(rec: &mut SessionRec, i: Issued<'_>) -> DecisionRecord {
     let line = line.trim();
     let (command, args) = line.split_once(char::is_whitespace).map(|(c, a)| (c, a.trim())).unwrap_or((line, ""));
     rec.turn += 1;
+    let memory_ids = if rec.turn == 1 { rec.meta.memory_ids.clone() } else { Vec::new() };
     let c = client.map(|c| *c).unwrap_or_default();
     DecisionRecord {
         turn: rec.turn,
@@ -81,7 +84,7 @@ fn decision(rec: &mut SessionRec, i: Issued<'_>) -> DecisionRecord {
         received_us,
         dispatched_us,
         stimulus,
-        memory_ids: Vec::new(),
+        memory_ids,
         client: ClientFields {
             harness: rec.client.harness.clone(),
             model: rec.client.model.clone(),
@@ -211,6 +214,8 @@ impl Engine {
         let vnum = |o: &ObjId| self.world.obj(*o).map(|x| (*o, x.vnum));
         Some(Snap {
             hp: c.hit,
+            max_hp: c.max_hit,
+            fighting: c.fighting.map(|f| self.pers(f)),
             level: c.level,
             exp: c.exp,
             gold: c.gold,
@@ -295,8 +300,29 @@ impl Engine {
         );
     }
 
+    /// The memories injected at this login, kept with the session (and its first decision).
+    pub fn note_memory_ids(&mut self, id: CharId, ids: &[String]) {
+        let Some(rec) = self.rec_mut(id) else { return };
+        rec.meta.memory_ids = ids.to_vec();
+        let meta = rec.meta.clone();
+        self.rec_out.push(RecItem::Session(meta));
+    }
+
     pub fn record_transition(&mut self, id: CharId, t: Transition) {
         self.emit(id, RecordBody::Transition(t));
+    }
+
+    /// A social act between two players (`gift`, `cooperation`, `betrayal`, `greet`,
+    /// `insult`), recorded for both, each from its own side: the facts memory's valence
+    /// is computed from. Mobs are not parties to social acts.
+    pub fn record_social(&mut self, actor: CharId, other: CharId, act: &str, text: &str) {
+        let (Some(a), Some(o)) = (self.world.ch(actor), self.world.ch(other)) else { return };
+        if actor == other || a.pc.is_none() || o.pc.is_none() {
+            return;
+        }
+        let (an, on) = (a.name.clone(), o.name.clone());
+        self.emit(actor, RecordBody::Transition(Transition::Social { act: act.into(), other: on, by_me: true, text: text.into() }));
+        self.emit(other, RecordBody::Transition(Transition::Social { act: act.into(), other: an, by_me: false, text: text.into() }));
     }
 
     /// End of pulse for one player: decisions get their post-state; changes become
@@ -337,7 +363,7 @@ impl Engine {
             out.push(Transition::Room { from: b.room_vnum, to: n.room_vnum, name });
         }
         if b.hp != n.hp {
-            out.push(Transition::Hp { from: b.hp, to: n.hp });
+            out.push(Transition::Hp { from: b.hp, to: n.hp, max: n.max_hp, by: n.fighting.clone().or_else(|| b.fighting.clone()) });
         }
         if b.level != n.level {
             out.push(Transition::Level { from: b.level, to: n.level });

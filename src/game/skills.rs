@@ -94,6 +94,7 @@ impl Engine {
         self.send_text(ch, "Banzai!  To the rescue...");
         self.act("You are rescued by $N, you are confused!", friend, Some(ch), None, To::Actor, EventKind::Combat);
         self.act("$n heroically rescues $N!", ch, Some(friend), None, To::NotVictim, EventKind::Combat);
+        self.record_social(ch, friend, "cooperation", "rescue");
         self.stop_fighting(friend);
         self.stop_fighting(attacker);
         if self.world.ch(ch).is_some_and(|c| c.fighting.is_some()) {

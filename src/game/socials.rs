@@ -63,6 +63,9 @@ impl Engine {
         if let Some(t) = m(4) {
             self.act(&t, ch, Some(victim), None, To::Victim, EventKind::Emote);
         }
+        if let Some(act) = social_act(&social.name) {
+            self.record_social(ch, victim, act, &social.name);
+        }
         CmdStatus::Ok
     }
 
@@ -75,5 +78,18 @@ impl Engine {
         }
         self.send_text(ch, &text);
         CmdStatus::Ok
+    }
+}
+
+/// What a social aimed at another player means to memory: a greeting, an insult (or a
+/// threat), or nothing in particular.
+pub fn social_act(name: &str) -> Option<&'static str> {
+    match name {
+        "greet" | "wave" | "bow" | "hug" | "smile" | "nod" | "thank" | "comfort" | "applaud" | "cheer" | "welcome" | "curtsey"
+        | "shake" => Some("greet"),
+        "insult" | "threaten" | "slap" | "spit" | "glare" | "snarl" | "growl" | "curse" | "taunt" | "puke" | "fart" | "frown" => {
+            Some("insult")
+        }
+        _ => None,
     }
 }

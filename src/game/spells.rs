@@ -256,6 +256,9 @@ impl Engine {
         self.send_text(ch, "Ok.");
         self.act(&format!("$n utters the words, '{}'.", spell.name), ch, None, None, To::Room, EventKind::Text);
         self.spell_effect(spell.name, ch, victim);
+        if spell.target == Target::Defensive {
+            self.record_social(ch, victim, "cooperation", spell.name);
+        }
         CmdStatus::Ok
     }
 

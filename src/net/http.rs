@@ -87,6 +87,17 @@ async fn route(mut req: Request<Incoming>, peer: SocketAddr, shared: Arc<Shared>
         (&Method::GET, "/api/search") => super::search_api::search(req.uri().query().unwrap_or(""), &shared).await,
         (&Method::GET, "/api/search/status") => super::search_api::status(&shared),
         (&Method::POST, "/api/admin/reindex") => super::search_api::reindex(&shared),
+        (&Method::POST, "/api/admin/dream") => crate::memory::api::dream(req.uri().query().unwrap_or(""), peer, &shared).await,
+        (&Method::GET, p) if p.starts_with("/api/agents/") && p.ends_with("/memory") => {
+            let name = &p["/api/agents/".len()..p.len().saturating_sub("/memory".len()).max("/api/agents/".len())];
+            let bearer = req
+                .headers()
+                .get(hyper::header::AUTHORIZATION)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.strip_prefix("Bearer "))
+                .map(|v| v.trim().to_string());
+            crate::memory::api::memory(name, bearer.as_deref(), peer, &shared).await
+        }
         (&Method::GET, "/api/record") => {
             // The recorder's progress: what is durable (`last_batch` and everything before it).
             use std::sync::atomic::Ordering::Relaxed;

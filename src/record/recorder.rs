@@ -102,18 +102,29 @@ impl RecorderThread {
 /// Starts the recorder; it ends (after a last commit) when every handle is dropped.
 /// `feed`: where committed batches go next (the search indexer), so it need not read
 /// them back from the file.
-pub fn spawn_recorder(store: Arc<Store>, feed: Option<crate::search::IndexFeed>) -> std::io::Result<(RecorderHandle, RecorderThread)> {
+/// `dream`: the dreamer's feed (agents' logouts and record counts).
+pub fn spawn_recorder(
+    store: Arc<Store>,
+    feed: Option<crate::search::IndexFeed>,
+    dream: Option<crate::memory::DreamFeed>,
+) -> std::io::Result<(RecorderHandle, RecorderThread)> {
     let (tx, rx) = mpsc::channel::<RecMsg>();
     let stats = Arc::new(RecorderStats::default());
     if let Ok(id) = store.last_record_id() {
         stats.last_id.store(id, Ordering::Relaxed);
     }
     let st = stats.clone();
-    let thread = std::thread::Builder::new().name("pawns-recorder".into()).spawn(move || run(store, rx, st, feed))?;
+    let thread = std::thread::Builder::new().name("pawns-recorder".into()).spawn(move || run(store, rx, st, feed, dream))?;
     Ok((RecorderHandle { tx, stats }, RecorderThread(Some(thread))))
 }
 
-fn run(store: Arc<Store>, rx: mpsc::Receiver<RecMsg>, st: Arc<RecorderStats>, feed: Option<crate::search::IndexFeed>) {
+fn run(
+    store: Arc<Store>,
+    rx: mpsc::Receiver<RecMsg>,
+    st: Arc<RecorderStats>,
+    feed: Option<crate::search::IndexFeed>,
+    mut dream: Option<crate::memory::DreamFeed>,
+) {
     // Running sessions → the batches that hold their records (written at their end).
     let mut active: HashMap<u64, Vec<u64>> = HashMap::new();
     let mut report = Instant::now();
@@ -154,7 +165,7 @@ fn run(store: Arc<Store>, rx: mpsc::Receiver<RecMsg>, st: Arc<RecorderStats>, fe
                 Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => break,
             }
         }
-        commit(&store, &st, &mut active, batch, feed.as_ref());
+        commit(&store, &st, &mut active, batch, feed.as_ref(), dream.as_mut());
         for f in flushes {
             let _ = f.send(());
         }
@@ -181,6 +192,7 @@ fn commit(
     active: &mut HashMap<u64, Vec<u64>>,
     mut batch: RecordBatch,
     feed: Option<&crate::search::IndexFeed>,
+    dream: Option<&mut crate::memory::DreamFeed>,
 ) {
     let n = batch.records.len() as u64;
     if n == 0 && batch.sessions.is_empty() {
@@ -198,6 +210,10 @@ fn commit(
         Ok(id) => {
             st.committed.fetch_add(n, Ordering::Relaxed);
             st.batches.fetch_add(1, Ordering::Relaxed);
+            // Durable now: an agent whose session ended may dream it.
+            if let Some(d) = dream {
+                d.committed(&batch);
+            }
             if id > 0 {
                 st.last_id.store(id, Ordering::Relaxed);
                 for s in present {

@@ -144,7 +144,7 @@ fn is_locked(e: &anyhow::Error) -> bool {
 }
 
 /// Percent-encodes a query-string value.
-fn encode(s: &str) -> String {
+pub fn encode(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for b in s.bytes() {
         match b {

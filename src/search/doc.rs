@@ -46,7 +46,7 @@ pub fn search_doc(r: &EventRecord) -> SearchDoc {
 
 fn transition_text(t: &Transition) -> (&'static str, String) {
     match t {
-        Transition::Hp { from, to } => ("combat", format!("hit points {from} to {to}")),
+        Transition::Hp { from, to, .. } => ("combat", format!("hit points {from} to {to}")),
         Transition::Level { from, to } => ("progress", format!("level {from} to {to}")),
         Transition::Exp { from, to } => ("progress", format!("experience {from} to {to}")),
         Transition::Gold { from, to } => ("item", format!("gold {from} to {to}")),
@@ -59,7 +59,11 @@ fn transition_text(t: &Transition) -> (&'static str, String) {
             Some(k) => ("combat", format!("died, killed by {k}, lost {exp_lost} experience")),
             None => ("combat", format!("died, lost {exp_lost} experience")),
         },
-        Transition::Kill { victim, victim_level, victim_is_player } => {
+        Transition::Social { act, other, by_me, text } => {
+            let what = if text.is_empty() { act.clone() } else { format!("{act} ({text})") };
+            ("social", if *by_me { format!("{what} to {other}") } else { format!("{what} from {other}") })
+        }
+        Transition::Kill { victim, victim_level, victim_is_player, .. } => {
             let who = if *victim_is_player { "player" } else { "mob" };
             ("combat", format!("killed {victim} ({who}, level {victim_level})"))
         }
@@ -177,7 +181,7 @@ mod tests {
 
     #[test]
     fn a_kill_reads_with_the_victim_and_its_level() {
-        let t = Transition::Kill { victim: "a small goblin".into(), victim_level: 3, victim_is_player: false };
+        let t = Transition::Kill { victim: "a small goblin".into(), victim_level: 3, victim_is_player: false, level: 5 };
         assert_eq!(transition_text(&t), ("combat", "killed a small goblin (mob, level 3)".into()));
     }
 }

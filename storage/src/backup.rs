@@ -23,6 +23,9 @@ pub struct Inventory {
     pub sessions: u64,
     pub record_batches: u64,
     pub last_batch: u64,
+    /// Agents with a memory (since schema 4).
+    #[serde(default)]
+    pub memories: u64,
     pub world_source: Option<String>,
 }
 
@@ -52,6 +55,7 @@ impl Store {
         copy(&rtx, &dst, tables::RECORD_BATCHES, &mut p)?;
         copy(&rtx, &dst, tables::SESSION_BATCHES, &mut p)?;
         copy(&rtx, &dst, tables::RECORD_DAYS, &mut p)?;
+        copy(&rtx, &dst, tables::MEMORIES, &mut p)?;
         drop(dst);
         let (copy, _) = Store::open(out)?;
         copy.inventory()
@@ -71,6 +75,7 @@ impl Store {
             sessions: len(count(&rtx, tables::SESSIONS)),
             record_batches: len(count(&rtx, tables::RECORD_BATCHES)),
             last_batch: self.last_record_id()?,
+            memories: len(count(&rtx, tables::MEMORIES)),
             world_source: self.meta_get("world_source")?.map(|b| String::from_utf8_lossy(&b).into_owned()),
         })
     }
@@ -95,7 +100,8 @@ fn rows(rtx: &ReadTransaction) -> Result<u64, StoreError> {
         + count(rtx, tables::AGENT_SESSIONS)?
         + count(rtx, tables::RECORD_BATCHES)?
         + count(rtx, tables::SESSION_BATCHES)?
-        + count(rtx, tables::RECORD_DAYS)?)
+        + count(rtx, tables::RECORD_DAYS)?
+        + count(rtx, tables::MEMORIES)?)
 }
 
 /// Copies one table, a few thousand rows per write transaction.

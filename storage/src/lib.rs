@@ -6,6 +6,7 @@
 
 pub mod backup;
 pub mod codec;
+pub mod memory;
 pub mod migrate;
 pub mod recording;
 pub mod records;

@@ -13,13 +13,16 @@ mod m0001;
 mod m0002;
 #[path = "../../migrations/0003_recording.rs"]
 mod m0003;
+#[path = "../../migrations/0004_memory.rs"]
+mod m0004;
 
 /// `(version, step)` in order. A step brings the file from `version - 1` to `version`.
 type Step = fn(&WriteTransaction) -> Result<(), redb::Error>;
-const STEPS: &[(u32, Step)] = &[(m0001::VERSION, m0001::apply), (m0002::VERSION, m0002::apply), (m0003::VERSION, m0003::apply)];
+const STEPS: &[(u32, Step)] =
+    &[(m0001::VERSION, m0001::apply), (m0002::VERSION, m0002::apply), (m0003::VERSION, m0003::apply), (m0004::VERSION, m0004::apply)];
 
 /// The schema version this build writes and reads.
-pub const CURRENT_VERSION: u32 = m0003::VERSION;
+pub const CURRENT_VERSION: u32 = m0004::VERSION;
 
 pub const VERSION_KEY: &str = "schema_version";
 

@@ -63,7 +63,8 @@ pub struct DecisionRecord {
     /// completed − received.
     pub latency_us: u64,
     pub stimulus: Stimulus,
-    /// Memories injected at login (the memory issue fills these).
+    /// Memories injected at login: on the session's first decision (the session's
+    /// metadata holds them for all of it).
     pub memory_ids: Vec<String>,
     pub client: ClientFields,
     /// The client's correlation id, if it sent one.
@@ -74,17 +75,74 @@ pub struct DecisionRecord {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(tag = "what", rename_all = "snake_case")]
 pub enum Transition {
-    Hp { from: i32, to: i32 },
-    Level { from: u8, to: u8 },
-    Exp { from: i64, to: i64 },
-    Gold { from: i64, to: i64 },
-    Room { from: u32, to: u32, name: String },
-    ItemAcquired { vnum: u32, name: String, level: u8 },
-    ItemLost { vnum: u32, name: String },
-    Equipped { slot: u8, vnum: u32, name: String },
-    Unequipped { slot: u8, vnum: u32, name: String },
-    Death { killer: Option<String>, exp_lost: i64 },
-    Kill { victim: String, victim_level: u8, victim_is_player: bool },
+    /// `max` and `by` (whom the character was fighting at the pulse's end) since the
+    /// memory issue; older records read them as 0 and none.
+    Hp {
+        from: i32,
+        to: i32,
+        #[serde(default)]
+        max: i32,
+        #[serde(default)]
+        by: Option<String>,
+    },
+    Level {
+        from: u8,
+        to: u8,
+    },
+    Exp {
+        from: i64,
+        to: i64,
+    },
+    Gold {
+        from: i64,
+        to: i64,
+    },
+    Room {
+        from: u32,
+        to: u32,
+        name: String,
+    },
+    ItemAcquired {
+        vnum: u32,
+        name: String,
+        level: u8,
+    },
+    ItemLost {
+        vnum: u32,
+        name: String,
+    },
+    Equipped {
+        slot: u8,
+        vnum: u32,
+        name: String,
+    },
+    Unequipped {
+        slot: u8,
+        vnum: u32,
+        name: String,
+    },
+    Death {
+        killer: Option<String>,
+        exp_lost: i64,
+    },
+    /// `level` is the killer's own level at the kill (0 in records older than memory).
+    Kill {
+        victim: String,
+        victim_level: u8,
+        victim_is_player: bool,
+        #[serde(default)]
+        level: u8,
+    },
+    /// A social act between two players, as the engine saw it: `act` is `gift`,
+    /// `cooperation` (healed, assisted, rescued), `betrayal` (attacked its own group),
+    /// `greet` or `insult` (a social aimed at the other); `by_me` says who acted;
+    /// `text` is what was given, or the social's name.
+    Social {
+        act: String,
+        other: String,
+        by_me: bool,
+        text: String,
+    },
 }
 
 /// What one record of a session stream is.
@@ -150,6 +208,9 @@ pub struct SessionMeta {
     /// The batch that holds the session's start (set by the store).
     #[serde(default)]
     pub first_batch: u64,
+    /// The memories injected at login (`memory_summary`), by id (`ev:{session}:{seq}`).
+    #[serde(default)]
+    pub memory_ids: Vec<String>,
 }
 
 /// One group commit's worth.

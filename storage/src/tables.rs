@@ -35,3 +35,9 @@ pub const RECORD_BATCHES: TableDefinition<u64, &[u8]> = TableDefinition::new("re
 pub const SESSION_BATCHES: TableDefinition<u64, &[u8]> = TableDefinition::new("session_batches");
 /// Day (days since 1970-01-01, UTC) → the first batch id committed that day.
 pub const RECORD_DAYS: TableDefinition<u32, u64> = TableDefinition::new("record_days");
+
+// The agents' memory (migration 4).
+
+/// Agent name lower-cased → its memory (graph, summary, dream watermark, last result),
+/// an encoded record whose type the server's memory module owns.
+pub const MEMORIES: TableDefinition<&str, &[u8]> = TableDefinition::new("memories");

@@ -118,7 +118,7 @@ async fn an_agent_session_is_recorded_whole() {
     assert!(ts.iter().any(|t| matches!(t, Transition::Room { from: 8004, to: 8005, .. })), "{ts:?}");
     assert!(ts
         .iter()
-        .any(|t| matches!(t, Transition::Kill { victim, victim_level: 1, victim_is_player: false } if victim == "a straw dummy")));
+        .any(|t| matches!(t, Transition::Kill { victim, victim_level: 1, victim_is_player: false, .. } if victim == "a straw dummy")));
     assert!(ts.iter().any(|t| matches!(t, Transition::Exp { from: 0, .. })));
     s.shutdown().await;
 }

@@ -218,6 +218,7 @@ impl Engine {
                 self.send_text(ch, "Ok.");
                 self.act(&format!("$n gives you {amount} gold coins."), ch, Some(v), None, To::Victim, EventKind::Text);
                 self.act("$n gives some gold to $N.", ch, Some(v), None, To::NotVictim, EventKind::System);
+                self.record_social(ch, v, "gift", &format!("{amount} gold coins"));
                 return CmdStatus::Ok;
             }
         }
@@ -240,6 +241,8 @@ impl Engine {
             self.act("$n gives you $p.", ch, Some(v), Some(o), To::Victim, EventKind::Text);
             self.act("$n gives $p to $N.", ch, Some(v), Some(o), To::NotVictim, EventKind::System);
             self.world.obj_to_char(o, v);
+            let what = self.world.obj(o).map(|x| x.short_descr.clone()).unwrap_or_default();
+            self.record_social(ch, v, "gift", &what);
         }
         CmdStatus::Ok
     }

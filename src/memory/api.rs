@@ -1,0 +1,97 @@
+//! The memory API: `GET /api/agents/{name}/memory` (the summary, the graph, the profile
+//! and the last dream's result; for that agent — its session token or its key as a
+//! bearer — or a local admin) and `POST /api/admin/dream?agent=NAME|all=1` (loopback).
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use hyper::StatusCode;
+use serde_json::json;
+
+use super::AgentMemory;
+use crate::net::http::{json_response as reply, query_param, Body};
+use crate::server::Shared;
+
+fn err(status: StatusCode, code: &str, message: &str) -> hyper::Response<Body> {
+    reply(status, json!({"code": code, "message": message}))
+}
+
+/// Whether `bearer` speaks for `agent`: a session token issued to it, or its agent key.
+async fn speaks_for(shared: &Arc<Shared>, bearer: &str, agent: &str) -> bool {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    if let Ok(c) = shared.token_key.verify(bearer, now) {
+        return c.name.eq_ignore_ascii_case(agent);
+    }
+    if bearer.starts_with("dp_") {
+        let store = shared.accounts.store().clone();
+        let hash = crate::auth::keys::hash(bearer);
+        let rec = tokio::task::spawn_blocking(move || store.agent_key(&hash)).await.ok().and_then(|r| r.ok()).flatten();
+        return rec.is_some_and(|r| !r.revoked && r.name.eq_ignore_ascii_case(agent));
+    }
+    false
+}
+
+/// `GET /api/agents/{name}/memory`.
+pub async fn memory(name: &str, bearer: Option<&str>, peer: SocketAddr, shared: &Arc<Shared>) -> hyper::Response<Body> {
+    let name = name.to_ascii_lowercase();
+    if name.is_empty() || name.len() > 64 || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+        return err(StatusCode::BAD_REQUEST, "bad_request", "not a character name");
+    }
+    let allowed = peer.ip().is_loopback()
+        || match bearer {
+            Some(b) => speaks_for(shared, b, &name).await,
+            None => false,
+        };
+    if !allowed {
+        return err(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "send the agent's session token or key as 'Authorization: Bearer ...' (or call from the server's machine)",
+        );
+    }
+    let store = shared.accounts.store().clone();
+    let n = name.clone();
+    let row = tokio::task::spawn_blocking(move || store.memory::<AgentMemory>(&n)).await;
+    match row {
+        Ok(Ok(Some(m))) => reply(
+            StatusCode::OK,
+            json!({
+                "agent": name,
+                "summary": m.summary.text,
+                "summary_tokens": m.summary.tokens,
+                "memory_ids": m.summary.memory_ids,
+                "chronicle": m.chronicle,
+                "profile": m.profile,
+                "graph": m.graph,
+                "watermark": m.watermark,
+                "last_dream": m.last,
+            }),
+        ),
+        Ok(Ok(None)) => err(StatusCode::NOT_FOUND, "no_memory", "this agent has not dreamed yet"),
+        Ok(Err(e)) => err(StatusCode::INTERNAL_SERVER_ERROR, e.code(), &e.to_string()),
+        Err(_) => err(StatusCode::INTERNAL_SERVER_ERROR, "internal", "reading the memory failed"),
+    }
+}
+
+/// `POST /api/admin/dream?agent=NAME` (or `all=1`): dreams now and answers with the
+/// result (a list for `all`).
+pub async fn dream(query: &str, peer: SocketAddr, shared: &Arc<Shared>) -> hyper::Response<Body> {
+    if !peer.ip().is_loopback() {
+        return err(StatusCode::FORBIDDEN, "forbidden", "admin API is for local callers only");
+    }
+    let Some(d) = shared.dreamer.as_ref() else {
+        return err(StatusCode::SERVICE_UNAVAILABLE, "dreaming_unavailable", "this server does not dream (recording or dreaming is off)");
+    };
+    if query_param(query, "all").is_some_and(|v| v == "1" || v == "true") {
+        let results = d.dream_all("admin").await;
+        return reply(StatusCode::OK, json!({ "results": results }));
+    }
+    let Some(agent) = query_param(query, "agent").filter(|a| !a.is_empty()) else {
+        return err(StatusCode::BAD_REQUEST, "bad_request", "name the agent (?agent=NAME) or ask for all (?all=1)");
+    };
+    match d.dream(&agent, "admin").await {
+        Ok(r) => reply(StatusCode::OK, serde_json::to_value(r).unwrap_or_default()),
+        Err((code, m)) if code == "no_such_agent" => err(StatusCode::NOT_FOUND, &code, &m),
+        Err((code, m)) => err(StatusCode::INTERNAL_SERVER_ERROR, &code, &m),
+    }
+}

@@ -1,0 +1,131 @@
+//! One dream of one agent: read its record from where the last dream stopped, extract
+//! the memorable events, fold them into its graph and profile (one consolidation cycle),
+//! write the summary, optionally ask an LLM for a chronicle, and store it all in one
+//! row. Runs on the dreamer thread or offline, never on the engine's.
+
+use std::time::Instant;
+
+use chrono::{Offset, TimeZone, Utc};
+use pawns_graph::{MemoryGraph, Params};
+use pawns_storage::Store;
+
+use super::extract::Extractor;
+use super::llm::LlmConfig;
+use super::login::render_summary;
+use super::{AgentMemory, DreamResult, MemoryError, Watermark};
+use crate::record::unix_us;
+
+/// Sessions are looked up from this long before the watermark's session started (a
+/// session id is its start time, give or take the uniqueness bump).
+const SESSION_SLACK_US: u64 = 3_600_000_000;
+
+#[derive(Debug, Clone)]
+pub struct DreamOptions {
+    pub params: Params,
+    /// The zone session headings are written in.
+    pub tz: chrono_tz::Tz,
+    pub trigger: String,
+    pub dry_run: bool,
+    pub llm: Option<LlmConfig>,
+}
+
+impl Default for DreamOptions {
+    fn default() -> Self {
+        DreamOptions { params: Params::default(), tz: chrono_tz::UTC, trigger: "admin".into(), dry_run: false, llm: None }
+    }
+}
+
+/// The zone's offset from UTC now, in seconds.
+pub fn utc_offset_now(tz: &chrono_tz::Tz) -> i32 {
+    tz.offset_from_utc_datetime(&Utc::now().naive_utc()).fix().local_minus_utc()
+}
+
+/// Dreams one agent. With nothing new since the last dream, nothing changes (and
+/// nothing is written); the result says so with `events_extracted: 0`.
+pub fn dream_agent(store: &Store, agent: &str, opts: &DreamOptions) -> Result<DreamResult, MemoryError> {
+    let started = Instant::now();
+    let agent = agent.to_ascii_lowercase();
+    let mut mem: AgentMemory = store.memory(&agent)?.unwrap_or_default();
+    let wm = mem.watermark;
+    let sessions: Vec<_> = store
+        .agent_sessions(&agent, wm.session.saturating_sub(SESSION_SLACK_US))?
+        .into_iter()
+        .filter(|s| s.session >= wm.session)
+        .collect();
+    if sessions.is_empty() && store.character(&agent)?.is_none() && mem.last.is_none() {
+        return Err(MemoryError::NoAgent(agent));
+    }
+    let mut x = Extractor::new();
+    let mut new_wm = wm;
+    let mut sessions_read = 0;
+    for s in &sessions {
+        let after = if s.session == wm.session { wm.seq } else { 0 };
+        let mut last_seq = None;
+        let n = store.scan_session(s, after, &mut |r| {
+            last_seq = Some(r.seq);
+            x.feed(&r);
+        })?;
+        if n > 0 {
+            sessions_read += 1;
+        }
+        if let Some(seq) = last_seq {
+            new_wm = new_wm.max(Watermark { session: s.session, seq });
+        }
+    }
+    let mut graph = MemoryGraph::from_stored(std::mem::take(&mut mem.graph));
+    let nodes_before = graph.node_count();
+    let mut result = DreamResult {
+        agent: agent.clone(),
+        trigger: opts.trigger.clone(),
+        sessions_read,
+        records_read: x.records,
+        events_extracted: x.events.len(),
+        nodes_before,
+        nodes_after: nodes_before,
+        dry_run: opts.dry_run,
+        ..Default::default()
+    };
+    if x.records == 0 {
+        result.summary_tokens = mem.summary.tokens;
+        result.at_us = unix_us();
+        result.elapsed_ms = started.elapsed().as_secs_f64() * 1e3;
+        return Ok(result);
+    }
+    let report = graph.dream(&x.events, &opts.params);
+    let observed = x.observed();
+    mem.profile.absorb(&x.events, Some(&observed));
+    mem.profile.identity.name = agent.clone();
+    if let Some(c) = store.character(&agent)? {
+        mem.profile.identity.class = Some(crate::game::tables::class_name(c.class).to_string());
+    }
+    mem.graph = graph.to_stored();
+    mem.params = opts.params;
+    mem.utc_offset_secs = utc_offset_now(&opts.tz);
+    mem.watermark = new_wm;
+    mem.chronicle = match &opts.llm {
+        Some(cfg) => {
+            let draft = render_summary(&mem, pawns_graph::summary::TIER_LARGE, None);
+            match super::llm::chronicle(cfg, &agent, &draft.text) {
+                Ok(text) => Some(text),
+                Err(e) => {
+                    tracing::warn!(agent = %agent, error = %e, "dream: the LLM chronicle failed; the summary is the deterministic one");
+                    None
+                }
+            }
+        }
+        None => None,
+    };
+    mem.summary = render_summary(&mem, pawns_graph::summary::TIER_MEDIUM, mem.chronicle.as_deref());
+    result.nodes_after = report.nodes_after;
+    result.pruned = report.pruned;
+    result.reinforced = report.reinforced;
+    result.summary_tokens = mem.summary.tokens;
+    result.chronicle = mem.chronicle.is_some();
+    result.at_us = unix_us();
+    result.elapsed_ms = started.elapsed().as_secs_f64() * 1e3;
+    mem.last = Some(result.clone());
+    if !opts.dry_run {
+        store.put_memory(&agent, &mem)?;
+    }
+    Ok(result)
+}

@@ -1,0 +1,105 @@
+//! The agents' memory rows, and reading an agent's record from where its last dream
+//! stopped. The row's type belongs to the server's memory module; the store keeps it
+//! encoded like every other record (version byte + rmp-serde).
+
+use redb::{ReadableDatabase, ReadableTable};
+use serde::{de::DeserializeOwned, Serialize};
+
+use crate::{codec, redb_err, tables, EventRecord, SessionMeta, Store, StoreError};
+
+impl Store {
+    /// An agent's memory row, if it has dreamed.
+    pub fn memory<T: DeserializeOwned>(&self, agent: &str) -> Result<Option<T>, StoreError> {
+        let tx = self.database().begin_read().map_err(redb_err)?;
+        let t = match tx.open_table(tables::MEMORIES) {
+            Ok(t) => t,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
+            Err(e) => return Err(redb_err(e)),
+        };
+        let row = t.get(agent.to_ascii_lowercase().as_str()).map_err(redb_err)?;
+        row.map(|v| codec::decode(v.value())).transpose()
+    }
+
+    /// Replaces an agent's memory row.
+    pub fn put_memory<T: Serialize>(&self, agent: &str, row: &T) -> Result<(), StoreError> {
+        let bytes = codec::encode(row)?;
+        let tx = self.database().begin_write().map_err(redb_err)?;
+        {
+            let mut t = tx.open_table(tables::MEMORIES).map_err(redb_err)?;
+            t.insert(agent.to_ascii_lowercase().as_str(), bytes.as_slice()).map_err(redb_err)?;
+        }
+        tx.commit().map_err(redb_err)
+    }
+
+    /// Every agent with a memory row.
+    pub fn memory_agents(&self) -> Result<Vec<String>, StoreError> {
+        let tx = self.database().begin_read().map_err(redb_err)?;
+        let t = match tx.open_table(tables::MEMORIES) {
+            Ok(t) => t,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+            Err(e) => return Err(redb_err(e)),
+        };
+        let mut out = Vec::new();
+        for row in t.iter().map_err(redb_err)? {
+            let (k, _) = row.map_err(redb_err)?;
+            out.push(k.value().to_string());
+        }
+        Ok(out)
+    }
+
+    /// Every agent (or human, when humans are recorded) that has a recorded session.
+    pub fn recorded_agents(&self) -> Result<Vec<String>, StoreError> {
+        let tx = self.database().begin_read().map_err(redb_err)?;
+        let idx = tx.open_table(tables::AGENT_SESSIONS).map_err(redb_err)?;
+        let mut out: Vec<String> = Vec::new();
+        for row in idx.iter().map_err(redb_err)? {
+            let (k, _) = row.map_err(redb_err)?;
+            let (agent, _, _) = k.value();
+            if out.last().map(String::as_str) != Some(agent) {
+                out.push(agent.to_string());
+            }
+        }
+        Ok(out)
+    }
+
+    /// Streams one session's records with `seq > after_seq`, batch by batch, so a long
+    /// session is never held in memory whole. Records come in batch order, which is
+    /// `seq` order within a session. Returns how many were handed over.
+    pub fn scan_session(&self, meta: &SessionMeta, after_seq: u64, f: &mut dyn FnMut(EventRecord)) -> Result<u64, StoreError> {
+        let tx = self.database().begin_read().map_err(redb_err)?;
+        let log = tx.open_table(tables::RECORD_BATCHES).map_err(redb_err)?;
+        let listed: Option<Vec<u64>> = tx
+            .open_table(tables::SESSION_BATCHES)
+            .map_err(redb_err)?
+            .get(meta.session)
+            .map_err(redb_err)?
+            .map(|v| codec::decode(v.value()))
+            .transpose()?;
+        let mut n = 0u64;
+        let mut take = |bytes: &[u8]| -> Result<(), StoreError> {
+            for r in codec::decode::<Vec<EventRecord>>(bytes)? {
+                if r.session == meta.session && r.seq > after_seq {
+                    n += 1;
+                    f(r);
+                }
+            }
+            Ok(())
+        };
+        match listed {
+            Some(ids) => {
+                for id in ids {
+                    if let Some(v) = log.get(id).map_err(redb_err)? {
+                        take(v.value())?;
+                    }
+                }
+            }
+            None => {
+                for row in log.range(meta.first_batch.max(1)..).map_err(redb_err)? {
+                    let (_, v) = row.map_err(redb_err)?;
+                    take(v.value())?;
+                }
+            }
+        }
+        Ok(n)
+    }
+}
