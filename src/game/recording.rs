@@ -246,6 +246,11 @@ impl Engine {
     /// Runs one command through the dispatcher, capturing it for the record.
     pub fn run_command(&mut self, id: CharId, line: &str, re: Option<Arc<str>>, received: Instant, client: Option<Box<CommandClient>>) {
         let recording = self.world.ch(id).and_then(|c| c.pc.as_ref()).is_some_and(|p| p.rec.is_some());
+        // A command run on arrival, between pulses, is complete when the next one runs:
+        // its post-state and transitions are taken now, not after this one.
+        if recording && self.rec_mut(id).is_some_and(|r| !r.pending.is_empty()) {
+            self.finish_pulse_records(id);
+        }
         let pre = recording.then(|| (self.snapshot(id), self.stimulus(id)));
         let dispatched = unix_us();
         self.cur = Some((id, re.clone()));

@@ -73,12 +73,17 @@ impl Extractor {
     }
 
     fn push(&mut self, r: &EventRecord, kind: EventKind) {
+        self.push_in(r, r.room_vnum, kind);
+    }
+
+    /// An event that happened in `room` (a flight happened where it started).
+    fn push_in(&mut self, r: &EventRecord, room: u32, kind: EventKind) {
         self.events.push(MemEvent {
             id: format!("{}:{}", r.session, r.seq),
             at_us: r.at_us,
             session: r.session,
-            room_vnum: r.room_vnum,
-            room_name: self.room_name(r.room_vnum),
+            room_vnum: room,
+            room_name: self.room_name(room),
             kind,
         });
     }
@@ -97,7 +102,7 @@ impl Extractor {
                 let cmd = d.command.to_ascii_lowercase();
                 if ok && cmd.len() >= 2 && "flee".starts_with(cmd.as_str()) && post.room_vnum != pre.room_vnum {
                     let hp_pct = pct(pre.hp, pre.max_hp).clamp(0, 100) as u8;
-                    self.push(r, EventKind::Flee { from: pre.fighting.clone(), hp_pct });
+                    self.push_in(r, pre.room_vnum, EventKind::Flee { from: pre.fighting.clone(), hp_pct });
                 }
                 if ok && !d.args.is_empty() && (cmd == "say" || cmd == "'") {
                     let text = d.args.clone();

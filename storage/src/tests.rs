@@ -36,7 +36,7 @@ fn new_file_gets_current_schema_and_reopens() {
     let path = dir.path().join("t.redb");
     let (store, report) = Store::open(&path).unwrap();
     assert!(report.created);
-    assert_eq!(report.migrations_applied, vec![1, 2, 3]);
+    assert_eq!(report.migrations_applied, vec![1, 2, 3, 4]);
     assert_eq!(store.schema_version().unwrap(), migrate::CURRENT_VERSION);
     drop(store);
     let (_store, report) = Store::open(&path).unwrap();
@@ -55,8 +55,8 @@ fn a_version_1_file_is_upgraded_and_keeps_its_characters() {
         store.meta_put(migrate::VERSION_KEY, &1u32.to_le_bytes()).unwrap();
     }
     let (store, report) = Store::open(&path).unwrap();
-    assert_eq!(report.migrations_applied, vec![2, 3]);
-    assert_eq!(store.schema_version().unwrap(), 3);
+    assert_eq!(report.migrations_applied, vec![2, 3, 4]);
+    assert_eq!(store.schema_version().unwrap(), 4);
     assert_eq!(store.character("old").unwrap().unwrap().name, "Old");
     let h = HouseRecord { room_vnum: 8004, contents: vec![ObjRecord { vnum: 1, contains: vec![] }] };
     store.put_houses(std::slice::from_ref(&h)).unwrap();
@@ -290,4 +290,42 @@ fn retention_drops_old_observations_and_keeps_decisions() {
     let seqs: Vec<u64> = store.session_records(1).unwrap().iter().map(|r| r.seq).collect();
     assert_eq!(seqs, [2, 3, 4], "day 3's observation is gone; its decision and day 5 stay");
     assert_eq!(store.drop_observations_before(4).unwrap(), 0, "idempotent");
+}
+
+/// A file as a version-3 build left it (a record, no memory table) opens, gains the
+/// `memories` table, and keeps its record; memory rows round-trip.
+#[test]
+fn a_version_3_file_gains_memories_and_keeps_its_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.redb");
+    {
+        let (store, _) = Store::open(&path).unwrap();
+        let meta = SessionMeta { session: 7, agent: "ann".into(), is_agent: true, started_us: 7, ..Default::default() };
+        let rec = EventRecord {
+            session: 7,
+            seq: 1,
+            agent: "ann".into(),
+            at_us: 8,
+            room_vnum: 1,
+            body: RecordBody::Transition(Transition::Level { from: 1, to: 2 }),
+        };
+        store.write_records(&RecordBatch { sessions: vec![meta], records: vec![rec], closed: vec![] }).unwrap();
+        let tx = store.database().begin_write().unwrap();
+        tx.delete_table(crate::tables::MEMORIES).unwrap();
+        tx.commit().unwrap();
+        store.meta_put(migrate::VERSION_KEY, &3u32.to_le_bytes()).unwrap();
+    }
+    let (store, report) = Store::open(&path).unwrap();
+    assert_eq!(report.migrations_applied, vec![4]);
+    assert_eq!(store.session_records(7).unwrap().len(), 1);
+    assert_eq!(store.memory::<Vec<String>>("ann").unwrap(), None);
+    store.put_memory("Ann", &vec!["a memory".to_string()]).unwrap();
+    assert_eq!(store.memory::<Vec<String>>("ann").unwrap(), Some(vec!["a memory".to_string()]));
+    assert_eq!(store.memory_agents().unwrap(), vec!["ann".to_string()]);
+    assert_eq!(store.recorded_agents().unwrap(), vec!["ann".to_string()]);
+    let meta = store.session(7).unwrap().unwrap();
+    let mut seen = vec![];
+    store.scan_session(&meta, 0, &mut |r| seen.push(r.seq)).unwrap();
+    assert_eq!(seen, vec![1]);
+    assert_eq!(store.scan_session(&meta, 1, &mut |_| {}).unwrap(), 0, "after the watermark: nothing");
 }

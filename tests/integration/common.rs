@@ -104,7 +104,7 @@ impl WsClient {
     pub async fn next(&mut self) -> Value {
         loop {
             let Ok(m) = tokio::time::timeout(WAIT, self.ws.next()).await else {
-                let tail: Vec<String> = self.seen.iter().rev().take(6).map(|v| v.to_string()).collect();
+                let tail: Vec<String> = self.seen.iter().rev().take(20).map(|v| v.to_string()).collect();
                 panic!("timed out waiting for a message; the last ones were (newest first):\n{}", tail.join("\n"));
             };
             match m {

@@ -7,6 +7,7 @@ mod darkpawns;
 mod errors;
 mod gameplay;
 mod http_edge;
+mod memory;
 mod persistence;
 mod recording;
 mod search;

@@ -267,3 +267,76 @@ async fn a_backup_taken_under_load_holds_everything_committed_before_it() {
     }
     s.shutdown().await;
 }
+
+/// Two commands in a row (the first run on arrival, the second queued for the next
+/// pulse) each get their own post-state and their own move; before the fix both
+/// decisions ended in the second room and one transition jumped over the first.
+#[tokio::test]
+async fn back_to_back_commands_each_get_their_own_post_state() {
+    let s = TestServer::start_with(|cfg| {
+        cfg.cmd_rate = 1000.0;
+        cfg.cmd_burst = 1000.0;
+    })
+    .await;
+    let key = s.key("quin").await;
+    let mut a = WsClient::connect(s.addr).await;
+    a.login_key("quin", &key).await;
+    a.cmd("east", "c1").await;
+    a.cmd("east", "c2").await;
+    a.until(|v| v["re"] == "c2" && v["type"] == "state").await;
+    a.cmd("quit", "c3").await;
+    a.closed().await;
+    let (_, records) = ended_session(&s, "quin").await;
+    let ds = decisions(&records);
+    assert_eq!((ds[0].pre.room_vnum, ds[0].post.room_vnum), (8004, 8005));
+    assert_eq!((ds[1].pre.room_vnum, ds[1].post.room_vnum), (8005, 8011));
+    let moves: Vec<(u32, u32)> = transitions(&records)
+        .iter()
+        .filter_map(|t| match t {
+            Transition::Room { from, to, .. } => Some((*from, *to)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(moves, vec![(8004, 8005), (8005, 8011)]);
+    s.shutdown().await;
+}
+
+/// Social acts between players are engine facts in both players' records.
+#[tokio::test]
+async fn gifts_and_greetings_are_recorded_for_both_players() {
+    let s = TestServer::start().await;
+    let (ka, kb) = (s.key("ana").await, s.key("ben").await);
+    let mut a = WsClient::connect(s.addr).await;
+    a.login_key("ana", &ka).await;
+    let mut b = WsClient::connect(s.addr).await;
+    b.login_key("ben", &kb).await;
+    b.cmd("east", "b1").await;
+    b.until(|v| v["re"] == "b1" && v["type"] == "state").await;
+    b.cmd("get sword", "b2").await;
+    b.reply_text("b2").await;
+    b.cmd("west", "b3").await;
+    b.until(|v| v["re"] == "b3" && v["type"] == "state").await;
+    b.cmd("give sword ana", "b4").await;
+    a.until(|v| v["data"]["text"].as_str().is_some_and(|t| t.contains("gives you"))).await;
+    a.cmd("smile ben", "a1").await;
+    b.until(|v| v["data"]["type"] == "emote").await;
+    for (c, id) in [(&mut a, "a9"), (&mut b, "b9")] {
+        c.cmd("quit", id).await;
+        c.closed().await;
+    }
+    let social = |records: &[EventRecord]| -> Vec<(String, String, bool, String)> {
+        transitions(records)
+            .iter()
+            .filter_map(|t| match t {
+                Transition::Social { act, other, by_me, text } => Some((act.clone(), other.clone(), *by_me, text.clone())),
+                _ => None,
+            })
+            .collect()
+    };
+    let (_, ra) = ended_session(&s, "ana").await;
+    let (_, rb) = ended_session(&s, "ben").await;
+    let s_ = |a: &str, o: &str, m: bool, t: &str| (a.to_string(), o.to_string(), m, t.to_string());
+    assert_eq!(social(&ra), vec![s_("gift", "Ben", false, "a test sword"), s_("greet", "Ben", true, "smile")]);
+    assert_eq!(social(&rb), vec![s_("gift", "Ana", true, "a test sword"), s_("greet", "Ana", false, "smile")]);
+    s.shutdown().await;
+}

@@ -9,6 +9,8 @@
 //! The yard leads north to a house (its floor survives restarts) kept by an innkeeper.
 //! The sparring ring hides a secret door east to a cellar, where a merchant (always
 //! open) sells cloth bags and buys containers and weapons.
+//! East of the treasury, a lair: a level-20 dragon asleep with 1 hp, and a grizzly bear
+//! that always hits for exactly 1 (memory tests walk an agent down to near-death).
 
 pub const WLD: &str = "#8004
 The Test Temple~
@@ -56,10 +58,24 @@ The Treasury~
 Golden idols worth a fortune in experience, and a mage who teaches.
 ~
 90 0 0
+D1
+~
+~
+0 -1 8012
 D3
 ~
 ~
 0 -1 8005
+S
+#8012
+The Dragon's Lair~
+Scorched stone. Something large sleeps here.
+~
+90 0 0
+D3
+~
+~
+0 -1 8011
 S
 #8006
 The Death Pit~
@@ -184,6 +200,28 @@ b 0 0 S
 30 0 -10 10d10+1000 1d4+0
 0 0
 8 8 1
+#9008
+dragon sleeping~
+a sleeping dragon~
+A sleeping dragon snores here.
+~
+Ancient, and fast asleep.
+~
+bd 0 0 S
+20 20 10 1d1+0 1d1+0
+0 100
+8 8 0
+#9009
+bear grizzly~
+a grizzly bear~
+A grizzly bear watches you.
+~
+Patient and strong.
+~
+bd 0 0 S
+1 -20 10 1d1+5000 1d1+0
+0 10
+8 8 0
 #9003
 partner sparring~
 a sparring partner~
@@ -260,6 +298,8 @@ M 0 9005 1 8010
 M 0 9006 2 8011
 M 0 9006 2 8011
 M 0 9007 1 8011
+M 0 9008 1 8012
+M 0 9009 1 8012
 O 0 9051 1 8005
 O 0 9052 1 8005
 O 0 9050 1 8008
