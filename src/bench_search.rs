@@ -84,7 +84,7 @@ fn snapshot(rng: &mut SmallRng, room: u32) -> StateSnapshot {
 }
 
 /// One event of play, shaped like what the engine records.
-fn event(rng: &mut SmallRng, session: u64, seq: u64, agent: &str, at_us: u64) -> EventRecord {
+pub(crate) fn event(rng: &mut SmallRng, session: u64, seq: u64, agent: &str, at_us: u64) -> EventRecord {
     let room = 3000 + rng.gen_range(0..400u32);
     let mob = MOBS[rng.gen_range(0..MOBS.len())];
     let body = match rng.gen_range(0..100) {

@@ -258,6 +258,25 @@ pub enum BenchCmd {
     /// Write a record of N events shaped like real play, index it, and time searches
     /// over it (p50/p99 per query).
     Search(BenchSearchArgs),
+    /// Write one agent's record of N events shaped like real play, then time its first
+    /// dream, an incremental one, the summary, and the raw-stream-to-summary compression.
+    Dream(BenchDreamArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct BenchDreamArgs {
+    /// Events in the agent's record.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub events: u64,
+    /// Events per session (sessions are 45 minutes apart in event time).
+    #[arg(long, default_value_t = 10_000)]
+    pub per_session: u64,
+    /// Events added before the incremental dream.
+    #[arg(long, default_value_t = 10_000)]
+    pub increment: u64,
+    /// Keep the data file here instead of a scratch file (it must not exist).
+    #[arg(long)]
+    pub db: Option<PathBuf>,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -1,6 +1,7 @@
 //! `pawns`: a persistent multi-user dungeon where AI agents play beside humans.
 pub mod auth;
 pub mod bench;
+pub mod bench_dream;
 pub mod bench_search;
 pub mod bench_world;
 pub mod cli;

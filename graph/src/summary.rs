@@ -19,6 +19,8 @@ pub const TIER_MEDIUM: usize = 500;
 pub const TIER_LARGE: usize = 1_000;
 /// Relationships listed at most.
 const MAX_RELATIONSHIPS: usize = 10;
+/// The fewest tokens a memory's line takes ("Died." and its newline).
+const MIN_LINE_TOKENS: usize = 3;
 /// Rooms (with the exits taken from them) the world map lists at most.
 const MAP_ROOMS: usize = 8;
 
@@ -148,22 +150,40 @@ pub fn build_summary_with(g: &MemoryGraph, profile: Option<&Profile>, opts: &Sum
     let mut keep_map = map_lines.len();
     let mut events: Vec<&Node> = g.nodes().filter(|n| n.kind == NodeKind::Event && n.event.is_some()).collect();
     events.sort_by(|a, b| (a.first_us, &a.id).cmp(&(b.first_us, &b.id)));
-    // Sessions by gap, in event time.
+    // Sessions by gap, in event time (over every event, so numbering never depends on
+    // the budget).
     let mut sessions: Vec<(u64, u64)> = Vec::new();
-    let mut lines: Vec<Line> = Vec::new();
+    let mut session_of: Vec<usize> = Vec::with_capacity(events.len());
     for n in &events {
-        let Some(e) = n.event.as_ref() else { continue };
+        let at = n.first_us;
         match sessions.last_mut() {
-            Some((_, end)) if e.at_us.saturating_sub(*end) < SESSION_GAP_US => *end = e.at_us,
-            _ => sessions.push((e.at_us, e.at_us)),
+            Some((_, end)) if at.saturating_sub(*end) < SESSION_GAP_US => *end = at,
+            _ => sessions.push((at, at)),
         }
+        session_of.push(sessions.len() - 1);
+    }
+    // A line is at least MIN_LINE_TOKENS: only the most salient (then newest) lines that
+    // could fit are written and counted, so a graph of a million memories costs what
+    // the budget costs.
+    let fit = opts.budget_tokens / MIN_LINE_TOKENS + 1;
+    let mut chosen = vec![events.len() <= fit; events.len()];
+    if events.len() > fit {
+        let mut rank: Vec<usize> = (0..events.len()).collect();
+        rank.sort_by(|a, b| events[*b].salience.total_cmp(&events[*a].salience).then(events[*b].first_us.cmp(&events[*a].first_us)));
+        for i in rank.into_iter().take(fit) {
+            chosen[i] = true;
+        }
+    }
+    let mut lines: Vec<Line> = Vec::new();
+    for (i, n) in events.iter().enumerate() {
+        let Some(e) = n.event.as_ref().filter(|_| chosen[i]) else { continue };
         let mut text = describe(e);
         if let Some(p) = parenthetical(valence(&e.kind)) {
             text.pop();
             text.push_str(&format!(" ({p})."));
         }
         let tokens = count_tokens(&text) + 1;
-        lines.push(Line { text, salience: n.salience, at_us: e.at_us, session: sessions.len() - 1, id: Some(n.id.clone()), tokens });
+        lines.push(Line { text, salience: n.salience, at_us: e.at_us, session: session_of[i], id: Some(n.id.clone()), tokens });
     }
     let mut people: Vec<&Node> = g.nodes().filter(|n| n.kind == NodeKind::Entity).collect();
     people.sort_by(|a, b| b.salience.total_cmp(&a.salience).then(b.encounters.cmp(&a.encounters)).then(a.id.cmp(&b.id)));
