@@ -101,7 +101,13 @@ pub fn run(args: BenchDreamArgs) -> anyhow::Result<()> {
     let first = dream_agent(&store, AGENT, &opts)?;
     println!(
         "  first dream: {:.0} ms — {} records read, {} events, nodes {} → {}, {} pruned, summary {} tokens",
-        first.elapsed_ms, first.records_read, first.events_extracted, first.nodes_before, first.nodes_after, first.pruned, first.summary_tokens
+        first.elapsed_ms,
+        first.records_read,
+        first.events_extracted,
+        first.nodes_before,
+        first.nodes_after,
+        first.pruned,
+        first.summary_tokens
     );
     let (_, _) = write(&store, &mut rng, sessions + 1, args.increment, args.per_session, start + 59 * 86_400_000_000)?;
     let inc = dream_agent(&store, AGENT, &opts)?;
@@ -120,9 +126,14 @@ pub fn run(args: BenchDreamArgs) -> anyhow::Result<()> {
         for _ in 0..runs {
             tokens = build_summary_with(&graph, Some(&mem.profile), &SummaryOptions { budget_tokens: budget, utc_offset_secs: 0 }).tokens;
         }
-        println!("  summary {tier:>6}: {:.1} ms per build ({tokens} tokens, graph of {} nodes)", t.elapsed().as_secs_f64() * 1e3 / runs as f64, graph.node_count());
+        println!(
+            "  summary {tier:>6}: {:.1} ms per build ({tokens} tokens, graph of {} nodes)",
+            t.elapsed().as_secs_f64() * 1e3 / runs as f64,
+            graph.node_count()
+        );
     }
-    let how = if args.events > EXACT_UP_TO { format!(" (counted on every {SAMPLE}th record past {EXACT_UP_TO}, scaled)") } else { String::new() };
+    let how =
+        if args.events > EXACT_UP_TO { format!(" (counted on every {SAMPLE}th record past {EXACT_UP_TO}, scaled)") } else { String::new() };
     println!(
         "  compression: raw stream {raw_tokens} cl100k tokens{how} → summary {} tokens: {:.4} % of the raw size ({:.2} % reduction)",
         mem.summary.tokens,

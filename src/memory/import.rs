@@ -228,3 +228,55 @@ mod erased {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LOG: &str = r#"{"timestamp":"2026-05-12T15:30:00Z","room_vnum":1,"room_name":"Gate","hp":50,"max_hp":50,"agent_level":3,"mobs_present":[],"fighting":false,"action":"north","args":"","say_line":""}
+not json at all
+{"timestamp":"2026-05-12T15:30:05Z","room_vnum":2,"room_name":"Cave","hp":50,"max_hp":50,"agent_level":3,"mobs_present":["a cave bear"],"fighting":true,"action":"kill","args":"bear","say_line":"Die, bear!"}
+{"timestamp":"2026-05-12T15:30:09Z","room_vnum":2,"room_name":"Cave","hp":2,"max_hp":50,"agent_level":3,"mobs_present":["a cave bear"],"fighting":true,"action":"flee","args":"","say_line":""}
+{"timestamp":"2026-05-12T15:30:10Z","room_vnum":1,"room_name":"Gate","hp":2,"max_hp":50,"agent_level":4,"mobs_present":[],"fighting":false,"action":"rest","args":"","say_line":""}
+"#;
+
+    #[test]
+    fn seed_lines_become_events() {
+        let (evs, bad, last) = extract_file(LOG, "s1", 1);
+        assert_eq!(bad, 1, "the line that is not JSON is skipped and counted");
+        let kinds: Vec<&EventKind> = evs.iter().map(|e| &e.kind).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                &EventKind::Move { from_vnum: 1, from_name: "Gate".into(), dir: Some("north".into()) },
+                &EventKind::Social { act: SocialAct::Speech, other: String::new(), by_agent: true, text: "Die, bear!".into() },
+                &EventKind::Hurt { by: Some("a cave bear".into()), hp: 2, max_hp: 50 },
+                &EventKind::Move { from_vnum: 2, from_name: "Cave".into(), dir: None },
+                &EventKind::Flee { from: Some("a cave bear".into()), hp_pct: 4 },
+                &EventKind::LevelUp { level: 4 },
+            ]
+        );
+        assert_eq!(last.unwrap().level, 4);
+    }
+
+    #[test]
+    fn files_dream_once_and_keep_their_memory_in_the_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let (src, out) = (dir.path().join("sessions"), dir.path().join("dreaming"));
+        std::fs::create_dir_all(src.join("kira")).unwrap();
+        std::fs::write(src.join("kira").join("2026-05-12-153000.jsonl"), LOG).unwrap();
+        let opts = DreamOptions::default();
+        let first = dream_files(&src, &out, "kira", &opts).unwrap();
+        assert_eq!((first.sessions_read, first.events_extracted), (1, 6));
+        for f in ["memory-graph.json", "memory-summary.txt", "dream-result.json", "memory-profile.json"] {
+            assert!(out.join("kira").join(f).exists(), "{f}");
+        }
+        let summary = std::fs::read_to_string(out.join("kira").join("memory-summary.txt")).unwrap();
+        assert!(summary.contains("Low HP (2/50) while fighting a cave bear in Cave (a harrowing moment)."), "{summary}");
+        let graph = std::fs::read_to_string(out.join("kira").join("memory-graph.json")).unwrap();
+        let again = dream_files(&src, &out, "kira", &opts).unwrap();
+        assert_eq!((again.sessions_read, again.events_extracted), (0, 0), "the same files twice: nothing new");
+        assert_eq!(std::fs::read_to_string(out.join("kira").join("memory-graph.json")).unwrap(), graph);
+        assert!(matches!(dream_files(&src, &out, "nobody", &opts), Err(MemoryError::NoAgent(_))));
+    }
+}
