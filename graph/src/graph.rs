@@ -115,6 +115,9 @@ pub struct CycleReport {
 pub struct MemoryGraph {
     g: StableGraph<Node, EdgeKind>,
     ids: HashMap<String, NodeIndex>,
+    /// (entity, kind of event) → the newest event of that kind with that entity: what
+    /// `similar_to` links to, found without scanning an entity's every event.
+    latest: HashMap<(NodeIndex, std::mem::Discriminant<EventKind>), NodeIndex>,
     pub cycles: u64,
     pub consumed_until_us: u64,
 }
@@ -179,6 +182,10 @@ impl MemoryGraph {
             }
         }
         let doomed: Vec<NodeIndex> = all.into_iter().filter(|i| self.g[*i].salience < p.prune_threshold).collect();
+        if !doomed.is_empty() {
+            let gone: HashSet<NodeIndex> = doomed.iter().copied().collect();
+            self.latest.retain(|(ent, _), ev| !gone.contains(ent) && !gone.contains(ev));
+        }
         for i in &doomed {
             if let Some(n) = self.g.remove_node(*i) {
                 self.ids.remove(&n.id);
@@ -247,6 +254,7 @@ impl MemoryGraph {
                 touched,
                 &mut reinforced,
             );
+            self.latest.insert((ent, std::mem::discriminant(&e.kind)), ev);
             let kind = match &e.kind {
                 EventKind::Kill { .. } => EdgeKind::Killed,
                 EventKind::Death { .. } | EventKind::Flee { .. } | EventKind::Hurt { .. } => EdgeKind::Fought,
@@ -280,6 +288,11 @@ impl MemoryGraph {
     fn similar_to(&self, e: &MemEvent, except: NodeIndex) -> Option<NodeIndex> {
         let other = e.other()?.to_lowercase();
         let ent = *self.ids.get(&entity_id(&other))?;
+        if let Some(&i) = self.latest.get(&(ent, std::mem::discriminant(&e.kind))) {
+            if i != except {
+                return Some(i);
+            }
+        }
         self.g
             .neighbors_directed(ent, petgraph::Direction::Incoming)
             .filter(|i| *i != except)
@@ -360,6 +373,14 @@ impl MemoryGraph {
         for e in s.edges {
             if let (Some(&a), Some(&b)) = (m.ids.get(&e.from), m.ids.get(&e.to)) {
                 m.g.add_edge(a, b, e.kind);
+                // An event's edge to its other party: the newest per kind is the one recalled.
+                if let (Some(ev), NodeKind::Entity) = (m.g[a].event.as_ref(), m.g[b].kind) {
+                    let key = (b, std::mem::discriminant(&ev.kind));
+                    let newer = m.latest.get(&key).is_none_or(|old| m.g[*old].first_us <= m.g[a].first_us);
+                    if newer {
+                        m.latest.insert(key, a);
+                    }
+                }
             }
         }
         m
