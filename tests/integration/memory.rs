@@ -338,3 +338,23 @@ async fn an_llm_writes_the_chronicle_and_a_failing_one_changes_nothing() {
         s.shutdown().await;
     }
 }
+
+#[tokio::test]
+async fn an_agent_still_playing_dreams_when_its_record_passes_the_threshold() {
+    let s = TestServer::start_with(|cfg| {
+        fast(cfg);
+        cfg.dream_threshold = 20;
+    })
+    .await;
+    let key = s.key("wren").await;
+    let (mut a, _) = Agent::login(&s, "wren", &key).await;
+    for _ in 0..6 {
+        assert_eq!(a.go("east").await, 8005);
+        assert_eq!(a.go("west").await, 8004);
+    }
+    // Still logged in: the size threshold, not a logout, made it dream.
+    let m = memory_of(&s, "wren").await;
+    assert_eq!(m["last_dream"]["trigger"], "threshold", "{m}");
+    assert!(m["profile"]["map"]["rooms"]["8004"]["exits"]["east"] == 8005, "{m}");
+    s.shutdown().await;
+}
