@@ -48,7 +48,7 @@ fn write(store: &Store, rng: &mut SmallRng, first_session: u64, n: u64, per: u64
                 seq += 1;
                 let r = crate::bench_search::event(rng, session, seq, AGENT, started + seq * step_us);
                 let i = written + seq;
-                if i <= EXACT_UP_TO || i % SAMPLE == 0 {
+                if i <= EXACT_UP_TO || i.is_multiple_of(SAMPLE) {
                     let w = if i <= EXACT_UP_TO { 1 } else { SAMPLE };
                     tokens += w * count_tokens(&crate::search::doc::search_doc(&r).text) as u64;
                     counted += w;

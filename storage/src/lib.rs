@@ -318,45 +318,10 @@ impl Store {
     /// One session's stream, in order: from the batches its end listed, or (still
     /// running) by scanning the log from the batch it started in.
     pub fn session_records(&self, session: u64) -> Result<Vec<EventRecord>, StoreError> {
-        let tx = self.db.begin_read().map_err(redb_err)?;
-        let log = tx.open_table(tables::RECORD_BATCHES).map_err(redb_err)?;
-        let listed: Option<Vec<u64>> = tx
-            .open_table(tables::SESSION_BATCHES)
-            .map_err(redb_err)?
-            .get(session)
-            .map_err(redb_err)?
-            .map(|v| codec::decode(v.value()))
-            .transpose()?;
+        // A session with no row has nothing to scan from (its first batch is unknown).
+        let meta = self.session(session)?.unwrap_or(SessionMeta { session, first_batch: u64::MAX, ..Default::default() });
         let mut out = Vec::new();
-        let mut take = |bytes: &[u8]| -> Result<(), StoreError> {
-            let records: Vec<EventRecord> = codec::decode(bytes)?;
-            out.extend(records.into_iter().filter(|r| r.session == session));
-            Ok(())
-        };
-        match listed {
-            Some(ids) => {
-                for id in ids {
-                    if let Some(v) = log.get(id).map_err(redb_err)? {
-                        take(v.value())?;
-                    }
-                }
-            }
-            None => {
-                let first = tx
-                    .open_table(tables::SESSIONS)
-                    .map_err(redb_err)?
-                    .get(session)
-                    .map_err(redb_err)?
-                    .map(|v| codec::decode::<SessionMeta>(v.value()))
-                    .transpose()?
-                    .map(|m| m.first_batch)
-                    .unwrap_or(u64::MAX);
-                for row in log.range(first..).map_err(redb_err)? {
-                    let (_, v) = row.map_err(redb_err)?;
-                    take(v.value())?;
-                }
-            }
-        }
+        self.scan_session(&meta, 0, &mut |r| out.push(r))?;
         out.sort_by_key(|r| r.seq);
         Ok(out)
     }
