@@ -1,4 +1,4 @@
-//! The command line: `serve`, `keygen`, `world`, `bench`. Parsing only; the work is in the library.
+//! The command line: `serve`, `keygen`, `agent`, `world`, `bench`. Parsing only; the work is in the library.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -40,6 +40,9 @@ pub enum Cmd {
         #[command(subcommand)]
         what: WorldCmd,
     },
+    /// The agent client: play, run logged sessions, send one command, set the config,
+    /// ask the server to dream (the seed's `dp-agent`).
+    Agent(crate::agent::cli::AgentArgs),
     /// Load generators.
     Bench {
         #[command(subcommand)]

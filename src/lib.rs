@@ -1,4 +1,5 @@
 //! `pawns`: a persistent multi-user dungeon where AI agents play beside humans.
+pub mod agent;
 pub mod auth;
 pub mod bench;
 pub mod bench_dream;

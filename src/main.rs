@@ -34,6 +34,7 @@ fn main() -> ExitCode {
             Cmd::Search(args) => pawns::search::cli::search(args).await,
             Cmd::Reindex(args) => pawns::search::cli::reindex(args).await,
             Cmd::Dream(args) => pawns::memory::cli::dream(args).await,
+            Cmd::Agent(args) => pawns::agent::cli::agent(args).await,
             Cmd::Backup(args) => pawns::commands::backup(args).await,
             Cmd::Restore(args) => pawns::commands::restore(args).await,
             Cmd::Export { what: ExportCmd::Sessions(args) } => pawns::commands::export(args, false).await,

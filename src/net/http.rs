@@ -88,15 +88,16 @@ async fn route(mut req: Request<Incoming>, peer: SocketAddr, shared: Arc<Shared>
         (&Method::GET, "/api/search/status") => super::search_api::status(&shared),
         (&Method::POST, "/api/admin/reindex") => super::search_api::reindex(&shared),
         (&Method::POST, "/api/admin/dream") => crate::memory::api::dream(req.uri().query().unwrap_or(""), peer, &shared).await,
-        (&Method::GET, p) if p.starts_with("/api/agents/") && p.ends_with("/memory") => {
-            let name = &p["/api/agents/".len()..p.len().saturating_sub("/memory".len()).max("/api/agents/".len())];
-            let bearer = req
-                .headers()
-                .get(hyper::header::AUTHORIZATION)
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.strip_prefix("Bearer "))
-                .map(|v| v.trim().to_string());
-            crate::memory::api::memory(name, bearer.as_deref(), peer, &shared).await
+        (&Method::GET, "/api/whoami") => crate::memory::api::whoami(bearer(&req).as_deref(), &shared).await,
+        (m, p) if p.starts_with("/api/agents/") => {
+            let rest = &p["/api/agents/".len()..];
+            match (m, rest.split_once('/')) {
+                (&Method::GET, Some((name, "memory"))) => crate::memory::api::memory(name, bearer(&req).as_deref(), peer, &shared).await,
+                (&Method::POST, Some((name, "dream"))) => {
+                    crate::memory::api::agent_dream(name, bearer(&req).as_deref(), peer, &shared).await
+                }
+                _ => text(StatusCode::NOT_FOUND, "not found\n"),
+            }
         }
         (&Method::GET, "/api/record") => {
             // The recorder's progress: what is durable (`last_batch` and everything before it).
@@ -118,6 +119,15 @@ async fn route(mut req: Request<Incoming>, peer: SocketAddr, shared: Arc<Shared>
         }
         _ => text(StatusCode::NOT_FOUND, "not found\n"),
     }
+}
+
+/// The `Authorization: Bearer …` token, if one came.
+fn bearer(req: &Request<Incoming>) -> Option<String> {
+    req.headers()
+        .get(hyper::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(|v| v.trim().to_string())
 }
 
 /// A query string's value for `key` (percent-decoding `%XX` and `+`).

@@ -1,0 +1,337 @@
+//! Decisions without a language model.
+//!
+//! [`survival`] is the seed's combat FSM and runs before any policy: hit points under
+//! 25 % in a fight → `flee`; not fighting while a mob in the room is fighting us →
+//! counter-attack it by its `target_string`. It never starts a fight with an idle mob.
+//!
+//! [`Planner`] is `--policy fsm`: a whole player without an LLM. It fights only what
+//! `consider` (the same command a human uses) calls an even match or easier, loots
+//! corpses and what lies on the floor, rests when hurt, and explores the exits it has
+//! used least, avoiding the rooms where it died. [`random_action`] is `--policy random`.
+
+use std::collections::{HashMap, HashSet};
+
+use rand::rngs::SmallRng;
+use rand::seq::SliceRandom;
+use rand::Rng;
+
+use super::state::{GameState, Heard, Mob};
+
+/// A command to send, with why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Action {
+    pub command: String,
+    /// Something to `say` after it (LLM policy).
+    pub say: Option<String>,
+    pub why: String,
+}
+
+impl Action {
+    pub fn new(command: impl Into<String>, why: impl Into<String>) -> Action {
+        Action { command: command.into(), say: None, why: why.into() }
+    }
+}
+
+/// The share of hit points under which the FSM flees.
+pub const FLEE_BELOW_PCT: i64 = 25;
+
+fn in_a_fight(s: &GameState) -> bool {
+    s.fighting || s.position == "fighting"
+}
+
+/// The seed's survival rules. "Regardless of combat state" is read as: whatever the
+/// `FIGHTING` flag says, a mob in the room fighting counts as a fight (the flag and the
+/// room list arrive in different deltas); out of any fight, low hit points are for resting.
+pub fn survival(s: &GameState) -> Option<Action> {
+    if !s.ready || s.max_hp <= 0 || matches!(s.position.as_str(), "dead" | "mortally wounded" | "incapacitated" | "stunned") {
+        return None;
+    }
+    let mob_fighting = s.mobs.iter().any(|m| m.fighting);
+    if s.hp_pct() < FLEE_BELOW_PCT && (in_a_fight(s) || mob_fighting) {
+        return Some(Action::new("flee", format!("HP {}/{} is under {FLEE_BELOW_PCT}%", s.hp, s.max_hp)));
+    }
+    if !in_a_fight(s) {
+        if let Some(m) = attacker(s) {
+            return Some(Action::new(format!("kill {}", m.target_string), format!("{} is attacking", m.name)));
+        }
+    }
+    None
+}
+
+/// A mob fighting in the room that is fighting us: alone with us, or named in combat
+/// text aimed at us.
+fn attacker(s: &GameState) -> Option<&Mob> {
+    s.mobs.iter().find(|m| m.fighting && !m.target_string.is_empty() && (s.players.is_empty() || s.attacked_by(m)))
+}
+
+/// `consider`'s answers, as level differences (victim − us).
+const CONSIDER: [(&str, i32); 11] = [
+    ("now where did that chicken go", -10),
+    ("you could do it with a needle", -5),
+    ("fairly easy", -1),
+    ("easy", -2),
+    ("the perfect match", 0),
+    ("you would need a lot of luck and great equipment", 3),
+    ("you would need a lot of luck", 2),
+    ("you would need some luck", 1),
+    ("do you feel lucky, punk", 4),
+    ("you are mad", 11),
+    ("are you mad", 6),
+];
+
+/// The level difference a `consider` answer means.
+pub fn consider_diff(text: &str) -> Option<i32> {
+    let t = text.trim().to_ascii_lowercase();
+    CONSIDER.iter().find(|(p, _)| t.starts_with(p)).map(|(_, d)| *d)
+}
+
+fn mob_key(m: &Mob) -> String {
+    if m.vnum != 0 {
+        format!("v{}", m.vnum)
+    } else {
+        m.name.to_ascii_lowercase()
+    }
+}
+
+/// `--policy fsm`.
+#[derive(Debug)]
+pub struct Planner {
+    rng: SmallRng,
+    /// Mob → level difference, learned from `consider`.
+    considered: HashMap<String, i32>,
+    /// The mob a `consider` was sent for.
+    asking: Option<String>,
+    /// Attacks started per (room, mob) that did not become a fight.
+    attempts: HashMap<(i64, String), u32>,
+    /// Things on the floor already tried (taken or refused).
+    tried: HashSet<(i64, String)>,
+    /// (room, exit) → times taken.
+    used: HashMap<(i64, String), u32>,
+    /// Rooms where the agent died.
+    deadly: HashSet<i64>,
+    /// Resting until hit points are back.
+    resting: bool,
+    /// Where the last move started, to learn which exit leads to a deadly room.
+    last_move: Option<(i64, String)>,
+}
+
+impl Planner {
+    pub fn new(rng: SmallRng) -> Planner {
+        Planner {
+            rng,
+            considered: HashMap::new(),
+            asking: None,
+            attempts: HashMap::new(),
+            tried: HashSet::new(),
+            used: HashMap::new(),
+            deadly: HashSet::new(),
+            resting: false,
+            last_move: None,
+        }
+    }
+
+    /// Learns from what the game said.
+    pub fn observe(&mut self, s: &GameState, heard: &[Heard], died_in: Option<i64>) {
+        for h in heard {
+            if let (Some(key), Some(d)) = (self.asking.as_ref(), consider_diff(&h.text)) {
+                self.considered.insert(key.clone(), d);
+                self.asking = None;
+            }
+        }
+        if let Some(room) = died_in {
+            self.deadly.insert(room);
+            // The exit that led there is as bad as the room.
+            if let Some((from, dir)) = self.last_move.take() {
+                *self.used.entry((from, dir)).or_default() += 1_000;
+            }
+            self.resting = false;
+        }
+        if s.fighting {
+            self.attempts.retain(|(room, _), _| *room != s.room_vnum);
+        }
+    }
+
+    /// The next command, or `None` to let the game run (a fight, resting).
+    pub fn decide(&mut self, s: &GameState) -> Option<Action> {
+        if !s.ready || in_a_fight(s) {
+            return None;
+        }
+        match s.position.as_str() {
+            "dead" | "mortally wounded" | "incapacitated" | "stunned" => return None,
+            "sleeping" if self.resting && s.hp_pct() < 90 => return None,
+            "resting" | "sitting" if self.resting && s.hp_pct() < 90 => return None,
+            "sleeping" => return Some(Action::new("wake", "rested")),
+            "resting" | "sitting" => {
+                self.resting = false;
+                return Some(Action::new("stand", "rested"));
+            }
+            _ => {}
+        }
+        if s.hp_pct() < 50 {
+            self.resting = true;
+            return Some(Action::new("rest", format!("HP {}/{}: resting", s.hp, s.max_hp)));
+        }
+        if let Some(a) = self.loot(s) {
+            return Some(a);
+        }
+        if let Some(a) = self.fight(s) {
+            return Some(a);
+        }
+        self.explore(s)
+    }
+
+    fn loot(&mut self, s: &GameState) -> Option<Action> {
+        for it in &s.items {
+            let id = if it.instance_id.is_empty() { it.name.clone() } else { it.instance_id.clone() };
+            if !self.tried.insert((s.room_vnum, id)) {
+                continue;
+            }
+            let kw = it.target_string.rsplit('.').next().unwrap_or("");
+            if it.name.to_ascii_lowercase().contains("corpse") {
+                return Some(Action::new(format!("get all {}", it.target_string), format!("looting {}", it.name)));
+            }
+            if !kw.is_empty() {
+                return Some(Action::new(format!("get {}", it.target_string), format!("picking up {}", it.name)));
+            }
+        }
+        None
+    }
+
+    fn fight(&mut self, s: &GameState) -> Option<Action> {
+        if s.hp_pct() < 70 {
+            return None;
+        }
+        for m in &s.mobs {
+            if m.target_string.is_empty() {
+                continue;
+            }
+            let key = mob_key(m);
+            match self.considered.get(&key) {
+                None => {
+                    self.asking = Some(key);
+                    return Some(Action::new(format!("consider {}", m.target_string), format!("sizing up {}", m.name)));
+                }
+                Some(d) if *d <= 0 => {
+                    let n = self.attempts.entry((s.room_vnum, key)).or_default();
+                    if *n >= 2 {
+                        continue;
+                    }
+                    *n += 1;
+                    return Some(Action::new(format!("kill {}", m.target_string), format!("{} is an even match or easier", m.name)));
+                }
+                Some(_) => continue,
+            }
+        }
+        None
+    }
+
+    fn explore(&mut self, s: &GameState) -> Option<Action> {
+        if s.exits.is_empty() {
+            return Some(Action::new("look", "no way out seen"));
+        }
+        let mut options: Vec<(u32, &String)> = s.exits.iter().map(|d| (*self.used.get(&(s.room_vnum, d.clone())).unwrap_or(&0), d)).collect();
+        options.shuffle(&mut self.rng);
+        options.sort_by_key(|(n, _)| *n);
+        let (_, dir) = options[0];
+        *self.used.entry((s.room_vnum, dir.clone())).or_default() += 1;
+        self.last_move = Some((s.room_vnum, dir.clone()));
+        Some(Action::new(dir.clone(), "exploring the exit used least"))
+    }
+
+    /// Rooms where the agent died (for reports).
+    pub fn deadly_rooms(&self) -> usize {
+        self.deadly.len()
+    }
+}
+
+/// `--policy random`: a random exit, a look, or (rarely) a swing at a mob.
+pub fn random_action(s: &GameState, rng: &mut SmallRng) -> Option<Action> {
+    if !s.ready || in_a_fight(s) {
+        return None;
+    }
+    if !matches!(s.position.as_str(), "standing" | "") {
+        return Some(Action::new("stand", "random: stand up"));
+    }
+    let roll: f64 = rng.gen();
+    if roll < 0.1 {
+        if let Some(m) = s.mobs.choose(rng) {
+            return Some(Action::new(format!("kill {}", m.target_string), "random: attack"));
+        }
+    }
+    if roll < 0.2 || s.exits.is_empty() {
+        return Some(Action::new("look", "random: look"));
+    }
+    s.exits.choose(rng).map(|d| Action::new(d.clone(), "random: walk"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    fn st(hp: i64, fighting: bool, mobs: Vec<Mob>) -> GameState {
+        GameState {
+            ready: true,
+            hp,
+            max_hp: 100,
+            fighting,
+            position: if fighting { "fighting".into() } else { "standing".into() },
+            room_vnum: 1,
+            exits: vec!["north".into()],
+            mobs,
+            ..Default::default()
+        }
+    }
+
+    fn goblin(fighting: bool) -> Mob {
+        Mob { name: "a small goblin".into(), target_string: "2.goblin".into(), vnum: 3001, fighting, ..Default::default() }
+    }
+
+    #[test]
+    fn survival_flees_low_and_counter_attacks_only_attackers() {
+        assert_eq!(survival(&st(24, true, vec![goblin(true)])).unwrap().command, "flee");
+        assert_eq!(survival(&st(25, true, vec![goblin(true)])), None, "25% is not under 25%");
+        // Not fighting yet, but the goblin is on us (the flag lags): flee, not counter.
+        assert_eq!(survival(&st(10, false, vec![goblin(true)])).unwrap().command, "flee");
+        // Out of any fight at low HP: the policy rests; the FSM does nothing.
+        assert_eq!(survival(&st(10, false, vec![goblin(false)])), None);
+        assert_eq!(survival(&st(90, false, vec![goblin(true)])).unwrap().command, "kill 2.goblin");
+        assert_eq!(survival(&st(90, false, vec![goblin(false)])), None, "never attacks idle mobs");
+        // Another player is here: the goblin may be fighting them.
+        let mut s = st(90, false, vec![goblin(true)]);
+        s.players = vec!["Bram".into()];
+        assert_eq!(survival(&s), None);
+        s.recent.push_back(Heard { kind: "combat".into(), text: "A small goblin hits you.".into(), from: None, re: None });
+        assert_eq!(survival(&s).unwrap().command, "kill 2.goblin");
+        let mut dead = st(1, true, vec![goblin(true)]);
+        dead.position = "stunned".into();
+        assert_eq!(survival(&dead), None);
+    }
+
+    #[test]
+    fn the_planner_considers_before_it_fights_and_rests_when_hurt() {
+        let mut p = Planner::new(SmallRng::seed_from_u64(1));
+        let s = st(100, false, vec![goblin(false)]);
+        assert_eq!(p.decide(&s).unwrap().command, "consider 2.goblin");
+        let said = |t: &str| vec![Heard { kind: "text".into(), text: t.into(), from: None, re: None }];
+        p.observe(&s, &said("You would need some luck!"), None);
+        assert_eq!(p.decide(&s).unwrap().command, "north", "too strong: explore instead");
+        let mut p = Planner::new(SmallRng::seed_from_u64(1));
+        p.decide(&s);
+        p.observe(&s, &said("The perfect match!"), None);
+        assert_eq!(p.decide(&s).unwrap().command, "kill 2.goblin");
+        assert_eq!(p.decide(&s).unwrap().command, "kill 2.goblin");
+        assert_eq!(p.decide(&s).unwrap().command, "north", "two attacks that never became a fight: give up here");
+        let hurt = st(40, false, vec![]);
+        assert_eq!(p.decide(&hurt).unwrap().command, "rest");
+        let mut resting = hurt.clone();
+        resting.position = "resting".into();
+        assert_eq!(p.decide(&resting), None);
+        resting.hp = 95;
+        assert_eq!(p.decide(&resting).unwrap().command, "stand");
+        assert_eq!(consider_diff("Are you mad!?"), Some(6));
+        assert_eq!(consider_diff("You ARE mad!"), Some(11));
+        assert_eq!(consider_diff("Easy."), Some(-2));
+        assert_eq!(consider_diff("Fairly easy."), Some(-1));
+    }
+}

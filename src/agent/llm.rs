@@ -1,0 +1,102 @@
+//! The decision model: an OpenAI-compatible `POST {endpoint}/v1/chat/completions`, with
+//! the LLM's own key (the game key never leaves for the LLM), `model_fast` first and
+//! `model_fallback` when it fails, times out, or answers something that is not a command.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use super::prompt::{parse_reply, Prompt, Reply};
+
+#[derive(Debug, Clone)]
+pub struct LlmClient {
+    http: reqwest::Client,
+    url: String,
+    key: Option<String>,
+    models: Vec<String>,
+    temperature: f32,
+    timeout: Duration,
+}
+
+/// A decision the model made.
+#[derive(Debug, Clone)]
+pub struct Decided {
+    pub reply: Reply,
+    pub model: String,
+    pub latency: Duration,
+    /// Prompt + completion tokens (the endpoint's `usage` when it sends one; the prompt's
+    /// own count otherwise).
+    pub tokens: u64,
+    /// Models that failed before this one answered: (model, why).
+    pub failed: Vec<(String, String)>,
+}
+
+impl LlmClient {
+    pub fn new(endpoint: &str, key: &str, fast: &str, fallback: &str, temperature: f32, timeout: Duration) -> LlmClient {
+        let cfg = crate::memory::llm::LlmConfig { endpoint: endpoint.into(), model: String::new(), key: None, timeout };
+        let mut models = vec![fast.to_string()];
+        if !fallback.is_empty() && fallback != fast {
+            models.push(fallback.to_string());
+        }
+        models.retain(|m| !m.is_empty());
+        LlmClient {
+            http: reqwest::Client::builder().timeout(timeout).build().unwrap_or_default(),
+            url: cfg.url(),
+            key: Some(key.to_string()).filter(|k| !k.is_empty()),
+            models,
+            temperature,
+            timeout,
+        }
+    }
+
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Asks each model in turn; the first usable answer wins.
+    pub async fn decide(&self, p: &Prompt) -> Result<Decided, Vec<(String, String)>> {
+        let mut failed = Vec::new();
+        for model in &self.models {
+            let t0 = Instant::now();
+            match self.ask(model, p).await {
+                Ok((reply, tokens)) => {
+                    return Ok(Decided { reply, model: model.clone(), latency: t0.elapsed(), tokens, failed });
+                }
+                Err(why) => failed.push((model.clone(), why)),
+            }
+        }
+        if self.models.is_empty() {
+            failed.push((String::new(), "no model configured (set model_fast)".into()));
+        }
+        Err(failed)
+    }
+
+    async fn ask(&self, model: &str, p: &Prompt) -> Result<(Reply, u64), String> {
+        let body = json!({
+            "model": model,
+            "temperature": self.temperature,
+            "max_tokens": 150,
+            "messages": [
+                {"role": "system", "content": p.system},
+                {"role": "user", "content": p.user},
+            ],
+        });
+        let mut req = self.http.post(&self.url).json(&body);
+        if let Some(k) = &self.key {
+            req = req.bearer_auth(k);
+        }
+        let resp = tokio::time::timeout(self.timeout, req.send())
+            .await
+            .map_err(|_| format!("timed out after {:?}", self.timeout))?
+            .map_err(|e| if e.is_timeout() { format!("timed out after {:?}", self.timeout) } else { e.to_string() })?;
+        let status = resp.status();
+        if !status.is_success() {
+            return Err(format!("the endpoint answered {status}"));
+        }
+        let v: serde_json::Value = resp.json().await.map_err(|e| format!("not a chat completion: {e}"))?;
+        let text = v["choices"][0]["message"]["content"].as_str().ok_or("no choices[0].message.content in the answer")?;
+        let reply = parse_reply(text).ok_or_else(|| format!("no command in the answer: {:?}", text.chars().take(80).collect::<String>()))?;
+        let tokens = v["usage"]["total_tokens"].as_u64().unwrap_or(p.tokens as u64);
+        Ok((reply, tokens))
+    }
+}
