@@ -35,6 +35,8 @@ pub struct TurnLine {
     pub tokens: u64,
     /// What the turn meant, −3..+3 (0 when recorded with `--valence=false`).
     pub valence: i8,
+    /// What decided: `fsm` (the survival rules), `planner`, `random`, `llm`, or
+    /// `planner-fallback` (no model answered).
     pub source: String,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub model: String,

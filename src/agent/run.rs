@@ -384,7 +384,7 @@ impl Loop<'_> {
         match action {
             Some(a) => {
                 self.report.by_policy += 1;
-                self.send(a, self.opts.policy.name(), None).await
+                self.send(a, if self.opts.policy == Policy::Random { "random" } else { "planner" }, None).await
             }
             None => Ok(()),
         }
@@ -421,7 +421,7 @@ impl Loop<'_> {
                 match self.planner.decide(&self.state) {
                     Some(a) => {
                         self.report.by_policy += 1;
-                        self.send(a, "fsm-fallback", None).await
+                        self.send(a, "planner-fallback", None).await
                     }
                     None => Ok(()),
                 }

@@ -29,7 +29,11 @@ pub struct SessionLine {
     pub hp: i32,
     pub max_hp: i32,
     pub agent_level: u8,
-    pub mobs_present: Vec<String>,
+    /// The mobs' names, or (the seed's own example) how many there were.
+    pub mobs_present: serde_json::Value,
+    /// The names, when `mobs_present` is a count (`pawns agent session` writes both).
+    pub mobs: Vec<String>,
+    /// Whether in a fight, or the foe's name.
     pub fighting: serde_json::Value,
     pub action: String,
     pub args: String,
@@ -41,6 +45,20 @@ fn at_us(v: &serde_json::Value) -> Option<u64> {
         serde_json::Value::String(s) => chrono::DateTime::parse_from_rfc3339(s).ok().map(|t| t.timestamp_micros().max(0) as u64),
         serde_json::Value::Number(n) => n.as_u64().map(|ms| ms * 1000),
         _ => None,
+    }
+}
+
+impl SessionLine {
+    /// The foe: the `fighting` name when it is one, else the first mob present.
+    fn foe(&self) -> Option<String> {
+        if let Some(name) = self.fighting.as_str().filter(|s| !s.is_empty() && *s != "false" && *s != "true") {
+            return Some(name.to_string());
+        }
+        let names: Vec<String> = match &self.mobs_present {
+            serde_json::Value::Array(a) => a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect(),
+            _ => self.mobs.clone(),
+        };
+        names.into_iter().next()
     }
 }
 
@@ -71,7 +89,7 @@ pub fn extract_file(text: &str, file_key: &str, session: u64) -> (Vec<MemEvent>,
             bad += 1;
             continue;
         };
-        let foe = l.mobs_present.first().cloned().filter(|_| fighting(&l.fighting) || prev.as_ref().is_some_and(|p| fighting(&p.fighting)));
+        let foe = l.foe().filter(|_| fighting(&l.fighting) || prev.as_ref().is_some_and(|p| fighting(&p.fighting)));
         let mut push = |kind: EventKind| {
             out.push(MemEvent {
                 id: format!("{file_key}:{}", n + 1),
@@ -88,7 +106,7 @@ pub fn extract_file(text: &str, file_key: &str, session: u64) -> (Vec<MemEvent>,
                 push(EventKind::Move { from_vnum: p.room_vnum, from_name: p.room_name.clone(), dir });
                 if p.action.eq_ignore_ascii_case("flee") {
                     let hp_pct = pawns_graph::valence::hp_pct(p.hp, p.max_hp);
-                    push(EventKind::Flee { from: p.mobs_present.first().cloned(), hp_pct });
+                    push(EventKind::Flee { from: p.foe(), hp_pct });
                 }
             }
             if l.agent_level > p.agent_level && p.agent_level > 0 {
@@ -257,6 +275,20 @@ not json at all
             ]
         );
         assert_eq!(last.unwrap().level, 4);
+    }
+
+    #[test]
+    fn the_seeds_count_shape_and_the_agent_clients_lines_import_alike() {
+        // The seed's example writes `mobs_present` as a count and `fighting` as the foe's
+        // name; `pawns agent session` does the same and adds the names under `mobs`.
+        let counted = LOG
+            .replace(r#""mobs_present":["a cave bear"],"fighting":true"#, r#""mobs_present":1,"mobs":["a cave bear"],"fighting":"a cave bear""#)
+            .replace(r#""mobs_present":[],"fighting":false"#, r#""mobs_present":0,"fighting":"""#);
+        assert_ne!(counted, LOG);
+        let (a, _, _) = extract_file(LOG, "s1", 1);
+        let (b, bad, _) = extract_file(&counted, "s1", 1);
+        assert_eq!(bad, 1);
+        assert_eq!(a, b);
     }
 
     #[test]

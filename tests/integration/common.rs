@@ -282,3 +282,141 @@ pub async fn http_post(addr: std::net::SocketAddr, path: &str) -> (u16, String) 
     let status = text.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
     (status, text.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default())
 }
+
+/// What the stand-in LLM answers to one request.
+pub enum StubAnswer {
+    /// A chat completion whose message content is this text.
+    Text(String),
+    /// An error status with a JSON body.
+    Status(u16),
+    /// No answer for this long (then a 500), to make the client time out.
+    Slow(Duration),
+}
+
+pub type Seen = std::sync::Arc<std::sync::Mutex<Vec<String>>>;
+
+/// A local HTTP server speaking the OpenAI chat-completions API: the one stand-in the
+/// tests allow (an LLM cannot run here). `answer` sees each request's JSON body; every
+/// raw request (head and body) is kept in the returned list.
+pub async fn llm_stub_with(answer: impl Fn(&Value) -> StubAnswer + Send + Sync + 'static) -> (String, Seen) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let seen: Seen = Default::default();
+    let seen2 = seen.clone();
+    let answer = std::sync::Arc::new(answer);
+    tokio::spawn(async move {
+        while let Ok((mut sock, _)) = listener.accept().await {
+            let seen = seen2.clone();
+            let answer = answer.clone();
+            tokio::spawn(async move {
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 4096];
+                // The head, then the body by Content-Length.
+                let body_at = loop {
+                    let n = sock.read(&mut chunk).await.unwrap_or(0);
+                    if n == 0 {
+                        return;
+                    }
+                    buf.extend_from_slice(&chunk[..n]);
+                    let text = String::from_utf8_lossy(&buf).to_string();
+                    if let Some(end) = text.find("\r\n\r\n") {
+                        let len = text[..end]
+                            .lines()
+                            .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse::<usize>().unwrap()))
+                            .unwrap_or(0);
+                        if buf.len() >= end + 4 + len {
+                            break end + 4;
+                        }
+                    }
+                };
+                let raw = String::from_utf8_lossy(&buf).to_string();
+                seen.lock().unwrap().push(raw);
+                let body: Value = serde_json::from_slice(&buf[body_at..]).unwrap_or(Value::Null);
+                let (status, body) = match answer(&body) {
+                    StubAnswer::Text(t) => ("200 OK".to_string(), json!({"choices": [{"message": {"role": "assistant", "content": t}}]}).to_string()),
+                    StubAnswer::Status(code) => (format!("{code} Stub Error"), "{\"error\":\"down\"}".to_string()),
+                    StubAnswer::Slow(d) => {
+                        tokio::time::sleep(d).await;
+                        ("500 Internal Server Error".to_string(), "{\"error\":\"slow\"}".to_string())
+                    }
+                };
+                let resp = format!(
+                    "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = sock.write_all(resp.as_bytes()).await;
+            });
+        }
+    });
+    (format!("http://{addr}"), seen)
+}
+
+/// The same reply to every request; `""` answers 500.
+pub async fn llm_stub(reply: &'static str) -> (String, Seen) {
+    llm_stub_with(move |_| if reply.is_empty() { StubAnswer::Status(500) } else { StubAnswer::Text(reply.into()) }).await
+}
+
+/// A TCP proxy in front of the server that can swallow what the server sends and cut
+/// every connection: a dropped link, on demand.
+pub struct Proxy {
+    pub addr: SocketAddr,
+    freeze: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    discarded: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    pumps: std::sync::Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>>,
+}
+
+impl Proxy {
+    pub async fn start(target: SocketAddr) -> Proxy {
+        use std::sync::atomic::Ordering::Relaxed;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let p = Proxy { addr: listener.local_addr().unwrap(), freeze: Default::default(), discarded: Default::default(), pumps: Default::default() };
+        let (freeze, discarded, pumps) = (p.freeze.clone(), p.discarded.clone(), p.pumps.clone());
+        tokio::spawn(async move {
+            while let Ok((client, _)) = listener.accept().await {
+                let Ok(server) = TcpStream::connect(target).await else { continue };
+                let (freeze, discarded) = (freeze.clone(), discarded.clone());
+                let pump = tokio::spawn(async move {
+                    let (mut cr, mut cw) = client.into_split();
+                    let (mut sr, mut sw) = server.into_split();
+                    let up = async move {
+                        let _ = tokio::io::copy(&mut cr, &mut sw).await;
+                    };
+                    let down = async move {
+                        let mut buf = [0u8; 8192];
+                        loop {
+                            let n = match sr.read(&mut buf).await {
+                                Ok(0) | Err(_) => return,
+                                Ok(n) => n,
+                            };
+                            if freeze.load(Relaxed) {
+                                discarded.fetch_add(n as u64, Relaxed);
+                            } else if cw.write_all(&buf[..n]).await.is_err() {
+                                return;
+                            }
+                        }
+                    };
+                    tokio::select! { _ = up => {}, _ = down => {} }
+                });
+                pumps.lock().unwrap().push(pump);
+            }
+        });
+        p
+    }
+
+    /// From now on, what the server sends is read and thrown away (lost on the wire).
+    pub fn freeze(&self) {
+        self.freeze.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Closes every proxied connection (both sides) and lets new ones through again.
+    pub fn cut(&self) {
+        for p in self.pumps.lock().unwrap().drain(..) {
+            p.abort();
+        }
+        self.freeze.store(false, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    pub fn discarded(&self) -> u64 {
+        self.discarded.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}

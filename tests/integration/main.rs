@@ -1,5 +1,6 @@
 //! Black-box tests: each starts a real server on port 0 and speaks its protocols.
 
+mod agent_client;
 mod agents;
 mod combat;
 mod common;

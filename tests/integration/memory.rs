@@ -250,55 +250,6 @@ async fn dreaming_again_changes_nothing_and_the_api_checks_its_callers() {
 
 /// A tiny OpenAI-compatible endpoint: answers every chat completion with `reply` (or
 /// with HTTP 500 when `reply` is empty), and keeps the requests it got.
-async fn llm_stub(reply: &'static str) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let seen2 = seen.clone();
-    tokio::spawn(async move {
-        while let Ok((mut sock, _)) = listener.accept().await {
-            let seen = seen2.clone();
-            tokio::spawn(async move {
-                let mut buf = Vec::new();
-                let mut chunk = [0u8; 4096];
-                // Read the head, then the body by Content-Length.
-                loop {
-                    let n = sock.read(&mut chunk).await.unwrap_or(0);
-                    if n == 0 {
-                        return;
-                    }
-                    buf.extend_from_slice(&chunk[..n]);
-                    let text = String::from_utf8_lossy(&buf).to_string();
-                    if let Some(end) = text.find("\r\n\r\n") {
-                        let len = text[..end]
-                            .lines()
-                            .find_map(|l| {
-                                l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse::<usize>().unwrap())
-                            })
-                            .unwrap_or(0);
-                        if buf.len() >= end + 4 + len {
-                            break;
-                        }
-                    }
-                }
-                seen.lock().unwrap().push(String::from_utf8_lossy(&buf).to_string());
-                let (status, body) = if reply.is_empty() {
-                    ("500 Internal Server Error", "{\"error\":\"down\"}".to_string())
-                } else {
-                    ("200 OK", json!({"choices": [{"message": {"role": "assistant", "content": reply}}]}).to_string())
-                };
-                let resp = format!(
-                    "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                    body.len()
-                );
-                let _ = sock.write_all(resp.as_bytes()).await;
-            });
-        }
-    });
-    (format!("http://{addr}"), seen)
-}
-
 #[tokio::test]
 async fn an_llm_writes_the_chronicle_and_a_failing_one_changes_nothing() {
     for (reply, works) in [("```\nUla fought a straw dummy and won.\n```", true), ("", false)] {
