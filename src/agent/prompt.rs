@@ -301,3 +301,23 @@ mod tests {
         assert!(!mid.user.contains("north0\n"));
     }
 }
+
+#[cfg(test)]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Whatever a model answers, the result is one clean command line or nothing.
+        #[test]
+        fn any_answer_gives_one_clean_line_or_nothing(text in ".{0,400}", cmd in "[a-z]{1,8}( [a-z0-9.]{1,10})?", prose in "[A-Za-z ,.!]{0,60}") {
+            if let Some(r) = parse_reply(&text) {
+                prop_assert!(!r.command.is_empty() && r.command.len() <= 200);
+                prop_assert!(!r.command.chars().any(|c| c.is_control()));
+            }
+            // A JSON answer inside any prose is found.
+            let wrapped = format!("{prose}\n{{\"command\": \"{cmd}\"}}\n{prose}");
+            prop_assert_eq!(parse_reply(&wrapped).map(|r| r.command), Some(cmd.clone()));
+        }
+    }
+}

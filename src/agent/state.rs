@@ -428,3 +428,49 @@ mod tests {
         assert_eq!(e.error.unwrap().0, "rate_limited");
     }
 }
+
+#[cfg(test)]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn json() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(|n| Value::from(n)),
+            any::<f64>().prop_map(|f| serde_json::Number::from_f64(f).map(Value::Number).unwrap_or(Value::Null)),
+            prop_oneof![Just("state"), Just("vars"), Just("event"), Just("memory_summary"), Just("HEALTH"), Just("ROOM_MOBS"), Just("x")]
+                .prop_map(|s| Value::from(s)),
+            ".{0,12}".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(4, 40, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                prop::collection::btree_map(
+                    prop_oneof![Just("type".to_string()), Just("data".to_string()), Just("HEALTH".to_string()), Just("ROOM_MOBS".to_string()),
+                        Just("player".to_string()), Just("room".to_string()), Just("fighting".to_string()), ".{0,6}".prop_map(|s| s)],
+                    inner,
+                    0..6
+                )
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        /// Any message a socket can carry folds in without a panic, and a bad one never
+        /// zeroes what was known.
+        #[test]
+        fn any_message_is_harmless(msgs in prop::collection::vec(json(), 1..8)) {
+            let mut s = GameState::default();
+            s.apply(&serde_json::json!({"type":"vars","data":{"MAX_HEALTH":40,"HEALTH":30}}));
+            for m in &msgs {
+                s.apply(m);
+                let _ = s.hp_pct();
+                let _ = s.foe();
+            }
+            prop_assert!(s.recent.len() <= RECENT);
+        }
+    }
+}
