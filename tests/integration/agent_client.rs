@@ -73,7 +73,7 @@ async fn the_fsm_policy_fights_what_it_can_flees_what_it_cannot_and_survives() {
     let dir = tempfile::tempdir().unwrap();
     let cfg = agent_cfg(&s, "ula", &key);
     let mut o = opts(Policy::Fsm);
-    o.duration = Some(Duration::from_secs(20));
+    o.duration = Some(Duration::from_secs(30)); // five minutes of game time at 10 ms pulses
     o.log_dir = Some(dir.path().to_path_buf());
     let (r, text) = play(&cfg, o).await;
     let lines = log_lines(&r);
@@ -194,6 +194,34 @@ async fn a_dropped_socket_is_resumed_with_no_seq_gap() {
     assert!(text.contains("reconnected and resumed"), "{text}");
     assert!(r.quit_clean, "{why}");
     s.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_server_gone_for_good_opens_the_circuit_and_a_takeover_stops_at_once() {
+    let s = TestServer::start_with(fast).await;
+    let key = s.key("ula").await;
+    let cfg = agent_cfg(&s, "ula", &key);
+    // Taken over: another login for the same character ends this session, no retry.
+    let o = opts(Policy::Fsm);
+    let c2 = cfg.clone();
+    let session = tokio::spawn(async move { run(&c2, o, &mut Vec::new()).await });
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let mut other = WsClient::connect(s.addr).await;
+    other.login_key("ula", &key).await;
+    let err = tokio::time::timeout(WAIT, session).await.expect("it stops").unwrap().unwrap_err();
+    assert_eq!(err.code(), "session_taken_over", "{err}");
+    drop(other);
+    // The server goes away: the same failure five times in a row opens the circuit.
+    let o = opts(Policy::Fsm);
+    let session = tokio::spawn(async move { run(&cfg, o, &mut Vec::new()).await });
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let t0 = Instant::now();
+    s.shutdown().await;
+    let err = tokio::time::timeout(WAIT, session).await.expect("it gives up").unwrap().unwrap_err();
+    assert_eq!(err.code(), "circuit_open", "{err}");
+    assert!(err.to_string().contains("5 times in a row") && err.to_string().contains("cannot connect"), "{err}");
+    // Backoff: 100 ms doubling (with jitter, at least half of each wait) before giving up.
+    assert!(t0.elapsed() >= Duration::from_millis(50 + 100 + 200 + 400), "{:?}", t0.elapsed());
 }
 
 fn bin() -> std::process::Command {
