@@ -264,6 +264,16 @@ pub enum BenchCmd {
     /// Write one agent's record of N events shaped like real play, then time its first
     /// dream, an incremental one, the summary, and the raw-stream-to-summary compression.
     Dream(BenchDreamArgs),
+    /// The agent client's decision path: the survival FSM, the planner, building the
+    /// LLM prompt per tier (token counting included) and reading a model's answer.
+    Decide(BenchDecideArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct BenchDecideArgs {
+    /// Decisions timed per measurement.
+    #[arg(long, default_value_t = 2_000)]
+    pub rounds: u32,
 }
 
 #[derive(Args, Debug, Clone)]

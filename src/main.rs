@@ -43,6 +43,7 @@ fn main() -> ExitCode {
             Cmd::Bench { what: BenchCmd::World(args) } => pawns::bench_world::run(args),
             Cmd::Bench { what: BenchCmd::Search(args) } => pawns::bench_search::run(args),
             Cmd::Bench { what: BenchCmd::Dream(args) } => pawns::bench_dream::run(args),
+            Cmd::Bench { what: BenchCmd::Decide(args) } => pawns::agent::bench::run(args),
         }
     });
     match result {

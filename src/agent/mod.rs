@@ -13,7 +13,9 @@
 //! | `exec.rs` | one command, its feedback printed |
 //! | `transcript.rs` | what `play` prints |
 //! | `cli.rs` | the subcommands |
+//! | `bench.rs` | `pawns bench decide`: the decision path's cost |
 
+pub mod bench;
 pub mod cli;
 pub mod config;
 pub mod conn;

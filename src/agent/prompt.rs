@@ -100,12 +100,18 @@ pub fn build(s: &GameState, history: &VecDeque<Turn>, budget: Option<usize>) -> 
             None => format!("[{}] {}", h.kind, h.text.trim()),
         })
         .collect();
+    let (system, user) = assemble(&rules, &memory_lines, &state, &heard, &turns);
+    let tokens = count_tokens(&system) + count_tokens(&user);
+    let Some(b) = budget.filter(|b| tokens > *b) else {
+        // Everything fits: one count, no trimming.
+        return Prompt { system, user, tokens, trimmed: 0 };
+    };
     let cost = |lines: &[String]| lines.iter().map(|l| count_tokens(l) + 1).sum::<usize>();
     let fixed = count_tokens(&rules) + count_tokens(&state) + 24;
     let mut trimmed = 0;
-    if let Some(b) = budget {
-        let mut mem_cost: Vec<usize> = memory_lines.iter().map(|l| count_tokens(l) + 1).collect();
-        let mut total = fixed + cost(&turns) + cost(&heard) + mem_cost.iter().sum::<usize>();
+    let mut mem_cost: Vec<usize> = memory_lines.iter().map(|l| count_tokens(l) + 1).collect();
+    let mut total = fixed + cost(&turns) + cost(&heard) + mem_cost.iter().sum::<usize>();
+    loop {
         while total > b && !turns.is_empty() {
             total -= count_tokens(&turns.remove(0)) + 1;
             trimmed += 1;
@@ -123,15 +129,26 @@ pub fn build(s: &GameState, history: &VecDeque<Turn>, budget: Option<usize>) -> 
             total -= mem_cost.remove(i);
             trimmed += 1;
         }
+        let (system, user) = assemble(&rules, &memory_lines, &state, &heard, &turns);
+        let tokens = count_tokens(&system) + count_tokens(&user);
+        // The per-line sums are an estimate; if the whole is still over, trim on.
+        let more = !turns.is_empty() || !heard.is_empty() || memory_lines.iter().skip(1).any(|l| !l.starts_with('#') && !l.trim().is_empty());
+        if tokens <= b || !more {
+            return Prompt { system, user, tokens, trimmed };
+        }
+        total = b + 1;
     }
+}
+
+fn assemble(rules: &str, memory_lines: &[&str], state: &str, heard: &[String], turns: &[String]) -> (String, String) {
     let memory: String = memory_lines.join("\n");
-    let mut system = rules;
+    let mut system = rules.to_string();
     if !memory.trim().is_empty() {
         system += "\n\nWhat you remember from earlier sessions (the game keeps this for you):\n";
         system += &memory;
     }
     let mut user = String::from("Now:\n");
-    user += &state;
+    user += state;
     if !heard.is_empty() {
         user += "\nLately:\n";
         user += &heard.join("\n");
@@ -143,8 +160,7 @@ pub fn build(s: &GameState, history: &VecDeque<Turn>, budget: Option<usize>) -> 
         user += "\n";
     }
     user += "\nYour command?";
-    let tokens = count_tokens(&system) + count_tokens(&user);
-    Prompt { system, user, tokens, trimmed }
+    (system, user)
 }
 
 fn first_lines(t: &str, n: usize) -> String {
