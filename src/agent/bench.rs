@@ -29,14 +29,24 @@ fn busy_state() -> GameState {
         ..Default::default()
     };
     for i in 0..8 {
-        s.mobs.push(Mob { name: format!("a small goblin {i}"), target_string: format!("{}.goblin", i + 1), vnum: 3001, ..Default::default() });
+        s.mobs.push(Mob {
+            name: format!("a small goblin {i}"),
+            target_string: format!("{}.goblin", i + 1),
+            vnum: 3001,
+            ..Default::default()
+        });
     }
     for i in 0..6 {
         s.items.push(Item { name: format!("a rusty dagger {i}"), target_string: format!("{}.dagger", i + 1), ..Default::default() });
     }
     s.players = vec!["Bram".into(), "Kira".into()];
     for i in 0..40 {
-        s.recent.push_back(Heard { kind: "say".into(), text: format!("Bram says, 'goblins to the east, careful ({i})'"), from: Some("Bram".into()), re: None });
+        s.recent.push_back(Heard {
+            kind: "say".into(),
+            text: format!("Bram says, 'goblins to the east, careful ({i})'"),
+            from: Some("Bram".into()),
+            re: None,
+        });
     }
     let mut mem = String::from("## Memory\n\n### Self\nLevel 12 warrior, 60/100 HP, last seen in East Street.\n");
     for sess in 1..=6 {
@@ -61,7 +71,9 @@ fn time<T>(rounds: u32, mut f: impl FnMut() -> T) -> f64 {
 pub fn run(args: BenchDecideArgs) -> anyhow::Result<()> {
     let rounds = args.rounds.max(1);
     let s = busy_state();
-    let history: VecDeque<Turn> = (0..12).map(|i| Turn { command: format!("kill {i}.goblin"), feedback: "You hit a small goblin.\nA small goblin hits you.".into() }).collect();
+    let history: VecDeque<Turn> = (0..12)
+        .map(|i| Turn { command: format!("kill {i}.goblin"), feedback: "You hit a small goblin.\nA small goblin hits you.".into() })
+        .collect();
     // Warm the tokenizer (its first use loads the vocabulary).
     let _ = build(&s, &history, Some(2_000));
     println!("agent client decision path, {rounds} rounds each (µs per call):");
@@ -83,6 +95,6 @@ pub fn run(args: BenchDecideArgs) -> anyhow::Result<()> {
         "Sure! Here is my move:\n```json\n{\"command\": \"north\"}\n```\nGood luck.",
         "Command: flee\nSay: run!",
     ];
-    println!("  reply parse (3 shapes)       {:>10.2}", time(rounds, || answers.iter().map(|a| parse_reply(a)).count()));
+    println!("  reply parse (3 shapes)       {:>10.2}", time(rounds, || answers.iter().map(|a| parse_reply(a)).collect::<Vec<_>>()));
     Ok(())
 }

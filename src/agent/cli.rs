@@ -129,6 +129,12 @@ pub async fn agent(args: AgentArgs) -> anyhow::Result<()> {
         AgentCmd::Config(c) => config(&path, c),
         what => {
             let cfg = AgentConfig::load(&path)?.with_env();
+            // Diagnostics (frames, model calls, reconnects) go to stderr at `log_level`;
+            // the transcript is stdout. `RUST_LOG` wins when set.
+            let filter = std::env::var("RUST_LOG").unwrap_or_else(|_| format!("pawns={}", cfg.log_level));
+            if let Ok(f) = tracing_subscriber::EnvFilter::try_new(&filter) {
+                let _ = tracing_subscriber::fmt().with_env_filter(f).with_writer(std::io::stderr).try_init();
+            }
             match what {
                 AgentCmd::Play(p) => play(cfg, p, None, false).await,
                 AgentCmd::Session(s) => {
@@ -288,7 +294,9 @@ async fn whoami(cfg: &AgentConfig, path: &std::path::Path) -> anyhow::Result<()>
     if cfg.key.is_empty() {
         bail!("[config_invalid] no agent key: `pawns agent config --key dp_…` (make one with `pawns keygen --name NAME`)");
     }
-    let (status, v) = get_json(&format!("{}/api/whoami", cfg.http_url()), &cfg.key, false).await.map_err(|e| anyhow::anyhow!("[connect_failed] {e:#}"))?;
+    let (status, v) = get_json(&format!("{}/api/whoami", cfg.http_url()), &cfg.key, false)
+        .await
+        .map_err(|e| anyhow::anyhow!("[connect_failed] {e:#}"))?;
     match status {
         200 => {
             let name = v["name"].as_str().unwrap_or("");

@@ -71,7 +71,9 @@ pub enum ConnEvent {
 /// What the decision loop asks of the connection.
 #[derive(Debug)]
 pub enum Outbound {
-    Command { command: String, id: String },
+    /// `meta`: fields about how the command was decided (`tokens_prompt`,
+    /// `tokens_completion`, `latency_ms`), recorded by the server with the decision.
+    Command { command: String, id: String, meta: Option<Value> },
     /// Close the socket without `quit` (the character goes link-dead).
     Close,
 }
@@ -86,6 +88,15 @@ pub struct SeqStats {
     pub reconnects: u32,
     pub resumed: u32,
     pub resume_refused: u32,
+}
+
+/// The frame with its session token masked (for logs: the token is a credential).
+fn redacted(v: &Value) -> Value {
+    let mut v = v.clone();
+    if let Some(t) = v.get_mut("data").and_then(|d| d.get_mut("token")) {
+        *t = json!(super::config::mask(t.as_str().unwrap_or("")));
+    }
+    v
 }
 
 /// Errors after which trying again is pointless.
@@ -125,8 +136,12 @@ async fn next_json(ws: &mut Ws, wait: Duration) -> Result<Option<Value>, String>
     loop {
         match tokio::time::timeout(wait, ws.next()).await {
             Err(_) => return Ok(None),
-            Ok(Some(Ok(Message::Text(t)))) => return serde_json::from_str(t.as_str()).map(Some).map_err(|e| format!("not JSON from the server: {e}")),
-            Ok(Some(Ok(Message::Close(f)))) => return Err(format!("closed by the server{}", f.map(|f| format!(" ({})", f.reason)).unwrap_or_default())),
+            Ok(Some(Ok(Message::Text(t)))) => {
+                return serde_json::from_str(t.as_str()).map(Some).map_err(|e| format!("not JSON from the server: {e}"))
+            }
+            Ok(Some(Ok(Message::Close(f)))) => {
+                return Err(format!("closed by the server{}", f.map(|f| format!(" ({})", f.reason)).unwrap_or_default()))
+            }
             Ok(Some(Ok(_))) => continue,
             Ok(Some(Err(e))) => return Err(e.to_string()),
             Ok(None) => return Err("the connection ended".into()),
@@ -200,6 +215,9 @@ struct Task {
 impl Task {
     /// Checks `seq` and passes the message on; a duplicate (a replay overlap) is dropped.
     async fn deliver(&mut self, v: Value, fresh_sequence: bool) {
+        if tracing::enabled!(tracing::Level::DEBUG) {
+            tracing::debug!(frame = %redacted(&v), "received");
+        }
         let seq = v["seq"].as_u64();
         {
             let mut st = self.stats.lock().unwrap_or_else(|e| e.into_inner());
@@ -212,6 +230,7 @@ impl Task {
                     return;
                 }
                 if seq > st.last_seq + 1 {
+                    tracing::warn!(expected = st.last_seq + 1, got = seq, "seq gap: messages were lost");
                     st.gaps += seq - st.last_seq - 1;
                 }
                 st.last_seq = seq;
@@ -248,11 +267,16 @@ impl Task {
                         None => break "the connection ended".to_string(),
                     },
                     o = out.recv() => match o {
-                        Some(Outbound::Command { command, id }) => {
+                        Some(Outbound::Command { command, id, meta }) => {
                             if command.trim().eq_ignore_ascii_case("quit") {
                                 self.quitting = true;
                             }
-                            let frame = json!({"type": "command", "data": {"command": command}, "id": id}).to_string();
+                            let mut data = json!({"command": command});
+                            if let (Some(m), Some(d)) = (meta.as_ref().and_then(|m| m.as_object()), data.as_object_mut()) {
+                                d.extend(m.clone());
+                            }
+                            let frame = json!({"type": "command", "data": data, "id": id}).to_string();
+                            tracing::debug!(%frame, "sent");
                             if let Err(e) = ws.send(Message::text(frame)).await {
                                 break e.to_string();
                             }
@@ -293,6 +317,7 @@ impl Task {
                 return None;
             }
             let delay = self.backoff.delay(attempt, &mut rng);
+            tracing::warn!(attempt = attempt + 1, ?delay, %why, "reconnecting");
             let _ = self.ev.send(ConnEvent::Reconnecting { attempt: attempt + 1, delay, why: why.clone() }).await;
             tokio::time::sleep(delay).await;
             let mut ws = match dial(&self.login.url).await {
@@ -362,12 +387,21 @@ mod tests {
         let spread: std::collections::HashSet<u128> = (0..20).map(|_| b.delay(3, &mut rng).as_millis()).collect();
         assert!(spread.len() > 10, "jitter spreads retries");
         let f = login_frame(
-            &Login { url: "ws://x/ws".into(), player_name: "ula".into(), key: "dp_k".into(), tier: "small".into(), valence: false, model: "m".into() },
+            &Login {
+                url: "ws://x/ws".into(),
+                player_name: "ula".into(),
+                key: "dp_k".into(),
+                tier: "small".into(),
+                valence: false,
+                model: "m".into(),
+            },
             Some(("tok", 42)),
         );
         let v: Value = serde_json::from_str(&f).unwrap();
         assert_eq!(v["data"]["resume"], json!({"token": "tok", "last_seq": 42}));
         assert_eq!(v["data"]["is_agent"], true);
         assert_eq!(v["data"]["valence"], false);
+        let r = redacted(&json!({"type": "state", "data": {"token": "abcdefghijklmnopqrstuvwxyz"}}));
+        assert_eq!(r["data"]["token"], "abcdefg…wxyz");
     }
 }

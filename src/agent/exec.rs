@@ -54,7 +54,7 @@ pub async fn exec(cfg: &AgentConfig, command: &str, out: &mut (dyn Write + Send)
     // The login's own messages come first; the command goes once they have settled.
     settle(&mut rx, &mut state).await?;
     let id = "exec";
-    tx.send(Outbound::Command { command: command.to_string(), id: id.into() })
+    tx.send(Outbound::Command { command: command.to_string(), id: id.into(), meta: None })
         .await
         .map_err(|_| AgentError::Connect("the connection has stopped".into()))?;
     let sent = Instant::now();
@@ -109,7 +109,7 @@ pub async fn exec(cfg: &AgentConfig, command: &str, out: &mut (dyn Write + Send)
         let _ = tx.send(Outbound::Close).await;
         return Ok(outcome);
     }
-    let _ = tx.send(Outbound::Command { command: "quit".into(), id: "quit".into() }).await;
+    let _ = tx.send(Outbound::Command { command: "quit".into(), id: "quit".into(), meta: None }).await;
     let until = Instant::now() + Duration::from_secs(5);
     while let Ok(Some(ev)) = tokio::time::timeout(until.saturating_duration_since(Instant::now()), rx.recv()).await {
         match ev {

@@ -229,7 +229,8 @@ impl Planner {
         if s.exits.is_empty() {
             return Some(Action::new("look", "no way out seen"));
         }
-        let mut options: Vec<(u32, &String)> = s.exits.iter().map(|d| (*self.used.get(&(s.room_vnum, d.clone())).unwrap_or(&0), d)).collect();
+        let mut options: Vec<(u32, &String)> =
+            s.exits.iter().map(|d| (*self.used.get(&(s.room_vnum, d.clone())).unwrap_or(&0), d)).collect();
         options.shuffle(&mut self.rng);
         options.sort_by_key(|(n, _)| *n);
         let (_, dir) = options[0];

@@ -24,9 +24,10 @@ pub struct Decided {
     pub reply: Reply,
     pub model: String,
     pub latency: Duration,
-    /// Prompt + completion tokens (the endpoint's `usage` when it sends one; the prompt's
-    /// own count otherwise).
-    pub tokens: u64,
+    /// Prompt tokens (the endpoint's `usage` when it sends one; our own count otherwise).
+    pub prompt_tokens: u64,
+    /// Completion tokens (the endpoint's `usage`; 0 when it sends none).
+    pub completion_tokens: u64,
     /// Models that failed before this one answered: (model, why).
     pub failed: Vec<(String, String)>,
 }
@@ -58,11 +59,16 @@ impl LlmClient {
         let mut failed = Vec::new();
         for model in &self.models {
             let t0 = Instant::now();
+            tracing::debug!(%model, prompt_tokens = p.tokens, url = %self.url, "asking the model");
             match self.ask(model, p).await {
-                Ok((reply, tokens)) => {
-                    return Ok(Decided { reply, model: model.clone(), latency: t0.elapsed(), tokens, failed });
+                Ok((reply, prompt_tokens, completion_tokens)) => {
+                    tracing::debug!(%model, ?reply, prompt_tokens, completion_tokens, elapsed = ?t0.elapsed(), "the model answered");
+                    return Ok(Decided { reply, model: model.clone(), latency: t0.elapsed(), prompt_tokens, completion_tokens, failed });
                 }
-                Err(why) => failed.push((model.clone(), why)),
+                Err(why) => {
+                    tracing::warn!(%model, %why, "the model failed");
+                    failed.push((model.clone(), why))
+                }
             }
         }
         if self.models.is_empty() {
@@ -71,7 +77,7 @@ impl LlmClient {
         Err(failed)
     }
 
-    async fn ask(&self, model: &str, p: &Prompt) -> Result<(Reply, u64), String> {
+    async fn ask(&self, model: &str, p: &Prompt) -> Result<(Reply, u64, u64), String> {
         let body = json!({
             "model": model,
             "temperature": self.temperature,
@@ -95,8 +101,10 @@ impl LlmClient {
         }
         let v: serde_json::Value = resp.json().await.map_err(|e| format!("not a chat completion: {e}"))?;
         let text = v["choices"][0]["message"]["content"].as_str().ok_or("no choices[0].message.content in the answer")?;
-        let reply = parse_reply(text).ok_or_else(|| format!("no command in the answer: {:?}", text.chars().take(80).collect::<String>()))?;
-        let tokens = v["usage"]["total_tokens"].as_u64().unwrap_or(p.tokens as u64);
-        Ok((reply, tokens))
+        let reply =
+            parse_reply(text).ok_or_else(|| format!("no command in the answer: {:?}", text.chars().take(80).collect::<String>()))?;
+        let prompt_tokens = v["usage"]["prompt_tokens"].as_u64().unwrap_or(p.tokens as u64);
+        let completion_tokens = v["usage"]["completion_tokens"].as_u64().unwrap_or(0);
+        Ok((reply, prompt_tokens, completion_tokens))
     }
 }

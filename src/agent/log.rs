@@ -50,7 +50,11 @@ pub struct TurnLine {
 impl TurnLine {
     /// The turn's fields from the state it was decided in.
     pub fn at(s: &GameState, command: &str, say: Option<&str>, source: &str) -> TurnLine {
-        let (action, args) = command.trim().split_once(' ').map(|(a, b)| (a.to_string(), b.trim().to_string())).unwrap_or((command.trim().to_string(), String::new()));
+        let (action, args) = command
+            .trim()
+            .split_once(' ')
+            .map(|(a, b)| (a.to_string(), b.trim().to_string()))
+            .unwrap_or((command.trim().to_string(), String::new()));
         TurnLine {
             timestamp: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
             room_vnum: s.room_vnum,
@@ -141,7 +145,9 @@ impl SessionLog {
 
     pub fn write(&mut self, line: &TurnLine) -> Result<(), AgentError> {
         let text = serde_json::to_string(line).map_err(|e| AgentError::Log(e.to_string()))?;
-        writeln!(self.file, "{text}").and_then(|_| self.file.flush()).map_err(|e| AgentError::Log(format!("{}: {e}", self.path.display())))?;
+        writeln!(self.file, "{text}")
+            .and_then(|_| self.file.flush())
+            .map_err(|e| AgentError::Log(format!("{}: {e}", self.path.display())))?;
         self.lines += 1;
         Ok(())
     }
@@ -176,7 +182,8 @@ mod tests {
     #[test]
     fn lines_have_the_seeds_fields_and_files_do_not_collide() {
         let dir = tempfile::tempdir().unwrap();
-        let mut s = GameState { room_vnum: 8005, room_name: "Yard".into(), hp: 5, max_hp: 20, level: 2, fighting: true, ..Default::default() };
+        let mut s =
+            GameState { room_vnum: 8005, room_name: "Yard".into(), hp: 5, max_hp: 20, level: 2, fighting: true, ..Default::default() };
         s.mobs.push(super::super::state::Mob { name: "a straw dummy".into(), fighting: true, ..Default::default() });
         let mut a = SessionLog::create(dir.path(), "Ula").unwrap();
         let b = SessionLog::create(dir.path(), "ula").unwrap();
@@ -185,9 +192,12 @@ mod tests {
         let p = a.finish().unwrap();
         assert!(p.starts_with(dir.path().join("ula")));
         let v: serde_json::Value = serde_json::from_str(std::fs::read_to_string(&p).unwrap().trim()).unwrap();
-        for f in ["timestamp", "room_vnum", "room_name", "hp", "max_hp", "agent_level", "mobs_present", "fighting", "action", "args", "say_line", "latency_ms", "tokens", "valence"] {
-            assert!(v.get(f).is_some(), "missing {f}: {v}");
+        for f in crate::record::export::SESSION_FIELDS.iter().chain(&["tokens"]) {
+            assert!(v.get(*f).is_some(), "missing {f}: {v}");
         }
-        assert_eq!((v["action"].as_str(), v["args"].as_str(), v["fighting"].as_str(), v["mobs_present"].as_u64()), (Some("kill"), Some("2.dummy"), Some("a straw dummy"), Some(1)));
+        assert_eq!(
+            (v["action"].as_str(), v["args"].as_str(), v["fighting"].as_str(), v["mobs_present"].as_u64()),
+            (Some("kill"), Some("2.dummy"), Some("a straw dummy"), Some(1))
+        );
     }
 }

@@ -89,8 +89,7 @@ pub fn build(s: &GameState, history: &VecDeque<Turn>, budget: Option<usize>) -> 
     let memory = if !s.memory_summary.trim().is_empty() { s.memory_summary.trim() } else { s.memory_bootstrap.trim() };
     let mut memory_lines: Vec<&str> = memory.lines().collect();
     let state = state_text(s);
-    let mut turns: Vec<String> =
-        history.iter().map(|t| format!("> {}\n{}", t.command, first_lines(&t.feedback, 3))).collect();
+    let mut turns: Vec<String> = history.iter().map(|t| format!("> {}\n{}", t.command, first_lines(&t.feedback, 3))).collect();
     let mut heard: Vec<String> = s
         .recent
         .iter()
@@ -132,7 +131,8 @@ pub fn build(s: &GameState, history: &VecDeque<Turn>, budget: Option<usize>) -> 
         let (system, user) = assemble(&rules, &memory_lines, &state, &heard, &turns);
         let tokens = count_tokens(&system) + count_tokens(&user);
         // The per-line sums are an estimate; if the whole is still over, trim on.
-        let more = !turns.is_empty() || !heard.is_empty() || memory_lines.iter().skip(1).any(|l| !l.starts_with('#') && !l.trim().is_empty());
+        let more =
+            !turns.is_empty() || !heard.is_empty() || memory_lines.iter().skip(1).any(|l| !l.starts_with('#') && !l.trim().is_empty());
         if tokens <= b || !more {
             return Prompt { system, user, tokens, trimmed };
         }
@@ -281,7 +281,10 @@ mod tests {
         let r = |c: &str, s: Option<&str>| Some(Reply { command: c.into(), say: s.map(str::to_string) });
         assert_eq!(parse_reply(r#"{"command":"kill goblin","say":"Die!"}"#), r("kill goblin", Some("Die!")));
         assert_eq!(parse_reply("```json\n{\"command\": \"north\"}\n```"), r("north", None));
-        assert_eq!(parse_reply("I think we should go.\n{\"action\": \"get\", \"args\": [\"sword\"], \"say\": \"\"} Good luck"), r("get sword", None));
+        assert_eq!(
+            parse_reply("I think we should go.\n{\"action\": \"get\", \"args\": [\"sword\"], \"say\": \"\"} Good luck"),
+            r("get sword", None)
+        );
         assert_eq!(parse_reply("Command: `flee`\nSay: run!"), r("flee", Some("run!")));
         assert_eq!(parse_reply("look"), r("look", None));
         assert_eq!(parse_reply("{\"text\": \"{nested}\", \"command\": \"say hi {there}\"}"), r("say hi {there}", None));
@@ -294,10 +297,10 @@ mod tests {
     fn the_budget_drops_the_oldest_context_first_and_keeps_state_and_rules() {
         let mut s = GameState { name: "ula".into(), level: 3, room_name: "The Training Yard".into(), ..Default::default() };
         s.mobs = vec![Mob { name: "a straw dummy".into(), target_string: "dummy".into(), ..Default::default() }];
-        s.memory_summary = format!("## Memory\n\n### Session 1\n{}\n### Relationships\nBram — trusted ally", (0..60)
-            .map(|i| format!("Killed goblin number {i} in the Dark Corridor (noteworthy)."))
-            .collect::<Vec<_>>()
-            .join("\n"));
+        s.memory_summary = format!(
+            "## Memory\n\n### Session 1\n{}\n### Relationships\nBram — trusted ally",
+            (0..60).map(|i| format!("Killed goblin number {i} in the Dark Corridor (noteworthy).")).collect::<Vec<_>>().join("\n")
+        );
         for i in 0..40 {
             s.recent.push_back(Heard { kind: "say".into(), text: format!("old chatter {i}"), from: Some("Bram".into()), re: None });
         }

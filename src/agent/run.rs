@@ -121,7 +121,10 @@ impl Report {
             self.secs
         );
         if self.llm_calls > 0 {
-            t += &format!("  LLM:          {} calls, {} by the fallback model, {} unanswered\n", self.llm_calls, self.fallback_used, self.llm_failed);
+            t += &format!(
+                "  LLM:          {} calls, {} by the fallback model, {} unanswered\n",
+                self.llm_calls, self.fallback_used, self.llm_failed
+            );
         }
         if let Some(p) = &self.log_file {
             t += &format!("  Log:          {} ({} lines)\n", p.display(), self.log_lines);
@@ -434,19 +437,25 @@ impl Loop<'_> {
         self.turn += 1;
         let id = format!("t{}", self.turn);
         let mut line = TurnLine::at(&self.state, &a.command, a.say.as_deref(), source);
+        let mut meta = None;
         if let Some((d, prompt_tokens)) = llm {
             line.latency_ms = d.latency.as_millis() as u64;
-            line.tokens = d.tokens.max(prompt_tokens as u64);
+            line.tokens = d.prompt_tokens.max(prompt_tokens as u64) + d.completion_tokens;
             line.model = d.model.clone();
+            meta = Some(serde_json::json!({
+                "tokens_prompt": d.prompt_tokens.max(prompt_tokens as u64),
+                "tokens_completion": d.completion_tokens,
+                "latency_ms": d.latency.as_secs_f64() * 1000.0,
+            }));
         }
         self.out.action(&a.command, source, &a.why, &self.state);
         self.tx
-            .send(Outbound::Command { command: a.command.clone(), id: id.clone() })
+            .send(Outbound::Command { command: a.command.clone(), id: id.clone(), meta })
             .await
             .map_err(|_| AgentError::Connect("the connection has stopped".into()))?;
         if let Some(say) = a.say.as_deref().filter(|s| !s.trim().is_empty()) {
             self.out.say(say);
-            let _ = self.tx.send(Outbound::Command { command: format!("say {say}"), id: format!("{id}s") }).await;
+            let _ = self.tx.send(Outbound::Command { command: format!("say {say}"), id: format!("{id}s"), meta: None }).await;
         }
         self.pending = Some(Pending {
             id,
@@ -514,11 +523,11 @@ impl Loop<'_> {
                 if !self.state.fighting && !quit_sent {
                     self.end_turn()?;
                     self.out.line("> quit");
-                    let _ = self.tx.send(Outbound::Command { command: "quit".into(), id: "quit".into() }).await;
+                    let _ = self.tx.send(Outbound::Command { command: "quit".into(), id: "quit".into(), meta: None }).await;
                     quit_sent = true;
                 } else if self.state.fighting && last_flee.is_none_or(|t| t.elapsed() > Duration::from_millis(700)) {
                     self.out.line("> flee  [leaving: out of the fight first]");
-                    let _ = self.tx.send(Outbound::Command { command: "flee".into(), id: "leave".into() }).await;
+                    let _ = self.tx.send(Outbound::Command { command: "flee".into(), id: "leave".into(), meta: None }).await;
                     last_flee = Some(Instant::now());
                 }
                 match tokio::time::timeout(Duration::from_millis(200), rx.recv()).await {
@@ -543,7 +552,9 @@ impl Loop<'_> {
             }
             if !closed {
                 let _ = self.tx.send(Outbound::Close).await;
-                self.out.line("~ the server did not end the session in time; the socket was closed (the character stays link-dead for a while)");
+                self.out.line(
+                    "~ the server did not end the session in time; the socket was closed (the character stays link-dead for a while)",
+                );
             }
         }
         self.end_turn()?;

@@ -310,7 +310,9 @@ impl GameState {
             "EQUIPMENT" => {
                 self.equipment = v
                     .as_object()
-                    .map(|m| m.iter().map(|(slot, it)| (slot.clone(), it["name"].as_str().or(it.as_str()).unwrap_or("").to_string())).collect())
+                    .map(|m| {
+                        m.iter().map(|(slot, it)| (slot.clone(), it["name"].as_str().or(it.as_str()).unwrap_or("").to_string())).collect()
+                    })
                     .unwrap_or_default()
             }
             "FIGHTING" => self.fighting = truthy(v),
@@ -322,9 +324,10 @@ impl GameState {
                     // so only the kinds that come nowhere else are noted here.
                     if matches!(kind.as_str(), "kill" | "rate_limited" | "events_dropped") {
                         let h = Heard {
-                            text: e["text"].as_str().map(str::to_string).unwrap_or_else(|| {
-                                e["command"].as_str().map(|c| format!("{kind}: {c}")).unwrap_or_else(|| kind.clone())
-                            }),
+                            text: e["text"]
+                                .as_str()
+                                .map(str::to_string)
+                                .unwrap_or_else(|| e["command"].as_str().map(|c| format!("{kind}: {c}")).unwrap_or_else(|| kind.clone())),
                             kind,
                             from: e["from"].as_str().map(str::to_string),
                             re: msg["re"].as_str().map(str::to_string),
@@ -418,7 +421,8 @@ mod tests {
         assert_eq!(s.memory_summary, "## Memory data");
         s.apply(&json!({"type":"memory_bootstrap","data":{"block":"b","count":1}}));
         assert_eq!(s.memory_bootstrap, "b");
-        for junk in [json!(null), json!([1, 2]), json!({"type": 5}), json!({"type":"vars","data":[1]}), json!({"type":"state","data":"x"})] {
+        for junk in [json!(null), json!([1, 2]), json!({"type": 5}), json!({"type":"vars","data":[1]}), json!({"type":"state","data":"x"})]
+        {
             s.apply(&junk);
         }
         let a = s.apply(&json!({"type":"event","data":{"type":"death","text":"You are dead!  Sorry..."}}));
@@ -438,18 +442,26 @@ mod props {
         let leaf = prop_oneof![
             Just(Value::Null),
             any::<bool>().prop_map(Value::Bool),
-            any::<i64>().prop_map(|n| Value::from(n)),
+            any::<i64>().prop_map(Value::from),
             any::<f64>().prop_map(|f| serde_json::Number::from_f64(f).map(Value::Number).unwrap_or(Value::Null)),
             prop_oneof![Just("state"), Just("vars"), Just("event"), Just("memory_summary"), Just("HEALTH"), Just("ROOM_MOBS"), Just("x")]
-                .prop_map(|s| Value::from(s)),
+                .prop_map(Value::from),
             ".{0,12}".prop_map(Value::from),
         ];
         leaf.prop_recursive(4, 40, 6, |inner| {
             prop_oneof![
                 prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
                 prop::collection::btree_map(
-                    prop_oneof![Just("type".to_string()), Just("data".to_string()), Just("HEALTH".to_string()), Just("ROOM_MOBS".to_string()),
-                        Just("player".to_string()), Just("room".to_string()), Just("fighting".to_string()), ".{0,6}".prop_map(|s| s)],
+                    prop_oneof![
+                        Just("type".to_string()),
+                        Just("data".to_string()),
+                        Just("HEALTH".to_string()),
+                        Just("ROOM_MOBS".to_string()),
+                        Just("player".to_string()),
+                        Just("room".to_string()),
+                        Just("fighting".to_string()),
+                        ".{0,6}".prop_map(|s| s)
+                    ],
                     inner,
                     0..6
                 )

@@ -22,12 +22,8 @@ impl<'a> Transcript<'a> {
     }
 
     pub fn room(&mut self, s: &GameState) {
-        let mut t = format!(
-            "\n[{}] {} — exits: {}",
-            s.room_vnum,
-            s.room_name,
-            if s.exits.is_empty() { "none".into() } else { s.exits.join(" ") }
-        );
+        let mut t =
+            format!("\n[{}] {} — exits: {}", s.room_vnum, s.room_name, if s.exits.is_empty() { "none".into() } else { s.exits.join(" ") });
         if !s.mobs.is_empty() {
             t += &format!("\n  mobs: {}", s.mobs.iter().map(|m| m.name.as_str()).collect::<Vec<_>>().join("; "));
         }
@@ -37,7 +33,10 @@ impl<'a> Transcript<'a> {
         if !s.items.is_empty() {
             t += &format!("\n  items: {}", s.items.iter().map(|m| m.name.as_str()).collect::<Vec<_>>().join("; "));
         }
-        t += &format!("\n  HP {}/{}  MP {}/{}  MV {}/{}  level {}  gold {}", s.hp, s.max_hp, s.mana, s.max_mana, s.moves, s.max_moves, s.level, s.gold);
+        t += &format!(
+            "\n  HP {}/{}  MP {}/{}  MV {}/{}  level {}  gold {}",
+            s.hp, s.max_hp, s.mana, s.max_mana, s.moves, s.max_moves, s.level, s.gold
+        );
         self.line(&t);
     }
 

@@ -282,7 +282,10 @@ not json at all
         // The seed's example writes `mobs_present` as a count and `fighting` as the foe's
         // name; `pawns agent session` does the same and adds the names under `mobs`.
         let counted = LOG
-            .replace(r#""mobs_present":["a cave bear"],"fighting":true"#, r#""mobs_present":1,"mobs":["a cave bear"],"fighting":"a cave bear""#)
+            .replace(
+                r#""mobs_present":["a cave bear"],"fighting":true"#,
+                r#""mobs_present":1,"mobs":["a cave bear"],"fighting":"a cave bear""#,
+            )
             .replace(r#""mobs_present":[],"fighting":false"#, r#""mobs_present":0,"fighting":"""#);
         assert_ne!(counted, LOG);
         let (a, _, _) = extract_file(LOG, "s1", 1);

@@ -88,7 +88,10 @@ async fn the_fsm_policy_fights_what_it_can_flees_what_it_cannot_and_survives() {
         assert!(lines[..i].iter().any(|c| c["action"] == "consider" && c["args"] == l["args"]), "attacked unconsidered: {l}");
     }
     for l in &lines {
-        assert!(!(l["action"] == "kill" && ["dragon", "guildmaster", "fiend"].contains(&l["args"].as_str().unwrap_or(""))), "attacked a mob far above it: {l}");
+        assert!(
+            !(l["action"] == "kill" && ["dragon", "guildmaster", "fiend"].contains(&l["args"].as_str().unwrap_or(""))),
+            "attacked a mob far above it: {l}"
+        );
     }
     // The bear wore it down and the survival FSM fled under 25 %.
     let flee = lines.iter().find(|l| l["action"] == "flee" && l["source"] == "fsm").unwrap_or_else(|| panic!("never fled: {}", why()));
@@ -100,8 +103,8 @@ async fn the_fsm_policy_fights_what_it_can_flees_what_it_cannot_and_survives() {
     }
     // Every line has the seed's fields.
     for l in &lines {
-        for f in ["timestamp", "room_vnum", "room_name", "hp", "max_hp", "agent_level", "mobs_present", "fighting", "action", "args", "say_line", "latency_ms", "tokens", "valence"] {
-            assert!(l.get(f).is_some(), "{f} missing in {l}");
+        for f in pawns::record::export::SESSION_FIELDS.iter().chain(&["tokens"]) {
+            assert!(l.get(*f).is_some(), "{f} missing in {l}");
         }
     }
     assert!(text.contains("> flee"), "{text}");
@@ -122,7 +125,9 @@ async fn an_llm_chooses_the_commands_and_speech_with_its_own_key_and_a_fallback_
         match req["model"].as_str() {
             Some("fast-model") if n < 2 => StubAnswer::Status(500),
             Some("fast-model") if n < 4 => StubAnswer::Slow(Duration::from_secs(3)),
-            Some("fast-model") => StubAnswer::Text("Sure! Here you go:\n```json\n{\"command\": \"look\", \"say\": \"Hello from the model\"}\n```".into()),
+            Some("fast-model") => {
+                StubAnswer::Text("Sure! Here you go:\n```json\n{\"command\": \"look\", \"say\": \"Hello from the model\"}\n```".into())
+            }
             _ => StubAnswer::Text("{\"command\": \"look\", \"say\": \"Hello from the fallback\"}".into()),
         }
     })
@@ -157,6 +162,19 @@ async fn an_llm_chooses_the_commands_and_speech_with_its_own_key_and_a_fallback_
     let reqs = seen.lock().unwrap().clone();
     assert!(reqs.iter().all(|q| q.contains("Bearer llm-secret") && !q.contains(&key)), "the game key never goes to the LLM");
     assert!(reqs[0].contains("/v1/chat/completions") && reqs[0].contains("The Test Temple"), "{}", reqs[0]);
+    // The server recorded how each decision was made (the client attaches it).
+    let mut recorded = String::new();
+    let until = Instant::now() + WAIT;
+    while recorded.matches("\"command\":\"look\"").count() < 4 && Instant::now() < until {
+        recorded = http_get(s.addr, "/api/export?what=decisions&agent=ula").await.1;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let with_tokens = recorded
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|d| d["decision"]["command"] == "look" && d["decision"]["client"]["tokens_prompt"].as_u64().is_some_and(|t| t > 50))
+        .count();
+    assert!(with_tokens >= 4, "each model decision carries its token count to the record:\n{recorded}");
     s.shutdown().await;
 }
 

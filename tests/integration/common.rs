@@ -322,7 +322,9 @@ pub async fn llm_stub_with(answer: impl Fn(&Value) -> StubAnswer + Send + Sync +
                     if let Some(end) = text.find("\r\n\r\n") {
                         let len = text[..end]
                             .lines()
-                            .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse::<usize>().unwrap()))
+                            .find_map(|l| {
+                                l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse::<usize>().unwrap())
+                            })
                             .unwrap_or(0);
                         if buf.len() >= end + 4 + len {
                             break end + 4;
@@ -333,7 +335,9 @@ pub async fn llm_stub_with(answer: impl Fn(&Value) -> StubAnswer + Send + Sync +
                 seen.lock().unwrap().push(raw);
                 let body: Value = serde_json::from_slice(&buf[body_at..]).unwrap_or(Value::Null);
                 let (status, body) = match answer(&body) {
-                    StubAnswer::Text(t) => ("200 OK".to_string(), json!({"choices": [{"message": {"role": "assistant", "content": t}}]}).to_string()),
+                    StubAnswer::Text(t) => {
+                        ("200 OK".to_string(), json!({"choices": [{"message": {"role": "assistant", "content": t}}]}).to_string())
+                    }
                     StubAnswer::Status(code) => (format!("{code} Stub Error"), "{\"error\":\"down\"}".to_string()),
                     StubAnswer::Slow(d) => {
                         tokio::time::sleep(d).await;
@@ -369,7 +373,12 @@ impl Proxy {
     pub async fn start(target: SocketAddr) -> Proxy {
         use std::sync::atomic::Ordering::Relaxed;
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let p = Proxy { addr: listener.local_addr().unwrap(), freeze: Default::default(), discarded: Default::default(), pumps: Default::default() };
+        let p = Proxy {
+            addr: listener.local_addr().unwrap(),
+            freeze: Default::default(),
+            discarded: Default::default(),
+            pumps: Default::default(),
+        };
         let (freeze, discarded, pumps) = (p.freeze.clone(), p.discarded.clone(), p.pumps.clone());
         tokio::spawn(async move {
             while let Ok((client, _)) = listener.accept().await {
