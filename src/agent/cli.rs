@@ -128,7 +128,7 @@ pub async fn agent(args: AgentArgs) -> anyhow::Result<()> {
     match args.what {
         AgentCmd::Config(c) => config(&path, c),
         what => {
-            let cfg = AgentConfig::load(&path)?.with_env();
+            let cfg = AgentConfig::load(&path).map_err(explain)?.with_env();
             // Diagnostics (frames, model calls, reconnects) go to stderr at `log_level`;
             // the transcript is stdout. `RUST_LOG` wins when set.
             let filter = std::env::var("RUST_LOG").unwrap_or_else(|_| format!("pawns={}", cfg.log_level));
@@ -156,7 +156,7 @@ pub async fn agent(args: AgentArgs) -> anyhow::Result<()> {
 }
 
 fn config(path: &std::path::Path, c: ConfigArgs) -> anyhow::Result<()> {
-    let mut cfg = AgentConfig::load(path)?;
+    let mut cfg = AgentConfig::load(path).map_err(explain)?;
     let mut changed = false;
     let mut set = |slot: &mut String, v: Option<String>| {
         if let Some(v) = v {
@@ -188,10 +188,10 @@ fn config(path: &std::path::Path, c: ConfigArgs) -> anyhow::Result<()> {
     }
     if changed {
         if !TIERS.contains(&cfg.tier.as_str()) {
-            bail!("--tier must be one of {} (got {:?}); nothing was saved", TIERS.join(", "), cfg.tier);
+            bail!("[config_invalid] --tier must be one of {} (got {:?}); nothing was saved", TIERS.join(", "), cfg.tier);
         }
-        cfg.check().map_err(|e| anyhow::anyhow!("{e}; nothing was saved"))?;
-        cfg.save(path)?;
+        cfg.check().map_err(|e| anyhow::anyhow!("[config_invalid] {e}; nothing was saved"))?;
+        cfg.save(path).map_err(explain)?;
         println!("saved {}", path.display());
     } else {
         println!("{}", path.display());
@@ -210,6 +210,9 @@ async fn play(mut cfg: AgentConfig, p: PlayArgs, session: Option<(Duration, Path
     }
     if let Some(port) = p.port {
         cfg.game_port = port;
+    }
+    if cfg.key.is_empty() {
+        return Err(explain(AgentError::Config("no agent key: set one with `pawns agent config --key dp_…` (or PAWNS_AGENT_KEY)".into())));
     }
     let policy = p.policy.unwrap_or(if cfg.llm_endpoint.is_empty() { Policy::Fsm } else { Policy::Llm });
     if p.policy.is_none() && policy == Policy::Fsm {
@@ -271,7 +274,7 @@ fn explain(e: AgentError) -> anyhow::Error {
 async fn get_json(url: &str, key: &str, post: bool) -> anyhow::Result<(u16, serde_json::Value)> {
     let client = reqwest::Client::builder().timeout(Duration::from_secs(300)).build()?;
     let req = if post { client.post(url) } else { client.get(url) };
-    let resp = req.bearer_auth(key).send().await.with_context(|| format!("cannot reach {url}"))?;
+    let resp = req.bearer_auth(key).send().await.map_err(|e| anyhow::anyhow!("[connect_failed] cannot reach {url}: {e}"))?;
     let status = resp.status().as_u16();
     let body = resp.text().await.unwrap_or_default();
     Ok((status, serde_json::from_str(&body).unwrap_or(serde_json::json!({"message": body.trim()}))))
