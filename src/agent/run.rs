@@ -246,6 +246,16 @@ pub async fn run(cfg: &AgentConfig, opts: RunOptions, out: &mut (dyn Write + Sen
     l.finish(&mut rx, result, started).await
 }
 
+/// Resolves when the stop flag turns true; never, without a flag or once its sender is gone.
+async fn stopped(stop: Option<&mut watch::Receiver<bool>>) {
+    if let Some(s) = stop {
+        if s.wait_for(|v| *v).await.is_ok() {
+            return;
+        }
+    }
+    std::future::pending().await
+}
+
 impl Loop<'_> {
     async fn play(&mut self, rx: &mut mpsc::Receiver<ConnEvent>, started: Instant) -> Result<String, AgentError> {
         let deadline = self.opts.duration.map(|d| started + d);
@@ -277,7 +287,7 @@ impl Loop<'_> {
                     self.on_llm(done.unwrap_or_else(|e| Err(vec![(String::new(), e.to_string())])), tokens).await?;
                 }
                 _ = tokio::time::sleep(tick) => {}
-                _ = async { match stop.as_mut() { Some(s) => { let _ = s.wait_for(|v| *v).await; } None => std::future::pending().await } } => {
+                _ = stopped(stop.as_mut()) => {
                     return Ok("stopped".into());
                 }
             }
