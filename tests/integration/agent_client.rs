@@ -289,6 +289,11 @@ async fn exec_prints_the_feedback_and_config_keeps_the_key_masked() {
     let o = tokio::task::spawn_blocking(move || c.output().unwrap()).await.unwrap();
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
     assert!(!o.status.success() && err.contains("[auth_failed]"), "{err}");
+    let mut c = bin();
+    c.args(["agent", "--config"]).arg(&p).arg("whoami").env("PAWNS_AGENT_KEY", &bad);
+    let o = tokio::task::spawn_blocking(move || c.output().unwrap()).await.unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(!o.status.success() && err.contains("[auth_failed] the server does not accept this key"), "{err}");
     let o = run(vec!["exec", "look", "--port", "1"]).await;
     assert!(!o.status.success(), "--port is not an exec flag");
     s.shutdown().await;
