@@ -142,6 +142,19 @@ async fn sigkill_under_load_loses_nothing_committed() {
             .enumerate()
             .map(|(i, (n, k))| tokio::spawn(agent(server.addr.clone(), n.clone(), k.clone(), (round * 100 + i) as u64)))
             .collect();
+        // Each start catches the index up from its watermark. How fast depends on the
+        // machine, so the round waits for it (bounded) instead of racing it: the kill
+        // window starts once the index holds what earlier rounds recorded.
+        let caught_up_by = Instant::now() + Duration::from_secs(60);
+        loop {
+            let (status, body) = http(&server.addr, "GET", "/api/search/status").await;
+            let at = serde_json::from_str::<Value>(&body).ok().and_then(|v| v["indexed_batch"].as_u64()).unwrap_or(0);
+            if status == 200 && at >= prev_last {
+                break;
+            }
+            assert!(Instant::now() < caught_up_by, "round {round}: the index never caught up to {prev_last} (at {at}): {body}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
         // Watch what the server reports durable until the kill.
         let kill_at = Instant::now() + Duration::from_millis(rng.gen_range(300..1500));
         let mut durable = 0;
@@ -159,8 +172,7 @@ async fn sigkill_under_load_loses_nothing_committed() {
             let _ = tokio::time::timeout(Duration::from_secs(5), t).await;
         }
         let (total, watermark) = check_file(&db, durable);
-        // Each start catches the index up from its watermark (the commit interval is
-        // longer than a round, so what a round indexes is what earlier rounds recorded).
+        // What the index committed before the kill survives it.
         eprintln!("round {round}: durable {durable}, index at batch {watermark}");
         if round > 0 {
             assert!(watermark >= prev_last, "round {round}: the index did not catch up to {prev_last} (at {watermark})");
