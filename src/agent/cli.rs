@@ -211,9 +211,7 @@ async fn play(mut cfg: AgentConfig, p: PlayArgs, session: Option<(Duration, Path
     if let Some(port) = p.port {
         cfg.game_port = port;
     }
-    if cfg.key.is_empty() {
-        return Err(explain(AgentError::Config("no agent key: set one with `pawns agent config --key dp_…` (or PAWNS_AGENT_KEY)".into())));
-    }
+    cfg.require_key().map_err(explain)?;
     let policy = p.policy.unwrap_or(if cfg.llm_endpoint.is_empty() { Policy::Fsm } else { Policy::Llm });
     if p.policy.is_none() && policy == Policy::Fsm {
         eprintln!("(no llm_endpoint configured: playing with --policy fsm)");
@@ -294,9 +292,7 @@ async fn whoami(cfg: &AgentConfig, path: &std::path::Path) -> anyhow::Result<()>
             format!("{} ({} → {}), key {}", cfg.llm_endpoint, cfg.model_fast, cfg.model_fallback, mask(&cfg.llm_key))
         }
     );
-    if cfg.key.is_empty() {
-        bail!("[config_invalid] no agent key: `pawns agent config --key dp_…` (make one with `pawns keygen --name NAME`)");
-    }
+    cfg.require_key().map_err(explain)?;
     let (status, v) = get_json(&format!("{}/api/whoami", cfg.http_url()), &cfg.key, false)
         .await
         .map_err(|e| anyhow::anyhow!("[connect_failed] {e:#}"))?;
@@ -319,9 +315,7 @@ async fn whoami(cfg: &AgentConfig, path: &std::path::Path) -> anyhow::Result<()>
 }
 
 async fn dream(cfg: &AgentConfig, as_json: bool) -> anyhow::Result<()> {
-    if cfg.key.is_empty() {
-        bail!("[config_invalid] no agent key: `pawns agent config --key dp_…`");
-    }
+    cfg.require_key().map_err(explain)?;
     let mut name = cfg.player_name.to_ascii_lowercase();
     if name.is_empty() {
         let (status, v) = get_json(&format!("{}/api/whoami", cfg.http_url()), &cfg.key, false).await?;

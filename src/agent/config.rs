@@ -176,6 +176,30 @@ impl AgentConfig {
         write().map_err(|e| AgentError::Config(format!("cannot write {}: {e}", path.display())))
     }
 
+    /// The key, or the error that says how to get one.
+    pub fn require_key(&self) -> Result<(), AgentError> {
+        if self.key.is_empty() {
+            return Err(AgentError::Config(
+                "no agent key: set one with `pawns agent config --key dp_…` or PAWNS_AGENT_KEY (make one with `pawns keygen --name NAME`)"
+                    .into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// How this config logs in; `model` is what decides (stored with the session).
+    pub fn login(&self, model: &str) -> Result<super::conn::Login, AgentError> {
+        self.require_key()?;
+        Ok(super::conn::Login {
+            url: self.ws_url(),
+            player_name: self.player_name.clone(),
+            key: self.key.clone(),
+            tier: self.tier.clone(),
+            valence: self.valence,
+            model: model.to_string(),
+        })
+    }
+
     /// The game's WebSocket URL.
     pub fn ws_url(&self) -> String {
         format!("ws://{}:{}/ws", self.host_for_url(), self.game_port)

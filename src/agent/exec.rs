@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
 use super::config::AgentConfig;
-use super::conn::{self, Backoff, ConnEvent, Login, Outbound};
+use super::conn::{self, Backoff, ConnEvent, Outbound};
 use super::state::GameState;
 use super::transcript::Transcript;
 use super::AgentError;
@@ -34,17 +34,7 @@ pub async fn exec(cfg: &AgentConfig, command: &str, out: &mut (dyn Write + Send)
     if command.len() > 1000 || command.chars().any(|c| c.is_control()) {
         return Err(AgentError::Config("a command is one line of at most 1,000 characters".into()));
     }
-    if cfg.key.is_empty() {
-        return Err(AgentError::Config("no agent key: set one with `pawns agent config --key dp_…` (or PAWNS_AGENT_KEY)".into()));
-    }
-    let login = Login {
-        url: cfg.ws_url(),
-        player_name: cfg.player_name.clone(),
-        key: cfg.key.clone(),
-        tier: cfg.tier.clone(),
-        valence: cfg.valence,
-        model: "exec".into(),
-    };
+    let login = cfg.login("exec")?;
     let stats = Default::default();
     let backoff = Backoff { breaker: 1, ..Backoff::default() };
     let (tx, mut rx) = conn::start(login, backoff, stats).await?;

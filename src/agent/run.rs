@@ -21,7 +21,7 @@ use serde::Serialize;
 use tokio::sync::{mpsc, watch};
 
 use super::config::AgentConfig;
-use super::conn::{self, Backoff, ConnEvent, Login, Outbound, SeqStats};
+use super::conn::{self, Backoff, ConnEvent, Outbound, SeqStats};
 use super::fsm::{self, Action, Planner};
 use super::llm::{Decided, LlmClient};
 use super::log::{turn_valence, SessionLog, TurnLine};
@@ -183,9 +183,11 @@ struct Loop<'a> {
 
 /// Plays until the duration, the turn count or a stop; returns what happened.
 pub async fn run(cfg: &AgentConfig, opts: RunOptions, out: &mut (dyn Write + Send)) -> Result<Report, AgentError> {
-    if cfg.key.is_empty() {
-        return Err(AgentError::Config("no agent key: set one with `pawns agent config --key dp_…` (or PAWNS_AGENT_KEY)".into()));
-    }
+    let login = cfg.login(match opts.policy {
+        Policy::Llm => &cfg.model_fast,
+        Policy::Fsm => "fsm",
+        Policy::Random => "random",
+    })?;
     let llm = match opts.policy {
         Policy::Llm if cfg.llm_endpoint.is_empty() => {
             return Err(AgentError::Config(
@@ -196,18 +198,6 @@ pub async fn run(cfg: &AgentConfig, opts: RunOptions, out: &mut (dyn Write + Sen
             Some(LlmClient::new(&cfg.llm_endpoint, &cfg.llm_key, &cfg.model_fast, &cfg.model_fallback, cfg.temperature, opts.llm_timeout))
         }
         _ => None,
-    };
-    let login = Login {
-        url: cfg.ws_url(),
-        player_name: cfg.player_name.clone(),
-        key: cfg.key.clone(),
-        tier: cfg.tier.clone(),
-        valence: cfg.valence,
-        model: match opts.policy {
-            Policy::Llm => cfg.model_fast.clone(),
-            Policy::Fsm => "fsm".into(),
-            Policy::Random => "random".into(),
-        },
     };
     let stats = Arc::new(Mutex::new(SeqStats::default()));
     let (tx, mut rx) = conn::start(login, opts.backoff, stats.clone()).await?;

@@ -378,15 +378,7 @@ async fn a_session_dreams_on_logout_and_the_next_sessions_first_llm_request_reme
     assert!(first_session_requests >= 2);
     assert!(!seen.lock().unwrap()[0].contains("## Memory"), "no memory yet in session one");
     // The server dreams on the logout by itself.
-    let until = Instant::now() + WAIT;
-    let memory = loop {
-        let (status, body) = http_get(s.addr, "/api/agents/ula/memory").await;
-        if status == 200 {
-            break serde_json::from_str::<Value>(&body).unwrap();
-        }
-        assert!(Instant::now() < until, "no dream after the logout: {body}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+    let memory = memory_of(&s, "ula").await;
     assert_eq!(memory["last_dream"]["trigger"], "logout");
     // Session two: its first request to the model carries that memory.
     let mut o = opts(Policy::Llm);

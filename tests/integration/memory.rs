@@ -89,19 +89,6 @@ impl Agent {
     }
 }
 
-async fn memory_of(s: &TestServer, name: &str) -> Value {
-    let deadline = std::time::Instant::now() + WAIT;
-    loop {
-        let (status, body) = http_get(s.addr, &format!("/api/agents/{name}/memory")).await;
-        if status == 200 {
-            return serde_json::from_str(&body).unwrap();
-        }
-        assert_eq!(status, 404, "{body}");
-        assert!(std::time::Instant::now() < deadline, "no memory for {name} after its logout: {body}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
 fn pos(text: &str, needle: &str) -> usize {
     text.find(needle).unwrap_or_else(|| panic!("the summary should say {needle:?}:\n{text}"))
 }
