@@ -70,6 +70,10 @@ pub struct ServeArgs {
     /// Seed for the game's random numbers (default: random).
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Where new characters start and the dead respawn (default: the world's mortal
+    /// start room — 8004 on Dark Pawns, 3001 on CircleMUD and tbaMUD).
+    #[arg(long, value_name = "VNUM")]
+    pub start_room: Option<u32>,
     /// Most connections at once.
     #[arg(long, default_value_t = 20_000)]
     pub max_connections: usize,
@@ -130,13 +134,18 @@ pub struct KeygenArgs {
     /// The character the key logs in.
     #[arg(long)]
     pub name: String,
-    /// The data file (used when no server holds it).
-    #[arg(long, default_value = "pawns.redb")]
-    pub db: PathBuf,
-    /// A running server to ask when the data file is held (default: http://127.0.0.1:4350).
-    #[arg(long, default_value = "http://127.0.0.1:4350")]
-    pub server: String,
+    /// The data file to write the key into (created, and said so, if missing). Without
+    /// --db or --server: ./pawns.redb if it exists, else the server at the default URL.
+    #[arg(long)]
+    pub db: Option<PathBuf>,
+    /// A running server to ask (its loopback admin API). Given alone, the key is made
+    /// there and nowhere else; with --db, it is asked when a server holds the file.
+    #[arg(long)]
+    pub server: Option<String>,
 }
+
+/// Where `keygen` asks when no `--server` is given.
+pub const DEFAULT_SERVER: &str = "http://127.0.0.1:4350";
 
 #[derive(Args, Debug)]
 pub struct SearchArgs {

@@ -1,5 +1,6 @@
 //! What each subcommand does.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
@@ -16,6 +17,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     if let Some(seed) = args.seed {
         cfg.engine.seed = seed;
     }
+    cfg.engine.start_room = args.start_room;
     cfg.engine.linkdead_grace = Duration::from_secs(args.linkdead_secs);
     cfg.record = !args.no_record;
     cfg.keep_observation_days = args.keep_observations;
@@ -80,18 +82,43 @@ fn say(line: &str) {
 
 pub async fn keygen(args: KeygenArgs) -> anyhow::Result<()> {
     crate::auth::names::check(&args.name).map_err(|m| anyhow::anyhow!("invalid name '{}' (invalid_name): {m}", args.name))?;
-    let db = args.db.clone();
+    let server = args.server.clone().unwrap_or_else(|| crate::cli::DEFAULT_SERVER.to_string());
+    // Which data file, if any: an explicit --db; else ./pawns.redb only if it exists and
+    // no --server was named. An explicit --server alone never touches a file.
+    let db = match (&args.db, &args.server) {
+        (Some(db), _) => Some(db.clone()),
+        (None, Some(_)) => None,
+        (None, None) => Some(PathBuf::from("pawns.redb")).filter(|p| p.exists()),
+    };
+    let Some(db) = db else {
+        let key = via_server(&server, &args.name).await.with_context(|| match &args.server {
+            Some(_) => format!("asking the server at {server} for a key failed (connect_failed)"),
+            None => format!(
+                "no data file here (./pawns.redb) and no server answered at {server} (connect_failed); \
+                 pass --server URL for a running server, or --db FILE to write the key into a data file"
+            ),
+        })?;
+        println!("{key}");
+        eprintln!("Agent key for {} from {server} (shown once; only its hash is stored).", crate::auth::names::display(&args.name));
+        return Ok(());
+    };
     let name = args.name.clone();
-    let offline = tokio::task::spawn_blocking(move || -> Result<String, StoreError> {
-        let (store, _) = Store::open(&db)?;
-        Accounts::create_key(&store, &name).map_err(|e| StoreError::Codec(e.message()))
+    let db2 = db.clone();
+    let offline = tokio::task::spawn_blocking(move || -> Result<(String, bool), StoreError> {
+        let (store, report) = Store::open(&db2)?;
+        Ok((Accounts::create_key(&store, &name).map_err(|e| StoreError::Codec(e.message()))?, report.created))
     })
     .await?;
     let key = match offline {
-        Ok(k) => k,
-        Err(StoreError::Locked { .. }) => via_server(&args.server, &args.name)
+        Ok((k, created)) => {
+            if created {
+                eprintln!("Created a new data file {} (no server has used it yet).", db.display());
+            }
+            k
+        }
+        Err(StoreError::Locked { .. }) => via_server(&server, &args.name)
             .await
-            .with_context(|| format!("{} is held by a running server, and asking it at {} failed", args.db.display(), args.server))?,
+            .with_context(|| format!("{} is held by a running server, and asking it at {server} failed", db.display()))?,
         Err(e) => return Err(e.into()),
     };
     println!("{key}");

@@ -86,6 +86,8 @@ impl Default for ServerConfig {
 pub struct Shared {
     pub cfg: ServerConfig,
     pub accounts: Accounts,
+    /// The mortal start room (vnum, name): where new characters begin and the dead respawn.
+    pub start_room: (u32, String),
     pub engine: EngineHandle,
     pub login: LoginLimiter,
     pub conns: Arc<ConnLimiter>,
@@ -104,7 +106,14 @@ pub struct Shared {
 
 pub enum LoginOutcome {
     In(LinkHandle),
-    Refused { code: &'static str, message: String, close: bool, kill: Option<oneshot::Sender<Frame>> },
+    Refused {
+        code: &'static str,
+        message: String,
+        close: bool,
+        kill: Option<oneshot::Sender<Frame>>,
+        /// Set on `locked_out` (every one carries it) and `rate_limited`.
+        retry_after_ms: Option<u64>,
+    },
 }
 
 impl Shared {
@@ -174,7 +183,15 @@ impl Shared {
         } else {
             None
         };
+        // The seed ignores `player_name` on a key login: the key's character logs in, and says so.
+        let notice = data
+            .secret()
+            .filter(|s| s.starts_with("dp_"))
+            .and(data.player_name.as_deref())
+            .filter(|asked| !asked.trim().is_empty() && !asked.trim().eq_ignore_ascii_case(&record.name))
+            .map(|asked| format!("This key belongs to {}; you are playing {} (not {}).", record.name, record.name, asked.trim()));
         let client = Arc::new(crate::game::character::ClientInfo {
+            notice,
             harness: data.harness.clone(),
             model: data.model.clone(),
             version: data.version.clone(),
@@ -183,7 +200,7 @@ impl Shared {
             memory,
         });
         let Some(char_id) = self.enter(record, Link { id: link_id, tx: out_tx, json: true, client }, resumed).await else {
-            return LoginOutcome::Refused { code: "internal", message: "the game is shutting down".into(), close: true, kill: None };
+            return LoginOutcome::Refused { code: "internal", message: "the game is shutting down".into(), close: true, kill: None, retry_after_ms: None };
         };
         let _ = bind.send(char_id);
         let handle = LinkHandle { link_id, char_id, ctl };
@@ -193,16 +210,17 @@ impl Shared {
 
     fn refuse(&self, ip: IpAddr, e: AuthError, kill: oneshot::Sender<Frame>) -> LoginOutcome {
         if e.counts_as_failure() {
-            if let Some(LoginDenied::LockedOut { .. }) = self.login_failed(ip) {
+            if let Some(LoginDenied::LockedOut { retry_after_ms }) = self.login_failed(ip) {
                 return LoginOutcome::Refused {
                     code: "locked_out",
                     message: "too many failed logins from your address".into(),
                     close: true,
                     kill: Some(kill),
+                    retry_after_ms: Some(retry_after_ms),
                 };
             }
         }
-        LoginOutcome::Refused { code: e.code(), message: e.message(), close: false, kill: Some(kill) }
+        LoginOutcome::Refused { code: e.code(), message: e.message(), close: false, kill: Some(kill), retry_after_ms: None }
     }
 
     /// A JSON login: resume, key, or password (protocol §4, §9).
@@ -231,6 +249,7 @@ impl Shared {
                     message: "could not resume; log in again".into(),
                     close: false,
                     kill: None,
+                    retry_after_ms: None,
                 };
             }
             // The session is gone (grace period over): a fresh start, flagged.
@@ -269,7 +288,7 @@ impl Shared {
                 let _ = tokio::task::spawn_blocking(move || store.save_characters(&[rec])).await;
                 self.enter_json(data, authed.record, sock, kill, pre_seq, None).await
             }
-            Err(e) => LoginOutcome::Refused { code: e.code(), message: e.message(), close: false, kill: Some(kill) },
+            Err(e) => LoginOutcome::Refused { code: e.code(), message: e.message(), close: false, kill: Some(kill), retry_after_ms: None },
         }
     }
 }
@@ -347,7 +366,7 @@ pub fn prepare_store(cfg: &ServerConfig) -> anyhow::Result<(Store, crate::worldf
                     dir.display()
                 );
             }
-            w
+            with_profile(w, &source)
         }
         (_, dir, _) => {
             let (loaded, source) = match dir {
@@ -369,6 +388,26 @@ pub fn prepare_store(cfg: &ServerConfig) -> anyhow::Result<(Store, crate::worldf
         Err(e) => tracing::warn!(code = e.code(), "could not close the last run's open sessions: {e}"),
     }
     Ok((store, world))
+}
+
+/// A world imported before worlds had profiles gets one now: from its directory when it
+/// is still there, else the defaults of its family (the starter world has its own).
+fn with_profile(mut w: crate::worldfile::WorldProto, source: &str) -> crate::worldfile::WorldProto {
+    use crate::worldfile::profile::{family_of, WorldProfile};
+    if !w.profile.name.is_empty() {
+        return w;
+    }
+    let family = family_of(&w);
+    let read = if source == "starter" {
+        WorldProfile::read(&worldfile::StarterWorld, family)
+    } else {
+        WorldProfile::read(&worldfile::DirSource(source.into()), family)
+    };
+    w.profile = read.unwrap_or_else(|e| {
+        tracing::warn!("world profile: {e}; using the {} defaults", family.as_str());
+        WorldProfile::defaults(family)
+    });
+    w
 }
 
 /// Drops observations older than `days` days, now and every hour, off the async threads.
@@ -416,6 +455,10 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
     let unsaved = crate::game::persist::Unsaved::default();
     let (saves, writer) = spawn_writer(store.clone(), unsaved.clone());
     let (etx, erx) = mpsc::channel(65_536);
+    let start_vnum = crate::worldfile::profile::start_room(&world, &world.profile, cfg.engine.start_room)
+        .map_err(|e| anyhow::anyhow!("bad_start_room: {e}"))?;
+    let kit = Arc::new(crate::game::kit::StartKit::new(&world));
+    let start_name = world.rooms.iter().find(|r| r.vnum == start_vnum).map(|r| r.name.clone()).unwrap_or_default();
     let mut engine = Engine::new(world, cfg.engine.clone(), saves.clone());
     let houses = {
         let store = store.clone();
@@ -459,7 +502,8 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
         })
         .context("cannot start the engine thread")?;
     let shared = Arc::new(Shared {
-        accounts: Accounts::new(store.clone(), cfg.engine.start_room, unsaved),
+        accounts: Accounts::new(store.clone(), start_vnum, kit, unsaved),
+        start_room: (start_vnum, start_name),
         engine: EngineHandle { tx: etx },
         login: LoginLimiter::new(cfg.login.clone()),
         conns: ConnLimiter::new(cfg.conns),

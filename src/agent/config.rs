@@ -138,8 +138,10 @@ impl AgentConfig {
         if !self.key.is_empty() && !crate::auth::keys::is_well_formed(&self.key) {
             return Err("key must be dp_ followed by 64 lowercase hex characters (make one with `pawns keygen --name NAME`)".into());
         }
-        if !self.player_name.is_empty() && !self.player_name.chars().all(|c| c.is_ascii_alphabetic()) {
-            return Err(format!("player_name must be letters only (got {:?})", self.player_name));
+        if !self.player_name.is_empty() {
+            if let Err(m) = crate::auth::names::check(&self.player_name) {
+                return Err(format!("player_name {:?}: {m}", self.player_name));
+            }
         }
         if self.game_host.trim().is_empty() {
             return Err("game_host is empty".into());

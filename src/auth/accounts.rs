@@ -50,6 +50,8 @@ pub struct Authed {
 pub struct Accounts {
     store: Arc<Store>,
     start_room: u32,
+    /// What a new character carries (the world's starting kit).
+    kit: Arc<crate::game::kit::StartKit>,
     /// Saves not yet on disk: logins read through them.
     unsaved: crate::game::persist::Unsaved,
 }
@@ -88,8 +90,8 @@ pub fn class_race(data: &LoginData) -> Result<(u8, u8), AuthError> {
 }
 
 impl Accounts {
-    pub fn new(store: Arc<Store>, start_room: u32, unsaved: crate::game::persist::Unsaved) -> Self {
-        Accounts { store, start_room, unsaved }
+    pub fn new(store: Arc<Store>, start_room: u32, kit: Arc<crate::game::kit::StartKit>, unsaved: crate::game::persist::Unsaved) -> Self {
+        Accounts { store, start_room, kit, unsaved }
     }
 
     /// A character as last saved (queued saves included).
@@ -159,11 +161,8 @@ impl Accounts {
         let Some(rec) = rec.filter(|r| !r.revoked) else {
             return Err(AuthError::Failed("unknown or revoked agent key".into()));
         };
-        if let Some(n) = data.player_name.as_deref().filter(|n| !n.is_empty()) {
-            if !n.eq_ignore_ascii_case(&rec.name) {
-                return Err(AuthError::Failed("this key belongs to another character".into()));
-            }
-        }
+        // `player_name` does not choose the character: the key names it (the seed's rule;
+        // the login tells the client when the names differ).
         let existing = self.character(&rec.name).await?;
         match existing {
             Some(mut record) => {
@@ -199,7 +198,8 @@ impl Accounts {
             let mut rng = rand::thread_rng();
             roll_abilities(class, race, &mut |lo: i32, hi: i32| rng.gen_range(lo..=hi.max(lo)))
         };
-        let record = new_record(&display, class, race, sex, is_agent, abilities, self.start_room);
+        let mut record = new_record(&display, class, race, sex, is_agent, abilities, self.start_room);
+        self.kit.apply(&mut record);
         let account = Account { name: display.clone(), password_hash: hash, is_agent, created: now_secs() };
         let store = self.store.clone();
         let r2 = record.clone();

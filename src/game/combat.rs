@@ -44,6 +44,15 @@ pub fn kill_exp(victim_exp: i64, victim_level: u8, level: u8) -> i64 {
     scaled.max(1)
 }
 
+/// CircleMUD's to-hit rule for one swing with a d20 `roll`: a victim that is not awake
+/// (sleeping, stunned, incapacitated, mortally wounded) is always hit; otherwise a
+/// natural 20 hits, a natural 1 misses, and the rest hit when `thaco - roll` reaches
+/// the victim's armour class.
+pub fn misses(roll: i32, thaco: i32, victim_ac: i32, victim_pos: Position) -> bool {
+    let awake = victim_pos > Position::Sleeping;
+    awake && roll != 20 && (roll == 1 || thaco - roll > victim_ac)
+}
+
 impl Engine {
     /// AC, hitroll and damroll from worn gear.
     pub fn recompute_armour(&mut self, id: CharId) {
@@ -142,7 +151,7 @@ impl Engine {
         self.world.ch(id).map(|c| c.base_ac).unwrap_or(100)
     }
 
-    /// One attack.
+    /// One attack (see [`misses`] for the to-hit rule).
     pub fn hit(&mut self, ch: CharId, victim: CharId) {
         let (Some(c), Some(v)) = (self.world.ch(ch), self.world.ch(victim)) else {
             return;
@@ -163,7 +172,7 @@ impl Engine {
         let npc = c.is_npc();
         let victim_pos = v.position;
         let roll = self.roll(1, 20);
-        let miss = roll != 20 && (roll == 1 || thaco - roll > victim_ac);
+        let miss = misses(roll, thaco, victim_ac, victim_pos);
         let mut dam = 0;
         if !miss {
             dam = str_dam + damroll.max(if npc { 0 } else { i32::MIN }) + self.dice(dnum, dsize);
@@ -330,7 +339,8 @@ impl Engine {
             lost = loss;
             c.exp -= loss;
             c.deaths += 1;
-            c.hit = (c.max_hit / 2).max(1);
+            // The seed's rule: a respawn is at full hit points.
+            c.hit = c.max_hit.max(1);
             c.position = Position::Standing;
             c.wait = 0;
         }
@@ -347,8 +357,9 @@ impl Engine {
         let killer_name = killer.filter(|k| *k != victim).map(|k| self.pers(k));
         self.record_transition(victim, pawns_storage::Transition::Death { killer: killer_name, exp_lost: lost });
         self.world.move_char(victim, start);
-        self.act("$n appears in a swirl of ash beside the eternal fire.", victim, None, None, To::Room, EventKind::System);
-        self.send_text(victim, "You wake beside the eternal fire, the taste of ash in your mouth.");
+        let (to_room, to_victim) = (self.world.profile.respawn_room.clone(), self.world.profile.respawn.clone());
+        self.act(&to_room, victim, None, None, To::Room, EventKind::System);
+        self.send_text(victim, &to_victim);
         let look = self.room_text(victim, false);
         self.send_text(victim, &look);
         self.send_state(victim);
@@ -485,6 +496,24 @@ mod tests {
         assert_eq!(death_exp_loss(3700), 100);
         assert_eq!(death_exp_loss(36), 0);
         assert_eq!(death_exp_loss(-5), 0);
+    }
+
+    #[test]
+    fn a_victim_that_is_not_awake_is_always_hit() {
+        // A hopeless attacker (THAC0 20) against the best armour: only a natural 20 hits
+        // someone awake...
+        for pos in [Position::Resting, Position::Sitting, Position::Fighting, Position::Standing] {
+            assert!((1..20).all(|roll| misses(roll, 20, -10, pos)), "{pos:?}");
+            assert!(!misses(20, 20, -10, pos));
+        }
+        // ...and every roll, a natural 1 included, hits the sleeping and the helpless.
+        for pos in [Position::Sleeping, Position::Stunned, Position::Incapacitated, Position::MortallyWounded] {
+            assert!((1..=20).all(|roll| !misses(roll, 20, -10, pos)), "{pos:?}");
+        }
+        // An ordinary swing: thaco - roll must reach the armour class.
+        assert!(!misses(10, 20, 10, Position::Standing));
+        assert!(misses(5, 20, 10, Position::Standing));
+        assert!(misses(1, 0, 10, Position::Standing), "a natural 1 misses the awake");
     }
 
     #[test]

@@ -31,8 +31,8 @@ pub struct EngineConfig {
     /// Length of one pulse (100 ms in play; tests may shorten it, the rules count pulses).
     pub pulse: Duration,
     pub seed: u64,
-    /// Where characters start and respawn.
-    pub start_room: u32,
+    /// Where characters start and respawn, when not the world's own (`serve --start-room`).
+    pub start_room: Option<u32>,
     /// The game hour at the first pulse (default: from the wall clock; see `clock`).
     pub start_hour: Option<u8>,
     /// Record humans' sessions too (agents are always recorded when recording is on).
@@ -47,7 +47,7 @@ impl Default for EngineConfig {
         EngineConfig {
             pulse: Duration::from_millis(100),
             seed: rand::random(),
-            start_room: 8004,
+            start_room: None,
             start_hour: None,
             record_humans: true,
             linkdead_grace: Duration::from_secs(300),
@@ -156,8 +156,10 @@ pub struct Engine {
 
 impl Engine {
     pub fn new(proto: WorldProto, cfg: EngineConfig, saves: SaveQueue) -> Engine {
+        // `server::start` has checked an asked-for room exists; the world's own may not.
+        let start_vnum = crate::worldfile::profile::start_room(&proto, &proto.profile, cfg.start_room).unwrap_or(0);
         let world = World::new(proto);
-        let start_room = world.room_of_vnum(cfg.start_room).unwrap_or(0);
+        let start_room = world.room_of_vnum(start_vnum).unwrap_or(0);
         let start_hour = super::clock::starting_hour(cfg.start_hour);
         let mut e = Engine {
             world,
@@ -390,6 +392,7 @@ impl Engine {
             self.send_state(id);
             self.send_all_vars(id, resumed);
             self.send_memory(id, &client);
+            self.send_notice(id, &client);
             self.send_text(id, if was_linked { "You take over your own body, already in use!" } else { "Reconnecting." });
             if !was_linked {
                 self.announce_here(id, true, "has reconnected.");
@@ -412,7 +415,9 @@ impl Engine {
         self.send_state(id);
         self.send_all_vars(id, resumed);
         self.send_memory(id, &client);
-        self.send_text(id, "Welcome to the land of Emberhold. May your journey be long.");
+        self.send_notice(id, &client);
+        let welcome = self.world.profile.welcome.clone();
+        self.send_text(id, &welcome);
         EnterReply { char_id: id, reconnected: false }
     }
 
@@ -461,6 +466,12 @@ impl Engine {
 
     /// Protocol §7: an agent with memory gets `memory_bootstrap` then `memory_summary`,
     /// right after `vars`; the memories injected are stored with its session.
+    fn send_notice(&mut self, id: CharId, client: &ClientInfo) {
+        if let Some(n) = &client.notice {
+            self.send_event(id, super::output::EventKind::System, n.clone(), None);
+        }
+    }
+
     fn send_memory(&mut self, id: CharId, client: &ClientInfo) {
         let Some(m) = client.memory.clone() else { return };
         self.note_memory_ids(id, &m.memory_ids);

@@ -14,6 +14,7 @@ pub mod flush;
 pub mod food;
 pub mod groups;
 pub mod houses;
+pub mod kit;
 pub mod messaging;
 pub mod mobs;
 pub mod output;

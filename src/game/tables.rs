@@ -58,6 +58,41 @@ pub const WEAR_SLOTS: [&str; 18] = [
     "light", "finger_r", "finger_l", "neck_1", "neck_2", "body", "head", "legs", "feet", "hands", "arms", "shield", "about", "waist",
     "wrist_r", "wrist_l", "wield", "hold",
 ];
+/// The slot an object of this type and these wear flags is worn in, given which slots
+/// are free: a light is held as a light; otherwise the first wear flag (rings, necks and
+/// wrists have two slots), then wield, then hold.
+pub fn wear_slot_for(item: u32, wear_flags: u64, free: impl Fn(usize) -> bool) -> Result<usize, &'static str> {
+    let pairs: [(u64, &[usize]); 12] = [
+        (wear_flag::FINGER, &[1, 2]),
+        (wear_flag::NECK, &[3, 4]),
+        (wear_flag::BODY, &[5]),
+        (wear_flag::HEAD, &[6]),
+        (wear_flag::LEGS, &[7]),
+        (wear_flag::FEET, &[8]),
+        (wear_flag::HANDS, &[9]),
+        (wear_flag::ARMS, &[10]),
+        (wear_flag::SHIELD, &[11]),
+        (wear_flag::ABOUT, &[12]),
+        (wear_flag::WAIST, &[13]),
+        (wear_flag::WRIST, &[14, 15]),
+    ];
+    if item == item_type::LIGHT {
+        return if free(0) { Ok(0) } else { Err("You are already holding a light source.") };
+    }
+    for (flag, slots) in pairs {
+        if wear_flags & flag != 0 {
+            return slots.iter().copied().find(|s| free(*s)).ok_or("You're already wearing something there.");
+        }
+    }
+    if wear_flags & wear_flag::WIELD != 0 {
+        return if free(16) { Ok(16) } else { Err("You're already wielding a weapon.") };
+    }
+    if wear_flags & wear_flag::HOLD != 0 {
+        return if free(17) { Ok(17) } else { Err("You're already holding something.") };
+    }
+    Err("You can't wear that.")
+}
+
 /// What `equipment` prints before each slot.
 pub const WEAR_LABELS: [&str; 18] = [
     "<used as light>      ",

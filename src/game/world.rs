@@ -73,6 +73,8 @@ pub struct World {
     pub uses_food: bool,
     /// Shipped socials merged with the world's own, by name.
     pub socials: Vec<crate::worldfile::social::SocialProto>,
+    /// What the world says about itself: welcome, respawn texts (and start room, kit).
+    pub profile: crate::worldfile::profile::WorldProfile,
     pub rooms: Vec<Room>,
     pub room_index: HashMap<u32, RoomId>,
     pub mob_protos: HashMap<u32, MobProto>,
@@ -116,6 +118,7 @@ impl World {
             room_index,
             uses_food,
             socials: crate::worldfile::social::merged(&proto.socials),
+            profile: proto.profile,
             mob_protos: proto.mobs.into_iter().map(|m| (m.vnum, m)).collect(),
             obj_protos: proto.objs.into_iter().map(|o| (o.vnum, o)).collect(),
             zones: proto.zones.into_iter().map(|z| ZoneRt { proto: z, age: 0 }).collect(),

@@ -117,7 +117,7 @@ impl Engine {
                             1 => (true, false),
                             _ => (true, true),
                         };
-                        self.set_door_both(room, a1 as usize, closed, locked);
+                        self.set_door_one_side(room, a1 as usize, closed, locked);
                         true
                     }
                     _ => false,
@@ -160,20 +160,14 @@ impl Engine {
         rand::Rng::gen_range(&mut self.rng, 0.0f32..100.0) < p
     }
 
-    fn set_door_both(&mut self, room: usize, dir: usize, closed: bool, locked: bool) {
-        self.world.rooms[room].doors[dir].closed = closed;
-        self.world.rooms[room].doors[dir].locked = locked;
-        self.world.rooms[room].doors[dir].revealed &= !closed;
-        let Some(to) = self.world.rooms[room].proto.exits[dir].as_ref().map(|e| e.to_room) else {
-            return;
-        };
-        if let Some(other) = self.world.room_of_vnum(to as u32) {
-            let back = super::doors::REV_DIR[dir];
-            if self.world.rooms[other].proto.exits[back].is_some() {
-                self.world.rooms[other].doors[back].closed = closed;
-                self.world.rooms[other].doors[back].locked = locked;
-                self.world.rooms[other].doors[back].revealed &= !closed;
-            }
-        }
+    /// A `D` reset sets the named side of the exit only, as CircleMUD does: the way back
+    /// may be another exit, or one-way, or lead elsewhere, and its own `D` (if it has a
+    /// door) sets it. The two sides of a real door then stay in step because opening and
+    /// closing move both sides (checking that the way back leads here).
+    fn set_door_one_side(&mut self, room: usize, dir: usize, closed: bool, locked: bool) {
+        let door = &mut self.world.rooms[room].doors[dir];
+        door.closed = closed;
+        door.locked = locked;
+        door.revealed &= !closed;
     }
 }

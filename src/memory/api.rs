@@ -42,7 +42,7 @@ async fn speaks_for(shared: &Arc<Shared>, bearer: &str, agent: &str) -> bool {
 }
 
 fn valid_name(name: &str) -> bool {
-    !name.is_empty() && name.len() <= 64 && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    crate::auth::names::check(name).is_ok()
 }
 
 async fn allowed(shared: &Arc<Shared>, bearer: Option<&str>, peer: SocketAddr, name: &str) -> bool {

@@ -30,6 +30,8 @@ pub enum Frame {
 /// Messages the session itself produces (errors), stamped by the link.
 pub enum LinkCtl {
     Error { code: &'static str, message: String, retry_after_ms: Option<u64>, re: Option<Arc<str>> },
+    /// Close the socket after everything sent before it (an error always precedes its close).
+    Close { code: u16, reason: String },
     Attach { sock: mpsc::Sender<Frame>, kill: oneshot::Sender<Frame>, last_seq: u64, reply: oneshot::Sender<bool> },
     Detach,
 }
@@ -212,6 +214,7 @@ impl LinkTask {
                     Some(LinkCtl::Error { code, message, retry_after_ms, re }) => {
                         self.emit(|seq| Some(protocol::error_frame(seq, code, &message, retry_after_ms, re.as_ref())));
                     }
+                    Some(LinkCtl::Close { code, reason }) => self.deliver(Frame::Close(code, reason)),
                     Some(LinkCtl::Detach) => self.sock = None,
                     Some(LinkCtl::Attach { sock, kill, last_seq, reply }) => {
                         let filled = last_seq >= self.seq || self.ring.front().is_some_and(|(s, _)| *s <= last_seq + 1);

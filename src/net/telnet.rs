@@ -325,6 +325,11 @@ async fn step(conn: &mut Conn, phase: Phase, line: &str, out_tx: &mpsc::Sender<O
                     Some(Phase::Password { name, tries: 0 })
                 }
                 Ok(false) => {
+                    // New characters made at the prompt keep the classic letters-only rule.
+                    if let Err(m) = crate::auth::names::check_classic(line) {
+                        conn.say(&format!("Invalid name (invalid_name): {m}.\nBy what name do you wish to be known? ")).await;
+                        return Some(Phase::Name);
+                    }
                     conn.say(&format!("Did I get that right, {name} (Y/N)? ")).await;
                     Some(Phase::ConfirmName { name })
                 }
@@ -382,7 +387,7 @@ async fn step(conn: &mut Conn, phase: Phase, line: &str, out_tx: &mpsc::Sender<O
                     let rec = authed.record.clone();
                     let store = shared.accounts.store().clone();
                     let _ = tokio::task::spawn_blocking(move || store.save_characters(&[rec])).await;
-                    conn.say("\nWelcome! Your adventure begins at the Temple of the Ember.\n\n").await;
+                    conn.say(&format!("\nWelcome! Your adventure begins at {}.\n\n", shared.start_room.1)).await;
                     enter(conn, authed.record, out_tx).await
                 }
                 Err(e) => {
@@ -444,6 +449,7 @@ async fn enter(conn: &mut Conn, record: pawns_storage::CharacterRecord, out_tx: 
         tx: out_tx.clone(),
         json: false,
         client: std::sync::Arc::new(crate::game::character::ClientInfo {
+            notice: None,
             harness: Some("telnet".into()),
             valence: true,
             ..Default::default()

@@ -139,7 +139,14 @@ impl Session {
         let _ = self.sock_tx.send(Frame::Text(text.into())).await;
     }
 
+    /// Closes the socket after what was sent before: once logged in, errors travel
+    /// through the link, so the close must too or it overtakes them.
     async fn close(&mut self, code: u16, reason: &str) {
+        if let Some(l) = &self.link {
+            if l.ctl.send(LinkCtl::Close { code, reason: reason.to_string() }).await.is_ok() {
+                return;
+            }
+        }
         let _ = self.sock_tx.send(Frame::Close(code, reason.to_string())).await;
     }
 
@@ -254,9 +261,9 @@ impl Session {
                 self.link = Some(link);
                 true
             }
-            LoginOutcome::Refused { code, message, close, kill } => {
+            LoginOutcome::Refused { code, message, close, kill, retry_after_ms } => {
                 self.kill_tx = kill;
-                self.send_error(code, message, None, id).await;
+                self.send_error(code, message, retry_after_ms, id).await;
                 if close {
                     self.close(1008, code).await;
                     return false;

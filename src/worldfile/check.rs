@@ -16,6 +16,23 @@ pub struct Counts {
     pub objects: usize,
     pub shops: usize,
     pub reset_commands: usize,
+    /// DG Scripts triggers defined (`trg/`) and attached (`T` lines on rooms, mobs, objects).
+    pub triggers: usize,
+    pub trigger_attachments: usize,
+    /// tbaMUD quests (`qst/`).
+    pub quests: usize,
+}
+
+/// What the world says about itself (`profile`), resolved against its rooms and objects.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ProfileLine {
+    pub family: &'static str,
+    pub name: String,
+    /// The mortal start room and its name (`None`: the world has no such room).
+    pub start_room: Option<(u32, String)>,
+    pub welcome: String,
+    /// Each kit item: (vnum, short description or "(missing)", classes it is for).
+    pub kit: Vec<(u32, String, Vec<u8>)>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -33,6 +50,7 @@ pub struct ZoneLine {
 pub struct Report {
     pub source: String,
     pub counts: Counts,
+    pub profile: ProfileLine,
     pub zones: Vec<ZoneLine>,
     pub dangling_exits: usize,
     /// (room, direction, key vnum) for doors whose key is no object of this world.
@@ -53,6 +71,32 @@ pub fn counts(w: &WorldProto) -> Counts {
         objects: w.objs.len(),
         shops: w.shops.len(),
         reset_commands: w.zones.iter().map(|z| z.commands.len()).sum(),
+        triggers: w.triggers.len(),
+        trigger_attachments: w.rooms.iter().map(|r| r.triggers.len()).sum::<usize>()
+            + w.mobs.iter().map(|m| m.triggers.len()).sum::<usize>()
+            + w.objs.iter().map(|o| o.triggers.len()).sum::<usize>(),
+        quests: w.quests.len(),
+    }
+}
+
+pub fn profile_line(w: &WorldProto) -> ProfileLine {
+    let p = &w.profile;
+    let start = super::profile::start_room(w, p, None).ok();
+    let mut kit = Vec::new();
+    fn walk(items: &[super::profile::KitItem], w: &WorldProto, out: &mut Vec<(u32, String, Vec<u8>)>) {
+        for i in items {
+            let name = w.objs.iter().find(|o| o.vnum == i.vnum).map(|o| o.short_descr.clone()).unwrap_or_else(|| "(missing)".into());
+            out.push((i.vnum, name, i.classes.clone()));
+            walk(&i.contains, w, out);
+        }
+    }
+    walk(&p.kit, w, &mut kit);
+    ProfileLine {
+        family: p.family.as_str(),
+        name: p.name.clone(),
+        start_room: start.map(|v| (v, w.rooms.iter().find(|r| r.vnum == v).map(|r| r.name.clone()).unwrap_or_default())),
+        welcome: p.welcome.clone(),
+        kit,
     }
 }
 
@@ -69,6 +113,7 @@ pub fn report(source: String, loaded: &Loaded) -> Report {
     let objs: HashSet<u32> = w.objs.iter().map(|o| o.vnum).collect();
     let mobs: HashSet<u32> = w.mobs.iter().map(|m| m.vnum).collect();
     let rooms: HashSet<u32> = w.rooms.iter().map(|r| r.vnum).collect();
+    let triggers: HashSet<u32> = w.triggers.iter().map(|t| t.vnum).collect();
     let mut rooms_per_zone: BTreeMap<u32, usize> = BTreeMap::new();
     for r in &w.rooms {
         if let Some(z) = zone_of(&w.zones, r.vnum) {
@@ -98,6 +143,7 @@ pub fn report(source: String, loaded: &Loaded) -> Report {
                 'O' if !has(&rooms, c.args[2]) => Some(format!("room {} does not exist", c.args[2])),
                 'G' | 'E' | 'P' if !has(&objs, c.args[0]) => Some(format!("object {} does not exist", c.args[0])),
                 'D' | 'R' if !has(&rooms, c.args[0]) => Some(format!("room {} does not exist", c.args[0])),
+                'T' if !has(&triggers, c.args[1]) => Some(format!("trigger {} does not exist", c.args[1])),
                 _ => None,
             };
             if let Some(p) = problem {
@@ -108,6 +154,7 @@ pub fn report(source: String, loaded: &Loaded) -> Report {
     Report {
         source,
         counts: counts(w),
+        profile: profile_line(w),
         zones: w
             .zones
             .iter()
@@ -141,6 +188,32 @@ impl Report {
             "  {} zones, {} rooms, {} exits, {} mobs, {} objects, {} shops, {} zone reset commands",
             c.zones, c.rooms, c.exits, c.mobs, c.objects, c.shops, c.reset_commands
         );
+        if c.triggers + c.trigger_attachments + c.quests > 0 {
+            let _ = writeln!(s, "  {} triggers ({} attached), {} quests", c.triggers, c.trigger_attachments, c.quests);
+        }
+        let p = &self.profile;
+        let _ = writeln!(s, "\nProfile: {} ({})", p.name, p.family);
+        match &p.start_room {
+            Some((v, name)) => {
+                let _ = writeln!(s, "  start room {v} ({name})");
+            }
+            None => {
+                let _ = writeln!(s, "  start room: none (the world has no rooms)");
+            }
+        }
+        let _ = writeln!(s, "  welcome: {}", p.welcome);
+        let kit: Vec<String> = p
+            .kit
+            .iter()
+            .map(|(v, name, classes)| {
+                if classes.is_empty() {
+                    format!("{v} {name}")
+                } else {
+                    format!("{v} {name} (classes {classes:?})")
+                }
+            })
+            .collect();
+        let _ = writeln!(s, "  starting kit: {}", if kit.is_empty() { "none".to_string() } else { kit.join(", ") });
         let _ = writeln!(s, "\nZones:");
         for z in &self.zones {
             let _ = writeln!(
@@ -208,7 +281,11 @@ mod tests {
         );
         let loaded = load(&m).unwrap();
         let r = report("mem".into(), &loaded);
-        assert_eq!(r.counts, Counts { zones: 1, rooms: 2, exits: 1, mobs: 0, objects: 0, shops: 1, reset_commands: 2 });
+        assert_eq!(
+            r.counts,
+            Counts { zones: 1, rooms: 2, exits: 1, mobs: 0, objects: 0, shops: 1, reset_commands: 2, triggers: 0, trigger_attachments: 0, quests: 0 }
+        );
+        assert_eq!(r.profile.start_room, Some((100, "A".to_string())), "no 3001 here: the first real room");
         assert_eq!(r.dangling_exits, 1);
         assert_eq!(r.missing_keys, vec![(100, "north", 999)]);
         assert_eq!(r.missing_keepers, vec![(1, 42)]);

@@ -91,6 +91,27 @@ impl<'a> Lexer<'a> {
         }
     }
 
+    /// A string in tbaMUD's later rule, used for DG Scripts: it ends at the first line
+    /// whose last character is `~`; a `~` inside a line is text (scripts write `~%arg%`).
+    pub fn string_to_trailing_tilde(&mut self) -> LexResult<String> {
+        let mut out = String::new();
+        let mut first = true;
+        loop {
+            let Some(line) = self.raw_line() else {
+                return self.err("unterminated string (no line ending in ~ before end of file)");
+            };
+            if !first {
+                out.push('\n');
+            }
+            first = false;
+            if let Some(body) = line.trim_end().strip_suffix('~') {
+                out.push_str(body);
+                return Ok(out);
+            }
+            out.push_str(line);
+        }
+    }
+
     /// Skips forward to the next line starting with `#` or `$` (error recovery).
     pub fn skip_to_record(&mut self) {
         while let Some(l) = self.lines.get(self.pos) {
@@ -105,6 +126,32 @@ impl<'a> Lexer<'a> {
     /// Reads a line of whitespace-separated fields (skipping blank lines).
     pub fn fields(&mut self) -> LexResult<Vec<&'a str>> {
         Ok(self.content_line()?.split_whitespace().collect())
+    }
+
+    /// The `T vnum` lines that tbaMUD writes after a room's `S` or at the end of a mob:
+    /// DG Scripts triggers attached to the record just read.
+    pub fn trailing_triggers(&mut self) -> LexResult<Vec<u32>> {
+        let mut out = Vec::new();
+        while let Some(l) = self.peek_content() {
+            let t = l.trim();
+            if !(t == "T" || t.starts_with("T ") || t.starts_with("T\t")) {
+                break;
+            }
+            let line = self.line_no();
+            self.content_line()?;
+            out.push(trigger_vnum(t, line)?);
+        }
+        Ok(out)
+    }
+}
+
+/// The vnum of a `T vnum` attachment line.
+pub fn trigger_vnum(line: &str, line_no: u32) -> LexResult<u32> {
+    let t = line.trim();
+    let rest = t.strip_prefix('T').unwrap_or(t);
+    match rest.split_whitespace().next().map(str::parse::<u32>) {
+        Some(Ok(v)) => Ok(v),
+        _ => Err(LexError { line: line_no, message: format!("trigger line '{}' names no trigger vnum", t.chars().take(40).collect::<String>()) }),
     }
 }
 
@@ -173,6 +220,14 @@ mod tests {
         assert_eq!(lx.string().unwrap(), "Hello\nworld");
         assert_eq!(lx.string().unwrap(), "next");
         assert!(lx.string().is_err());
+    }
+
+    #[test]
+    fn script_strings_end_at_a_line_ending_in_tilde() {
+        let mut lx = Lexer::new("set arg ~%arg%\nsay a~ b\n%echo% bye~\nnext~\n");
+        assert_eq!(lx.string_to_trailing_tilde().unwrap(), "set arg ~%arg%\nsay a~ b\n%echo% bye");
+        assert_eq!(lx.string_to_trailing_tilde().unwrap(), "next");
+        assert!(lx.string_to_trailing_tilde().is_err());
     }
 
     #[test]

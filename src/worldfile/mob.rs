@@ -1,5 +1,6 @@
-//! Mobile files (`.mob`): simple (`S`) and enhanced (`E`) mobs, with the Dark Pawns
-//! ten-field flags line (four action words, four affect words, alignment, type).
+//! Mobile files (`.mob`): simple (`S`) and enhanced (`E`) mobs, with the ten-field flags
+//! line of Dark Pawns and tbaMUD (four action words, four affect words, alignment,
+//! type), and tbaMUD's `T` trigger lines after the mob.
 
 use super::lexer::{dice, flag_field, int, int_or, LexResult, Lexer};
 use super::types::{Dice, MobProto};
@@ -77,7 +78,9 @@ fn mob(lx: &mut Lexer<'_>, vnum: u32) -> LexResult<MobProto> {
             }
         }
     }
+    let triggers = lx.trailing_triggers()?;
     Ok(MobProto {
+        triggers,
         vnum,
         keywords,
         short_descr,

@@ -9,9 +9,12 @@ pub mod check;
 pub mod lexer;
 mod mob;
 mod obj;
+pub mod profile;
+mod qst;
 mod shp;
 pub mod social;
 pub mod stored;
+mod trg;
 pub mod types;
 mod wld;
 mod zon;
@@ -136,6 +139,8 @@ pub enum LoadError {
     NoIndex(String),
     #[error("world {0}: no rooms loaded")]
     Empty(String),
+    #[error("world {source_name}: {reason}")]
+    BadProfile { source_name: String, reason: String },
 }
 
 impl LoadError {
@@ -144,6 +149,7 @@ impl LoadError {
             LoadError::Unreadable { .. } => "world_unreadable",
             LoadError::NoIndex(_) => "world_no_index",
             LoadError::Empty(_) => "world_empty",
+            LoadError::BadProfile { .. } => "world_profile_invalid",
         }
     }
 }
@@ -218,6 +224,9 @@ pub fn load(src: &dyn WorldSource) -> Result<Loaded, LoadError> {
     load_kind(src, "obj", &mut w.objs, &mut warnings, obj::parse)?;
     load_kind(src, "zon", &mut w.zones, &mut warnings, zon::parse)?;
     load_kind(src, "shp", &mut w.shops, &mut warnings, shp::parse)?;
+    // tbaMUD's DG Scripts triggers and quests; other worlds have neither directory.
+    load_kind(src, "trg", &mut w.triggers, &mut warnings, trg::parse)?;
+    load_kind(src, "qst", &mut w.quests, &mut warnings, qst::parse)?;
     // Socials are optional: CircleMUD keeps them in lib/misc/socials.
     match src.read("misc/socials") {
         Ok(Some(text)) => w.socials = social::parse("misc/socials", &text, &mut warnings),
@@ -226,6 +235,39 @@ pub fn load(src: &dyn WorldSource) -> Result<Loaded, LoadError> {
     }
     if w.rooms.is_empty() {
         return Err(LoadError::Empty(src.describe()));
+    }
+    let family = profile::family_of(&w);
+    w.profile = profile::WorldProfile::read(src, family)
+        .map_err(|reason| LoadError::BadProfile { source_name: src.describe(), reason })?;
+    // A kit the world's own file names must exist; a family's default kit is given as
+    // far as the world has its objects (a small world made from parts of one has few).
+    let own_file = src.read(profile::PROFILE_FILE).ok().flatten().is_some();
+    for vnum in w.profile.missing_kit_objects(&w).into_iter().filter(|_| own_file) {
+        warnings.push(Warning {
+            file: profile::PROFILE_FILE.into(),
+            line: 0,
+            vnum: Some(vnum),
+            message: "the starting kit names an object this world does not have; new characters go without it".into(),
+        });
+    }
+    let triggers: HashSet<u32> = w.triggers.iter().map(|t| t.vnum).collect();
+    if !triggers.is_empty() || w.rooms.iter().any(|r| !r.triggers.is_empty()) {
+        let attached = w
+            .rooms
+            .iter()
+            .map(|r| (r.vnum, "room", &r.triggers))
+            .chain(w.mobs.iter().map(|m| (m.vnum, "mob", &m.triggers)))
+            .chain(w.objs.iter().map(|o| (o.vnum, "object", &o.triggers)));
+        for (vnum, kind, ts) in attached {
+            for t in ts.iter().filter(|t| !triggers.contains(t)) {
+                warnings.push(Warning {
+                    file: format!("trg (attached to {kind} {vnum})"),
+                    line: 0,
+                    vnum: Some(vnum),
+                    message: format!("trigger {t} does not exist"),
+                });
+            }
+        }
     }
     let rooms: HashSet<u32> = w.rooms.iter().map(|r| r.vnum).collect();
     let mut dangling = 0;

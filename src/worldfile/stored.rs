@@ -29,17 +29,23 @@ pub fn encode(world: &WorldProto) -> Result<Vec<(u32, Vec<u8>)>, StoreError> {
     for s in &world.shops {
         rows.entry(zone_of(s.vnum)).or_default().shops.push(s.clone());
     }
-    // Socials belong to no zone: they ride in the last row.
-    if !world.socials.is_empty() {
-        rows.entry(u32::MAX).or_default().socials = world.socials.clone();
+    for t in &world.triggers {
+        rows.entry(zone_of(t.vnum)).or_default().triggers.push(t.clone());
     }
+    for q in &world.quests {
+        rows.entry(zone_of(q.vnum)).or_default().quests.push(q.clone());
+    }
+    // Socials and the profile belong to no zone: they ride in the last row.
+    let last = rows.entry(u32::MAX).or_default();
+    last.socials = world.socials.clone();
+    last.profile = world.profile.clone();
     rows.into_iter().map(|(k, w)| Ok((k, codec::encode(&w)?))).collect()
 }
 
 /// Joins zone rows back into one world (rows come in vnum order).
 pub fn decode(rows: &[(u32, Vec<u8>)]) -> Result<WorldProto, StoreError> {
     let mut w = WorldProto::default();
-    for (_, bytes) in rows {
+    for (k, bytes) in rows {
         let part: WorldProto = codec::decode(bytes)?;
         w.rooms.extend(part.rooms);
         w.mobs.extend(part.mobs);
@@ -47,6 +53,11 @@ pub fn decode(rows: &[(u32, Vec<u8>)]) -> Result<WorldProto, StoreError> {
         w.zones.extend(part.zones);
         w.shops.extend(part.shops);
         w.socials.extend(part.socials);
+        w.triggers.extend(part.triggers);
+        w.quests.extend(part.quests);
+        if *k == u32::MAX {
+            w.profile = part.profile;
+        }
     }
     w.zones.sort_by_key(|z| z.vnum);
     Ok(w)
@@ -77,11 +88,13 @@ mod tests {
     fn starter_world_round_trips_through_zone_rows() {
         let w = crate::worldfile::load(&crate::worldfile::StarterWorld).unwrap().world;
         let rows = encode(&w).unwrap();
-        assert_eq!(rows.len(), 3, "one row per zone");
+        assert_eq!(rows.len(), 4, "one row per zone, and the last for socials and the profile");
         let back = decode(&rows).unwrap();
         assert_eq!(back.rooms.len(), w.rooms.len());
         assert_eq!(back.mobs, w.mobs);
         assert_eq!(back.zones, w.zones);
         assert_eq!(back.shops, w.shops);
+        assert_eq!(back.profile, w.profile);
+        assert_eq!(back.profile.start_room, Some(8004));
     }
 }

@@ -40,6 +40,9 @@ pub struct RoomProto {
     pub extra_descs: Vec<ExtraDesc>,
     /// Script lines (`R` in Dark Pawns), kept as data.
     pub scripts: Vec<String>,
+    /// DG Scripts triggers attached with `T vnum` (tbaMUD).
+    #[serde(default)]
+    pub triggers: Vec<u32>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Default)]
@@ -71,6 +74,9 @@ pub struct MobProto {
     pub sex: i32,
     /// Enhanced (`E`) mob specs as written (`Race`, `Noise`, `Script`, `BareHandAttack`, ...).
     pub specs: Vec<(String, String)>,
+    /// DG Scripts triggers attached with `T vnum` (tbaMUD).
+    #[serde(default)]
+    pub triggers: Vec<u32>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -97,6 +103,32 @@ pub struct ObjProto {
     /// percentage rather than rent. `None`: always loads.
     #[serde(default)]
     pub load_percent: Option<f32>,
+    /// Which shape its type line had (tells the world's family).
+    #[serde(default)]
+    pub dialect: ObjDialect,
+    /// Affect flag words (tbaMUD's type line carries them).
+    #[serde(default)]
+    pub affect_flags: [u64; 4],
+    /// Minimum level to use it (tbaMUD), and its timer.
+    #[serde(default)]
+    pub level: i32,
+    #[serde(default)]
+    pub timer: i32,
+    /// DG Scripts triggers attached with `T vnum` (tbaMUD).
+    #[serde(default)]
+    pub triggers: Vec<u32>,
+}
+
+/// The shape of an object's type line.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+pub enum ObjDialect {
+    /// `type extra wear` (stock CircleMUD), or `type extra wear affect`.
+    #[default]
+    Circle,
+    /// `type extra×4 wear×4` (Dark Pawns).
+    DarkPawns,
+    /// `type extra×4 wear×4 affect×4` (tbaMUD).
+    TbaMud,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -118,6 +150,57 @@ pub struct ZoneProto {
     /// 0 never, 1 when no player is in the zone, 2 always.
     pub reset_mode: u32,
     pub commands: Vec<ResetCmd>,
+    /// tbaMUD's header extras: who built it, its first room, zone flag words and the
+    /// level range it is meant for.
+    #[serde(default)]
+    pub builders: String,
+    #[serde(default)]
+    pub bottom: Option<u32>,
+    #[serde(default)]
+    pub flags: [u64; 4],
+    #[serde(default)]
+    pub levels: Option<(i32, i32)>,
+}
+
+/// A DG Scripts trigger (`trg/`), kept as written for the scripts to come.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct TriggerProto {
+    pub vnum: u32,
+    pub name: String,
+    /// 0 mob, 1 object, 2 room.
+    pub attach_type: u32,
+    /// Trigger type bits (the letters of the file).
+    pub flags: u64,
+    pub narg: i32,
+    pub arglist: String,
+    /// The script's lines.
+    pub commands: String,
+}
+
+/// A tbaMUD quest (`qst/`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct QuestProto {
+    pub vnum: u32,
+    pub name: String,
+    pub keywords: String,
+    pub description: String,
+    pub completion: String,
+    pub quit: String,
+    /// Quest type (object, room, find a mob, kill a mob, save a mob, return an object...).
+    pub kind: i32,
+    /// The questmaster mob's vnum.
+    pub master: i32,
+    pub flags: u64,
+    /// What the quest is about (an object, a mob or a room vnum, by type).
+    pub target: i32,
+    pub prev: i32,
+    pub next: i32,
+    pub prereq: i32,
+    /// Points, penalty, minimum and maximum level, time limit, return mob, quantity.
+    pub values: Vec<i32>,
+    pub gold: i32,
+    pub exp: i32,
+    pub obj_reward: i32,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
@@ -150,6 +233,15 @@ pub struct WorldProto {
     /// The world directory's own socials (`misc/socials`), if it has any.
     #[serde(default)]
     pub socials: Vec<super::social::SocialProto>,
+    /// DG Scripts triggers (`trg/`), for the scripts to come.
+    #[serde(default)]
+    pub triggers: Vec<TriggerProto>,
+    /// Quests (`qst/`).
+    #[serde(default)]
+    pub quests: Vec<QuestProto>,
+    /// Start room, welcome, starting kit (see `profile`).
+    #[serde(default)]
+    pub profile: super::profile::WorldProfile,
 }
 
 /// A problem the loader worked around, with where it was.

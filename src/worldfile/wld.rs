@@ -1,5 +1,5 @@
-//! Room files (`.wld`): stock CircleMUD rooms and the Dark Pawns extensions
-//! (four room-flag words, `R` script lines).
+//! Room files (`.wld`): stock CircleMUD rooms, the Dark Pawns extensions (four
+//! room-flag words, `R` script lines) and tbaMUD's `T` trigger lines after the `S`.
 
 use super::lexer::{flag_field, int, LexResult, Lexer};
 use super::types::{ExitProto, ExtraDesc, RoomProto};
@@ -37,11 +37,14 @@ fn room(lx: &mut Lexer<'_>, vnum: u32) -> LexResult<RoomProto> {
         _ => return lx.err(format!("room flags line has {} fields (want 3 or 6)", f.len())),
     }
     let mut room =
-        RoomProto { vnum, zone, name, description, flags, sector, exits: Default::default(), extra_descs: Vec::new(), scripts: Vec::new() };
+        RoomProto { vnum, zone, name, description, flags, sector, exits: Default::default(), extra_descs: Vec::new(), scripts: Vec::new(), triggers: Vec::new() };
     loop {
         let l = lx.content_line()?;
         match l.as_bytes().first() {
-            Some(b'S') if l == "S" => return Ok(room),
+            Some(b'S') if l == "S" => {
+                room.triggers = lx.trailing_triggers()?;
+                return Ok(room);
+            }
             Some(b'D') => {
                 let dir: usize = match l[1..].trim().parse() {
                     Ok(d) if d < 6 => d,

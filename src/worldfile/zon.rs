@@ -1,5 +1,6 @@
-//! Zone files (`.zon`): the header and the reset commands (`M O G E P D R`, and the
-//! Dark Pawns `L`), each kept with its line for messages.
+//! Zone files (`.zon`): the header and the reset commands (`M O G E P D R`, the Dark
+//! Pawns `L`, tbaMUD's `T` and `V` for triggers), each kept with its line for messages.
+//! tbaMUD headers start with a builders line and end with zone flags and a level range.
 
 use super::lexer::{int, LexResult, Lexer};
 use super::types::{ResetCmd, ZoneProto};
@@ -12,14 +13,26 @@ pub fn parse(text: &str, sink: &mut Sink<'_, ZoneProto>) {
 }
 
 fn zone(lx: &mut Lexer<'_>, vnum: u32, warnings: &mut Vec<(u32, String)>) -> LexResult<ZoneProto> {
-    let name = lx.string()?;
+    let first = lx.string()?;
+    // tbaMUD writes `builders~` before `name~`; the numbers line never holds a `~`.
+    let (builders, name) = if lx.peek_content().is_some_and(|l| l.contains('~')) { (first, lx.string()?) } else { (String::new(), first) };
     let f = lx.fields()?;
     let line = lx.line_no() - 1;
-    // `top lifespan mode`, or `bottom top lifespan mode` in later CircleMUD.
+    // `top lifespan mode`, or `bottom top lifespan mode` in later CircleMUD, then (tbaMUD)
+    // four zone flag words and the minimum and maximum level.
     let off = if f.len() >= 4 { 1 } else { 0 };
+    let bottom = if off == 1 { Some(int(f.first(), "bottom room", line)? as u32) } else { None };
     let top = int(f.get(off), "top room", line)? as u32;
     let lifespan = int(f.get(off + 1), "lifespan", line)? as u32;
     let reset_mode = int(f.get(off + 2), "reset mode", line)? as u32;
+    let mut flags = [0u64; 4];
+    let mut levels = None;
+    if f.len() >= 10 {
+        for (i, fl) in flags.iter_mut().enumerate() {
+            *fl = super::lexer::flag_field(f.get(4 + i), "zone flags", line)?;
+        }
+        levels = Some((int(f.get(8), "minimum level", line)? as i32, int(f.get(9), "maximum level", line)? as i32));
+    }
     let mut commands = Vec::new();
     loop {
         let line_no = lx.line_no();
@@ -37,7 +50,7 @@ fn zone(lx: &mut Lexer<'_>, vnum: u32, warnings: &mut Vec<(u32, String)>) -> Lex
         if command == 'S' {
             break;
         }
-        if !"MOGEPDRL".contains(command) {
+        if !"MOGEPDRLTV".contains(command) {
             warnings.push((line_no, format!("unknown reset command '{}' skipped", clip(l))));
             continue;
         }
@@ -59,5 +72,5 @@ fn zone(lx: &mut Lexer<'_>, vnum: u32, warnings: &mut Vec<(u32, String)>) -> Lex
         }
         commands.push(ResetCmd { command, if_flag: nums.first().copied().unwrap_or(0) != 0, args, line: line_no });
     }
-    Ok(ZoneProto { vnum, name, top, lifespan, reset_mode, commands })
+    Ok(ZoneProto { vnum, name, top, lifespan, reset_mode, commands, builders, bottom, flags, levels })
 }

@@ -34,7 +34,18 @@ fn the_indexed_world_loads_exactly() {
     let r = check::report(dir.display().to_string(), &loaded);
     assert_eq!(
         r.counts,
-        check::Counts { zones: 68, rooms: 8218, exits: 26009, mobs: 1115, objects: 1453, shops: 60, reset_commands: 5433 }
+        check::Counts {
+            zones: 68,
+            rooms: 8218,
+            exits: 26009,
+            mobs: 1115,
+            objects: 1453,
+            shops: 60,
+            reset_commands: 5433,
+            triggers: 0,
+            trigger_attachments: 0,
+            quests: 0
+        }
     );
     assert_eq!(r.dangling_exits, 0);
     assert!(r.warnings.is_empty(), "{:?}", &r.warnings[..r.warnings.len().min(5)]);

@@ -251,36 +251,7 @@ impl Engine {
     fn wear_slot(&self, ch: CharId, obj: ObjId) -> Result<usize, &'static str> {
         let c = self.world.ch(ch).ok_or("")?;
         let o = self.world.obj(obj).ok_or("")?;
-        let free = |s: usize| c.equipment[s].is_none();
-        let pairs: [(u64, &[usize]); 12] = [
-            (wear_flag::FINGER, &[1, 2]),
-            (wear_flag::NECK, &[3, 4]),
-            (wear_flag::BODY, &[5]),
-            (wear_flag::HEAD, &[6]),
-            (wear_flag::LEGS, &[7]),
-            (wear_flag::FEET, &[8]),
-            (wear_flag::HANDS, &[9]),
-            (wear_flag::ARMS, &[10]),
-            (wear_flag::SHIELD, &[11]),
-            (wear_flag::ABOUT, &[12]),
-            (wear_flag::WAIST, &[13]),
-            (wear_flag::WRIST, &[14, 15]),
-        ];
-        if o.item_type == item_type::LIGHT {
-            return if free(0) { Ok(0) } else { Err("You are already holding a light source.") };
-        }
-        for (flag, slots) in pairs {
-            if o.wear_flags & flag != 0 {
-                return slots.iter().copied().find(|s| free(*s)).ok_or("You're already wearing something there.");
-            }
-        }
-        if o.wear_flags & wear_flag::WIELD != 0 {
-            return if free(16) { Ok(16) } else { Err("You're already wielding a weapon.") };
-        }
-        if o.wear_flags & wear_flag::HOLD != 0 {
-            return if free(17) { Ok(17) } else { Err("You're already holding something.") };
-        }
-        Err("You can't wear that.")
+        crate::game::tables::wear_slot_for(o.item_type, o.wear_flags, |s| c.equipment[s].is_none())
     }
 
     fn wear_one(&mut self, ch: CharId, obj: ObjId, only_wield: bool) -> bool {
