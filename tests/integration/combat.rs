@@ -39,7 +39,11 @@ async fn a_kill_gives_exp_and_a_death_costs_exp_over_37_and_respawns_at_the_temp
     assert_eq!(v["data"]["EXP"], 1000 - 1000 / 37);
     assert_eq!(v["data"]["ROOM_VNUM"], 8004);
     let max = v["data"]["MAX_HEALTH"].as_i64().or(a.seen.iter().rev().find_map(|x| x["data"]["MAX_HEALTH"].as_i64())).unwrap();
-    assert_eq!(v["data"]["HEALTH"].as_i64().unwrap(), max / 2, "wakes with half hit points");
+    // Deltas are computed: HEALTH is only pushed if it differs, so ask for it afresh.
+    a.send(json!({"type": "unsubscribe", "data": {"variables": ["HEALTH"]}})).await;
+    a.send(json!({"type": "subscribe", "data": {"variables": ["HEALTH"]}})).await;
+    let hp = a.until(|v| v["type"] == "vars" && v["data"].get("HEALTH").is_some() && v["data"].get("EXP").is_none()).await;
+    assert_eq!(hp["data"]["HEALTH"].as_i64().unwrap(), max, "wakes with full hit points (the seed's rule)");
     assert_ne!(v["data"]["FIGHTING"], true, "the fight ended with the death");
     // The corpse with the gear stayed in the pit.
     a.cmd("look west", "lw").await;

@@ -133,7 +133,7 @@ async fn a_different_world_is_only_imported_when_asked() {
     assert_eq!(w.rooms.len(), 8218);
 }
 
-mod play {
+pub mod play {
     //! Playing the Dark Pawns world over the real protocol: routes are planned from the
     //! world files (doorless exits only), so the test follows the data, not guesses.
 
@@ -146,7 +146,7 @@ mod play {
     use pawns::worldfile::{self, WorldProto, DIR_NAMES};
 
     /// Directions from `from` to `to` through exits without doors.
-    fn route(w: &WorldProto, from: u32, to: u32) -> Option<Vec<usize>> {
+    pub fn route(w: &WorldProto, from: u32, to: u32) -> Option<Vec<usize>> {
         let rooms: HashMap<u32, &worldfile::RoomProto> = w.rooms.iter().map(|r| (r.vnum, r)).collect();
         let mut prev: HashMap<u32, (u32, usize)> = HashMap::new();
         let mut q = VecDeque::from([from]);
@@ -175,7 +175,7 @@ mod play {
     }
 
     /// Where zone resets put each mob (first M command).
-    fn mob_homes(w: &WorldProto) -> HashMap<u32, u32> {
+    pub fn mob_homes(w: &WorldProto) -> HashMap<u32, u32> {
         let mut homes = HashMap::new();
         for z in &w.zones {
             for c in z.commands.iter().filter(|c| c.command == 'M') {
@@ -185,14 +185,14 @@ mod play {
         homes
     }
 
-    struct Player {
-        c: WsClient,
-        n: u32,
-        room: u32,
+    pub struct Player {
+        pub c: WsClient,
+        pub n: u32,
+        pub room: u32,
     }
 
     impl Player {
-        async fn new(s: &TestServer, name: &str, class: u8) -> Player {
+        pub async fn new(s: &TestServer, name: &str, class: u8) -> Player {
             let mut c = WsClient::connect(s.addr).await;
             c.send(
                 json!({"type": "login", "data": {"player_name": name, "password": "pw-dark", "new_char": true, "class": class, "race": 0}}),
@@ -204,7 +204,9 @@ mod play {
         }
 
         /// Sends a command; returns its id.
-        async fn send(&mut self, line: &str) -> String {
+        /// Sends a command, paced under the protocol's 10 commands per second.
+        pub async fn send(&mut self, line: &str) -> String {
+            tokio::time::sleep(std::time::Duration::from_millis(105)).await;
             self.n += 1;
             let id = format!("c{}", self.n);
             self.c.cmd(line, &id).await;
@@ -212,22 +214,32 @@ mod play {
         }
 
         /// Runs a command and waits for an event answering it whose text has `needle`.
-        async fn expect(&mut self, line: &str, needle: &str) -> String {
+        pub async fn expect(&mut self, line: &str, needle: &str) -> String {
             let id = self.send(line).await;
             let v = self.c.until(|v| v["re"] == id.as_str() && v["type"] == "event" && text(v).contains(needle)).await;
             text(&v).to_string()
         }
 
-        async fn walk(&mut self, dirs: &[usize]) {
+        /// Walks, waiting out the command rate (10/s) when a long walk meets it.
+        pub async fn walk(&mut self, dirs: &[usize]) {
             for d in dirs {
-                let id = self.send(DIR_NAMES[*d]).await;
-                let st = self.c.until(|v| v["re"] == id.as_str() && v["type"] == "state").await;
-                self.room = st["data"]["room"]["vnum"].as_u64().unwrap() as u32;
+                loop {
+                    let id = self.send(DIR_NAMES[*d]).await;
+                    let v = self.c.until(|v| v["re"] == id.as_str() && (v["type"] == "state" || v["type"] == "error")).await;
+                    if v["type"] == "error" {
+                        assert_eq!(v["data"]["code"], "rate_limited", "{v}");
+                        let ms = v["data"]["retry_after_ms"].as_u64().unwrap_or(100);
+                        tokio::time::sleep(std::time::Duration::from_millis(ms + 10)).await;
+                        continue;
+                    }
+                    self.room = v["data"]["room"]["vnum"].as_u64().unwrap() as u32;
+                    break;
+                }
             }
         }
     }
 
-    fn text(v: &Value) -> &str {
+    pub fn text(v: &Value) -> &str {
         v["data"]["text"].as_str().unwrap_or("")
     }
 
@@ -245,6 +257,23 @@ mod play {
         // Two players group at the temple; the follower walks with the leader.
         let mut brin = Player::new(&s, "Brin", 3).await;
         assert_eq!(brin.room, 8004, "new characters start at the temple");
+        // Dark Pawns' own kit and welcome: a warrior wields the short sword and wears the
+        // frayed tunic; bread and a water skin are in the (closed) backpack.
+        let vars = brin.c.expect("vars").await;
+        assert_eq!(vars["data"]["EQUIPMENT"]["wield"]["name"], "a short sword", "{}", vars["data"]["EQUIPMENT"]);
+        assert_eq!(vars["data"]["EQUIPMENT"]["body"]["name"], "a frayed tunic");
+        assert_eq!(vars["data"]["INVENTORY"][0]["name"], "a backpack");
+        brin.expect("open backpack", "Ok.").await;
+        let pack = brin.expect("look in backpack", "loaf of bread").await;
+        assert!(pack.contains("water skin"), "{pack}");
+        assert!(brin.c.seen.iter().any(|v| text(v).contains("Welcome to Dark Pawns!")), "the world's own welcome");
+        // The main road south of the Temple of the Cross has no door: a `D` reset on the
+        // other side of 8021 must not close it (it did: "The door seems to be closed.").
+        let to_cross = route(&w, 8004, 8008).expect("8008 is reachable");
+        brin.walk(&to_cross).await;
+        brin.walk(&[2]).await;
+        assert_eq!(brin.room, 8021, "south of 8008 is the main road");
+        brin.walk(&route(&w, 8021, 8004).expect("back to the temple")).await;
         let mut cora = Player::new(&s, "Cora", 3).await;
         cora.expect("follow brin", "You now follow Brin").await;
         brin.expect("group cora", "is now a member of your group").await;

@@ -1,7 +1,7 @@
 use std::time::Duration;
 
-use futures_util::SinkExt;
-use serde_json::json;
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::common::*;
@@ -38,7 +38,9 @@ async fn login_failures_have_their_codes() {
     let srv = TestServer::start().await;
     let key = srv.key("brenda").await;
     let mut a = WsClient::connect(srv.addr).await;
-    a.send(json!({"type": "login", "data": {"player_name": "b4d", "password": "x", "new_char": true}})).await;
+    a.send(json!({"type": "login", "data": {"player_name": "4bd", "password": "x", "new_char": true}})).await;
+    assert_eq!(a.error_code().await, "invalid_name");
+    a.send(json!({"type": "login", "data": {"player_name": "bo b", "password": "x", "new_char": true, "class": 3}})).await;
     assert_eq!(a.error_code().await, "invalid_name");
     a.send(json!({"type": "login", "data": {"player_name": "Self", "password": "x", "new_char": true, "class": 3}})).await;
     assert_eq!(a.error_code().await, "invalid_name");
@@ -46,8 +48,8 @@ async fn login_failures_have_their_codes() {
     assert_eq!(a.error_code().await, "auth_failed");
     a.send(json!({"type": "login", "data": {"password": format!("dp_{}", "0".repeat(64)), "is_agent": true}})).await;
     assert_eq!(a.error_code().await, "auth_failed");
-    a.send(json!({"type": "login", "data": {"player_name": "someoneelse", "password": key, "is_agent": true}})).await;
-    assert_eq!(a.error_code().await, "auth_failed", "a key logs in only its own character");
+    // A key logs in its own character whatever player_name says (the seed's rule): see
+    // `real_clients::a_key_logs_in_its_own_character_and_says_so`.
     a.send(json!({"type": "login", "data": {"player_name": "Mira", "password": "pw", "new_char": true, "class": 7}})).await;
     let e = a.expect("error").await;
     assert_eq!(e["data"]["code"], "bad_request");
@@ -115,6 +117,41 @@ async fn oversized_frames_close_with_1009() {
     srv.shutdown().await;
 }
 
+/// A logged-in client (no permessage-deflate, as the seed's clients) sends 20 KiB: the
+/// error comes first, then the 1009 close (the close used to overtake the error, which
+/// travels through the session's link).
+#[tokio::test]
+async fn an_oversized_frame_after_login_gets_its_error_before_the_close() {
+    let srv = TestServer::start().await;
+    let key = srv.key("brenda").await;
+    for _ in 0..3 {
+        let mut a = WsClient::connect(srv.addr).await;
+        a.login_key("brenda", &key).await;
+        a.expect("vars").await;
+        let big = format!("{{\"type\":\"command\",\"data\":{{\"command\":\"say {}\"}}}}", "x".repeat(20 * 1024));
+        a.send_raw(&big).await;
+        let mut error = None;
+        let close = loop {
+            match tokio::time::timeout(WAIT, a.ws.next()).await.expect("timed out") {
+                Some(Ok(Message::Text(t))) => {
+                    let v: Value = serde_json::from_str(t.as_str()).unwrap();
+                    if v["type"] == "error" {
+                        error = Some(v);
+                    }
+                }
+                Some(Ok(Message::Close(f))) => break f.map(|f| u16::from(f.code)),
+                Some(Ok(_)) => {}
+                Some(Err(e)) => panic!("no close frame: {e}"),
+                None => panic!("no close frame"),
+            }
+        };
+        let e = error.expect("frame_too_large arrives before the close");
+        assert_eq!(e["data"]["code"], "frame_too_large");
+        assert_eq!(close, Some(1009));
+    }
+    srv.shutdown().await;
+}
+
 #[tokio::test]
 async fn ten_failed_logins_lock_the_address_out() {
     let srv = TestServer::start().await;
@@ -126,6 +163,7 @@ async fn ten_failed_logins_lock_the_address_out() {
     a.send(json!({"type": "login", "data": {"player_name": "ghost", "password": "nope"}})).await;
     let e = a.expect("error").await;
     assert_eq!(e["data"]["code"], "locked_out");
+    assert!(e["data"]["retry_after_ms"].as_u64().unwrap() > 60_000, "the failure that starts the lockout says how long: {e}");
     a.closed().await;
     let mut b = WsClient::connect(srv.addr).await;
     b.send(json!({"type": "login", "data": {"player_name": "ghost", "password": "nope"}})).await;

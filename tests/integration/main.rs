@@ -10,6 +10,8 @@ mod gameplay;
 mod http_edge;
 mod memory;
 mod persistence;
+mod real_clients;
+mod real_worlds;
 mod recording;
 mod search;
 mod telnet;
