@@ -200,7 +200,13 @@ impl Shared {
             memory,
         });
         let Some(char_id) = self.enter(record, Link { id: link_id, tx: out_tx, json: true, client }, resumed).await else {
-            return LoginOutcome::Refused { code: "internal", message: "the game is shutting down".into(), close: true, kill: None, retry_after_ms: None };
+            return LoginOutcome::Refused {
+                code: "internal",
+                message: "the game is shutting down".into(),
+                close: true,
+                kill: None,
+                retry_after_ms: None,
+            };
         };
         let _ = bind.send(char_id);
         let handle = LinkHandle { link_id, char_id, ctl };

@@ -96,7 +96,9 @@ mod tests {
         for ok in ["Brenda", "brenda69", "my_agent", "scout-2", "dr.who", "ab", "a2345678901234567890123456789012"] {
             assert!(check(ok).is_ok(), "{ok}");
         }
-        for bad in ["b", "a23456789012345678901234567890123", "69brenda", "_agent", "bo b", "Self", "émile", "bob!", "all.x", "ALL.things", ""] {
+        for bad in
+            ["b", "a23456789012345678901234567890123", "69brenda", "_agent", "bo b", "Self", "émile", "bob!", "all.x", "ALL.things", ""]
+        {
             assert!(check(bad).is_err(), "{bad}");
         }
         assert!(check("ally.one").is_ok(), "only an exact 'all' before the dot is dot notation");

@@ -36,7 +36,10 @@ impl StartKit {
     }
 
     fn object(&self, i: &KitItem, class: u8) -> ObjRecord {
-        ObjRecord { vnum: i.vnum, contains: i.contains.iter().filter(|c| self.for_class(c, class)).map(|c| self.object(c, class)).collect() }
+        ObjRecord {
+            vnum: i.vnum,
+            contains: i.contains.iter().filter(|c| self.for_class(c, class)).map(|c| self.object(c, class)).collect(),
+        }
     }
 
     /// Gives a new character its kit: what can be worn is worn (first free slot its wear
@@ -79,7 +82,9 @@ mod tests {
     /// tunic, the backpack, bread and lockpicks, but no water skin.
     fn dark_pawns_like() -> WorldProto {
         let mut src = crate::worldfile::MemSource::default();
-        let obj = |vnum: u32, name: &str, ty: u32, wear: u32| format!("#{vnum}\n{name}~\na {name}~\nA {name} lies here.~\n~\n{ty} 0 0 0 0 {wear} 0 0 0\n0 1 6 3\n1 1 100\n");
+        let obj = |vnum: u32, name: &str, ty: u32, wear: u32| {
+            format!("#{vnum}\n{name}~\na {name}~\nA {name} lies here.~\n~\n{ty} 0 0 0 0 {wear} 0 0 0\n0 1 6 3\n1 1 100\n")
+        };
         let objs = [
             obj(8036, "dagger", 5, 8193),
             obj(8037, "sword", 5, 8193),
@@ -108,7 +113,8 @@ mod tests {
             let mut rec = crate::game::character::new_record("Ann", class, 0, 1, true, [13; 6], 8004);
             kit.apply(&mut rec);
             let worn: Vec<(&str, u32)> = rec.equipment.iter().map(|(s, o)| (WEAR_SLOTS[*s as usize], o.vnum)).collect();
-            let carried: Vec<(u32, Vec<u32>)> = rec.inventory.iter().map(|o| (o.vnum, o.contains.iter().map(|c| c.vnum).collect())).collect();
+            let carried: Vec<(u32, Vec<u32>)> =
+                rec.inventory.iter().map(|o| (o.vnum, o.contains.iter().map(|c| c.vnum).collect())).collect();
             (worn, carried)
         };
         assert_eq!(gear(3), (vec![("wield", 8037), ("body", 8019)], vec![(8038, vec![8010])]), "warrior: sword, tunic, pack with bread");

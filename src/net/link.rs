@@ -29,10 +29,23 @@ pub enum Frame {
 
 /// Messages the session itself produces (errors), stamped by the link.
 pub enum LinkCtl {
-    Error { code: &'static str, message: String, retry_after_ms: Option<u64>, re: Option<Arc<str>> },
+    Error {
+        code: &'static str,
+        message: String,
+        retry_after_ms: Option<u64>,
+        re: Option<Arc<str>>,
+    },
     /// Close the socket after everything sent before it (an error always precedes its close).
-    Close { code: u16, reason: String },
-    Attach { sock: mpsc::Sender<Frame>, kill: oneshot::Sender<Frame>, last_seq: u64, reply: oneshot::Sender<bool> },
+    Close {
+        code: u16,
+        reason: String,
+    },
+    Attach {
+        sock: mpsc::Sender<Frame>,
+        kill: oneshot::Sender<Frame>,
+        last_seq: u64,
+        reply: oneshot::Sender<bool>,
+    },
     Detach,
 }
 

@@ -205,13 +205,7 @@ impl Report {
         let kit: Vec<String> = p
             .kit
             .iter()
-            .map(|(v, name, classes)| {
-                if classes.is_empty() {
-                    format!("{v} {name}")
-                } else {
-                    format!("{v} {name} (classes {classes:?})")
-                }
-            })
+            .map(|(v, name, classes)| if classes.is_empty() { format!("{v} {name}") } else { format!("{v} {name} (classes {classes:?})") })
             .collect();
         let _ = writeln!(s, "  starting kit: {}", if kit.is_empty() { "none".to_string() } else { kit.join(", ") });
         let _ = writeln!(s, "\nZones:");
@@ -283,7 +277,18 @@ mod tests {
         let r = report("mem".into(), &loaded);
         assert_eq!(
             r.counts,
-            Counts { zones: 1, rooms: 2, exits: 1, mobs: 0, objects: 0, shops: 1, reset_commands: 2, triggers: 0, trigger_attachments: 0, quests: 0 }
+            Counts {
+                zones: 1,
+                rooms: 2,
+                exits: 1,
+                mobs: 0,
+                objects: 0,
+                shops: 1,
+                reset_commands: 2,
+                triggers: 0,
+                trigger_attachments: 0,
+                quests: 0
+            }
         );
         assert_eq!(r.profile.start_room, Some((100, "A".to_string())), "no 3001 here: the first real room");
         assert_eq!(r.dangling_exits, 1);

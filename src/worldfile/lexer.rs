@@ -151,7 +151,10 @@ pub fn trigger_vnum(line: &str, line_no: u32) -> LexResult<u32> {
     let rest = t.strip_prefix('T').unwrap_or(t);
     match rest.split_whitespace().next().map(str::parse::<u32>) {
         Some(Ok(v)) => Ok(v),
-        _ => Err(LexError { line: line_no, message: format!("trigger line '{}' names no trigger vnum", t.chars().take(40).collect::<String>()) }),
+        _ => Err(LexError {
+            line: line_no,
+            message: format!("trigger line '{}' names no trigger vnum", t.chars().take(40).collect::<String>()),
+        }),
     }
 }
 

@@ -237,8 +237,7 @@ pub fn load(src: &dyn WorldSource) -> Result<Loaded, LoadError> {
         return Err(LoadError::Empty(src.describe()));
     }
     let family = profile::family_of(&w);
-    w.profile = profile::WorldProfile::read(src, family)
-        .map_err(|reason| LoadError::BadProfile { source_name: src.describe(), reason })?;
+    w.profile = profile::WorldProfile::read(src, family).map_err(|reason| LoadError::BadProfile { source_name: src.describe(), reason })?;
     // A kit the world's own file names must exist; a family's default kit is given as
     // far as the world has its objects (a small world made from parts of one has few).
     let own_file = src.read(profile::PROFILE_FILE).ok().flatten().is_some();

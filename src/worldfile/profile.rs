@@ -251,7 +251,8 @@ mod tests {
     #[test]
     fn a_profile_file_overrides_only_what_it_sets() {
         let mut src = super::super::MemSource::default();
-        src.0.insert(PROFILE_FILE.into(), r#"{"start_room": 1234, "kit": [{"vnum": 5, "contains": [{"vnum": 6, "classes": [2]}]}]}"#.into());
+        src.0
+            .insert(PROFILE_FILE.into(), r#"{"start_room": 1234, "kit": [{"vnum": 5, "contains": [{"vnum": 6, "classes": [2]}]}]}"#.into());
         let p = WorldProfile::read(&src, Family::DarkPawns).unwrap();
         assert_eq!(p.start_room, Some(1234));
         assert_eq!(p.welcome, WorldProfile::defaults(Family::DarkPawns).welcome);

@@ -70,6 +70,59 @@ fn malformed_record_is_skipped_with_file_line_and_vnum() {
     assert_eq!(w.line, 9);
 }
 
+/// tbaMUD's shapes: T lines after a room's S and a mob's end, a thirteen-field object
+/// type line with `weight cost rent level timer`, a zone with builders and flags, a
+/// trigger whose script holds `~` inside a line, and a quest.
+#[test]
+fn tbamud_room_mob_obj_zone_trigger_quest() {
+    let wld = "#3001\nThe Temple~\nA temple.\n~\n30 cdeh 0 0 0 0\nS\nT 3017\n#3002\nNext~\nn\n~\n30 0 0 0 0 0\nS\n$~\n";
+    let mob = "#3013\nguide~\nthe guide~\nA guide.\n~\nShe guides.\n~\nbdq 0 0 0 0 0 0 0 900 E\n3 19 8 0d0+30 1d4+0\n30 90\n8 8 2\nE\nT 3016\nT 3018\n$\n";
+    let obj = "#3006\nteleporter~\nthe teleporter~\nA device.~\n~\n12 0 0 0 0 a 0 0 0 b 0 0 0\n0 0 0 0\n1 10 0 5 0\nT 3014\nE\nteleporter~\nIt hums.\n~\n$\n";
+    let zon = "#30\nDikuMUD~\nNorthern Midgaard~\n3000 3099 15 2 d 0 0 0 1 33\nM 0 3013 1 3001 \t(the guide)\nT 1 0 3017 3001\nS\n$~\n";
+    let trg = "#3017\nTemple greet~\n2 g 100\n~\nset arg ~%arg%\nsay small bit of fun~ I am all that.\n%echo% hello\n~\n#3014\nt~\n1 c 100\nuse~\n~\n#3016\nt~\n0 g 100\n~\n~\n#3018\nt~\n0 g 100\n~\n~\n$~\n";
+    let qst = "#100\nKill the Mice!~\nmice~\nHelp.\n~\nWell done!\n~\nAbandoned.\n~\n3 3013 0 194 -1 -1 -1\n0 0 1 34 60 -1 3\n10 0 65535\nS\n$~\n";
+    let src = Mem::new(&[
+        ("wld/index", "a\n$\n"),
+        ("wld/a", wld),
+        ("mob/index", "a\n$\n"),
+        ("mob/a", mob),
+        ("obj/index", "a\n$\n"),
+        ("obj/a", obj),
+        ("zon/index", "a\n$\n"),
+        ("zon/a", zon),
+        ("trg/index", "a\n$\n"),
+        ("trg/a", trg),
+        ("qst/index", "a\n$\n"),
+        ("qst/a", qst),
+    ]);
+    let l = load(&src).unwrap();
+    assert!(l.warnings.is_empty(), "{:#?}", l.warnings);
+    let w = &l.world;
+    assert_eq!(w.rooms.len(), 2, "the T line does not eat the next room");
+    assert_eq!(w.rooms[0].triggers, vec![3017]);
+    assert_eq!(w.mobs[0].triggers, vec![3016, 3018]);
+    let o = &w.objs[0];
+    assert_eq!((o.dialect, o.wear_flags[0], o.affect_flags[0], o.weight, o.cost, o.level), (ObjDialect::TbaMud, 1, 2, 1, 10, 5));
+    assert_eq!(o.triggers, vec![3014]);
+    assert_eq!(o.extra_descs[0].keywords, "teleporter");
+    assert_eq!(o.load_percent, None, "tbaMUD's third field is rent");
+    let z = &w.zones[0];
+    assert_eq!(
+        (z.name.as_str(), z.builders.as_str(), z.bottom, z.top, z.flags[0], z.levels),
+        ("Northern Midgaard", "DikuMUD", Some(3000), 3099, 8, Some((1, 33)))
+    );
+    assert_eq!(z.commands.iter().map(|c| c.command).collect::<String>(), "MT");
+    let t = &w.triggers[0];
+    assert_eq!((t.vnum, t.attach_type, t.flags, t.narg), (3017, 2, 1 << 6, 100));
+    assert_eq!(t.commands, "set arg ~%arg%\nsay small bit of fun~ I am all that.\n%echo% hello\n");
+    let q = &w.quests[0];
+    assert_eq!((q.kind, q.master, q.target, q.values[3], q.gold, q.obj_reward), (3, 3013, 194, 34, 10, 65535));
+    assert_eq!(w.profile.family, crate::worldfile::profile::Family::TbaMud);
+    assert_eq!(crate::worldfile::profile::start_room(w, &w.profile, None), Ok(3001));
+    let r = crate::worldfile::check::report("mem".into(), &l);
+    assert_eq!((r.counts.triggers, r.counts.trigger_attachments, r.counts.quests), (4, 4, 1));
+}
+
 #[test]
 fn dark_pawns_mob_obj_zone_shop() {
     let mob = "#8001\nHans guard~\nHans the gateguard~\nHans is here.\n~\nLooks bored.\n~\n38939 0 0 0 1032 0 0 0 700 E\n22 -2 -12 22d5+230 14d4+14\n20 30000\n8 8 1\nRace: 0\nNoise: You hear a cough.\nE\n$\n";
@@ -134,6 +187,11 @@ mod fuzz {
             Just("M 0 1 1 1\n".to_string()),
             Just("-1\n".to_string()),
             Just("A\n".to_string()),
+            Just("T 1\n".to_string()),
+            Just("0 q 100\n".to_string()),
+            Just("1 a 0 0 0 0 0 0 0 0 0 0 0\n".to_string()),
+            Just("3000 3099 15 2 d 0 0 0 1 33\n".to_string()),
+            Just("set arg ~%arg%\n".to_string()),
             "[ -~\n]{0,12}",
         ];
         proptest::collection::vec(tok, 0..60).prop_map(|v| v.concat())
@@ -142,15 +200,24 @@ mod fuzz {
     proptest! {
         #![proptest_config(ProptestConfig { cases: 400, .. ProptestConfig::default() })]
         #[test]
-        fn no_input_panics_the_reader(w in world_bytes(), m in world_bytes(), o in world_bytes(), z in world_bytes(), s in world_bytes()) {
+        fn no_input_panics_the_reader(w in world_bytes(), m in world_bytes(), o in world_bytes(), z in world_bytes(), s in world_bytes(), t in world_bytes(), q in world_bytes(), p in "[ -~]{0,80}") {
             let src = Mem::new(&[
                 ("wld/index", "a\n$\n"), ("wld/a", &w),
                 ("mob/index", "a\n$\n"), ("mob/a", &m),
                 ("obj/index", "a\n$\n"), ("obj/a", &o),
                 ("zon/index", "a\n$\n"), ("zon/a", &z),
                 ("shp/index", "a\n$\n"), ("shp/a", &s),
+                ("trg/index", "a\n$\n"), ("trg/a", &t),
+                ("qst/index", "a\n$\n"), ("qst/a", &q),
+                ("pawns-world.json", &p),
             ]);
-            let _ = load(&src);
+            if let Ok(l) = load(&src) {
+                // Whatever loaded has a start room it can name, and a kit that can be given.
+                let _ = crate::worldfile::profile::start_room(&l.world, &l.world.profile, None);
+                let kit = crate::game::kit::StartKit::new(&l.world);
+                let mut rec = crate::game::character::new_record("Ann", 3, 0, 1, true, [13; 6], 1);
+                kit.apply(&mut rec);
+            }
         }
     }
 }

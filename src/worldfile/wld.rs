@@ -36,8 +36,18 @@ fn room(lx: &mut Lexer<'_>, vnum: u32) -> LexResult<RoomProto> {
         }
         _ => return lx.err(format!("room flags line has {} fields (want 3 or 6)", f.len())),
     }
-    let mut room =
-        RoomProto { vnum, zone, name, description, flags, sector, exits: Default::default(), extra_descs: Vec::new(), scripts: Vec::new(), triggers: Vec::new() };
+    let mut room = RoomProto {
+        vnum,
+        zone,
+        name,
+        description,
+        flags,
+        sector,
+        exits: Default::default(),
+        extra_descs: Vec::new(),
+        scripts: Vec::new(),
+        triggers: Vec::new(),
+    };
     loop {
         let l = lx.content_line()?;
         match l.as_bytes().first() {

@@ -36,7 +36,6 @@ async fn malformed_input_gets_coded_errors_and_the_connection_stays() {
 #[tokio::test]
 async fn login_failures_have_their_codes() {
     let srv = TestServer::start().await;
-    let key = srv.key("brenda").await;
     let mut a = WsClient::connect(srv.addr).await;
     a.send(json!({"type": "login", "data": {"player_name": "4bd", "password": "x", "new_char": true}})).await;
     assert_eq!(a.error_code().await, "invalid_name");

@@ -21,18 +21,17 @@ async fn the_seed_example_agent_brenda69_plays_and_is_found_by_name() {
     let mut a = WsClient::connect(srv.addr).await;
     a.send(json!({"type": "login", "data": {"player_name": "brenda69", "password": key, "is_agent": true,
         "harness": "openclaw", "model": "deepseek-v4-flash", "version": "1.0"}}))
-    .await;
+        .await;
     let st = a.expect("state").await;
     assert_eq!(st["data"]["player"]["name"], "Brenda69");
     // The seed's new-character shape with an underscore name, and a dotted one.
     let mut b = WsClient::connect(srv.addr).await;
     b.send(json!({"type": "login", "data": {"player_name": "new_agent", "password": "pw-new", "new_char": true,
         "class": 3, "race": 0, "is_agent": true}}))
-    .await;
+        .await;
     assert_eq!(b.expect("state").await["data"]["player"]["name"], "New_agent");
     let mut c = WsClient::connect(srv.addr).await;
-    c.send(json!({"type": "login", "data": {"player_name": "scout-2.b", "password": "pw-scout", "new_char": true, "class": 2}}))
-        .await;
+    c.send(json!({"type": "login", "data": {"player_name": "scout-2.b", "password": "pw-scout", "new_char": true, "class": 2}})).await;
     assert_eq!(c.expect("state").await["data"]["player"]["name"], "Scout-2.b");
     // who lists them; tell and look reach them by name.
     b.cmd("who", "w").await;
@@ -151,4 +150,22 @@ async fn keygen_with_server_uses_the_server_and_makes_no_file() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("invalid_name"));
     srv.shutdown().await;
     tokio::time::sleep(Duration::from_millis(1)).await;
+}
+
+/// The seed's minimal agent loop (`my_agent`) sends `subscribe` right behind `login`
+/// without waiting for the answer, then reads `vars` for HEALTH and FIGHTING.
+#[tokio::test]
+async fn the_minimal_agent_loop_subscribes_before_the_login_answer() {
+    let srv = TestServer::start().await;
+    let key = srv.key("my_agent").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.send(json!({"type": "login", "data": {"player_name": "my_agent", "password": key, "is_agent": true}})).await;
+    a.send(json!({"type": "subscribe", "data": {"variables": ["HEALTH", "MAX_HEALTH", "ROOM_EXITS", "ROOM_MOBS", "FIGHTING"]}})).await;
+    let st = a.expect("state").await;
+    assert_eq!(st["data"]["player"]["name"], "My_agent");
+    // The full dump, then the subscription's own answer; never not_authenticated.
+    let v = a.until(|v| v["type"] == "vars" && v["data"].as_object().is_some_and(|o| o.len() < 19)).await;
+    assert!(v["data"]["HEALTH"].is_i64() && v["data"]["FIGHTING"] == false, "{v}");
+    assert!(!a.seen.iter().any(|v| v["type"] == "error"), "{:?}", a.seen);
+    srv.shutdown().await;
 }

@@ -55,8 +55,7 @@ async fn newcomer(srv: &TestServer, name: &str) -> (WsClient, Value) {
 /// Moves; "room N" when it arrived, else what the game said instead.
 async fn go(a: &mut WsClient, dir: &str, id: &str) -> String {
     a.cmd(dir, id).await;
-    let arrived_or_refused =
-        |v: &Value| v["re"] == id && (v["type"] == "state" || (v["type"] == "event" && !text(v).contains("[ Exits:")));
+    let arrived_or_refused = |v: &Value| v["re"] == id && (v["type"] == "state" || (v["type"] == "event" && !text(v).contains("[ Exits:")));
     let v = a.until(arrived_or_refused).await;
     if v["type"] == "state" {
         format!("room {}", v["data"]["room"]["vnum"])
@@ -164,7 +163,10 @@ fn the_tbamud_world_loads_exactly() {
     let w = &loaded.world;
     // Zones keep their builders, flags and level range; objects their affect words and level.
     let z30 = w.zones.iter().find(|z| z.vnum == 30).unwrap();
-    assert_eq!((z30.name.as_str(), z30.builders.as_str(), z30.bottom, z30.top, z30.levels), ("Northern Midgaard", "DikuMUD", Some(3000), 3099, Some((1, 33))));
+    assert_eq!(
+        (z30.name.as_str(), z30.builders.as_str(), z30.bottom, z30.top, z30.levels),
+        ("Northern Midgaard", "DikuMUD", Some(3000), 3099, Some((1, 33)))
+    );
     let teleporter = w.objs.iter().find(|o| o.vnum == 3006).unwrap();
     assert_eq!(teleporter.triggers, vec![3014, 3015]);
     assert_eq!(w.rooms.iter().find(|r| r.vnum == 3001).unwrap().triggers, vec![3017], "the T after the temple's S");
