@@ -12,7 +12,7 @@ use crate::server::{self, ServerConfig};
 
 pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let filter = tracing_subscriber::EnvFilter::try_new(&args.log).with_context(|| format!("--log '{}' is not a log filter", args.log))?;
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(crate::now::stderr_is_terminal()).init();
     let mut cfg = ServerConfig { db: args.db.clone(), world: args.world.clone(), reimport: args.reimport, ..Default::default() };
     if let Some(seed) = args.seed {
         cfg.engine.seed = seed;
@@ -104,9 +104,9 @@ pub async fn keygen(args: KeygenArgs) -> anyhow::Result<()> {
     };
     let name = args.name.clone();
     let db2 = db.clone();
-    let offline = tokio::task::spawn_blocking(move || -> Result<(String, bool), StoreError> {
+    let offline = tokio::task::spawn_blocking(move || -> Result<(Result<String, crate::auth::accounts::AuthError>, bool), StoreError> {
         let (store, report) = Store::open(&db2)?;
-        Ok((Accounts::create_key(&store, &name).map_err(|e| StoreError::Codec(e.message()))?, report.created))
+        Ok((Accounts::create_key(&store, &name), report.created))
     })
     .await?;
     let key = match offline {
@@ -114,7 +114,7 @@ pub async fn keygen(args: KeygenArgs) -> anyhow::Result<()> {
             if created {
                 eprintln!("Created a new data file {} (no server has used it yet).", db.display());
             }
-            k
+            k?
         }
         Err(StoreError::Locked { .. }) => via_server(&server, &args.name)
             .await

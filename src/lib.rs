@@ -10,6 +10,7 @@ pub mod commands;
 pub mod game;
 pub mod memory;
 pub mod net;
+pub mod now;
 pub mod protocol;
 pub mod record;
 pub mod search;

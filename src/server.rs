@@ -239,7 +239,7 @@ impl Shared {
         pre_seq: u64,
     ) -> LoginOutcome {
         if let Some(resume) = &data.resume {
-            let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+            let now = crate::now::unix_secs();
             let claims = match self.token_key.verify(&resume.token, now) {
                 Ok(c) => c,
                 Err(why) => return self.refuse(ip, AuthError::Failed(format!("resume refused: {why}")), kill),

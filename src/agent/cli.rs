@@ -133,7 +133,11 @@ pub async fn agent(args: AgentArgs) -> anyhow::Result<()> {
             // the transcript is stdout. `RUST_LOG` wins when set.
             let filter = std::env::var("RUST_LOG").unwrap_or_else(|_| format!("pawns={}", cfg.log_level));
             if let Ok(f) = tracing_subscriber::EnvFilter::try_new(&filter) {
-                let _ = tracing_subscriber::fmt().with_env_filter(f).with_writer(std::io::stderr).try_init();
+                let _ = tracing_subscriber::fmt()
+                    .with_env_filter(f)
+                    .with_writer(std::io::stderr)
+                    .with_ansi(crate::now::stderr_is_terminal())
+                    .try_init();
             }
             match what {
                 AgentCmd::Play(p) => play(cfg, p, None, false).await,

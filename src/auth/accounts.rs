@@ -10,12 +10,17 @@ use crate::game::character::{new_record, roll_abilities};
 use crate::game::tables;
 use crate::protocol::LoginData;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum AuthError {
+    #[error("auth_failed: {0}")]
     Failed(String),
+    #[error("invalid_name: {0}")]
     InvalidName(String),
+    #[error("name_taken: that name is taken")]
     NameTaken,
+    #[error("bad_request: {0}")]
     BadRequest(String),
+    #[error("internal: {0}")]
     Internal(String),
 }
 
@@ -54,10 +59,6 @@ pub struct Accounts {
     kit: Arc<crate::game::kit::StartKit>,
     /// Saves not yet on disk: logins read through them.
     unsaved: crate::game::persist::Unsaved,
-}
-
-fn now_secs() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
 }
 
 async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, AuthError> {
@@ -111,7 +112,10 @@ impl Accounts {
         names::check(name).map_err(AuthError::InvalidName)?;
         let key = keys::generate();
         store
-            .put_agent_key(&keys::hash(&key), &AgentKeyRecord { name: name.to_ascii_lowercase(), created: now_secs(), revoked: false })
+            .put_agent_key(
+                &keys::hash(&key),
+                &AgentKeyRecord { name: name.to_ascii_lowercase(), created: crate::now::unix_secs(), revoked: false },
+            )
             .map_err(internal)?;
         Ok(key)
     }
@@ -200,7 +204,7 @@ impl Accounts {
         };
         let mut record = new_record(&display, class, race, sex, is_agent, abilities, self.start_room);
         self.kit.apply(&mut record);
-        let account = Account { name: display.clone(), password_hash: hash, is_agent, created: now_secs() };
+        let account = Account { name: display.clone(), password_hash: hash, is_agent, created: crate::now::unix_secs() };
         let store = self.store.clone();
         let r2 = record.clone();
         let created = blocking(move || store.create_character(&account, &r2)).await?.map_err(internal)?;

@@ -12,7 +12,7 @@ pub fn starting_hour(configured: Option<u8>) -> u64 {
     match configured {
         Some(h) => (h % 24) as u64,
         None => {
-            let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+            let secs = crate::now::unix_secs();
             (secs / SECS_PER_MUD_HOUR) % 24
         }
     }

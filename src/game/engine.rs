@@ -515,7 +515,8 @@ impl Engine {
         }
     }
 
-    fn tick(&mut self) {
+    /// One pulse (the run loop calls it on its clock; tests and fuzzing drive it directly).
+    pub fn tick(&mut self) {
         let started = std::time::Instant::now();
         self.tick_inner();
         self.stats.record(started.elapsed(), self.cfg.pulse, self.pulse);

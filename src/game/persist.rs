@@ -133,10 +133,6 @@ pub fn spawn_writer(store: Arc<Store>, unsaved: Unsaved) -> (SaveQueue, tokio::t
     (SaveQueue { tx, unsaved }, handle)
 }
 
-fn now_secs() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
-}
-
 impl Engine {
     pub(crate) fn obj_record(&self, id: ObjId) -> Option<ObjRecord> {
         let o = self.world.obj(id)?;
@@ -172,7 +168,7 @@ impl Engine {
             equipment: c.equipment.iter().enumerate().filter_map(|(s, o)| Some((s as u8, self.obj_record((*o)?)?))).collect(),
             deaths: c.deaths,
             kills: c.kills,
-            saved_at: now_secs(),
+            saved_at: crate::now::unix_secs(),
             skills: pc.skills.iter().map(|(k, v)| (k.clone(), *v)).collect(),
             practices: pc.practices,
             conditions: Some(pc.conditions),

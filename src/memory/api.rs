@@ -23,7 +23,7 @@ fn err(status: StatusCode, code: &str, message: &str) -> hyper::Response<Body> {
 
 /// The character `bearer` speaks for: a live session token's, or an unrevoked agent key's.
 async fn bearer_name(shared: &Arc<Shared>, bearer: &str) -> Option<String> {
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let now = crate::now::unix_secs();
     if let Ok(c) = shared.token_key.verify(bearer, now) {
         return Some(c.name.to_ascii_lowercase());
     }

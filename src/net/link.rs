@@ -110,10 +110,6 @@ pub struct LinkTask {
     hub: Arc<Hub>,
 }
 
-fn now_secs() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
-}
-
 pub struct NewLink {
     pub name: String,
     pub link_id: u64,
@@ -152,7 +148,7 @@ impl LinkTask {
     }
 
     fn token(&self) -> String {
-        self.token_key.issue(&self.name, now_secs())
+        self.token_key.issue(&self.name, crate::now::unix_secs())
     }
 
     /// Stamps, buffers and forwards one frame.

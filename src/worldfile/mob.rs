@@ -8,7 +8,34 @@ use super::Sink;
 
 pub fn parse(text: &str, sink: &mut Sink<'_, MobProto>) {
     let mut lx = Lexer::new(text);
-    super::each_record(&mut lx, sink, "mob", |lx, vnum, _| mob(lx, vnum));
+    super::each_record(&mut lx, sink, "mob", mob);
+}
+
+/// Bounds on a mob's numbers that keep every rule's arithmetic inside `i32` (hit points
+/// from dice, a damage roll times the position multiplier). The largest in Dark Pawns
+/// and tbaMUD are far inside them (60d12+17904 hit points, 40d40 damage, level 60).
+pub const MAX_DICE_NUM: i32 = 1_000;
+pub const MAX_DICE_SIZE: i32 = 10_000;
+pub const MAX_DICE_PLUS: i32 = 1_000_000;
+pub const MAX_LEVEL: i32 = 100;
+pub const MAX_GOLD_OR_EXP: i64 = 2_000_000_000;
+
+fn clamp_warn<T: PartialOrd + Copy + std::fmt::Display>(v: T, lo: T, hi: T, what: &str, line: u32, warnings: &mut Vec<(u32, String)>) -> T {
+    if v < lo || v > hi {
+        let to = if v < lo { lo } else { hi };
+        warnings.push((line, format!("{what} {v} is out of range ({lo}..={hi}); clamped to {to}")));
+        to
+    } else {
+        v
+    }
+}
+
+fn clamp_dice(d: Dice, what: &str, line: u32, warnings: &mut Vec<(u32, String)>) -> Dice {
+    Dice {
+        num: clamp_warn(d.num, 0, MAX_DICE_NUM, &format!("{what} dice count"), line, warnings),
+        size: clamp_warn(d.size, 0, MAX_DICE_SIZE, &format!("{what} dice size"), line, warnings),
+        plus: clamp_warn(d.plus, -MAX_DICE_PLUS, MAX_DICE_PLUS, &format!("{what} bonus"), line, warnings),
+    }
 }
 
 fn dice_field(tok: Option<&&str>, what: &str, lx: &Lexer<'_>) -> LexResult<Dice> {
@@ -18,7 +45,7 @@ fn dice_field(tok: Option<&&str>, what: &str, lx: &Lexer<'_>) -> LexResult<Dice>
     }
 }
 
-fn mob(lx: &mut Lexer<'_>, vnum: u32) -> LexResult<MobProto> {
+fn mob(lx: &mut Lexer<'_>, vnum: u32, warnings: &mut Vec<(u32, String)>) -> LexResult<MobProto> {
     let keywords = lx.string()?;
     let short_descr = lx.string()?;
     let long_descr = lx.string()?;
@@ -48,15 +75,15 @@ fn mob(lx: &mut Lexer<'_>, vnum: u32) -> LexResult<MobProto> {
     }
     let f = lx.fields()?;
     let line = lx.line_no() - 1;
-    let level = int(f.first(), "level", line)? as i32;
-    let thac0 = int(f.get(1), "thac0", line)? as i32;
-    let ac = int(f.get(2), "armour class", line)? as i32;
-    let hit_dice = dice_field(f.get(3), "hit points", lx)?;
-    let damage_dice = dice_field(f.get(4), "damage", lx)?;
+    let level = clamp_warn(int(f.first(), "level", line)?, 0, MAX_LEVEL as i64, "level", line, warnings) as i32;
+    let thac0 = clamp_warn(int(f.get(1), "thac0", line)?, -100, 100, "thac0", line, warnings) as i32;
+    let ac = clamp_warn(int(f.get(2), "armour class", line)?, -1000, 1000, "armour class", line, warnings) as i32;
+    let hit_dice = clamp_dice(dice_field(f.get(3), "hit points", lx)?, "hit point", line, warnings);
+    let damage_dice = clamp_dice(dice_field(f.get(4), "damage", lx)?, "damage", line, warnings);
     let f = lx.fields()?;
     let line = lx.line_no() - 1;
-    let gold = int(f.first(), "gold", line)?;
-    let exp = int(f.get(1), "experience", line)?;
+    let gold = clamp_warn(int(f.first(), "gold", line)?, 0, MAX_GOLD_OR_EXP, "gold", line, warnings);
+    let exp = clamp_warn(int(f.get(1), "experience", line)?, 0, MAX_GOLD_OR_EXP, "experience", line, warnings);
     let f = lx.fields()?;
     let line = lx.line_no() - 1;
     let load_position = int(f.first(), "load position", line)? as i32;

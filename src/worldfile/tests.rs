@@ -123,6 +123,45 @@ fn tbamud_room_mob_obj_zone_trigger_quest() {
     assert_eq!((r.counts.triggers, r.counts.trigger_attachments, r.counts.quests), (4, 4, 1));
 }
 
+/// Numbers no rule can carry (hit dice of 1000d2147483647, gold past i32, negative
+/// experience) are clamped with a warning naming file and line, and a world built from
+/// them fights without overflowing.
+#[tokio::test]
+async fn overflowing_mob_numbers_are_clamped_and_the_world_still_fights() {
+    let mob = "#1\nbig brute~\na big brute~\nA big brute.\n~\n~\n0 0 0 S\n1000 20 10 1000d2147483647+2147483647 1000d2147483647+2147483647\n99999999999 -5\n8 8 0\n#2\nsmall thing~\na small thing~\nA small thing.\n~\n~\n0 0 0 S\n1 20 10 1d4+1 1d2+0\n0 0\n4 4 0\n$\n";
+    let src = Mem::new(&[
+        ("wld/index", "a\n$\n"),
+        ("wld/a", "#100\nArena~\nSand.\n~\n1 0 0\nS\n$\n"),
+        ("mob/index", "a\n$\n"),
+        ("mob/a", mob),
+        ("zon/index", "a\n$\n"),
+        ("zon/a", "#1\nArena~\n199 10 2\nM 0 1 1 100\nM 0 2 1 100\nS\n$\n"),
+    ]);
+    let l = load(&src).unwrap();
+    let w: Vec<String> = l.warnings.iter().map(|w| w.to_string()).collect();
+    for needle in ["level 1000", "hit point dice size 2147483647", "hit point bonus 2147483647", "gold 99999999999", "experience -5"] {
+        assert!(
+            w.iter().any(|x| x.contains(needle) && x.starts_with("mob/a:8:") || x.contains(needle) && x.starts_with("mob/a:9:")),
+            "{needle}: {w:#?}"
+        );
+    }
+    let m = &l.world.mobs[0];
+    assert_eq!((m.level, m.hit_dice.size, m.damage_dice.plus, m.gold, m.exp), (100, 10_000, 1_000_000, 2_000_000_000, 0));
+    let tmp = tempfile::tempdir().unwrap();
+    let (store, _) = pawns_storage::Store::open(tmp.path().join("t.redb")).unwrap();
+    let (saves, _writer) = crate::game::persist::spawn_writer(std::sync::Arc::new(store), Default::default());
+    let mut e = crate::game::engine::Engine::new(l.world, crate::game::engine::EngineConfig { seed: 3, ..Default::default() }, saves);
+    let ids: Vec<_> = e.world.chars.keys().copied().collect();
+    assert_eq!(ids.len(), 2);
+    let (big, small) = if e.world.chars[&ids[0]].level == 100 { (ids[0], ids[1]) } else { (ids[1], ids[0]) };
+    assert!(e.world.chars[&big].hit > 0);
+    for _ in 0..5 {
+        e.hit(small, big);
+        e.hit(big, small);
+        e.tick();
+    }
+}
+
 #[test]
 fn dark_pawns_mob_obj_zone_shop() {
     let mob = "#8001\nHans guard~\nHans the gateguard~\nHans is here.\n~\nLooks bored.\n~\n38939 0 0 0 1032 0 0 0 700 E\n22 -2 -12 22d5+230 14d4+14\n20 30000\n8 8 1\nRace: 0\nNoise: You hear a cough.\nE\n$\n";

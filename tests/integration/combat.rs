@@ -24,6 +24,11 @@ async fn a_kill_gives_exp_and_a_death_costs_exp_over_37_and_respawns_at_the_temp
     // The corpse is on the floor.
     a.cmd("look", "l").await;
     assert!(a.reply_text("l").await.contains("The corpse of a straw dummy is lying here."));
+    // Armed with the yard's sword, so the death has gear to leave behind.
+    a.cmd("get sword", "g").await;
+    assert!(a.reply_text("g").await.contains("You get a test sword"));
+    a.cmd("wield sword", "wi").await;
+    assert!(a.reply_text("wi").await.contains("You wield a test sword"));
     // Into the pit: the fiend is aggressive and kills in one round.
     a.cmd("west", "w1").await;
     a.until(|v| v["type"] == "vars" && v["data"]["ROOM_VNUM"] == 8004).await;
@@ -45,9 +50,13 @@ async fn a_kill_gives_exp_and_a_death_costs_exp_over_37_and_respawns_at_the_temp
     let hp = a.until(|v| v["type"] == "vars" && v["data"].get("HEALTH").is_some() && v["data"].get("EXP").is_none()).await;
     assert_eq!(hp["data"]["HEALTH"].as_i64().unwrap(), max, "wakes with full hit points (the seed's rule)");
     assert_ne!(v["data"]["FIGHTING"], true, "the fight ended with the death");
-    // The corpse with the gear stayed in the pit.
-    a.cmd("look west", "lw").await;
-    a.reply_text("lw").await;
+    // The gear stayed with the corpse in the pit: she wakes with nothing.
+    a.cmd("inventory", "i").await;
+    let inv = a.reply_text("i").await;
+    assert!(inv.contains("Nothing."), "{inv}");
+    a.cmd("equipment", "eq").await;
+    let eq = a.reply_text("eq").await;
+    assert!(!eq.contains("test sword"), "{eq}");
     srv.shutdown().await;
 }
 

@@ -87,3 +87,30 @@ async fn kill_9_then_restart_opens_cleanly_with_what_was_saved() {
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+/// Log lines written to a pipe or a file carry no ANSI colour codes (a terminal gets them).
+#[test]
+fn logs_to_a_pipe_have_no_colour_codes() {
+    use std::io::Read;
+    let dir = tempfile::tempdir().unwrap();
+    let world = dir.path().join("world");
+    crate::world::write(&world);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pawns"))
+        .args(["serve", "--host", "127.0.0.1", "--port", "0", "--log", "info", "--db"])
+        .arg(dir.path().join("p.redb"))
+        .arg("--world")
+        .arg(&world)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    assert!(line.contains("listening"), "{line}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let mut err = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    assert!(err.contains("INFO"), "info lines were logged: {err}");
+    assert!(!err.contains('\u{1b}'), "colour codes in a piped log: {err:?}");
+}
