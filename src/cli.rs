@@ -74,6 +74,9 @@ pub struct ServeArgs {
     /// start room — 8004 on Dark Pawns, 3001 on CircleMUD and tbaMUD).
     #[arg(long, value_name = "VNUM")]
     pub start_room: Option<u32>,
+    /// Tests only: the `__panic` and `__panic_engine` commands inject faults.
+    #[arg(long, hide = true)]
+    pub fault_injection: bool,
     /// Most connections at once.
     #[arg(long, default_value_t = 20_000)]
     pub max_connections: usize,

@@ -18,6 +18,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         cfg.engine.seed = seed;
     }
     cfg.engine.start_room = args.start_room;
+    cfg.engine.fault_injection = args.fault_injection;
     cfg.engine.linkdead_grace = Duration::from_secs(args.linkdead_secs);
     cfg.record = !args.no_record;
     cfg.keep_observation_days = args.keep_observations;
@@ -54,17 +55,34 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         running.addr,
         args.db.display()
     ));
-    // Ctrl-C, or SIGTERM from a service manager: both shut down cleanly.
+    // Ctrl-C, or SIGTERM from a service manager: both shut down cleanly. A dead engine
+    // ends the process with an error, so a supervisor restarts it.
+    let mut dead = running.shared.engine_dead.clone();
+    let engine_died = async move {
+        let _ = dead.wait_for(|d| *d).await;
+    };
+    let died;
     #[cfg(unix)]
     {
         let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).context("cannot watch for SIGTERM")?;
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = term.recv() => {}
-        }
+        died = tokio::select! {
+            _ = tokio::signal::ctrl_c() => false,
+            _ = term.recv() => false,
+            _ = engine_died => true,
+        };
     }
     #[cfg(not(unix))]
-    tokio::signal::ctrl_c().await.ok();
+    {
+        died = tokio::select! {
+            _ = tokio::signal::ctrl_c() => false,
+            _ = engine_died => true,
+        };
+    }
+    if died {
+        say("pawns: the game engine died; saving what is queued and exiting with an error...");
+        running.shutdown().await;
+        bail!("engine_dead: the game engine stopped (see the log for the panic); restart the server");
+    }
     say("pawns: shutting down, saving characters...");
     running.shutdown().await;
     say("pawns: stopped cleanly.");

@@ -102,6 +102,9 @@ pub struct Shared {
     pub search: Option<crate::search::IndexerHandle>,
     /// The dreamer (none when recording or dreaming is off).
     pub dreamer: Option<crate::memory::DreamerHandle>,
+    /// Becomes `true` if the engine thread dies (a panic outside a command's boundary):
+    /// `/health` answers 503 and `serve` exits non-zero for its supervisor.
+    pub engine_dead: watch::Receiver<bool>,
 }
 
 pub enum LoginOutcome {
@@ -497,12 +500,22 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
     // The engine gets a thread of its own, so thousands of socket tasks on the shared
     // pool can never delay a pulse.
     let (engine_done_tx, engine_task) = oneshot::channel();
+    let (dead_tx, engine_dead) = watch::channel(false);
     std::thread::Builder::new()
         .name("pawns-engine".into())
         .spawn(move || {
             match tokio::runtime::Builder::new_current_thread().enable_time().build() {
-                Ok(rt) => rt.block_on(engine.run(erx)),
-                Err(e) => tracing::error!("cannot start the engine's runtime: {e}"),
+                Ok(rt) => {
+                    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| rt.block_on(engine.run(erx))));
+                    if run.is_err() {
+                        tracing::error!("the engine thread died (a panic outside a command); /health answers 503 until a restart");
+                        let _ = dead_tx.send(true);
+                    }
+                }
+                Err(e) => {
+                    tracing::error!("cannot start the engine's runtime: {e}");
+                    let _ = dead_tx.send(true);
+                }
             }
             let _ = engine_done_tx.send(());
         })
@@ -520,6 +533,7 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
         record_stats: recorder.as_ref().map(|(h, _)| h.stats.clone()),
         search,
         dreamer,
+        engine_dead,
         cfg,
     });
     let daily = match (&shared.dreamer, shared.cfg.dream_daily) {

@@ -40,6 +40,8 @@ pub struct EngineConfig {
     pub linkdead_grace: Duration,
     /// Changed characters are saved at least this often.
     pub save_interval: Duration,
+    /// Tests only: the `__panic` and `__panic_engine` commands (see `boundary`).
+    pub fault_injection: bool,
 }
 
 impl Default for EngineConfig {
@@ -52,6 +54,7 @@ impl Default for EngineConfig {
             record_humans: true,
             linkdead_grace: Duration::from_secs(300),
             save_interval: Duration::from_secs(60),
+            fault_injection: false,
         }
     }
 }
@@ -152,6 +155,8 @@ pub struct Engine {
     /// The inbox, lent to the engine while a pulse runs.
     inbox: Option<mpsc::Receiver<EngineMsg>>,
     pending_shutdown: Option<oneshot::Sender<()>>,
+    /// Fault injection: the next pulse panics outside any boundary.
+    pub(crate) fault_next_pulse: bool,
 }
 
 impl Engine {
@@ -179,6 +184,7 @@ impl Engine {
             room_vars: Default::default(),
             inbox: None,
             pending_shutdown: None,
+            fault_next_pulse: false,
         };
         e.reset_all_zones();
         e
@@ -523,6 +529,9 @@ impl Engine {
     }
 
     fn tick_inner(&mut self) {
+        if std::mem::take(&mut self.fault_next_pulse) {
+            panic!("fault injection: the engine panicked outside a command");
+        }
         self.pulse += 1;
         let mut phase = PhaseClock::start();
         self.dispatch_queued();

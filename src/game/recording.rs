@@ -254,7 +254,12 @@ impl Engine {
         let pre = recording.then(|| (self.snapshot(id), self.stimulus(id)));
         let dispatched = unix_us();
         self.cur = Some((id, re.clone()));
-        let status = self.dispatch(id, line);
+        // The panic boundary: a command that panics answers its player `internal` and the
+        // world goes on (the rest of the pulse, every other player).
+        let status = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.dispatch(id, line))) {
+            Ok(s) => s,
+            Err(panic) => self.command_panicked(id, line, panic),
+        };
         self.cur = None;
         let Some((pre, stimulus)) = pre else { return };
         // The command ended its own session (quit, rent): its decision is the last record.

@@ -55,7 +55,13 @@ pub async fn serve(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>, per
 async fn route(mut req: Request<Incoming>, peer: SocketAddr, shared: Arc<Shared>, permit: Arc<Option<ConnPermit>>) -> Response<Body> {
     let path = req.uri().path().to_string();
     match (req.method(), path.as_str()) {
-        (&Method::GET, "/health") | (&Method::HEAD, "/health") => text(StatusCode::OK, "OK"),
+        (&Method::GET, "/health") | (&Method::HEAD, "/health") => {
+            if *shared.engine_dead.borrow() {
+                text(StatusCode::SERVICE_UNAVAILABLE, "engine_dead: the game engine stopped; restart the server")
+            } else {
+                text(StatusCode::OK, "OK")
+            }
+        }
         (&Method::GET, "/ws") => upgrade(&mut req, peer, shared, permit),
         (&Method::GET, "/api/who") => {
             let list = shared.who().await;

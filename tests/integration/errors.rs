@@ -252,3 +252,89 @@ async fn a_client_that_never_reads_is_cut_off_as_slow_consumer() {
     b.login_key("brenda", &key).await;
     srv.shutdown().await;
 }
+
+/// A command that panics answers its player `internal` with a correlation id; the world,
+/// that player and everyone else go on.
+#[tokio::test]
+async fn a_panicking_command_answers_internal_and_the_world_goes_on() {
+    let srv = TestServer::start_with(|c| c.engine.fault_injection = true).await;
+    let key = srv.key("brenda").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.login_key("brenda", &key).await;
+    let mut b = WsClient::connect(srv.addr).await;
+    b.send(json!({"type": "login", "data": {"player_name": "Hiro", "password": "pw-hiro", "new_char": true, "class": 3}})).await;
+    b.expect("state").await;
+    a.cmd("__panic", "p").await;
+    let e = a.until(|v| v["type"] == "error" && v["re"] == "p").await;
+    assert_eq!(e["data"]["code"], "internal");
+    assert!(e["data"]["message"].as_str().unwrap().contains("correlation id"), "{e}");
+    a.cmd("look", "l").await;
+    assert!(a.reply_text("l").await.contains("Temple"), "the player plays on");
+    b.cmd("say still here", "s").await;
+    assert!(b.reply_text("s").await.contains("still here"), "so does everyone else");
+    assert_eq!(http_get(srv.addr, "/health").await, (200, "OK".to_string()));
+    srv.shutdown().await;
+}
+
+/// A panic outside any command kills the engine thread: `/health` answers 503 and the
+/// real `pawns serve` exits non-zero so a supervisor restarts it.
+#[tokio::test]
+async fn a_dead_engine_fails_health_and_ends_the_process() {
+    use std::io::{BufRead, BufReader};
+    let dir = tempfile::tempdir().unwrap();
+    let world = dir.path().join("world");
+    crate::world::write(&world);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pawns"))
+        .args(["serve", "--host", "127.0.0.1", "--port", "0", "--log", "error", "--fault-injection", "--db"])
+        .arg(dir.path().join("p.redb"))
+        .arg("--world")
+        .arg(&world)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let addr: std::net::SocketAddr = line.split_whitespace().nth(3).expect("listening line").parse().expect(&line);
+    assert_eq!(http_get(addr, "/health").await.0, 200);
+    let key = pawns::commands::via_server(&format!("http://{addr}"), "brenda").await.unwrap();
+    let mut a = WsClient::connect(addr).await;
+    a.login_key("brenda", &key).await;
+    a.cmd("__panic_engine", "x").await;
+    // The process ends by itself, with an error.
+    let status = tokio::task::spawn_blocking(move || {
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                let mut err = String::new();
+                std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+                return (s, err);
+            }
+            if std::time::Instant::now() > deadline {
+                child.kill().unwrap();
+                panic!("the server did not exit after its engine died");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    })
+    .await
+    .unwrap();
+    assert!(!status.0.success(), "exit status {:?}", status.0);
+    assert!(status.1.contains("engine_dead"), "{}", status.1);
+}
+
+/// While the engine is dead and the process not yet gone, `/health` says so.
+#[tokio::test]
+async fn health_answers_503_once_the_engine_is_dead() {
+    let srv = TestServer::start_with(|c| c.engine.fault_injection = true).await;
+    let key = srv.key("brenda").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.login_key("brenda", &key).await;
+    a.cmd("__panic_engine", "x").await;
+    let mut dead = srv.running.as_ref().unwrap().shared.engine_dead.clone();
+    tokio::time::timeout(WAIT, dead.wait_for(|d| *d)).await.unwrap().unwrap();
+    let (code, body) = http_get(srv.addr, "/health").await;
+    assert_eq!(code, 503);
+    assert!(body.contains("engine_dead"), "{body}");
+    srv.shutdown().await;
+}

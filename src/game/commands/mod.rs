@@ -24,6 +24,8 @@ pub enum CmdStatus {
     InvalidTarget,
     WrongPosition,
     Failed,
+    /// The command panicked; its player was answered `internal`.
+    Internal,
 }
 
 impl CmdStatus {
@@ -32,6 +34,7 @@ impl CmdStatus {
             CmdStatus::Ok => "ok",
             CmdStatus::Empty => "empty",
             CmdStatus::UnknownCommand => "unknown_command",
+            CmdStatus::Internal => "internal",
             CmdStatus::InvalidTarget => "invalid_target",
             CmdStatus::WrongPosition => "wrong_position",
             CmdStatus::Failed => "failed",
@@ -165,6 +168,9 @@ impl Engine {
         let line = line.trim();
         if line.is_empty() {
             return CmdStatus::Empty;
+        }
+        if self.injected_fault(line) {
+            return CmdStatus::Ok;
         }
         // `'hello` is say, `:waves` is emote.
         let (word, args) = if let Some(rest) = line.strip_prefix('\'') {

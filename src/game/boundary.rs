@@ -1,0 +1,65 @@
+//! The panic boundary around a command, and the fault injection that tests it.
+//!
+//! A command that panics must not take the world down: `run_command` catches the unwind,
+//! this answers the player with `internal` and a correlation id (the same id is in the
+//! log with the command and the panic), and the pulse goes on. A panic anywhere else
+//! ends the engine thread; `server` then marks the engine dead (`/health` answers 503)
+//! and `serve` exits non-zero so a supervisor restarts it.
+
+use std::sync::Arc;
+
+use super::commands::CmdStatus;
+use super::engine::Engine;
+use super::output::Out;
+use super::world::CharId;
+
+/// Commands that exist only when `EngineConfig::fault_injection` is on (tests).
+pub const PANIC_COMMAND: &str = "__panic";
+pub const PANIC_ENGINE_COMMAND: &str = "__panic_engine";
+
+fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".into())
+}
+
+impl Engine {
+    /// Fault injection: `__panic` panics inside the boundary, `__panic_engine` makes the
+    /// next pulse panic outside it. `true` when the line was one of them.
+    pub(crate) fn injected_fault(&mut self, line: &str) -> bool {
+        if !self.cfg.fault_injection {
+            return false;
+        }
+        match line {
+            PANIC_COMMAND => panic!("fault injection: a command panicked"),
+            PANIC_ENGINE_COMMAND => {
+                self.fault_next_pulse = true;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    pub(crate) fn command_panicked(&mut self, id: CharId, line: &str, panic: Box<dyn std::any::Any + Send>) -> CmdStatus {
+        let correlation = format!("{:016x}", rand::Rng::gen::<u64>(&mut self.rng));
+        let who = self.world.ch(id).map(|c| c.name.clone()).unwrap_or_default();
+        tracing::error!(%correlation, player = %who, command = %line, "a command panicked: {}", panic_text(panic.as_ref()));
+        let re = self.cur.as_ref().and_then(|(_, re)| re.clone());
+        if let Some(l) = self.world.ch(id).and_then(|c| c.pc.as_ref()).and_then(|p| p.link.as_ref()) {
+            let message = format!("the server failed on that command (correlation id {correlation}); the world goes on");
+            if l.json {
+                let _ = l.tx.try_send(Out::Error { code: "internal", message, re, extra: None });
+            } else {
+                let _ = l.tx.try_send(Out::Event {
+                    kind: super::output::EventKind::Text,
+                    text: Arc::from(format!("Something went wrong (internal): {message}.")),
+                    from: None,
+                    re,
+                });
+            }
+        }
+        CmdStatus::Internal
+    }
+}
