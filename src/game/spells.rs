@@ -59,12 +59,7 @@ pub struct Spell {
     pub levels: &'static [(u8, u8)],
 }
 
-const MAGE: u8 = 0;
-const CLERIC: u8 = 1;
-const THIEF: u8 = 2;
-const WARRIOR: u8 = 3;
-const NINJA: u8 = 8;
-const PSIONIC: u8 = 9;
+use super::tables::class::{CLERIC, MAGE, NINJA, PSIONIC, THIEF, WARRIOR};
 
 pub static SPELLS: &[Spell] = &[
     Spell { name: "magic missile", mana: 15, target: Target::Offensive, levels: &[(MAGE, 1), (PSIONIC, 2)] },

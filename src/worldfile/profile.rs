@@ -91,13 +91,7 @@ struct ProfileFile {
 const GENERIC_RESPAWN: &str = "You wake, alive again, with the memory of your death still sharp.";
 const GENERIC_RESPAWN_ROOM: &str = "$n appears, shaken but alive.";
 
-// Class numbers (protocol §4).
-const MAGE: u8 = 0;
-const CLERIC: u8 = 1;
-const THIEF: u8 = 2;
-const WARRIOR: u8 = 3;
-const NINJA: u8 = 8;
-const PSIONIC: u8 = 9;
+use crate::game::tables::class::{CLERIC, MAGE, NINJA, PSIONIC, THIEF, WARRIOR};
 
 fn item(vnum: u32, classes: &[u8]) -> KitItem {
     KitItem { vnum, classes: classes.to_vec(), equip: true, contains: Vec::new() }

@@ -185,6 +185,29 @@ pub mod play {
         homes
     }
 
+    /// The nearest shop from `from` whose keeper a reset puts in it, open at noon, and
+    /// something it sells that a new character's 20 coins buy: (route, item).
+    pub fn affordable_shop<'w>(w: &'w WorldProto, homes: &HashMap<u32, u32>, from: u32) -> (Vec<usize>, &'w worldfile::ObjProto) {
+        let objs: HashMap<u32, &worldfile::ObjProto> = w.objs.iter().map(|o| (o.vnum, o)).collect();
+        w.shops
+            .iter()
+            .filter(|sh| pawns::game::clock::open_at(12, sh.open1, sh.close1, sh.open2, sh.close2))
+            .filter_map(|sh| {
+                let home = *homes.get(&(sh.keeper as u32))?;
+                if !sh.rooms.contains(&(home as i32)) {
+                    return None;
+                }
+                let item = sh
+                    .producing
+                    .iter()
+                    .filter_map(|v| objs.get(&(*v as u32)))
+                    .find(|o| o.cost > 0 && (o.cost as f32 * sh.profit_buy * 1.2) <= 20.0 && !o.keywords.is_empty())?;
+                Some((route(w, from, home)?, *item))
+            })
+            .min_by_key(|(p, _)| p.len())
+            .expect("a reachable shop sells something a new character can afford")
+    }
+
     pub struct Player {
         pub c: WsClient,
         pub n: u32,
@@ -283,25 +306,7 @@ pub mod play {
         assert!(g.contains("Cora") && g.contains("Head of group"), "{g}");
 
         // A shop within reach whose keeper is at home, open at noon, selling something cheap.
-        let objs: HashMap<u32, &worldfile::ObjProto> = w.objs.iter().map(|o| (o.vnum, o)).collect();
-        let (path, item) = w
-            .shops
-            .iter()
-            .filter(|sh| pawns::game::clock::open_at(12, sh.open1, sh.close1, sh.open2, sh.close2))
-            .filter_map(|sh| {
-                let home = *homes.get(&(sh.keeper as u32))?;
-                if !sh.rooms.contains(&(home as i32)) {
-                    return None;
-                }
-                let item = sh
-                    .producing
-                    .iter()
-                    .filter_map(|v| objs.get(&(*v as u32)))
-                    .find(|o| o.cost > 0 && (o.cost as f32 * sh.profit_buy * 1.2) <= 20.0 && !o.keywords.is_empty())?;
-                Some((route(&w, 8004, home)?, *item))
-            })
-            .min_by_key(|(p, _)| p.len())
-            .expect("a reachable shop sells something a new character can afford");
+        let (path, item) = affordable_shop(&w, &homes, 8004);
         brin.walk(&path).await;
         let list = brin.expect("list", "Cost").await;
         assert!(list.to_lowercase().contains(&item.short_descr.to_lowercase()), "{list}");

@@ -2,13 +2,12 @@
 //! door, start rooms that belong to the world (and `--start-room`), and the world that
 //! ships with tbaMUD (`../shared/worlds/tbamud`), loaded exactly and played.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
 use crate::common::*;
-use crate::darkpawns::play::{mob_homes, route, text, Player};
+use crate::darkpawns::play::{affordable_shop, mob_homes, route, text, Player};
 use pawns::worldfile::{self, check};
 
 /// A tiny world: the gate of 100 (east, a door) opens on 101, whose west exit is a plain
@@ -199,26 +198,8 @@ async fn the_tbamud_world_plays() {
     ann.c.until(|v| text(v).contains("Welcome to tbaMUD!")).await;
     ann.c.send(json!({"type": "subscribe", "data": {"variables": ["ROOM_MOBS", "HEALTH", "FIGHTING"]}})).await;
 
-    // A shop whose keeper is at home, open at noon, selling something the kit's 20 coins buy.
-    let objs: HashMap<u32, &worldfile::ObjProto> = w.objs.iter().map(|o| (o.vnum, o)).collect();
-    let (path, item) = w
-        .shops
-        .iter()
-        .filter(|sh| pawns::game::clock::open_at(12, sh.open1, sh.close1, sh.open2, sh.close2))
-        .filter_map(|sh| {
-            let home = *homes.get(&(sh.keeper as u32))?;
-            if !sh.rooms.contains(&(home as i32)) {
-                return None;
-            }
-            let item = sh
-                .producing
-                .iter()
-                .filter_map(|v| objs.get(&(*v as u32)))
-                .find(|o| o.cost > 0 && (o.cost as f32 * sh.profit_buy * 1.2) <= 20.0 && !o.keywords.is_empty())?;
-            Some((route(&w, 3001, home)?, *item))
-        })
-        .min_by_key(|(p, _)| p.len())
-        .expect("a reachable shop sells something a new character can afford");
+    // A shop whose keeper is at home, open at noon, selling something 20 coins buy.
+    let (path, item) = affordable_shop(&w, &homes, 3001);
     ann.walk(&path).await;
     let list = ann.expect("list", "Cost").await;
     assert!(list.to_lowercase().contains(&item.short_descr.to_lowercase()), "{list}");
