@@ -14,16 +14,22 @@ use pawns::server::{self, ServerConfig};
 use pawns::worldfile::{self, check};
 
 pub fn darkpawns_dir() -> Option<PathBuf> {
-    if let Ok(p) = std::env::var("PAWNS_DARKPAWNS_WORLD") {
+    world_dir("PAWNS_DARKPAWNS_WORLD", "darkpawns")
+}
+
+/// A real world's directory: from `var` (set by `.ci/run`; missing files then fail the
+/// test), else the copy in `../shared/worlds/NAME`, else `None` with a skip message.
+pub fn world_dir(var: &str, name: &str) -> Option<PathBuf> {
+    if let Ok(p) = std::env::var(var) {
         let p = PathBuf::from(p);
-        assert!(p.join("wld/index").is_file(), "PAWNS_DARKPAWNS_WORLD={} holds no wld/index", p.display());
+        assert!(p.join("wld/index").is_file(), "{var}={} holds no wld/index", p.display());
         return Some(p);
     }
-    let beside = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/worlds/darkpawns");
+    let beside = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/worlds").join(name);
     if beside.join("wld/index").is_file() {
         return Some(beside);
     }
-    eprintln!("skipped: no Dark Pawns world (set PAWNS_DARKPAWNS_WORLD)");
+    eprintln!("skipped: no {name} world (set {var})");
     None
 }
 

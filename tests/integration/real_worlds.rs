@@ -120,17 +120,7 @@ async fn a_start_room_the_world_lacks_is_refused_with_a_code() {
 }
 
 pub fn tbamud_dir() -> Option<PathBuf> {
-    if let Ok(p) = std::env::var("PAWNS_TBAMUD_WORLD") {
-        let p = PathBuf::from(p);
-        assert!(p.join("wld/index").is_file(), "PAWNS_TBAMUD_WORLD={} holds no wld/index", p.display());
-        return Some(p);
-    }
-    let beside = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/worlds/tbamud");
-    if beside.join("wld/index").is_file() {
-        return Some(beside);
-    }
-    eprintln!("skipped: no tbaMUD world (set PAWNS_TBAMUD_WORLD)");
-    None
+    crate::darkpawns::world_dir("PAWNS_TBAMUD_WORLD", "tbamud")
 }
 
 #[test]
