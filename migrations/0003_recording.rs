@@ -14,8 +14,8 @@ pub const VERSION: u32 = 3;
 pub fn apply(tx: &WriteTransaction) -> Result<(), redb::Error> {
     tx.open_table(crate::tables::SESSIONS)?;
     tx.open_table(crate::tables::AGENT_SESSIONS)?;
-    tx.open_table(crate::tables::RECORD_BATCHES)?;
-    tx.open_table(crate::tables::SESSION_BATCHES)?;
+    tx.open_table(crate::tables::RECORD_BATCHES_V3)?;
+    tx.open_table(crate::tables::SESSION_BATCHES_V3)?;
     tx.open_table(crate::tables::RECORD_DAYS)?;
     Ok(())
 }

@@ -68,7 +68,7 @@ fn write(store: &Store, rng: &mut SmallRng, first_session: u64, n: u64, per: u64
                     ..Default::default()
                 };
                 batch.sessions = vec![meta];
-                batch.closed.push((session, std::mem::take(&mut ids)));
+                batch.spans.push((session, std::mem::take(&mut ids)));
             }
             let id = store.write_records(&batch)?;
             ids.push(id);

@@ -59,17 +59,17 @@ pub fn dream_agent(store: &Store, agent: &str, opts: &DreamOptions) -> Result<Dr
     let mut new_wm = wm;
     let mut sessions_read = 0;
     for s in &sessions {
-        let after = if s.session == wm.session { wm.seq } else { 0 };
-        let mut last_seq = None;
-        let n = store.scan_session(s, after, &mut |r| {
-            last_seq = Some(r.seq);
+        let (after, from_batch) = if s.session == wm.session { (wm.seq, wm.batch) } else { (0, 0) };
+        let mut last = None;
+        let scan = store.scan_session(s, after, from_batch, &mut |b, r| {
+            last = Some((r.seq, b));
             x.feed(&r);
         })?;
-        if n > 0 {
+        if scan.records > 0 {
             sessions_read += 1;
         }
-        if let Some(seq) = last_seq {
-            new_wm = new_wm.max(Watermark { session: s.session, seq });
+        if let Some((seq, batch)) = last {
+            new_wm = new_wm.max(Watermark { session: s.session, seq, batch });
         }
     }
     let mut graph = MemoryGraph::from_stored(std::mem::take(&mut mem.graph));

@@ -25,6 +25,10 @@ pub use dreamer::{spawn_dreamer, DreamFeed, DreamerHandle};
 pub struct Watermark {
     pub session: u64,
     pub seq: u64,
+    /// The batch holding that record: the next dream reads the session from there on
+    /// (0 in memories older than session chunks: read from the session's start).
+    #[serde(default)]
+    pub batch: u64,
 }
 
 /// What one dream did: the seed's result block, and a little more.

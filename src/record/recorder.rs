@@ -4,6 +4,10 @@
 //! record is durable once its batch commits: it waits at most `MAX_GATHER` for company,
 //! then the commit (a few ms) runs.
 //!
+//! Each commit writes one chunk per session (see `pawns_storage::log`); the recorder
+//! also keeps, per running session, the batches holding it since its last span segment,
+//! and writes them when the session ends and at each sweep.
+//!
 //! One long-lived thread does every write, so the large buffers a batch needs are
 //! allocated and freed on the same thread, and no commit waits for a pool to wake.
 //!
@@ -26,6 +30,9 @@ use tokio::sync::oneshot;
 pub const MAX_GATHER: Duration = Duration::from_millis(25);
 /// Most records in one transaction (a bigger backlog commits in several).
 const MAX_BATCH: usize = 20_000;
+/// How often every running session's list of batches is written (a sweep): a reader
+/// of a running session looks up each batch committed since the last one.
+const SWEEP_EVERY: Duration = Duration::from_secs(10);
 /// How often the recorder logs its throughput.
 const REPORT_EVERY: Duration = Duration::from_secs(30);
 
@@ -125,8 +132,7 @@ fn run(
     feed: Option<crate::search::IndexFeed>,
     mut dream: Option<crate::memory::DreamFeed>,
 ) {
-    // Running sessions → the batches that hold their records (written at their end).
-    let mut active: HashMap<u64, Vec<u64>> = HashMap::new();
+    let mut spans = Spans::default();
     let mut report = Instant::now();
     let mut reported = (0u64, 0u64, 0u64);
     while let Ok(first) = rx.recv() {
@@ -165,7 +171,7 @@ fn run(
                 Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => break,
             }
         }
-        commit(&store, &st, &mut active, batch, feed.as_ref(), dream.as_mut());
+        commit(&store, &st, &mut spans, batch, feed.as_ref(), dream.as_mut());
         for f in flushes {
             let _ = f.send(());
         }
@@ -186,10 +192,17 @@ fn run(
     }
 }
 
+/// Running sessions → the batches holding their records since their last span segment.
+#[derive(Default)]
+struct Spans {
+    pending: HashMap<u64, Vec<u64>>,
+    last_sweep: Option<Instant>,
+}
+
 fn commit(
     store: &Store,
     st: &RecorderStats,
-    active: &mut HashMap<u64, Vec<u64>>,
+    spans: &mut Spans,
     mut batch: RecordBatch,
     feed: Option<&crate::search::IndexFeed>,
     dream: Option<&mut crate::memory::DreamFeed>,
@@ -198,13 +211,23 @@ fn commit(
     if n == 0 && batch.sessions.is_empty() {
         return;
     }
-    for s in batch.sessions.iter().filter(|s| s.ended_us.is_some()) {
-        batch.closed.push((s.session, active.remove(&s.session).unwrap_or_default()));
-    }
+    // The store writes each session's records as one chunk; the index is fed them in
+    // that same order, as it would read them back from the file.
+    batch.records.sort_by_key(|r| r.session);
     let mut present: Vec<u64> = batch.records.iter().map(|r| r.session).collect();
-    present.sort_unstable();
     present.dedup();
-    present.retain(|s| !batch.closed.iter().any(|(c, _)| c == s));
+    let ended: Vec<u64> = batch.sessions.iter().filter(|s| s.ended_us.is_some()).map(|s| s.session).collect();
+    // A sweep lists every running session's batches, so `spans_through` can move here.
+    let sweep = spans.last_sweep.is_none_or(|t| t.elapsed() >= SWEEP_EVERY);
+    if sweep {
+        let mut all: Vec<u64> = spans.pending.keys().copied().chain(present.iter().copied()).chain(ended.iter().copied()).collect();
+        all.sort_unstable();
+        all.dedup();
+        batch.spans = all.into_iter().map(|s| (s, spans.pending.get(&s).cloned().unwrap_or_default())).collect();
+        batch.sweep = true;
+    } else {
+        batch.spans = ended.iter().map(|s| (*s, spans.pending.get(s).cloned().unwrap_or_default())).collect();
+    }
     let t = Instant::now();
     match store.write_records(&batch) {
         Ok(id) => {
@@ -214,10 +237,20 @@ fn commit(
             if let Some(d) = dream {
                 d.committed(&batch);
             }
+            // What the spans just written listed is no longer pending.
+            if sweep {
+                spans.pending.clear();
+                spans.last_sweep = Some(Instant::now());
+            }
+            for s in &ended {
+                spans.pending.remove(s);
+            }
             if id > 0 {
                 st.last_id.store(id, Ordering::Relaxed);
-                for s in present {
-                    active.entry(s).or_default().push(id);
+                if !sweep {
+                    for s in present.iter().filter(|s| !ended.contains(s)) {
+                        spans.pending.entry(*s).or_default().push(id);
+                    }
                 }
                 if let Some(f) = feed {
                     f.committed(id, std::mem::take(&mut batch.records));

@@ -21,7 +21,11 @@ pub struct Inventory {
     pub world_zones: u64,
     pub houses: u64,
     pub sessions: u64,
+    /// Group commits in the record log (their ids run 1..=last_batch).
     pub record_batches: u64,
+    /// (batch, session) chunks: one per session per commit (since schema 5).
+    #[serde(default)]
+    pub record_chunks: u64,
     pub last_batch: u64,
     /// Agents with a memory (since schema 4).
     #[serde(default)]
@@ -52,8 +56,8 @@ impl Store {
         copy(&rtx, &dst, tables::HOUSES, &mut p)?;
         copy(&rtx, &dst, tables::SESSIONS, &mut p)?;
         copy(&rtx, &dst, tables::AGENT_SESSIONS, &mut p)?;
-        copy(&rtx, &dst, tables::RECORD_BATCHES, &mut p)?;
-        copy(&rtx, &dst, tables::SESSION_BATCHES, &mut p)?;
+        copy(&rtx, &dst, tables::RECORD_CHUNKS, &mut p)?;
+        copy(&rtx, &dst, tables::SESSION_SPANS, &mut p)?;
         copy(&rtx, &dst, tables::RECORD_DAYS, &mut p)?;
         copy(&rtx, &dst, tables::MEMORIES, &mut p)?;
         drop(dst);
@@ -73,7 +77,8 @@ impl Store {
             world_zones: len(count(&rtx, tables::WORLD_ZONES)),
             houses: len(count(&rtx, tables::HOUSES)),
             sessions: len(count(&rtx, tables::SESSIONS)),
-            record_batches: len(count(&rtx, tables::RECORD_BATCHES)),
+            record_batches: self.last_record_id()?,
+            record_chunks: len(count(&rtx, tables::RECORD_CHUNKS)),
             last_batch: self.last_record_id()?,
             memories: len(count(&rtx, tables::MEMORIES)),
             world_source: self.meta_get("world_source")?.map(|b| String::from_utf8_lossy(&b).into_owned()),
@@ -98,8 +103,8 @@ fn rows(rtx: &ReadTransaction) -> Result<u64, StoreError> {
         + count(rtx, tables::HOUSES)?
         + count(rtx, tables::SESSIONS)?
         + count(rtx, tables::AGENT_SESSIONS)?
-        + count(rtx, tables::RECORD_BATCHES)?
-        + count(rtx, tables::SESSION_BATCHES)?
+        + count(rtx, tables::RECORD_CHUNKS)?
+        + count(rtx, tables::SESSION_SPANS)?
         + count(rtx, tables::RECORD_DAYS)?
         + count(rtx, tables::MEMORIES)?)
 }
@@ -133,54 +138,5 @@ fn copy<K: redb::Key + 'static, V: redb::Value + 'static>(
         if n < ROWS_PER_TX as u64 {
             return Ok(());
         }
-    }
-}
-
-impl Store {
-    /// Retention: drops the observations of every batch committed before day
-    /// `before_day` (days since 1970-01-01, UTC), keeping decisions and transitions.
-    /// Whole days at a time, in one transaction per day. Returns the observations dropped.
-    pub fn drop_observations_before(&self, before_day: u32) -> Result<u64, StoreError> {
-        let days: Vec<(u32, u64)> = {
-            let rtx = self.database().begin_read().map_err(redb_err)?;
-            let t = rtx.open_table(tables::RECORD_DAYS).map_err(redb_err)?;
-            let mut v = Vec::new();
-            for row in t.iter().map_err(redb_err)? {
-                let (k, id) = row.map_err(redb_err)?;
-                v.push((k.value(), id.value()));
-            }
-            v
-        };
-        let mut dropped = 0;
-        for (i, (day, first)) in days.iter().enumerate() {
-            if *day >= before_day {
-                break;
-            }
-            let end = days.get(i + 1).map(|(_, id)| *id).unwrap_or(u64::MAX);
-            let wtx = self.database().begin_write().map_err(redb_err)?;
-            {
-                let mut t = wtx.open_table(tables::RECORD_BATCHES).map_err(redb_err)?;
-                let ids: Vec<u64> = {
-                    let mut ids = Vec::new();
-                    for row in t.range(*first..end).map_err(redb_err)? {
-                        ids.push(row.map_err(redb_err)?.0.value());
-                    }
-                    ids
-                };
-                for id in ids {
-                    let Some(bytes) = t.get(id).map_err(redb_err)?.map(|v| v.value().to_vec()) else { continue };
-                    let records: Vec<crate::EventRecord> = crate::codec::decode(&bytes)?;
-                    let before = records.len();
-                    let kept: Vec<crate::EventRecord> =
-                        records.into_iter().filter(|r| !matches!(r.body, crate::RecordBody::Observation { .. })).collect();
-                    if kept.len() != before {
-                        dropped += (before - kept.len()) as u64;
-                        t.insert(id, crate::codec::encode(&kept)?.as_slice()).map_err(redb_err)?;
-                    }
-                }
-            }
-            wtx.commit().map_err(redb_err)?;
-        }
-        Ok(dropped)
     }
 }

@@ -6,6 +6,7 @@
 
 pub mod backup;
 pub mod codec;
+pub mod log;
 pub mod memory;
 pub mod migrate;
 pub mod recording;
@@ -14,6 +15,7 @@ pub mod tables;
 
 use std::path::{Path, PathBuf};
 
+pub use log::SessionScan;
 pub use recording::*;
 pub use records::*;
 use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata};
@@ -245,47 +247,6 @@ impl Store {
         Ok(out)
     }
 
-    /// Commits one batch of the record in a single transaction: sessions replace their
-    /// rows (keeping the batch they started in), the records become the next batch of the
-    /// log. Returns the batch id (0 when the batch held no records).
-    pub fn write_records(&self, batch: &RecordBatch) -> Result<u64, StoreError> {
-        let tx = self.db.begin_write().map_err(redb_err)?;
-        let mut id = 0;
-        {
-            let mut log = tx.open_table(tables::RECORD_BATCHES).map_err(redb_err)?;
-            let next = log.last().map_err(redb_err)?.map(|(k, _)| k.value() + 1).unwrap_or(1);
-            if !batch.records.is_empty() {
-                id = next;
-                log.insert(id, codec::encode(&batch.records)?.as_slice()).map_err(redb_err)?;
-                let mut days = tx.open_table(tables::RECORD_DAYS).map_err(redb_err)?;
-                let last_day = days.last().map_err(redb_err)?.map(|(k, _)| k.value());
-                let day = day_of(batch.records[0].at_us);
-                if last_day.is_none_or(|d| day > d) {
-                    days.insert(day, id).map_err(redb_err)?;
-                }
-            }
-            let mut sessions = tx.open_table(tables::SESSIONS).map_err(redb_err)?;
-            let mut by_agent = tx.open_table(tables::AGENT_SESSIONS).map_err(redb_err)?;
-            for s in &batch.sessions {
-                let mut s = s.clone();
-                let first = sessions.get(s.session).map_err(redb_err)?.map(|v| codec::decode::<SessionMeta>(v.value())).transpose()?;
-                s.first_batch = first.map(|f| f.first_batch).filter(|b| *b > 0).unwrap_or(next);
-                sessions.insert(s.session, codec::encode(&s)?.as_slice()).map_err(redb_err)?;
-                by_agent.insert((s.agent.as_str(), s.started_us, s.session), ()).map_err(redb_err)?;
-            }
-            let mut closed = tx.open_table(tables::SESSION_BATCHES).map_err(redb_err)?;
-            for (session, earlier) in &batch.closed {
-                let mut ids = earlier.clone();
-                if id > 0 && batch.records.iter().any(|r| r.session == *session) {
-                    ids.push(id);
-                }
-                closed.insert(*session, codec::encode(&ids)?.as_slice()).map_err(redb_err)?;
-            }
-        }
-        tx.commit().map_err(redb_err)?;
-        Ok(id)
-    }
-
     pub fn session(&self, session: u64) -> Result<Option<SessionMeta>, StoreError> {
         let tx = self.db.begin_read().map_err(redb_err)?;
         let t = tx.open_table(tables::SESSIONS).map_err(redb_err)?;
@@ -313,125 +274,6 @@ impl Store {
     /// Every session, in id order.
     pub fn all_sessions(&self) -> Result<Vec<SessionMeta>, StoreError> {
         self.decode_all(tables::SESSIONS)
-    }
-
-    /// One session's stream, in order: from the batches its end listed, or (still
-    /// running) by scanning the log from the batch it started in.
-    pub fn session_records(&self, session: u64) -> Result<Vec<EventRecord>, StoreError> {
-        // A session with no row has nothing to scan from (its first batch is unknown).
-        let meta = self.session(session)?.unwrap_or(SessionMeta { session, first_batch: u64::MAX, ..Default::default() });
-        let mut out = Vec::new();
-        self.scan_session(&meta, 0, &mut |r| out.push(r))?;
-        out.sort_by_key(|r| r.seq);
-        Ok(out)
-    }
-
-    /// Many sessions' streams at once, each in order: every batch involved is read once
-    /// (one pass over the log for sessions whose end did not list their batches).
-    pub fn sessions_records(&self, sessions: &[SessionMeta]) -> Result<std::collections::HashMap<u64, Vec<EventRecord>>, StoreError> {
-        use std::collections::{BTreeSet, HashMap, HashSet};
-        let tx = self.db.begin_read().map_err(redb_err)?;
-        let log = tx.open_table(tables::RECORD_BATCHES).map_err(redb_err)?;
-        let listed_t = tx.open_table(tables::SESSION_BATCHES).map_err(redb_err)?;
-        let wanted: HashSet<u64> = sessions.iter().map(|s| s.session).collect();
-        let mut batches: BTreeSet<u64> = BTreeSet::new();
-        let mut scan_from = u64::MAX;
-        for s in sessions {
-            match listed_t.get(s.session).map_err(redb_err)? {
-                Some(v) => batches.extend(codec::decode::<Vec<u64>>(v.value())?),
-                None => scan_from = scan_from.min(s.first_batch.max(1)),
-            }
-        }
-        let mut out: HashMap<u64, Vec<EventRecord>> = sessions.iter().map(|s| (s.session, Vec::new())).collect();
-        let mut take = |bytes: &[u8]| -> Result<(), StoreError> {
-            for r in codec::decode::<Vec<EventRecord>>(bytes)? {
-                if wanted.contains(&r.session) {
-                    out.entry(r.session).or_default().push(r);
-                }
-            }
-            Ok(())
-        };
-        for id in batches.iter().copied().filter(|b| *b < scan_from) {
-            if let Some(v) = log.get(id).map_err(redb_err)? {
-                take(v.value())?;
-            }
-        }
-        if scan_from != u64::MAX {
-            for row in log.range(scan_from..).map_err(redb_err)? {
-                let (_, v) = row.map_err(redb_err)?;
-                take(v.value())?;
-            }
-        }
-        for v in out.values_mut() {
-            v.sort_by_key(|r| r.seq);
-            v.dedup_by_key(|r| r.seq);
-        }
-        Ok(out)
-    }
-
-    /// Sessions a stopped server left open (no end recorded): closed as `how`, with the
-    /// batches that hold them found in one pass over the log. Returns how many.
-    pub fn close_open_sessions(&self, how: &str, now_us: u64) -> Result<usize, StoreError> {
-        let open: Vec<SessionMeta> = self.all_sessions()?.into_iter().filter(|s| s.ended_us.is_none()).collect();
-        if open.is_empty() {
-            return Ok(0);
-        }
-        let records = self.sessions_records(&open)?;
-        let tx = self.db.begin_read().map_err(redb_err)?;
-        let log = tx.open_table(tables::RECORD_BATCHES).map_err(redb_err)?;
-        let from = open.iter().map(|s| s.first_batch.max(1)).min().unwrap_or(1);
-        let mut holding: std::collections::HashMap<u64, Vec<u64>> = std::collections::HashMap::new();
-        for row in log.range(from..).map_err(redb_err)? {
-            let (k, v) = row.map_err(redb_err)?;
-            let mut seen = std::collections::HashSet::new();
-            for r in codec::decode::<Vec<EventRecord>>(v.value())? {
-                if seen.insert(r.session) {
-                    holding.entry(r.session).or_default().push(k.value());
-                }
-            }
-        }
-        drop(log);
-        drop(tx);
-        let mut batch = RecordBatch::default();
-        for mut s in open {
-            let rs = records.get(&s.session);
-            s.records = rs.map(|r| r.len() as u64).unwrap_or(0);
-            s.ended_us = Some(rs.and_then(|r| r.last()).map(|r| r.at_us).unwrap_or(now_us));
-            s.ended_how = Some(how.to_string());
-            batch.closed.push((s.session, holding.remove(&s.session).unwrap_or_default()));
-            batch.sessions.push(s);
-        }
-        let n = batch.sessions.len();
-        self.write_records(&batch)?;
-        Ok(n)
-    }
-
-    /// The records of up to `limit` batches after batch `after`, in commit order, each
-    /// with its batch id (the watermark a reader such as the search index keeps).
-    pub fn records_after(&self, after: u64, limit: usize) -> Result<Vec<(u64, EventRecord)>, StoreError> {
-        let batches = self.batches_after(after, limit)?;
-        Ok(batches.into_iter().flat_map(|(id, records)| records.into_iter().map(move |r| (id, r))).collect())
-    }
-
-    /// Up to `limit` batches after batch `after`, in commit order, each whole (a batch
-    /// retention emptied is still listed, so a reader's watermark moves past it).
-    pub fn batches_after(&self, after: u64, limit: usize) -> Result<Vec<(u64, Vec<EventRecord>)>, StoreError> {
-        let tx = self.db.begin_read().map_err(redb_err)?;
-        let log = tx.open_table(tables::RECORD_BATCHES).map_err(redb_err)?;
-        let mut out = Vec::new();
-        for row in log.range(after.saturating_add(1)..).map_err(redb_err)?.take(limit) {
-            let (k, v) = row.map_err(redb_err)?;
-            out.push((k.value(), codec::decode(v.value())?));
-        }
-        Ok(out)
-    }
-
-    /// The last batch id committed (0: none).
-    pub fn last_record_id(&self) -> Result<u64, StoreError> {
-        let tx = self.db.begin_read().map_err(redb_err)?;
-        let log = tx.open_table(tables::RECORD_BATCHES).map_err(redb_err)?;
-        let last = log.last().map_err(redb_err)?.map(|(k, _)| k.value()).unwrap_or(0);
-        Ok(last)
     }
 
     /// Every imported zone, in vnum order.

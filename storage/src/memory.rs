@@ -1,11 +1,10 @@
-//! The agents' memory rows, and reading an agent's record from where its last dream
-//! stopped. The row's type belongs to the server's memory module; the store keeps it
+//! The agents' memory rows. The row's type belongs to the server's memory module; the store keeps it
 //! encoded like every other record (version byte + rmp-serde).
 
 use redb::{ReadableDatabase, ReadableTable};
 use serde::{de::DeserializeOwned, Serialize};
 
-use crate::{codec, redb_err, tables, EventRecord, SessionMeta, Store, StoreError};
+use crate::{codec, redb_err, tables, Store, StoreError};
 
 impl Store {
     /// An agent's memory row, if it has dreamed.
@@ -60,46 +59,5 @@ impl Store {
             }
         }
         Ok(out)
-    }
-
-    /// Streams one session's records with `seq > after_seq`, batch by batch, so a long
-    /// session is never held in memory whole. Records come in batch order, which is
-    /// `seq` order within a session. Returns how many were handed over.
-    pub fn scan_session(&self, meta: &SessionMeta, after_seq: u64, f: &mut dyn FnMut(EventRecord)) -> Result<u64, StoreError> {
-        let tx = self.database().begin_read().map_err(redb_err)?;
-        let log = tx.open_table(tables::RECORD_BATCHES).map_err(redb_err)?;
-        let listed: Option<Vec<u64>> = tx
-            .open_table(tables::SESSION_BATCHES)
-            .map_err(redb_err)?
-            .get(meta.session)
-            .map_err(redb_err)?
-            .map(|v| codec::decode(v.value()))
-            .transpose()?;
-        let mut n = 0u64;
-        let mut take = |bytes: &[u8]| -> Result<(), StoreError> {
-            for r in codec::decode::<Vec<EventRecord>>(bytes)? {
-                if r.session == meta.session && r.seq > after_seq {
-                    n += 1;
-                    f(r);
-                }
-            }
-            Ok(())
-        };
-        match listed {
-            Some(ids) => {
-                for id in ids {
-                    if let Some(v) = log.get(id).map_err(redb_err)? {
-                        take(v.value())?;
-                    }
-                }
-            }
-            None => {
-                for row in log.range(meta.first_batch.max(1)..).map_err(redb_err)? {
-                    let (_, v) = row.map_err(redb_err)?;
-                    take(v.value())?;
-                }
-            }
-        }
-        Ok(n)
     }
 }

@@ -15,14 +15,21 @@ mod m0002;
 mod m0003;
 #[path = "../../migrations/0004_memory.rs"]
 mod m0004;
+#[path = "../../migrations/0005_session_chunks.rs"]
+mod m0005;
 
 /// `(version, step)` in order. A step brings the file from `version - 1` to `version`.
-type Step = fn(&WriteTransaction) -> Result<(), redb::Error>;
-const STEPS: &[(u32, Step)] =
-    &[(m0001::VERSION, m0001::apply), (m0002::VERSION, m0002::apply), (m0003::VERSION, m0003::apply), (m0004::VERSION, m0004::apply)];
+type Step = fn(&WriteTransaction) -> Result<(), StoreError>;
+const STEPS: &[(u32, Step)] = &[
+    (m0001::VERSION, |tx| m0001::apply(tx).map_err(StoreError::Redb)),
+    (m0002::VERSION, |tx| m0002::apply(tx).map_err(StoreError::Redb)),
+    (m0003::VERSION, |tx| m0003::apply(tx).map_err(StoreError::Redb)),
+    (m0004::VERSION, |tx| m0004::apply(tx).map_err(StoreError::Redb)),
+    (m0005::VERSION, m0005::apply),
+];
 
 /// The schema version this build writes and reads.
-pub const CURRENT_VERSION: u32 = m0004::VERSION;
+pub const CURRENT_VERSION: u32 = m0005::VERSION;
 
 pub const VERSION_KEY: &str = "schema_version";
 
@@ -55,7 +62,7 @@ pub fn run(tx: &WriteTransaction) -> Result<Vec<u32>, StoreError> {
     let mut applied = Vec::new();
     for (version, step) in STEPS {
         if *version > found {
-            step(tx).map_err(StoreError::Redb)?;
+            step(tx)?;
             applied.push(*version);
         }
     }

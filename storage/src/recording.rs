@@ -219,9 +219,13 @@ pub struct RecordBatch {
     /// Sessions begun or ended (replacing their row).
     pub sessions: Vec<SessionMeta>,
     pub records: Vec<EventRecord>,
-    /// Sessions that ended, with the earlier batches that hold their records (the
-    /// store adds this batch when it holds some too).
-    pub closed: Vec<(u64, Vec<u64>)>,
+    /// Span segments to write: (session, the earlier batches holding it not yet
+    /// listed); the store adds this batch when it holds some of the session too. The
+    /// recorder asks for one when a session ends and, at a sweep, for every running one.
+    pub spans: Vec<(u64, Vec<u64>)>,
+    /// Every running session's spans are complete with this commit: `spans_through`
+    /// moves to this batch (or the last one, when this one holds no records).
+    pub sweep: bool,
 }
 
 /// Days since 1970-01-01 (UTC) of a Unix µs time.

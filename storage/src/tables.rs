@@ -25,14 +25,19 @@ pub const SESSIONS: TableDefinition<u64, &[u8]> = TableDefinition::new("sessions
 /// (agent name lower-cased, session start in µs, session id) → nothing: an agent's
 /// sessions in time order.
 pub const AGENT_SESSIONS: TableDefinition<(&str, u64, u64), ()> = TableDefinition::new("agent_sessions");
-/// Batch id (1, 2, 3... in commit order) → every record one group commit wrote
-/// (`Vec<EventRecord>`). Append-only: a commit adds one row at the end of the tree, so
-/// its cost does not grow with the number of sessions recording at once.
-pub const RECORD_BATCHES: TableDefinition<u64, &[u8]> = TableDefinition::new("record_batches");
-/// Session id → the batch ids holding its records (`Vec<u64>`), written when the
-/// session ends. A session without a row (still running, or cut short by a crash) is
-/// read by scanning the batches from its first one.
-pub const SESSION_BATCHES: TableDefinition<u64, &[u8]> = TableDefinition::new("session_batches");
+/// (batch id, session id) → the records one group commit wrote for one session
+/// (`Vec<EventRecord>`, in `seq` order). Batch ids count commits (1, 2, 3...), so a
+/// commit appends at the tree's end whatever the number of sessions recording at once,
+/// a reader that follows the log reads it in key order, and one session's records are
+/// read without decoding anyone else's. Since migration 5.
+pub const RECORD_CHUNKS: TableDefinition<(u64, u64), &[u8]> = TableDefinition::new("record_chunks");
+/// (session id, first batch id of the segment) → a segment of the list of batches that
+/// hold the session's records (`Vec<u64>`, ascending). Written by the recorder when the
+/// session ends and, for every running session, at each sweep; META `spans_through`
+/// names the batch through which every session's list is complete. Since migration 5.
+pub const SESSION_SPANS: TableDefinition<(u64, u64), &[u8]> = TableDefinition::new("session_spans");
+/// META key: every session's spans are complete through this batch id (u64 LE).
+pub const SPANS_THROUGH: &str = "spans_through";
 /// Day (days since 1970-01-01, UTC) → the first batch id committed that day.
 pub const RECORD_DAYS: TableDefinition<u32, u64> = TableDefinition::new("record_days");
 
@@ -41,3 +46,10 @@ pub const RECORD_DAYS: TableDefinition<u32, u64> = TableDefinition::new("record_
 /// Agent name lower-cased → its memory (graph, summary, dream watermark, last result),
 /// an encoded record whose type the server's memory module owns.
 pub const MEMORIES: TableDefinition<&str, &[u8]> = TableDefinition::new("memories");
+
+// Retired: the version-3 record log, converted and dropped by migration 5.
+
+/// Batch id → every record one group commit wrote (`Vec<EventRecord>`), everyone's mixed.
+pub const RECORD_BATCHES_V3: TableDefinition<u64, &[u8]> = TableDefinition::new("record_batches");
+/// Session id → the batch ids holding its records (`Vec<u64>`), written when it ended.
+pub const SESSION_BATCHES_V3: TableDefinition<u64, &[u8]> = TableDefinition::new("session_batches");

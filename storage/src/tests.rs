@@ -36,7 +36,7 @@ fn new_file_gets_current_schema_and_reopens() {
     let path = dir.path().join("t.redb");
     let (store, report) = Store::open(&path).unwrap();
     assert!(report.created);
-    assert_eq!(report.migrations_applied, vec![1, 2, 3, 4]);
+    assert_eq!(report.migrations_applied, vec![1, 2, 3, 4, 5]);
     assert_eq!(store.schema_version().unwrap(), migrate::CURRENT_VERSION);
     drop(store);
     let (_store, report) = Store::open(&path).unwrap();
@@ -55,8 +55,8 @@ fn a_version_1_file_is_upgraded_and_keeps_its_characters() {
         store.meta_put(migrate::VERSION_KEY, &1u32.to_le_bytes()).unwrap();
     }
     let (store, report) = Store::open(&path).unwrap();
-    assert_eq!(report.migrations_applied, vec![2, 3, 4]);
-    assert_eq!(store.schema_version().unwrap(), 4);
+    assert_eq!(report.migrations_applied, vec![2, 3, 4, 5]);
+    assert_eq!(store.schema_version().unwrap(), 5);
     assert_eq!(store.character("old").unwrap().unwrap().name, "Old");
     let h = HouseRecord { room_vnum: 8004, contents: vec![ObjRecord { vnum: 1, contains: vec![] }] };
     store.put_houses(std::slice::from_ref(&h)).unwrap();
@@ -212,13 +212,14 @@ fn records_commit_in_batches_and_read_back_by_session_agent_and_id() {
             })
             .collect()
     };
-    // Running sessions are found by scanning from their first batch...
+    // Running sessions are found by looking up each batch since the last sweep...
     assert_eq!(texts(store.session_records(1).unwrap()), ["a", "b", "d"]);
     assert_eq!(texts(store.session_records(2).unwrap()), ["c"]);
-    // ...ended ones from the batches their end listed (session 1 ends with a last record).
+    // ...ended ones from the spans their end wrote (session 1 ends with a last record).
     let mut s1_end = s1.clone();
     s1_end.ended_us = Some(11 * day + 9);
-    let third = RecordBatch { sessions: vec![s1_end], records: vec![rec(1, 4, 11 * day + 9, "e")], closed: vec![(1, vec![1, 2])] };
+    let third =
+        RecordBatch { sessions: vec![s1_end], records: vec![rec(1, 4, 11 * day + 9, "e")], spans: vec![(1, vec![1, 2])], sweep: false };
     assert_eq!(store.write_records(&third).unwrap(), 3);
     assert_eq!(texts(store.session_records(1).unwrap()), ["a", "b", "d", "e"]);
     assert_eq!(store.session(1).unwrap().unwrap().first_batch, 1, "the end keeps where the session began");
@@ -232,7 +233,8 @@ fn records_commit_in_batches_and_read_back_by_session_agent_and_id() {
             _ => (id, String::new()),
         })
         .collect();
-    assert_eq!(after, [(2, "c".to_string()), (2, "d".to_string()), (3, "e".to_string())]);
+    // Within a batch, session by session (each session's records in seq order).
+    assert_eq!(after, [(2, "d".to_string()), (2, "c".to_string()), (3, "e".to_string())]);
     let names: Vec<u64> = store.agent_sessions("Brenda", 0).unwrap().iter().map(|m| m.session).collect();
     assert_eq!(names, [1, 2]);
     let later: Vec<u64> = store.agent_sessions("brenda", 11 * day).unwrap().iter().map(|m| m.session).collect();
@@ -309,14 +311,14 @@ fn a_version_3_file_gains_memories_and_keeps_its_record() {
             room_vnum: 1,
             body: RecordBody::Transition(Transition::Level { from: 1, to: 2 }),
         };
-        store.write_records(&RecordBatch { sessions: vec![meta], records: vec![rec], closed: vec![] }).unwrap();
+        store.write_records(&RecordBatch { sessions: vec![meta], records: vec![rec], ..Default::default() }).unwrap();
         let tx = store.database().begin_write().unwrap();
         tx.delete_table(crate::tables::MEMORIES).unwrap();
         tx.commit().unwrap();
         store.meta_put(migrate::VERSION_KEY, &3u32.to_le_bytes()).unwrap();
     }
     let (store, report) = Store::open(&path).unwrap();
-    assert_eq!(report.migrations_applied, vec![4]);
+    assert_eq!(report.migrations_applied, vec![4, 5]);
     assert_eq!(store.session_records(7).unwrap().len(), 1);
     assert_eq!(store.memory::<Vec<String>>("ann").unwrap(), None);
     store.put_memory("Ann", &vec!["a memory".to_string()]).unwrap();
@@ -325,7 +327,143 @@ fn a_version_3_file_gains_memories_and_keeps_its_record() {
     assert_eq!(store.recorded_agents().unwrap(), vec!["ann".to_string()]);
     let meta = store.session(7).unwrap().unwrap();
     let mut seen = vec![];
-    store.scan_session(&meta, 0, &mut |r| seen.push(r.seq)).unwrap();
+    store.scan_session(&meta, 0, 0, &mut |_, r| seen.push(r.seq)).unwrap();
     assert_eq!(seen, vec![1]);
-    assert_eq!(store.scan_session(&meta, 1, &mut |_| {}).unwrap(), 0, "after the watermark: nothing");
+    assert_eq!(store.scan_session(&meta, 1, 0, &mut |_, _| {}).unwrap().records, 0, "after the watermark: nothing");
+}
+
+fn obs_of(session: u64, seq: u64) -> EventRecord {
+    rec(session, seq, 1_000 + seq, &format!("s{session}r{seq}"))
+}
+
+fn running(session: u64) -> SessionMeta {
+    SessionMeta { session, agent: format!("a{session}"), started_us: session, ..Default::default() }
+}
+
+/// Reading one session decodes that session's chunks and no one else's, whether it is
+/// running (spans through the last sweep, then a lookup per later batch) or ended.
+#[test]
+fn one_session_costs_its_own_chunks_not_the_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = Store::open(dir.path().join("t.redb")).unwrap();
+    // 100 sessions; session 1 has a record in every 10th batch, the others in every one.
+    let all: Vec<SessionMeta> = (1..=100).map(running).collect();
+    store.write_records(&RecordBatch { sessions: all.clone(), ..Default::default() }).unwrap();
+    let mut seqs = vec![0u64; 101];
+    let mut pending: Vec<Vec<u64>> = vec![Vec::new(); 101];
+    for b in 1..=200u64 {
+        let mut batch = RecordBatch::default();
+        for s in 1..=100u64 {
+            if s != 1 || b % 10 == 0 {
+                seqs[s as usize] += 1;
+                batch.records.push(obs_of(s, seqs[s as usize]));
+            }
+        }
+        // A sweep at batch 150 lists every running session's batches so far.
+        if b == 150 {
+            batch.sweep = true;
+            batch.spans = (1..=100u64).map(|s| (s, std::mem::take(&mut pending[s as usize]))).collect();
+        }
+        let id = store.write_records(&batch).unwrap();
+        assert_eq!(id, b);
+        if b != 150 {
+            for s in 1..=100u64 {
+                if s != 1 || b % 10 == 0 {
+                    pending[s as usize].push(id);
+                }
+            }
+        }
+    }
+    let meta = store.session(1).unwrap().unwrap();
+    let mut got = Vec::new();
+    let scan = store.scan_session(&meta, 0, 0, &mut |b, r| got.push((b, r.seq))).unwrap();
+    assert_eq!(scan.records, 20);
+    assert_eq!(scan.chunks, 20, "twenty chunks of its own, none of the 99 others' 19,800");
+    assert_eq!(got.first(), Some(&(10, 1)));
+    assert_eq!(got.last(), Some(&(200, 20)));
+    // From a watermark's batch on: only the chunks from there.
+    let tail = store.scan_session(&meta, 15, 160, &mut |_, _| {}).unwrap();
+    assert_eq!((tail.records, tail.chunks, tail.last_batch), (5, 5, 200));
+    // The session ends: its last segment lists the batches since the sweep.
+    let mut end = meta.clone();
+    end.ended_us = Some(9);
+    store.write_records(&RecordBatch { sessions: vec![end], spans: vec![(1, pending[1].clone())], ..Default::default() }).unwrap();
+    let ended = store.session(1).unwrap().unwrap();
+    let scan = store.scan_session(&ended, 0, 0, &mut |_, _| {}).unwrap();
+    assert_eq!((scan.records, scan.chunks), (20, 20));
+    assert_eq!(store.session_records(2).unwrap().len(), 200);
+    assert_eq!(store.batches_after(0, 5).unwrap().len(), 5);
+    assert_eq!(store.batches_after(195, 100).unwrap().iter().map(|(b, _)| *b).collect::<Vec<_>>(), [196, 197, 198, 199, 200]);
+}
+
+/// A crash loses the spans the recorder had not written yet; the next start finds those
+/// batches from the chunk keys and closes the sessions with every record.
+#[test]
+fn spans_lost_in_a_crash_are_found_again_when_sessions_close() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = Store::open(dir.path().join("t.redb")).unwrap();
+    store.write_records(&RecordBatch { sessions: vec![running(1), running(2)], ..Default::default() }).unwrap();
+    store.write_records(&RecordBatch { records: vec![obs_of(1, 1), obs_of(2, 1)], ..Default::default() }).unwrap();
+    store
+        .write_records(&RecordBatch {
+            records: vec![obs_of(1, 2)],
+            spans: vec![(1, vec![1]), (2, vec![1])],
+            sweep: true,
+            ..Default::default()
+        })
+        .unwrap();
+    // After the sweep (through batch 2), batches the recorder never listed.
+    store.write_records(&RecordBatch { records: vec![obs_of(2, 2)], ..Default::default() }).unwrap();
+    store.write_records(&RecordBatch { records: vec![obs_of(1, 3), obs_of(3, 1)], ..Default::default() }).unwrap();
+    // A running session is read whole before the close too.
+    assert_eq!(store.session_records(1).unwrap().iter().map(|r| r.seq).collect::<Vec<_>>(), [1, 2, 3]);
+    assert_eq!(store.close_open_sessions("server_stopped", 99).unwrap(), 2);
+    let s1 = store.session(1).unwrap().unwrap();
+    assert_eq!((s1.records, s1.ended_us), (3, Some(1_003)));
+    let s2 = store.session(2).unwrap().unwrap();
+    assert_eq!(s2.records, 2);
+    assert_eq!(store.scan_session(&s2, 0, 0, &mut |_, _| {}).unwrap().chunks, 2);
+    assert_eq!(store.session_records(1).unwrap().len(), 3);
+}
+
+/// A file as a version-4 build left it (everyone's records mixed in one row per commit)
+/// is converted: the same sessions, the same records in the same order, the same batch
+/// ids, and the old tables are gone.
+#[test]
+fn a_version_4_record_log_is_converted_to_session_chunks() {
+    use redb::ReadableDatabase;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.redb");
+    {
+        let (store, _) = Store::open(&path).unwrap();
+        let sessions = RecordBatch { sessions: vec![running(1), running(2)], ..Default::default() };
+        store.write_records(&sessions).unwrap();
+        let tx = store.database().begin_write().unwrap();
+        tx.delete_table(tables::RECORD_CHUNKS).unwrap();
+        tx.delete_table(tables::SESSION_SPANS).unwrap();
+        {
+            let mut old = tx.open_table(tables::RECORD_BATCHES_V3).unwrap();
+            old.insert(1, codec::encode(&vec![obs_of(1, 1), obs_of(2, 1), obs_of(1, 2)]).unwrap().as_slice()).unwrap();
+            old.insert(2, codec::encode(&vec![obs_of(2, 2)]).unwrap().as_slice()).unwrap();
+            old.insert(3, codec::encode(&vec![obs_of(1, 3)]).unwrap().as_slice()).unwrap();
+            let mut ends = tx.open_table(tables::SESSION_BATCHES_V3).unwrap();
+            ends.insert(1, codec::encode(&vec![3u64, 1]).unwrap().as_slice()).unwrap();
+        }
+        tx.commit().unwrap();
+        let mut s1 = running(1);
+        s1.ended_us = Some(5);
+        s1.first_batch = 1;
+        store.write_records(&RecordBatch { sessions: vec![s1], ..Default::default() }).unwrap();
+        store.meta_put(migrate::VERSION_KEY, &4u32.to_le_bytes()).unwrap();
+    }
+    let (store, report) = Store::open(&path).unwrap();
+    assert_eq!(report.migrations_applied, vec![5]);
+    assert_eq!(store.last_record_id().unwrap(), 3);
+    let seqs = |s: u64| store.session_records(s).unwrap().iter().map(|r| r.seq).collect::<Vec<_>>();
+    assert_eq!(seqs(1), [1, 2, 3]);
+    assert_eq!(seqs(2), [1, 2], "a session the old build left open is read by looking up each batch");
+    let ids: Vec<u64> = store.batches_after(0, 10).unwrap().iter().map(|(b, _)| *b).collect();
+    assert_eq!(ids, [1, 2, 3]);
+    let tx = store.database().begin_read().unwrap();
+    assert!(tx.open_table(tables::RECORD_BATCHES_V3).is_err(), "the old log is dropped");
 }
