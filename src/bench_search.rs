@@ -158,7 +158,7 @@ pub fn run(args: BenchSearchArgs) -> anyhow::Result<()> {
     let mut w = ix.writer()?;
     let t = Instant::now();
     let mut at = ix.watermark();
-    let docs = crate::search::indexer::catch_up(&store, &ix, &mut w, &mut at, &mut |_, _| {}, &mut |_| {})?;
+    let docs = crate::search::indexer::catch_up(&store, &ix, &mut w, &mut at, None, &mut |_, _| {}, &mut |_| {})?;
     ix.commit(&mut w, at)?;
     w.wait_merging_threads()?;
     let took = t.elapsed();

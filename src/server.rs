@@ -321,6 +321,11 @@ pub struct RunningServer {
 impl RunningServer {
     /// Stops accepting, saves every character, and waits for the writes to land.
     pub async fn shutdown(self) {
+        // Dreams are idempotent and run again at their next trigger: the backlog (and
+        // the logout dreams the sessions closed below would ask for) is dropped now.
+        if let Some(t) = &self.dreamer {
+            t.cancel();
+        }
         let _ = self.shutdown_tx.send(true);
         let _ = self.accept.await;
         let (tx, rx) = oneshot::channel();
@@ -342,7 +347,7 @@ impl RunningServer {
             h.stop();
             t.join().await;
         }
-        // Last, the dreamer dreams what the last sessions' ends asked for, and stops.
+        // Last, the dreamer (told to stop at the start) is joined.
         if let Some(d) = self.daily {
             d.abort();
         }

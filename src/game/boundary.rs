@@ -1,4 +1,5 @@
-//! The panic boundary around a command, and the fault injection that tests it.
+//! The panic boundary around a command, and the fault injection that tests it and the
+//! shutdown (`serve --fault-injection`, hidden).
 //!
 //! A command that panics must not take the world down: `run_command` catches the unwind,
 //! this answers the player with `internal` and a correlation id (the same id is in the
@@ -8,6 +9,9 @@
 
 use std::sync::Arc;
 
+use pawns_storage::CharacterRecord;
+
+use super::character::{Char, ClientInfo};
 use super::commands::CmdStatus;
 use super::engine::Engine;
 use super::output::Out;
@@ -16,6 +20,12 @@ use super::world::CharId;
 /// Commands that exist only when `EngineConfig::fault_injection` is on (tests).
 pub const PANIC_COMMAND: &str = "__panic";
 pub const PANIC_ENGINE_COMMAND: &str = "__panic_engine";
+/// `__linkdead N`: N agents copied from the caller (named `ghost1`, `ghost2`...) enter
+/// the caller's room with a recorded session, are saved, and lose their link at once — the load a
+/// shutdown must handle within its time.
+pub const LINKDEAD_COMMAND: &str = "__linkdead";
+/// Most link-dead characters one `__linkdead` makes.
+const MAX_LINKDEAD: usize = 20_000;
 
 fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
     panic
@@ -28,9 +38,14 @@ fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
 impl Engine {
     /// Fault injection: `__panic` panics inside the boundary, `__panic_engine` makes the
     /// next pulse panic outside it. `true` when the line was one of them.
-    pub(crate) fn injected_fault(&mut self, line: &str) -> bool {
+    pub(crate) fn injected_fault(&mut self, caller: CharId, line: &str) -> bool {
         if !self.cfg.fault_injection {
             return false;
+        }
+        if let Some(n) = line.strip_prefix(LINKDEAD_COMMAND).and_then(|r| r.trim().parse::<usize>().ok()) {
+            let made = self.spawn_linkdead(caller, n.min(MAX_LINKDEAD));
+            self.send_text(caller, &format!("{made} link-dead characters made."));
+            return true;
         }
         match line {
             PANIC_COMMAND => panic!("fault injection: a command panicked"),
@@ -40,6 +55,33 @@ impl Engine {
             }
             _ => false,
         }
+    }
+
+    fn spawn_linkdead(&mut self, caller: CharId, n: usize) -> usize {
+        let Some(template) = self.to_record(caller) else { return 0 };
+        let Some(room) = self.world.ch(caller).map(|c| c.room) else { return 0 };
+        let client = ClientInfo { valence: true, ..Default::default() };
+        let mut made = 0;
+        for i in 1..=n {
+            let name = format!("ghost{i}");
+            if self.world.players.contains_key(&name) {
+                continue;
+            }
+            let record = CharacterRecord { name: name.clone(), is_agent: true, ..template.clone() };
+            let id = self.world.new_id();
+            let mut ch = Char::from_record(id, &record, room, None);
+            if let Some(pc) = ch.pc.as_mut() {
+                pc.linkdead_since = Some(self.pulse);
+                pc.last_save_pulse = self.pulse;
+            }
+            self.world.chars.insert(id, ch);
+            self.world.players.insert(name, id);
+            self.world.char_to_room(id, room);
+            self.begin_session(id, &client);
+            self.save_char(id);
+            made += 1;
+        }
+        made
     }
 
     pub(crate) fn command_panicked(&mut self, id: CharId, line: &str, panic: Box<dyn std::any::Any + Send>) -> CmdStatus {

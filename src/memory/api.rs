@@ -13,7 +13,7 @@ use std::sync::Arc;
 use hyper::StatusCode;
 use serde_json::json;
 
-use super::AgentMemory;
+use super::{AgentMemory, DreamError};
 use crate::net::http::{json_response as reply, query_param, Body};
 use crate::server::Shared;
 
@@ -105,8 +105,9 @@ pub async fn agent_dream(name: &str, bearer: Option<&str>, peer: SocketAddr, sha
     };
     match d.dream(&name, "agent").await {
         Ok(r) => reply(StatusCode::OK, serde_json::to_value(r).unwrap_or_default()),
-        Err((code, m)) if code == "no_such_agent" => err(StatusCode::NOT_FOUND, &code, &m),
-        Err((code, m)) => err(StatusCode::INTERNAL_SERVER_ERROR, &code, &m),
+        Err(e @ DreamError::NoAgent(_)) => err(StatusCode::NOT_FOUND, e.code(), &e.to_string()),
+        Err(e @ DreamError::Stopped) => err(StatusCode::SERVICE_UNAVAILABLE, e.code(), &e.to_string()),
+        Err(e) => err(StatusCode::INTERNAL_SERVER_ERROR, e.code(), &e.to_string()),
     }
 }
 
@@ -161,7 +162,8 @@ pub async fn dream(query: &str, peer: SocketAddr, shared: &Arc<Shared>) -> hyper
     };
     match d.dream(&agent, "admin").await {
         Ok(r) => reply(StatusCode::OK, serde_json::to_value(r).unwrap_or_default()),
-        Err((code, m)) if code == "no_such_agent" => err(StatusCode::NOT_FOUND, &code, &m),
-        Err((code, m)) => err(StatusCode::INTERNAL_SERVER_ERROR, &code, &m),
+        Err(e @ DreamError::NoAgent(_)) => err(StatusCode::NOT_FOUND, e.code(), &e.to_string()),
+        Err(e @ DreamError::Stopped) => err(StatusCode::SERVICE_UNAVAILABLE, e.code(), &e.to_string()),
+        Err(e) => err(StatusCode::INTERNAL_SERVER_ERROR, e.code(), &e.to_string()),
     }
 }

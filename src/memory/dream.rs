@@ -3,6 +3,8 @@
 //! write the summary, optionally ask an LLM for a chronicle, and store it all in one
 //! row. Runs on the dreamer thread or offline, never on the engine's.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 use chrono::{Offset, TimeZone, Utc};
@@ -27,11 +29,14 @@ pub struct DreamOptions {
     pub trigger: String,
     pub dry_run: bool,
     pub llm: Option<LlmConfig>,
+    /// Set when the server stops: a dream in progress gives up between sessions,
+    /// writing nothing.
+    pub cancel: Option<Arc<AtomicBool>>,
 }
 
 impl Default for DreamOptions {
     fn default() -> Self {
-        DreamOptions { params: Params::default(), tz: chrono_tz::UTC, trigger: "admin".into(), dry_run: false, llm: None }
+        DreamOptions { params: Params::default(), tz: chrono_tz::UTC, trigger: "admin".into(), dry_run: false, llm: None, cancel: None }
     }
 }
 
@@ -58,7 +63,11 @@ pub fn dream_agent(store: &Store, agent: &str, opts: &DreamOptions) -> Result<Dr
     let mut x = Extractor::new();
     let mut new_wm = wm;
     let mut sessions_read = 0;
+    let cancelled = || opts.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
     for s in &sessions {
+        if cancelled() {
+            return Err(MemoryError::Cancelled);
+        }
         let (after, from_batch) = if s.session == wm.session { (wm.seq, wm.batch) } else { (0, 0) };
         let mut last = None;
         let scan = store.scan_session(s, after, from_batch, &mut |b, r| {

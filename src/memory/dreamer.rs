@@ -3,21 +3,57 @@
 //! recorder (an agent's session ended — after that session's last batch is durable — or
 //! its records since the last dream passed the size threshold), by the daily schedule,
 //! and by the admin API. Requests for the same agent waiting in the queue are one dream.
+//!
+//! Stopping drops what is queued and cancels the dream in progress between sessions:
+//! dreams are idempotent and run again at the next trigger, so a server with a backlog
+//! of thousands stops at once.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::Arc;
 
 use pawns_storage::{RecordBatch, Store};
 use tokio::sync::oneshot;
 
-use super::{dream_agent, DreamOptions, DreamResult};
+use super::{dream_agent, DreamOptions, DreamResult, MemoryError};
 
 /// Records since the last dream that make an agent dream again, by default.
 pub const DEFAULT_THRESHOLD: u64 = 5_000;
 
-type Reply = oneshot::Sender<Result<DreamResult, (String, String)>>;
+/// Why the dreamer did not dream: typed, so callers match variants, not text.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum DreamError {
+    #[error("no such agent: {0}")]
+    NoAgent(String),
+    /// The dreamer has stopped (or was stopping and dropped the request).
+    #[error("the dreamer has stopped")]
+    Stopped,
+    #[error("{message}")]
+    Failed { code: &'static str, message: String },
+}
+
+impl DreamError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            DreamError::NoAgent(_) => "no_such_agent",
+            DreamError::Stopped => "dreamer_stopped",
+            DreamError::Failed { code, .. } => code,
+        }
+    }
+}
+
+impl From<MemoryError> for DreamError {
+    fn from(e: MemoryError) -> Self {
+        match e {
+            MemoryError::NoAgent(a) => DreamError::NoAgent(a),
+            MemoryError::Cancelled => DreamError::Stopped,
+            other => DreamError::Failed { code: other.code(), message: other.to_string() },
+        }
+    }
+}
+
+type Reply = oneshot::Sender<Result<DreamResult, DreamError>>;
 
 pub enum DreamMsg {
     /// Dream one agent (`reply`: the result, or (code, message)).
@@ -41,6 +77,10 @@ pub struct DreamerStats {
     pub events: AtomicU64,
     /// The last dream's duration, µs.
     pub last_us: AtomicU64,
+    /// Requests sent and not yet dreamed or dropped (coalesced ones included).
+    pub queued: AtomicU64,
+    /// Requests dropped because the server stopped.
+    pub dropped: AtomicU64,
 }
 
 #[derive(Clone)]
@@ -52,41 +92,59 @@ pub struct DreamerHandle {
 impl DreamerHandle {
     /// Asks for a dream without waiting for it.
     pub fn request(&self, agent: &str, trigger: &str) {
-        let _ = self.tx.send(DreamMsg::Dream { agent: agent.to_ascii_lowercase(), trigger: trigger.into(), reply: None });
+        self.send(DreamMsg::Dream { agent: agent.to_ascii_lowercase(), trigger: trigger.into(), reply: None });
     }
 
     /// Dreams one agent and waits for the result.
-    pub async fn dream(&self, agent: &str, trigger: &str) -> Result<DreamResult, (String, String)> {
+    pub async fn dream(&self, agent: &str, trigger: &str) -> Result<DreamResult, DreamError> {
         let (tx, rx) = oneshot::channel();
-        let msg = DreamMsg::Dream { agent: agent.to_ascii_lowercase(), trigger: trigger.into(), reply: Some(tx) };
-        if self.tx.send(msg).is_err() {
-            return Err(("dreamer_stopped".into(), "the dreamer has stopped".into()));
+        if !self.send(DreamMsg::Dream { agent: agent.to_ascii_lowercase(), trigger: trigger.into(), reply: Some(tx) }) {
+            return Err(DreamError::Stopped);
         }
-        rx.await.unwrap_or_else(|_| Err(("dreamer_stopped".into(), "the dreamer has stopped".into())))
+        rx.await.unwrap_or(Err(DreamError::Stopped))
     }
 
     /// Dreams every agent with something new and waits.
     pub async fn dream_all(&self, trigger: &str) -> Vec<DreamResult> {
         let (tx, rx) = oneshot::channel();
-        if self.tx.send(DreamMsg::All { trigger: trigger.into(), reply: Some(tx) }).is_err() {
+        if !self.send(DreamMsg::All { trigger: trigger.into(), reply: Some(tx) }) {
             return Vec::new();
         }
         rx.await.unwrap_or_default()
     }
 
     pub fn request_all(&self, trigger: &str) {
-        let _ = self.tx.send(DreamMsg::All { trigger: trigger.into(), reply: None });
+        self.send(DreamMsg::All { trigger: trigger.into(), reply: None });
+    }
+
+    fn send(&self, msg: DreamMsg) -> bool {
+        self.stats.queued.fetch_add(1, Ordering::Relaxed);
+        let sent = self.tx.send(msg).is_ok();
+        if !sent {
+            self.stats.queued.fetch_sub(1, Ordering::Relaxed);
+        }
+        sent
     }
 }
 
 pub struct DreamerThread {
     tx: mpsc::Sender<DreamMsg>,
+    stopping: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl DreamerThread {
-    /// Lets the dreamer finish what is queued, then stops it.
+    /// Tells the dreamer to stop dreaming now (what is queued is dropped as it comes
+    /// up); `stop` joins it.
+    pub fn cancel(&self) {
+        self.stopping.store(true, Ordering::Relaxed);
+        let _ = self.tx.send(DreamMsg::Stop);
+    }
+
+    /// Stops the dreamer: the dream in progress is cancelled between sessions, what is
+    /// queued is dropped (its callers get `Stopped`), and the thread is joined.
     pub fn stop(mut self) {
+        self.stopping.store(true, Ordering::Relaxed);
         let _ = self.tx.send(DreamMsg::Stop);
         if let Some(t) = self.thread.take() {
             let _ = t.join();
@@ -134,34 +192,48 @@ pub fn spawn_dreamer(store: Arc<Store>, opts: DreamOptions, threshold: u64) -> s
     let (tx, rx) = mpsc::channel();
     let stats = Arc::new(DreamerStats::default());
     let handle = DreamerHandle { tx: tx.clone(), stats: stats.clone() };
+    let stopping = Arc::new(AtomicBool::new(false));
+    let opts = DreamOptions { cancel: Some(stopping.clone()), ..opts };
     let thread = std::thread::Builder::new().name("pawns-dreamer".into()).spawn(move || run(store, opts, rx, stats))?;
     let feed = DreamFeed { dreamer: handle.clone(), threshold: threshold.max(1), sessions: HashMap::new(), pending: HashMap::new() };
-    Ok((handle, feed, DreamerThread { tx, thread: Some(thread) }))
+    Ok((handle, feed, DreamerThread { tx, stopping, thread: Some(thread) }))
 }
 
 fn run(store: Arc<Store>, opts: DreamOptions, rx: mpsc::Receiver<DreamMsg>, stats: Arc<DreamerStats>) {
-    let mut stopping = false;
-    while !stopping {
+    let stopping = || opts.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
+    let done = |n: u64| {
+        let _ = stats.queued.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |q| Some(q.saturating_sub(n)));
+    };
+    loop {
         let Ok(first) = rx.recv() else { break };
         // Everything queued now, in order; one dream per agent.
         let mut queue: Vec<DreamMsg> = vec![first];
         while let Ok(m) = rx.try_recv() {
             queue.push(m);
         }
-        let mut agents: Vec<(String, String, Vec<Reply>)> = Vec::new();
+        let mut agents: Vec<(String, String, Vec<Reply>, u64)> = Vec::new();
         let mut alls = Vec::new();
         for m in queue {
             match m {
-                DreamMsg::Dream { agent, trigger, reply } => match agents.iter_mut().find(|(a, _, _)| *a == agent) {
-                    Some((_, _, replies)) => replies.extend(reply),
-                    None => agents.push((agent, trigger, reply.into_iter().collect())),
+                DreamMsg::Dream { agent, trigger, reply } => match agents.iter_mut().find(|(a, ..)| *a == agent) {
+                    Some((_, _, replies, n)) => {
+                        replies.extend(reply);
+                        *n += 1;
+                    }
+                    None => agents.push((agent, trigger, reply.into_iter().collect(), 1)),
                 },
                 DreamMsg::All { trigger, reply } => alls.push((trigger, reply)),
-                DreamMsg::Stop => stopping = true,
+                DreamMsg::Stop => {}
             }
         }
-        for (agent, trigger, replies) in agents {
-            let r = one(&store, &opts, &agent, &trigger, &stats);
+        for (agent, trigger, replies, n) in agents {
+            let r = if stopping() {
+                stats.dropped.fetch_add(n, Ordering::Relaxed);
+                Err(DreamError::Stopped)
+            } else {
+                one(&store, &opts, &agent, &trigger, &stats)
+            };
+            done(n);
             for reply in replies {
                 let _ = reply.send(r.clone());
             }
@@ -169,16 +241,27 @@ fn run(store: Arc<Store>, opts: DreamOptions, rx: mpsc::Receiver<DreamMsg>, stat
         for (trigger, reply) in alls {
             let mut results = Vec::new();
             for agent in agents_to_dream(&store) {
+                if stopping() {
+                    break;
+                }
                 if let Ok(r) = one(&store, &opts, &agent, &trigger, &stats) {
                     if r.events_extracted > 0 || r.records_read > 0 {
                         results.push(r);
                     }
                 }
             }
+            done(1);
             tracing::info!(trigger = %trigger, agents = results.len(), "dreamed every agent with something new");
             if let Some(reply) = reply {
                 let _ = reply.send(results);
             }
+        }
+        if stopping() {
+            let dropped = stats.dropped.load(Ordering::Relaxed);
+            if dropped > 0 {
+                tracing::info!(dropped, "the dreamer stopped; queued dreams run again at their next trigger");
+            }
+            break;
         }
     }
 }
@@ -193,7 +276,7 @@ pub fn agents_to_dream(store: &Store) -> Vec<String> {
         .collect()
 }
 
-fn one(store: &Store, opts: &DreamOptions, agent: &str, trigger: &str, stats: &DreamerStats) -> Result<DreamResult, (String, String)> {
+fn one(store: &Store, opts: &DreamOptions, agent: &str, trigger: &str, stats: &DreamerStats) -> Result<DreamResult, DreamError> {
     let o = DreamOptions { trigger: trigger.to_string(), ..opts.clone() };
     match dream_agent(store, agent, &o) {
         Ok(r) => {
@@ -208,10 +291,14 @@ fn one(store: &Store, opts: &DreamOptions, agent: &str, trigger: &str, stats: &D
             }
             Ok(r)
         }
+        Err(MemoryError::Cancelled) => {
+            stats.dropped.fetch_add(1, Ordering::Relaxed);
+            Err(DreamError::Stopped)
+        }
         Err(e) => {
             stats.failures.fetch_add(1, Ordering::Relaxed);
             tracing::warn!(agent = %agent, trigger = %trigger, code = e.code(), "dream failed: {e}");
-            Err((e.code().to_string(), e.to_string()))
+            Err(e.into())
         }
     }
 }

@@ -17,7 +17,7 @@ use pawns_graph::{Params, Profile, StoredGraph, Summary};
 use serde::{Deserialize, Serialize};
 
 pub use dream::{dream_agent, DreamOptions};
-pub use dreamer::{spawn_dreamer, DreamFeed, DreamerHandle};
+pub use dreamer::{spawn_dreamer, DreamError, DreamFeed, DreamerHandle};
 
 /// How far into its record an agent has dreamed: every record of a session before
 /// `session`, and of `session` those up to `seq`.
@@ -101,6 +101,10 @@ pub enum MemoryError {
     BadInput(String),
     #[error("{0}")]
     Io(String),
+    /// The server is stopping: the dream was abandoned before it wrote anything (dreams
+    /// are idempotent; the next trigger runs it again).
+    #[error("the dream was cancelled: the server is stopping")]
+    Cancelled,
 }
 
 impl MemoryError {
@@ -110,6 +114,7 @@ impl MemoryError {
             MemoryError::NoAgent(_) => "no_such_agent",
             MemoryError::BadInput(_) => "bad_request",
             MemoryError::Io(_) => "io_error",
+            MemoryError::Cancelled => "dream_cancelled",
         }
     }
 }

@@ -118,6 +118,12 @@ async fn route(mut req: Request<Incoming>, peer: SocketAddr, shared: Arc<Shared>
                         "batches": st.batches.load(Relaxed),
                         "backlog": st.backlog.load(Relaxed),
                         "failures": st.failures.load(Relaxed),
+                        "dreamer": shared.dreamer.as_ref().map(|d| serde_json::json!({
+                            "queued": d.stats.queued.load(Relaxed),
+                            "dreams": d.stats.dreams.load(Relaxed),
+                            "failures": d.stats.failures.load(Relaxed),
+                            "dropped": d.stats.dropped.load(Relaxed),
+                        })),
                     }),
                 ),
                 None => json(StatusCode::OK, serde_json::json!({"recording": false})),

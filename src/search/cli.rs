@@ -70,7 +70,7 @@ fn bring_up_to_date(store: &Store, ix: &SearchIndex, w: &mut tantivy::IndexWrite
     let bar =
         if last.saturating_sub(from) > BAR_FROM { progress_bar(last.saturating_sub(from), what) } else { indicatif::ProgressBar::hidden() };
     let mut at = from;
-    let docs = catch_up(store, ix, w, &mut at, &mut |done, _| bar.set_position(done.saturating_sub(from)), &mut |_| {})?;
+    let docs = catch_up(store, ix, w, &mut at, None, &mut |done, _| bar.set_position(done.saturating_sub(from)), &mut |_| {})?;
     ix.commit(w, at)?;
     bar.finish_and_clear();
     Ok(docs)

@@ -19,6 +19,9 @@ use super::index::{SearchError, SearchIndex};
 pub const COMMIT_EVERY: Duration = Duration::from_secs(2);
 /// Batches read from redb at a time.
 const READ_BATCHES: usize = 256;
+/// When the server stops, the indexer indexes at most this long more, commits, and
+/// ends; the rest is read from the file at the next start.
+pub const STOP_BUDGET: Duration = Duration::from_millis(1500);
 /// During a long catch-up, commit every so many documents, so an interrupted rebuild
 /// keeps what it did.
 const CATCH_UP_COMMIT_DOCS: u64 = 200_000;
@@ -148,7 +151,8 @@ fn run(src: Source, ix: Arc<SearchIndex>, mut w: IndexWriter, rx: mpsc::Receiver
             Err(RecvTimeoutError::Timeout) => false,
             Ok(IndexMsg::Stop) | Err(RecvTimeoutError::Disconnected) => true,
         };
-        match step(&src, &ix, &mut w, &mut at, &mut dirty, &st) {
+        let deadline = stop.then(|| Instant::now() + STOP_BUDGET);
+        match step(&src, &ix, &mut w, &mut at, &mut dirty, &st, deadline) {
             Ok(()) => {}
             Err(e) => {
                 st.failures.fetch_add(1, Ordering::Relaxed);
@@ -168,7 +172,15 @@ fn run(src: Source, ix: Arc<SearchIndex>, mut w: IndexWriter, rx: mpsc::Receiver
 
 /// Adds every batch committed after `at` (handed over, or read from the file when one
 /// is missing), commits.
-fn step(src: &Source, ix: &SearchIndex, w: &mut IndexWriter, at: &mut u64, dirty: &mut bool, st: &IndexerStats) -> Result<(), SearchError> {
+fn step(
+    src: &Source,
+    ix: &SearchIndex,
+    w: &mut IndexWriter,
+    at: &mut u64,
+    dirty: &mut bool,
+    st: &IndexerStats,
+    deadline: Option<Instant>,
+) -> Result<(), SearchError> {
     let mut oldest_us = u64::MAX;
     let mut times: Vec<u64> = Vec::new();
     let mut seen = |r: &EventRecord| {
@@ -176,13 +188,14 @@ fn step(src: &Source, ix: &SearchIndex, w: &mut IndexWriter, at: &mut u64, dirty
         times.push(r.at_us);
     };
     let mut added = 0;
-    while let Ok((batch, records)) = src.feed.try_recv() {
+    while deadline.is_none_or(|d| Instant::now() < d) {
+        let Ok((batch, records)) = src.feed.try_recv() else { break };
         if batch <= *at {
             continue;
         }
         if batch > *at + 1 {
             // A gap (a hand-off was dropped): the file has everything up to here and more.
-            added += catch_up(&src.store, ix, w, at, &mut |_, _| {}, &mut seen)?;
+            added += catch_up(&src.store, ix, w, at, deadline, &mut |_, _| {}, &mut seen)?;
             continue;
         }
         for group in super::index::shared_groups(&records) {
@@ -192,7 +205,7 @@ fn step(src: &Source, ix: &SearchIndex, w: &mut IndexWriter, at: &mut u64, dirty
         added += records.len() as u64;
         *at = batch;
     }
-    added += catch_up(&src.store, ix, w, at, &mut |_, _| {}, &mut seen)?;
+    added += catch_up(&src.store, ix, w, at, deadline, &mut |_, _| {}, &mut seen)?;
     if added == 0 && !*dirty {
         return Ok(());
     }
@@ -216,20 +229,21 @@ fn step(src: &Source, ix: &SearchIndex, w: &mut IndexWriter, at: &mut u64, dirty
 }
 
 /// Adds every record committed after batch `*at` (moving `*at` along), committing on
-/// the way during long runs. `progress(done, last)` is told the batch reached;
+/// the way during long runs, until the end of the log or `deadline`. `progress(done, last)` is told the batch reached;
 /// `seen` sees each record. Returns the documents added.
 pub fn catch_up(
     store: &Store,
     ix: &SearchIndex,
     w: &mut IndexWriter,
     at: &mut u64,
+    deadline: Option<Instant>,
     progress: &mut dyn FnMut(u64, u64),
     seen: &mut dyn FnMut(&pawns_storage::EventRecord),
 ) -> Result<u64, SearchError> {
     let last = store.last_record_id().map_err(|e| SearchError::Io(std::io::Error::other(e.to_string())))?;
     let mut added = 0u64;
     let mut since_commit = 0u64;
-    while *at < last {
+    while *at < last && deadline.is_none_or(|d| Instant::now() < d) {
         let batches = store.batches_after(*at, READ_BATCHES).map_err(|e| SearchError::Io(std::io::Error::other(e.to_string())))?;
         let Some(&(end, _)) = batches.last() else { break };
         for (_, records) in &batches {

@@ -14,5 +14,6 @@ mod real_clients;
 mod real_worlds;
 mod recording;
 mod search;
+mod shutdown;
 mod telnet;
 mod world;

@@ -169,7 +169,7 @@ impl Engine {
         if line.is_empty() {
             return CmdStatus::Empty;
         }
-        if self.injected_fault(line) {
+        if self.injected_fault(id, line) {
             return CmdStatus::Ok;
         }
         // `'hello` is say, `:waves` is emote.

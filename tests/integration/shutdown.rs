@@ -1,0 +1,95 @@
+//! SIGTERM stops the real `pawns serve` within 5 s whatever it is doing: here 10,000
+//! link-dead agents (each ending a recorded session, so each asking for a logout dream)
+//! and a dream backlog. Pending dreams are dropped (they run again at the next
+//! trigger); every session is closed and recorded; the data file is released.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common::*;
+
+const GHOSTS: usize = 10_000;
+const STOP_WITHIN: Duration = Duration::from_secs(5);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_stops_within_five_seconds_with_ten_thousand_link_dead_and_a_dream_backlog() {
+    let dir = tempfile::tempdir().unwrap();
+    let world = dir.path().join("world");
+    crate::world::write(&world);
+    let db = dir.path().join("p.redb");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pawns"))
+        .args(["serve", "--host", "127.0.0.1", "--port", "0", "--log", "warn", "--fault-injection", "--db"])
+        .arg(&db)
+        .arg("--world")
+        .arg(&world)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let addr: std::net::SocketAddr = line.split_whitespace().nth(3).expect("listening line").parse().expect(&line);
+    let key = pawns::commands::via_server(&format!("http://{addr}"), "brenda").await.unwrap();
+    let mut a = WsClient::connect(addr).await;
+    a.login_key("brenda", &key).await;
+    a.cmd(&format!("__linkdead {GHOSTS}"), "g").await;
+    assert!(a.reply_text("g").await.contains(&format!("{GHOSTS} link-dead")));
+    // Every ghost hears these: records in 10,000 sessions for their logout dreams to read.
+    for i in 0..3 {
+        a.cmd(&format!("say hello {i}"), &format!("s{i}")).await;
+        a.reply_text(&format!("s{i}")).await;
+    }
+    // Everything so far is durable before the stop is timed.
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let (_, body) = http_get(addr, "/api/record").await;
+        let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+        if v["backlog"] == 0 && v["committed"].as_u64().unwrap_or(0) >= 3 * GHOSTS as u64 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the recorder did not catch up: {v}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // A dream backlog: every agent (the ghosts were saved as agents) is asked to dream;
+    // the stop comes while the dreamer is working through them.
+    tokio::spawn(async move { http_post(addr, "/api/admin/dream?all=1").await });
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let (_, body) = http_get(addr, "/api/record").await;
+        let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+        if v["dreamer"]["dreams"].as_u64().unwrap_or(0) >= 50 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the dreamer did not start: {v}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let pid = child.id().to_string();
+    let asked = Instant::now();
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let status = tokio::task::spawn_blocking(move || loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return (s, asked.elapsed());
+        }
+        if asked.elapsed() > Duration::from_secs(60) {
+            child.kill().unwrap();
+            panic!("the server had not stopped a minute after SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    })
+    .await
+    .unwrap();
+    eprintln!("SIGTERM → exit in {:?}", status.1);
+    assert!(status.0.success(), "exit status {:?}", status.0);
+    assert!(status.1 <= STOP_WITHIN, "SIGTERM took {:?} (limit {STOP_WITHIN:?})", status.1);
+    // The file is released, and every session was closed and recorded.
+    let (store, _) = pawns_storage::Store::open(&db).expect("the data file is released");
+    let sessions = store.all_sessions().unwrap();
+    let ghosts: Vec<_> = sessions.iter().filter(|s| s.agent.starts_with("ghost")).collect();
+    assert_eq!(ghosts.len(), GHOSTS);
+    assert!(ghosts.iter().all(|s| s.ended_how.as_deref() == Some("shutdown")), "every ghost's session ended at the shutdown");
+    let one = ghosts.iter().find(|s| s.agent == "ghost77").unwrap();
+    assert_eq!(store.session_records(one.session).unwrap().len() as u64, one.records);
+    assert!(one.records >= 3, "{one:?}");
+    assert!(store.character("ghost9999").unwrap().is_some(), "link-dead characters were saved");
+}
