@@ -68,6 +68,10 @@ pub struct Stats {
     pub errors: BTreeMap<String, u64>,
     pub latencies_us: Vec<u32>,
     pub failures: BTreeMap<String, u64>,
+    /// Agents whose `quit` the server answered by ending the session.
+    pub logged_out: usize,
+    /// When the last of them did.
+    pub last_logout: Option<Instant>,
 }
 
 impl Stats {
@@ -83,6 +87,8 @@ impl Stats {
             *self.failures.entry(k).or_default() += v;
         }
         self.latencies_us.extend(o.latencies_us);
+        self.logged_out += o.logged_out;
+        self.last_logout = self.last_logout.max(o.last_logout);
     }
 }
 
@@ -172,6 +178,7 @@ async fn run_agent(
     window: Arc<Window>,
     seed: u64,
     ramp: tokio::sync::OwnedSemaphorePermit,
+    logout: bool,
 ) -> Stats {
     let mut settle = Settle(Some(window.clone()));
     let mut st = Stats::default();
@@ -317,8 +324,43 @@ async fn run_agent(
             }
         }
     }
+    if logout {
+        // `quit` ends the session (and asks for the agent's logout dream); a fighter
+        // flees first. The server closes the socket when the session has ended.
+        'out: for attempt in 0..10 {
+            let line = if attempt == 0 { "quit" } else { "flee" };
+            for cmd in [line, "quit"].into_iter().take(if attempt == 0 { 1 } else { 2 }) {
+                if tx.send(Message::text(json!({"type": "command", "data": {"command": cmd}}).to_string())).await.is_err() {
+                    break 'out;
+                }
+            }
+            let until = Instant::now() + Duration::from_secs(3);
+            loop {
+                match tokio::time::timeout(until.saturating_duration_since(Instant::now()), rx.next()).await {
+                    Ok(Some(Ok(Message::Close(_)))) | Ok(None) | Ok(Some(Err(_))) => {
+                        st.logged_out = 1;
+                        st.last_logout = Some(Instant::now());
+                        break 'out;
+                    }
+                    Ok(Some(Ok(_))) => {}
+                    Err(_) => break,
+                }
+            }
+        }
+        return st;
+    }
     let _ = tx.send(Message::Close(None)).await;
     st
+}
+
+/// The server's dreamer counters (`/api/record`): (queued, dreams).
+async fn dreamer_counts(base: &str) -> anyhow::Result<(u64, u64)> {
+    let v: Value = serde_json::from_str(&http_get(&format!("{base}/api/record")).await?)?;
+    let d = &v["dreamer"];
+    if d.is_null() {
+        bail!("the server does not dream (recording or dreaming is off)");
+    }
+    Ok((d["queued"].as_u64().unwrap_or(0), d["dreams"].as_u64().unwrap_or(0)))
 }
 
 /// CPU seconds and RSS of a process, from /proc (Linux).
@@ -359,6 +401,7 @@ pub async fn agents(args: BenchAgentsArgs) -> anyhow::Result<()> {
         }
     };
     let server_pid: Option<u32> = std::env::var("PAWNS_BENCH_SERVER_PID").ok().and_then(|p| p.parse().ok());
+    let dreams_before = if args.wait_dreams { dreamer_counts(&base).await?.1 } else { 0 };
     let ramp = Arc::new(Semaphore::new(args.ramp.max(1)));
     let window = Arc::new(Window { count: args.count, ..Window::default() });
     let ramp_start = Instant::now();
@@ -368,7 +411,7 @@ pub async fn agents(args: BenchAgentsArgs) -> anyhow::Result<()> {
         let url = args.url.clone();
         let rate = args.rate;
         // The permit is held only while connecting and logging in.
-        tasks.push(tokio::spawn(run_agent(url, name, key, rate, window.clone(), i as u64, permit)));
+        tasks.push(tokio::spawn(run_agent(url, name, key, rate, window.clone(), i as u64, permit, !args.no_logout)));
     }
     // Ramp-up: wait until every agent's login has finished, then measure the steady state.
     let settled = window.settled_all.notified();
@@ -386,8 +429,22 @@ pub async fn agents(args: BenchAgentsArgs) -> anyhow::Result<()> {
             total.merge(s);
         }
     }
-    let elapsed = start.elapsed().as_secs_f64();
+    let elapsed = args.duration.as_secs_f64().min(start.elapsed().as_secs_f64());
     let after = server_pid.and_then(proc_sample);
+    // Every logout asked for a dream: time until the dreamer has done them all.
+    let dreams = match (args.wait_dreams, total.last_logout) {
+        (true, Some(last)) => {
+            eprintln!("{} agents logged out; waiting for their dreams ...", total.logged_out);
+            loop {
+                let (queued, done) = dreamer_counts(&base).await?;
+                if queued == 0 && done.saturating_sub(dreams_before) >= total.logged_out as u64 {
+                    break Some((last.elapsed().as_secs_f64(), done - dreams_before));
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+        _ => None,
+    };
     total.latencies_us.sort_unstable();
     let l = &total.latencies_us;
     let summary = json!({
@@ -402,6 +459,8 @@ pub async fn agents(args: BenchAgentsArgs) -> anyhow::Result<()> {
         "errors": total.errors,
         "failures": total.failures,
         "latency_ms": {"p50": percentile(l, 0.5), "p99": percentile(l, 0.99), "max": percentile(l, 1.0)},
+        "logged_out": total.logged_out,
+        "dreams": dreams.map(|(secs, n)| json!({"all_done_s": secs, "dreams": n})),
         "server": match (before, after) { (Some(b), Some(a)) => json!({"cpu_percent": (a.0 - b.0) / elapsed * 100.0, "rss_mb": a.1 as f64 / 1024.0}), _ => Value::Null },
     });
     if args.json {
@@ -423,6 +482,12 @@ pub async fn agents(args: BenchAgentsArgs) -> anyhow::Result<()> {
             percentile(l, 0.99),
             percentile(l, 1.0)
         );
+        if !args.no_logout {
+            println!("  logged out:        {} (quit; fighters fled first)", total.logged_out);
+        }
+        if let Some((secs, n)) = dreams {
+            println!("  dreams:            {n} dreamed, the last {secs:.1}s after the last logout");
+        }
         if let Some(s) = summary["server"].as_object() {
             println!(
                 "  server:            {:.0}% CPU, {:.0} MB RSS",

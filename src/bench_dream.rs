@@ -81,6 +81,117 @@ fn write(store: &Store, rng: &mut SmallRng, first_session: u64, n: u64, per: u64
     Ok((tokens, counted))
 }
 
+/// Records in a probe agent's session (a minute of play, as in the 5,000-agent bench).
+const PROBE_RECORDS: u64 = 160;
+
+/// One commit of the crowd: every crowd session adds a record (and the probe, if any).
+fn crowd_batch(rng: &mut SmallRng, crowd: u64, seqs: &mut [u64], at_us: u64) -> RecordBatch {
+    let mut batch = RecordBatch::default();
+    for (i, seq) in seqs.iter_mut().enumerate().take(crowd as usize) {
+        *seq += 1;
+        let session = CROWD_FIRST + i as u64;
+        batch.records.push(crate::bench_search::event(rng, session, *seq, &format!("crowd{i}"), at_us));
+    }
+    batch
+}
+
+const CROWD_FIRST: u64 = 1_000_000;
+
+/// Writes `batches` commits of the crowd alone.
+fn grow(store: &Store, rng: &mut SmallRng, crowd: u64, seqs: &mut [u64], batches: u64, at_us: &mut u64) -> anyhow::Result<()> {
+    let bar = indicatif::ProgressBar::new(batches);
+    for _ in 0..batches {
+        *at_us += 25_000;
+        store.write_records(&crowd_batch(rng, crowd, seqs, *at_us))?;
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    Ok(())
+}
+
+/// A probe agent plays one session among the crowd (a record of its own in each of
+/// `PROBE_RECORDS` commits, the crowd in every one), logs out, and dreams. Returns the
+/// dream's result, the chunks its read decoded, and that read's time alone (ms).
+fn probe(
+    store: &Store,
+    rng: &mut SmallRng,
+    name: &str,
+    session: u64,
+    crowd: u64,
+    seqs: &mut [u64],
+    at_us: &mut u64,
+) -> anyhow::Result<(crate::memory::DreamResult, u64, f64)> {
+    let meta = SessionMeta { session, agent: name.into(), is_agent: true, started_us: *at_us, valence: true, ..Default::default() };
+    let mut ids = Vec::new();
+    for seq in 1..=PROBE_RECORDS {
+        *at_us += 25_000;
+        let mut batch = crowd_batch(rng, crowd, seqs, *at_us);
+        batch.records.push(crate::bench_search::event(rng, session, seq, name, *at_us));
+        if seq == 1 {
+            batch.sessions.push(meta.clone());
+        }
+        if seq == PROBE_RECORDS {
+            let end = SessionMeta { ended_us: Some(*at_us), ended_how: Some("quit".into()), records: PROBE_RECORDS, ..meta.clone() };
+            batch.sessions.push(end);
+            batch.spans.push((session, std::mem::take(&mut ids)));
+        }
+        ids.push(store.write_records(&batch)?);
+    }
+    let ended = store.session(session)?.ok_or_else(|| anyhow::anyhow!("the probe's session was not written"))?;
+    let opts = DreamOptions { trigger: "bench".into(), ..Default::default() };
+    let dream = dream_agent(store, name, &opts)?;
+    // The read alone, again (the dream's own read is inside its time).
+    let t = Instant::now();
+    let chunks = store.scan_session(&ended, 0, 0, &mut |_, _| {})?.chunks;
+    Ok((dream, chunks, t.elapsed().as_secs_f64() * 1e3))
+}
+
+/// One agent's dream as the log grows 10×: the cost must stay flat (it reads the
+/// agent's own chunks, never the crowd's).
+fn growth(args: &BenchDreamArgs) -> anyhow::Result<()> {
+    let db = std::env::temp_dir().join(format!("pawns-bench-dream-growth-{}.redb", std::process::id()));
+    let (store, _) = Store::open(&db)?;
+    let mut rng = SmallRng::seed_from_u64(12);
+    let mut seqs = vec![0u64; args.crowd as usize];
+    let mut at_us = crate::record::unix_us().saturating_sub(86_400_000_000);
+    store.write_records(&RecordBatch {
+        sessions: (0..args.crowd)
+            .map(|i| SessionMeta {
+                session: CROWD_FIRST + i,
+                agent: format!("crowd{i}"),
+                is_agent: true,
+                started_us: at_us,
+                ..Default::default()
+            })
+            .collect(),
+        ..Default::default()
+    })?;
+    println!("  growth:      {} sessions recording beside one probe agent ({PROBE_RECORDS} records, one per commit)", args.crowd);
+    let mut rows = Vec::new();
+    for (i, batches) in [args.crowd_batches, 9 * args.crowd_batches + 8 * PROBE_RECORDS].into_iter().enumerate() {
+        grow(&store, &mut rng, args.crowd, &mut seqs, batches, &mut at_us)?;
+        let name = format!("probe{}", i + 1);
+        let (r, chunks, read_ms) = probe(&store, &mut rng, &name, 10 + i as u64, args.crowd, &mut seqs, &mut at_us)?;
+        let log = store.last_record_id()? * args.crowd;
+        let size = std::fs::metadata(&db).map(|m| m.len()).unwrap_or(0);
+        println!(
+            "    log of {:>10} records ({:>6.0} MB): {name}'s dream {:>7.1} ms (its read {read_ms:.2} ms) — {} records read from {chunks} chunks of its own, {} events",
+            log,
+            size as f64 / 1e6,
+            r.elapsed_ms,
+            r.records_read,
+            r.events_extracted
+        );
+        rows.push(r.elapsed_ms);
+    }
+    if let [a, b] = rows[..] {
+        println!("    10× the log: the dream costs {:.2}× (flat is 1×)", b / a.max(1e-9));
+    }
+    drop(store);
+    let _ = std::fs::remove_file(&db);
+    Ok(())
+}
+
 pub fn run(args: BenchDreamArgs) -> anyhow::Result<()> {
     if args.events == 0 || args.per_session == 0 {
         anyhow::bail!("--events and --per-session must be at least 1");
@@ -149,6 +260,9 @@ pub fn run(args: BenchDreamArgs) -> anyhow::Result<()> {
     drop(store);
     if args.db.is_none() {
         let _ = std::fs::remove_file(&db);
+    }
+    if args.crowd > 0 && args.crowd_batches > 0 {
+        growth(&args)?;
     }
     Ok(())
 }

@@ -299,6 +299,14 @@ pub struct BenchDreamArgs {
     /// Events added before the incremental dream.
     #[arg(long, default_value_t = 10_000)]
     pub increment: u64,
+    /// Log growth: the other sessions recording beside a probe agent (0: skip the
+    /// growth section).
+    #[arg(long, default_value_t = 1_000)]
+    pub crowd: u64,
+    /// Log growth: commits of the crowd alone before the first probe (the log then
+    /// grows to 10× this before the second).
+    #[arg(long, default_value_t = 200)]
+    pub crowd_batches: u64,
     /// Keep the data file here instead of a scratch file (it must not exist).
     #[arg(long)]
     pub db: Option<PathBuf>,
@@ -359,6 +367,14 @@ pub struct BenchAgentsArgs {
     /// Threads the load generator uses.
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
+    /// At the end, leave without logging out (the characters go link-dead) instead of
+    /// `quit`ting (fleeing first when fighting).
+    #[arg(long)]
+    pub no_logout: bool,
+    /// After everyone logged out, wait until the server has dreamed every logout and
+    /// report how long that took (needs the server's /api/record on loopback).
+    #[arg(long)]
+    pub wait_dreams: bool,
 }
 
 /// `500ms`, `30s`, `5m`, `2h`, `2d`, or a bare number of seconds.
