@@ -170,16 +170,16 @@ impl Drop for Settle {
     }
 }
 
-async fn run_agent(
+/// What every bench agent shares.
+struct Run {
     url: String,
-    name: String,
-    key: String,
     rate: f64,
-    window: Arc<Window>,
-    seed: u64,
-    ramp: tokio::sync::OwnedSemaphorePermit,
     logout: bool,
-) -> Stats {
+    window: Arc<Window>,
+}
+
+async fn run_agent(run: Arc<Run>, name: String, key: String, seed: u64, ramp: tokio::sync::OwnedSemaphorePermit) -> Stats {
+    let (url, rate, logout, window) = (run.url.clone(), run.rate, run.logout, run.window.clone());
     let mut settle = Settle(Some(window.clone()));
     let mut st = Stats::default();
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
@@ -406,12 +406,11 @@ pub async fn agents(args: BenchAgentsArgs) -> anyhow::Result<()> {
     let window = Arc::new(Window { count: args.count, ..Window::default() });
     let ramp_start = Instant::now();
     let mut tasks = Vec::with_capacity(args.count);
+    let run = Arc::new(Run { url: args.url.clone(), rate: args.rate, logout: !args.no_logout, window: window.clone() });
     for (i, (name, key)) in keys.into_iter().enumerate() {
         let permit = ramp.clone().acquire_owned().await?;
-        let url = args.url.clone();
-        let rate = args.rate;
         // The permit is held only while connecting and logging in.
-        tasks.push(tokio::spawn(run_agent(url, name, key, rate, window.clone(), i as u64, permit, !args.no_logout)));
+        tasks.push(tokio::spawn(run_agent(run.clone(), name, key, i as u64, permit)));
     }
     // Ramp-up: wait until every agent's login has finished, then measure the steady state.
     let settled = window.settled_all.notified();
