@@ -74,7 +74,8 @@ pub struct ServeArgs {
     /// start room — 8004 on Dark Pawns, 3001 on CircleMUD and tbaMUD).
     #[arg(long, value_name = "VNUM")]
     pub start_room: Option<u32>,
-    /// Tests only: the `__panic` and `__panic_engine` commands inject faults.
+    /// Tests only: the `__panic`, `__panic_engine` and `__linkdead N` commands inject
+    /// faults and load.
     #[arg(long, hide = true)]
     pub fault_injection: bool,
     /// Most connections at once.

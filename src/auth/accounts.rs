@@ -91,6 +91,11 @@ pub fn class_race(data: &LoginData) -> Result<(u8, u8), AuthError> {
 }
 
 impl Accounts {
+    /// Characters saved by the game but not yet on disk.
+    pub fn saves_pending(&self) -> usize {
+        self.unsaved.pending()
+    }
+
     pub fn new(store: Arc<Store>, start_room: u32, kit: Arc<crate::game::kit::StartKit>, unsaved: crate::game::persist::Unsaved) -> Self {
         Accounts { store, start_room, kit, unsaved }
     }

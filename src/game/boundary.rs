@@ -89,18 +89,19 @@ impl Engine {
         let who = self.world.ch(id).map(|c| c.name.clone()).unwrap_or_default();
         tracing::error!(%correlation, player = %who, command = %line, "a command panicked: {}", panic_text(panic.as_ref()));
         let re = self.cur.as_ref().and_then(|(_, re)| re.clone());
-        if let Some(l) = self.world.ch(id).and_then(|c| c.pc.as_ref()).and_then(|p| p.link.as_ref()) {
+        if let Some(json) = self.world.ch(id).and_then(|c| c.pc.as_ref()).and_then(|p| p.link.as_ref()).map(|l| l.json) {
             let message = format!("the server failed on that command (correlation id {correlation}); the world goes on");
-            if l.json {
-                let _ = l.tx.try_send(Out::Error { code: "internal", message, re, extra: None });
+            let out = if json {
+                Out::Error { code: "internal", message, re, extra: None }
             } else {
-                let _ = l.tx.try_send(Out::Event {
+                Out::Event {
                     kind: super::output::EventKind::Text,
                     text: Arc::from(format!("Something went wrong (internal): {message}.")),
                     from: None,
                     re,
-                });
-            }
+                }
+            };
+            self.deliver(id, out);
         }
         CmdStatus::Internal
     }

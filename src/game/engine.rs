@@ -206,14 +206,16 @@ impl Engine {
         (d.as_millis() / self.cfg.pulse.as_millis().max(1)).max(1) as u64
     }
 
-    /// Runs until `Shutdown`. Never awaits anything but its inbox and its clock.
-    pub async fn run(mut self, mut rx: mpsc::Receiver<EngineMsg>) {
+    /// Runs until `Shutdown`, then hands the engine back (tests read it). Never awaits
+    /// anything but its inbox and its clock. The clock comes first: a pulse that is due
+    /// runs before the next message, so a flooded inbox never delays the game's time
+    /// (messages wait at most one pulse; long pulses also look at the inbox as they go).
+    pub async fn run(mut self, mut rx: mpsc::Receiver<EngineMsg>) -> Engine {
         let mut tick = tokio::time::interval(self.cfg.pulse);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             let msg = tokio::select! {
                 biased;
-                msg = rx.recv() => msg,
                 _ = tick.tick() => {
                     // Long pulses take a look at the inbox as they go (see `drain_inbox`).
                     self.inbox = Some(rx);
@@ -225,13 +227,14 @@ impl Engine {
                         None => continue,
                     }
                 }
+                msg = rx.recv() => msg,
             };
             match msg {
                 Some(EngineMsg::Shutdown { reply }) => {
                     self.shutdown();
                     self.hand_over_records();
                     let _ = reply.send(());
-                    return;
+                    return self;
                 }
                 Some(m) => {
                     self.handle(m);
@@ -243,7 +246,7 @@ impl Engine {
                 None => {
                     self.shutdown();
                     self.hand_over_records();
-                    return;
+                    return self;
                 }
             }
         }
@@ -309,14 +312,13 @@ impl Engine {
                     return;
                 }
                 if pc.queue.len() >= MAX_QUEUED {
-                    if let Some(l) = &pc.link {
-                        let _ = l.tx.try_send(Out::Error {
-                            code: "rate_limited",
-                            message: "too many commands waiting — slow down".into(),
-                            re: id.clone(),
-                            extra: None,
-                        });
-                    }
+                    let refusal = Out::Error {
+                        code: "rate_limited",
+                        message: "too many commands waiting — slow down".into(),
+                        re: id.clone(),
+                        extra: None,
+                    };
+                    self.deliver(char_id, refusal);
                     self.record_refused(char_id, &line, "rate_limited", id, received);
                     return;
                 }
@@ -455,18 +457,17 @@ impl Engine {
         if pc.last_sent.is_some() {
             pc.last_sent = Some(Box::new(fresh));
         }
-        if let Some(l) = &pc.link {
-            if !unknown.is_empty() {
-                let _ = l.tx.try_send(Out::Error {
-                    code: "unknown_variable",
-                    message: format!("unknown variable(s): {}", unknown.join(", ")),
-                    re: re.clone(),
-                    extra: Some(serde_json::json!({ "variables": unknown })),
-                });
-            }
-            if let Some(values) = values {
-                let _ = l.tx.try_send(Out::Vars { values, re, resumed: None });
-            }
+        if !unknown.is_empty() {
+            let error = Out::Error {
+                code: "unknown_variable",
+                message: format!("unknown variable(s): {}", unknown.join(", ")),
+                re: re.clone(),
+                extra: Some(serde_json::json!({ "variables": unknown })),
+            };
+            self.deliver(id, error);
+        }
+        if let Some(values) = values {
+            self.deliver(id, Out::Vars { values, re, resumed: None });
         }
     }
 
@@ -481,10 +482,13 @@ impl Engine {
     fn send_memory(&mut self, id: CharId, client: &ClientInfo) {
         let Some(m) = client.memory.clone() else { return };
         self.note_memory_ids(id, &m.memory_ids);
-        let Some(l) = self.world.ch(id).and_then(|c| c.pc.as_ref()).and_then(|p| p.link.as_ref()).filter(|l| l.json) else { return };
+        if !self.world.ch(id).and_then(|c| c.pc.as_ref()).and_then(|p| p.link.as_ref()).is_some_and(|l| l.json) {
+            return;
+        }
         let block = Out::MemoryBootstrap { block: m.block.as_str().into(), count: m.count, summaries: m.summaries };
-        let _ = l.tx.try_send(block);
-        let _ = l.tx.try_send(Out::MemorySummary(m.summary.as_str().into()));
+        if self.deliver(id, block) {
+            self.deliver(id, Out::MemorySummary(m.summary.as_str().into()));
+        }
     }
 
     /// Sends every one of the 19 variables (login, resync).
@@ -496,13 +500,13 @@ impl Engine {
             values.push((*name, if i == EVENTS_VAR { serde_json::json!([]) } else { vars::value_of(&v, i) }));
         }
         let re = self.re_for(id);
+        let mut json = false;
         if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
             pc.last_sent = Some(Box::new(v));
-            if let Some(l) = &pc.link {
-                if l.json {
-                    let _ = l.tx.try_send(Out::Vars { values, re, resumed });
-                }
-            }
+            json = pc.link.as_ref().is_some_and(|l| l.json);
+        }
+        if json {
+            self.deliver(id, Out::Vars { values, re, resumed });
         }
     }
 
@@ -618,25 +622,6 @@ impl Engine {
             if saved < SAVES_PER_PASS && pc.dirty && self.pulse - pc.last_save_pulse >= save_every {
                 self.save_char(id);
                 saved += 1;
-            }
-        }
-    }
-
-    /// A session whose queue is full is cut off; it can resume and catch up.
-    pub fn drop_slow_link(&mut self, id: CharId) {
-        let pulse = self.pulse;
-        if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
-            if pc.link.take().is_some() {
-                pc.linkdead_since = Some(pulse);
-                tracing::info!(char = id, "slow consumer: link dropped");
-            }
-        }
-    }
-
-    pub fn close_link(&mut self, id: CharId, code: &'static str, message: &str) {
-        if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
-            if let Some(l) = pc.link.take() {
-                let _ = l.tx.try_send(Out::Close { code, message: message.to_string() });
             }
         }
     }

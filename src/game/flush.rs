@@ -31,7 +31,7 @@ impl Engine {
             if !link.json {
                 if pc.sent_this_pulse {
                     let p = super::render::prompt(ch);
-                    let _ = link.tx.try_send(Out::Prompt(p));
+                    self.deliver(id, Out::Prompt(p));
                 }
                 if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
                     pc.sent_this_pulse = false;
@@ -83,11 +83,7 @@ impl Engine {
             pc.last_sent = Some(Box::new(now));
             let re = pc.pulse_re.take();
             if !values.is_empty() {
-                if let Some(l) = &pc.link {
-                    if l.tx.try_send(Out::Vars { values, re, resumed: None }).is_err() {
-                        self.drop_slow_link(id);
-                    }
-                }
+                self.deliver(id, Out::Vars { values, re, resumed: None });
             }
         }
         self.room_vars = rooms;

@@ -35,21 +35,17 @@ impl Engine {
     /// Sends one event whose text is already shared (broadcasts build it once).
     pub fn send_shared(&mut self, id: CharId, kind: EventKind, text: Arc<str>, from: Option<Arc<str>>) {
         let re = self.re_for(id);
-        let mut slow = false;
         // The record has what the player was sent, whether or not a socket took it.
         if self.world.ch(id).and_then(|c| c.pc.as_ref()).is_some_and(|p| p.rec.is_some()) {
             self.observe(id, kind, &text, from.as_deref());
         }
         if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
-            if let Some(l) = &pc.link {
-                pc.sent_this_pulse = true;
-                slow = l.tx.try_send(Out::Event { kind, text, from, re }).is_err();
+            if pc.link.is_none() {
+                return;
             }
+            pc.sent_this_pulse = true;
         }
-
-        if slow {
-            self.drop_slow_link(id);
-        }
+        self.deliver(id, Out::Event { kind, text, from, re });
     }
 
     pub fn send_text(&mut self, id: CharId, text: &str) {

@@ -9,6 +9,7 @@ pub mod clock;
 pub mod combat;
 pub mod commands;
 pub mod crowd;
+pub mod deliver;
 pub mod doors;
 pub mod engine;
 pub mod flush;
@@ -36,3 +37,6 @@ pub mod zones;
 
 pub use engine::{Engine, EngineConfig, EngineHandle, EngineMsg, EnterReply};
 pub use output::{EventKind, Out};
+
+#[cfg(test)]
+mod tests;

@@ -36,6 +36,11 @@ impl Unsaved {
         self.map().get(&name.to_ascii_lowercase()).map(|(_, r)| r.clone()).or(stored)
     }
 
+    /// Characters queued for the save writer and not yet on disk.
+    pub fn pending(&self) -> usize {
+        self.map().len()
+    }
+
     fn put(&self, r: &CharacterRecord) -> u64 {
         static GEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         let generation = GEN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);

@@ -112,15 +112,7 @@ impl Engine {
             return;
         };
         let re = self.re_for(id);
-        let mut slow = false;
-        if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
-            if let Some(l) = &pc.link {
-                slow = l.tx.try_send(Out::State { data: Box::new(StateData { player, room }), re }).is_err();
-            }
-        }
-        if slow {
-            self.drop_slow_link(id);
-        }
+        self.deliver(id, Out::State { data: Box::new(StateData { player, room }), re });
     }
 
     /// The room as text: name, description, exits, things, and who is here.

@@ -106,13 +106,16 @@ async fn route(mut req: Request<Incoming>, peer: SocketAddr, shared: Arc<Shared>
             }
         }
         (&Method::GET, "/api/record") => {
-            // The recorder's progress: what is durable (`last_batch` and everything before it).
+            // The recorder's progress: what is durable (`last_batch` and everything before
+            // it); and how many character saves are still on their way to the disk.
             use std::sync::atomic::Ordering::Relaxed;
+            let saves_pending = shared.accounts.saves_pending();
             match shared.record_stats.as_ref() {
                 Some(st) => json(
                     StatusCode::OK,
                     serde_json::json!({
                         "recording": true,
+                        "saves_pending": saves_pending,
                         "last_batch": st.last_id.load(Relaxed),
                         "committed": st.committed.load(Relaxed),
                         "batches": st.batches.load(Relaxed),
@@ -126,7 +129,7 @@ async fn route(mut req: Request<Incoming>, peer: SocketAddr, shared: Arc<Shared>
                         })),
                     }),
                 ),
-                None => json(StatusCode::OK, serde_json::json!({"recording": false})),
+                None => json(StatusCode::OK, serde_json::json!({"recording": false, "saves_pending": saves_pending})),
             }
         }
         _ => text(StatusCode::NOT_FOUND, "not found\n"),

@@ -75,7 +75,12 @@ async fn kill_9_then_restart_opens_cleanly_with_what_was_saved() {
     a.reply_text("e").await;
     a.cmd("save", "s").await;
     a.reply_text("s").await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The save is on disk once the server has no save pending.
+    let deadline = std::time::Instant::now() + WAIT;
+    while !http_get(addr, "/api/record").await.1.contains("\"saves_pending\":0") {
+        assert!(std::time::Instant::now() < deadline, "the save never reached the disk");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     let (mut child, addr) = spawn_server(&db, &world);
