@@ -1,10 +1,10 @@
 //! The network edge: one TCP port; the first bytes decide HTTP (health, APIs, the
 //! WebSocket upgrade) or telnet.
 
+pub mod api;
 pub mod http;
 pub mod link;
 pub mod listener;
-pub mod search_api;
 pub mod telnet;
 pub mod telnet_login;
 pub mod ws;

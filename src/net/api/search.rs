@@ -7,7 +7,8 @@ use std::sync::Arc;
 use hyper::StatusCode;
 use serde_json::json;
 
-use super::http::{json_response as reply, query_param, Body};
+use super::guard::local_only;
+use super::{json as reply, query_param, Body, Call};
 use crate::search::SearchQuery;
 use crate::server::Shared;
 
@@ -23,7 +24,11 @@ fn unavailable() -> hyper::Response<Body> {
 
 /// `GET /api/search?q=&agent=&kind=&since=2d|since_us=&limit=`: matching records,
 /// newest first.
-pub async fn search(query: &str, shared: &Arc<Shared>) -> hyper::Response<Body> {
+pub async fn search(call: &Call, shared: &Arc<Shared>) -> hyper::Response<Body> {
+    if let Err(r) = local_only(call, "the search API") {
+        return r;
+    }
+    let query = call.query.as_str();
     let Some(handle) = shared.search.as_ref() else { return unavailable() };
     let bad = |code: &str, m: String| reply(StatusCode::BAD_REQUEST, json!({"code": code, "message": m}));
     let since_us = match (query_param(query, "since").filter(|s| !s.is_empty()), query_param(query, "since_us")) {
@@ -59,7 +64,10 @@ pub async fn search(query: &str, shared: &Arc<Shared>) -> hyper::Response<Body> 
 }
 
 /// `GET /api/search/status`: how far the index is, and its lag.
-pub fn status(shared: &Arc<Shared>) -> hyper::Response<Body> {
+pub fn status(call: &Call, shared: &Arc<Shared>) -> hyper::Response<Body> {
+    if let Err(r) = local_only(call, "the search API") {
+        return r;
+    }
     let Some(h) = shared.search.as_ref() else { return unavailable() };
     let st = &h.stats;
     let durable = shared.record_stats.as_ref().map(|r| r.last_id.load(Relaxed)).unwrap_or(0);
@@ -84,7 +92,10 @@ pub fn status(shared: &Arc<Shared>) -> hyper::Response<Body> {
 
 /// `POST /api/admin/reindex`: starts rebuilding the index from the record; progress is
 /// in `/api/search/status`.
-pub fn reindex(shared: &Arc<Shared>) -> hyper::Response<Body> {
+pub fn reindex(call: &Call, shared: &Arc<Shared>) -> hyper::Response<Body> {
+    if let Err(r) = local_only(call, "the search API") {
+        return r;
+    }
     let Some(h) = shared.search.as_ref() else { return unavailable() };
     h.rebuild();
     reply(StatusCode::ACCEPTED, json!({"rebuilding": true}))

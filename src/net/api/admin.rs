@@ -1,0 +1,72 @@
+//! Admin routes for the command line while a server holds the data file (local callers
+//! only): keys, backups, dreams.
+
+use std::sync::Arc;
+
+use hyper::{Response, StatusCode};
+use serde_json::json;
+
+use super::guard::local_only;
+use super::{error, json, Body, Call};
+use crate::memory::DreamError;
+use crate::server::Shared;
+
+/// `POST /api/admin/keygen?name=NAME`: a new agent key (and the character, if new).
+pub async fn keygen(call: &Call, shared: &Arc<Shared>) -> Response<Body> {
+    if let Err(r) = local_only(call, "the admin API") {
+        return r;
+    }
+    let name = call.param("name").unwrap_or_default();
+    let store = shared.accounts.store().clone();
+    match tokio::task::spawn_blocking(move || crate::auth::accounts::Accounts::create_key(&store, &name)).await {
+        Ok(Ok(key)) => json(StatusCode::OK, json!({"key": key})),
+        Ok(Err(e)) => error(StatusCode::BAD_REQUEST, e.code(), &e.message()),
+        Err(_) => error(StatusCode::INTERNAL_SERVER_ERROR, "internal", "keygen failed"),
+    }
+}
+
+/// `POST /api/admin/backup?path=FILE`: a snapshot of the data file written to FILE by the
+/// server, from one read transaction while play goes on.
+pub async fn backup(call: &Call, shared: &Arc<Shared>) -> Response<Body> {
+    if let Err(r) = local_only(call, "the admin API") {
+        return r;
+    }
+    let Some(path) = call.param("path").filter(|p| !p.is_empty()) else {
+        return error(StatusCode::BAD_REQUEST, "bad_request", "path is required");
+    };
+    let store = shared.accounts.store().clone();
+    match tokio::task::spawn_blocking(move || store.backup_to(std::path::Path::new(&path), &mut |_, _| {})).await {
+        Ok(Ok(inv)) => json(StatusCode::OK, serde_json::to_value(inv).unwrap_or_default()),
+        Ok(Err(e)) => error(StatusCode::BAD_REQUEST, e.code(), &e.to_string()),
+        Err(_) => error(StatusCode::INTERNAL_SERVER_ERROR, "internal", "backup failed"),
+    }
+}
+
+/// `POST /api/admin/dream?agent=NAME` (or `all=1`): dreams now and answers with the
+/// result (a list for `all`).
+pub async fn dream(call: &Call, shared: &Arc<Shared>) -> Response<Body> {
+    if let Err(r) = local_only(call, "the admin API") {
+        return r;
+    }
+    let Some(d) = shared.dreamer.as_ref() else {
+        return error(StatusCode::SERVICE_UNAVAILABLE, "dreaming_unavailable", "this server does not dream (recording or dreaming is off)");
+    };
+    if call.param("all").is_some_and(|v| v == "1" || v == "true") {
+        let results = d.dream_all("admin").await;
+        return json(StatusCode::OK, json!({ "results": results }));
+    }
+    let Some(agent) = call.param("agent").filter(|a| !a.is_empty()) else {
+        return error(StatusCode::BAD_REQUEST, "bad_request", "name the agent (?agent=NAME) or ask for all (?all=1)");
+    };
+    dream_reply(d.dream(&agent, "admin").await)
+}
+
+/// A dream's result, or its error with the status that fits it.
+pub fn dream_reply(r: Result<crate::memory::DreamResult, DreamError>) -> Response<Body> {
+    match r {
+        Ok(r) => json(StatusCode::OK, serde_json::to_value(r).unwrap_or_default()),
+        Err(e @ DreamError::NoAgent(_)) => error(StatusCode::NOT_FOUND, e.code(), &e.to_string()),
+        Err(e @ DreamError::Stopped) => error(StatusCode::SERVICE_UNAVAILABLE, e.code(), &e.to_string()),
+        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, e.code(), &e.to_string()),
+    }
+}

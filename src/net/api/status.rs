@@ -1,0 +1,52 @@
+//! What anyone may ask: is the server alive, who is on, how far is the record durable.
+
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+
+use hyper::{Response, StatusCode};
+use serde_json::json;
+
+use super::{json, text, Body};
+use crate::server::Shared;
+
+/// `GET /health`: `OK`, or 503 `engine_dead` once the game engine has died.
+pub fn health(shared: &Arc<Shared>) -> Response<Body> {
+    if *shared.engine_dead.borrow() {
+        text(StatusCode::SERVICE_UNAVAILABLE, "engine_dead: the game engine stopped; restart the server")
+    } else {
+        text(StatusCode::OK, "OK")
+    }
+}
+
+/// `GET /api/who`: who is on, and which of them are agents.
+pub async fn who(shared: &Arc<Shared>) -> Response<Body> {
+    let list = shared.who().await;
+    json(StatusCode::OK, json!(list.iter().map(|(n, a)| json!({"name": n, "is_agent": a})).collect::<Vec<_>>()))
+}
+
+/// `GET /api/record`: the recorder's progress (`last_batch` and everything before it is
+/// durable), character saves still on their way to the disk, and the dreamer's queue.
+pub fn record(shared: &Arc<Shared>) -> Response<Body> {
+    let saves_pending = shared.accounts.saves_pending();
+    let Some(st) = shared.record_stats.as_ref() else {
+        return json(StatusCode::OK, json!({"recording": false, "saves_pending": saves_pending}));
+    };
+    json(
+        StatusCode::OK,
+        json!({
+            "recording": true,
+            "saves_pending": saves_pending,
+            "last_batch": st.last_id.load(Relaxed),
+            "committed": st.committed.load(Relaxed),
+            "batches": st.batches.load(Relaxed),
+            "backlog": st.backlog.load(Relaxed),
+            "failures": st.failures.load(Relaxed),
+            "dreamer": shared.dreamer.as_ref().map(|d| json!({
+                "queued": d.stats.queued.load(Relaxed),
+                "dreams": d.stats.dreams.load(Relaxed),
+                "failures": d.stats.failures.load(Relaxed),
+                "dropped": d.stats.dropped.load(Relaxed),
+            })),
+        }),
+    )
+}
