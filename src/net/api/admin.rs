@@ -14,7 +14,7 @@ use crate::server::Shared;
 /// `POST /api/admin/keygen?name=NAME`: a new agent key (and the character, if new).
 pub async fn keygen(call: &Call, shared: &Arc<Shared>) -> Response<Body> {
     if let Err(r) = local_only(call, "the admin API") {
-        return r;
+        return *r;
     }
     let name = call.param("name").unwrap_or_default();
     let store = shared.accounts.store().clone();
@@ -29,7 +29,7 @@ pub async fn keygen(call: &Call, shared: &Arc<Shared>) -> Response<Body> {
 /// server, from one read transaction while play goes on.
 pub async fn backup(call: &Call, shared: &Arc<Shared>) -> Response<Body> {
     if let Err(r) = local_only(call, "the admin API") {
-        return r;
+        return *r;
     }
     let Some(path) = call.param("path").filter(|p| !p.is_empty()) else {
         return error(StatusCode::BAD_REQUEST, "bad_request", "path is required");
@@ -46,7 +46,7 @@ pub async fn backup(call: &Call, shared: &Arc<Shared>) -> Response<Body> {
 /// result (a list for `all`).
 pub async fn dream(call: &Call, shared: &Arc<Shared>) -> Response<Body> {
     if let Err(r) = local_only(call, "the admin API") {
-        return r;
+        return *r;
     }
     let Some(d) = shared.dreamer.as_ref() else {
         return error(StatusCode::SERVICE_UNAVAILABLE, "dreaming_unavailable", "this server does not dream (recording or dreaming is off)");

@@ -50,7 +50,7 @@ pub async fn whoami(call: &Call, shared: &Arc<Shared>) -> Response<Body> {
 pub async fn dream(call: &Call, name: &str, shared: &Arc<Shared>) -> Response<Body> {
     let name = match agent_or_local(call, shared, name).await {
         Ok(n) => n,
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     let Some(d) = shared.dreamer.as_ref() else {
         return error(StatusCode::SERVICE_UNAVAILABLE, "dreaming_unavailable", "this server does not dream (recording or dreaming is off)");
@@ -62,7 +62,7 @@ pub async fn dream(call: &Call, name: &str, shared: &Arc<Shared>) -> Response<Bo
 pub async fn memory(call: &Call, name: &str, shared: &Arc<Shared>) -> Response<Body> {
     let name = match agent_or_local(call, shared, name).await {
         Ok(n) => n,
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     let store = shared.accounts.store().clone();
     let n = name.clone();

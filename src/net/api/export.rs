@@ -13,7 +13,7 @@ use crate::server::Shared;
 
 pub async fn export(call: &Call, shared: &Arc<Shared>) -> Response<Body> {
     if let Err(r) = local_only(call, "the export API") {
-        return r;
+        return *r;
     }
     let bad = |m: &str| error(StatusCode::BAD_REQUEST, "bad_request", m);
     let format = match call.param("format").as_deref().unwrap_or("jsonl").parse::<Format>() {

@@ -11,32 +11,35 @@ use hyper::{Response, StatusCode};
 use super::{error, Body, Call};
 use crate::server::Shared;
 
+/// The answer a guard gives a caller it refuses.
+pub type Refused = Box<Response<Body>>;
+
 /// Admin routes: `Err(403 forbidden)` unless the caller is on loopback.
-pub fn local_only(call: &Call, what: &str) -> Result<(), Response<Body>> {
+pub fn local_only(call: &Call, what: &str) -> Result<(), Refused> {
     if call.peer.ip().is_loopback() {
         Ok(())
     } else {
-        Err(error(StatusCode::FORBIDDEN, "forbidden", &format!("{what} is for local callers only")))
+        Err(Box::new(error(StatusCode::FORBIDDEN, "forbidden", &format!("{what} is for local callers only"))))
     }
 }
 
 /// Agent routes: the name (lower-cased) when the caller speaks for that agent or is
 /// local; else 400 for a name that cannot be a character's, 401 for anyone else.
-pub async fn agent_or_local(call: &Call, shared: &Arc<Shared>, name: &str) -> Result<String, Response<Body>> {
+pub async fn agent_or_local(call: &Call, shared: &Arc<Shared>, name: &str) -> Result<String, Refused> {
     let name = name.to_ascii_lowercase();
     if crate::auth::names::check(&name).is_err() {
-        return Err(error(StatusCode::BAD_REQUEST, "bad_request", "not a character name"));
+        return Err(Box::new(error(StatusCode::BAD_REQUEST, "bad_request", "not a character name")));
     }
     if call.peer.ip().is_loopback() {
         return Ok(name);
     }
     match &call.bearer {
         Some(b) if bearer_name(shared, b).await.is_some_and(|n| n == name) => Ok(name),
-        _ => Err(error(
+        _ => Err(Box::new(error(
             StatusCode::UNAUTHORIZED,
             "unauthorized",
             "send the agent's session token or key as 'Authorization: Bearer ...' (or call from the server's machine)",
-        )),
+        ))),
     }
 }
 

@@ -26,7 +26,7 @@ fn unavailable() -> hyper::Response<Body> {
 /// newest first.
 pub async fn search(call: &Call, shared: &Arc<Shared>) -> hyper::Response<Body> {
     if let Err(r) = local_only(call, "the search API") {
-        return r;
+        return *r;
     }
     let query = call.query.as_str();
     let Some(handle) = shared.search.as_ref() else { return unavailable() };
@@ -66,7 +66,7 @@ pub async fn search(call: &Call, shared: &Arc<Shared>) -> hyper::Response<Body> 
 /// `GET /api/search/status`: how far the index is, and its lag.
 pub fn status(call: &Call, shared: &Arc<Shared>) -> hyper::Response<Body> {
     if let Err(r) = local_only(call, "the search API") {
-        return r;
+        return *r;
     }
     let Some(h) = shared.search.as_ref() else { return unavailable() };
     let st = &h.stats;
@@ -94,7 +94,7 @@ pub fn status(call: &Call, shared: &Arc<Shared>) -> hyper::Response<Body> {
 /// in `/api/search/status`.
 pub fn reindex(call: &Call, shared: &Arc<Shared>) -> hyper::Response<Body> {
     if let Err(r) = local_only(call, "the search API") {
-        return r;
+        return *r;
     }
     let Some(h) = shared.search.as_ref() else { return unavailable() };
     h.rebuild();
