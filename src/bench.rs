@@ -10,41 +10,10 @@ use anyhow::{bail, Context};
 use futures_util::{SinkExt, StreamExt};
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::Semaphore;
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::cli::BenchAgentsArgs;
-
-/// A tiny HTTP/1.1 POST for the loopback admin API (no client library needed).
-pub async fn http_post(url: &str) -> anyhow::Result<String> {
-    Ok(http_request("POST", url).await?.1)
-}
-
-/// A GET whose body must come back with status 200 (otherwise the body is the error).
-pub async fn http_get(url: &str) -> anyhow::Result<String> {
-    let (status, body) = http_request("GET", url).await?;
-    if status != 200 {
-        bail!("the server answered {status}: {}", body.trim());
-    }
-    Ok(body)
-}
-
-/// A one-shot HTTP/1.1 request; returns the status and the body.
-async fn http_request(method: &str, url: &str) -> anyhow::Result<(u16, String)> {
-    let rest = url.strip_prefix("http://").context("only http:// URLs are supported")?;
-    let (hostport, path) = rest.split_once('/').map(|(h, p)| (h, format!("/{p}"))).unwrap_or((rest, "/".into()));
-    let mut s =
-        tokio::time::timeout(Duration::from_secs(5), tokio::net::TcpStream::connect(hostport)).await.context("connect timed out")??;
-    let req = format!("{method} {path} HTTP/1.1\r\nHost: {hostport}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
-    s.write_all(req.as_bytes()).await?;
-    let mut buf = Vec::new();
-    tokio::time::timeout(Duration::from_secs(300), s.read_to_end(&mut buf)).await.context("read timed out")??;
-    let text = String::from_utf8_lossy(&buf).into_owned();
-    let status = text.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
-    let body = text.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default();
-    Ok((status, body))
-}
 
 /// Letters-only names: prefix + base-26 index ("bencha", "benchb", ... "benchba").
 pub fn agent_name(prefix: &str, mut i: usize) -> String {
@@ -355,7 +324,7 @@ async fn run_agent(run: Arc<Run>, name: String, key: String, seed: u64, ramp: to
 
 /// The server's dreamer counters (`/api/record`): (queued, dreams).
 async fn dreamer_counts(base: &str) -> anyhow::Result<(u64, u64)> {
-    let v: Value = serde_json::from_str(&http_get(&format!("{base}/api/record")).await?)?;
+    let v: Value = serde_json::from_str(&crate::net::client::get(&format!("{base}/api/record")).await?)?;
     let d = &v["dreamer"];
     if d.is_null() {
         bail!("the server does not dream (recording or dreaming is off)");

@@ -147,7 +147,7 @@ pub async fn keygen(args: KeygenArgs) -> anyhow::Result<()> {
 /// Asks a running server for a key through its loopback-only admin API.
 pub async fn via_server(base: &str, name: &str) -> anyhow::Result<String> {
     let url = format!("{}/api/admin/keygen?name={}", base.trim_end_matches('/'), name);
-    let body = crate::bench::http_post(&url).await?;
+    let body = crate::net::client::post(&url).await?;
     let v: serde_json::Value = serde_json::from_str(&body).context("server answered with something that is not JSON")?;
     match v.get("key").and_then(|k| k.as_str()) {
         Some(k) => Ok(k.to_string()),
@@ -205,7 +205,7 @@ pub async fn export(args: ExportArgs, decisions: bool) -> anyhow::Result<()> {
                 args.agent,
                 args.format
             );
-            let body = crate::bench::http_get(&url)
+            let body = crate::net::client::get(&url)
                 .await
                 .with_context(|| format!("{} is held by a running server, and asking it at {} failed", args.db.display(), args.server))?;
             let mut out: Box<dyn std::io::Write> = match &args.out {
@@ -247,7 +247,7 @@ pub async fn backup(args: BackupArgs) -> anyhow::Result<()> {
             let path = std::path::absolute(&args.out).unwrap_or(args.out.clone());
             let url = format!("{}/api/admin/backup?path={}", args.server.trim_end_matches('/'), percent(&path.display().to_string()));
             eprintln!("{} is held by a running server; asking it to write the backup...", args.db.display());
-            let body = crate::bench::http_post(&url).await.with_context(|| format!("asking the server at {} failed", args.server))?;
+            let body = crate::net::client::post(&url).await.with_context(|| format!("asking the server at {} failed", args.server))?;
             let v: serde_json::Value = serde_json::from_str(&body).context("the server answered with something that is not JSON")?;
             if v.get("code").is_some() {
                 bail!("the server refused: {} ({})", v["message"].as_str().unwrap_or(""), v["code"].as_str().unwrap_or(""));

@@ -274,11 +274,8 @@ fn explain(e: AgentError) -> anyhow::Error {
 }
 
 async fn get_json(url: &str, key: &str, post: bool) -> anyhow::Result<(u16, serde_json::Value)> {
-    let client = reqwest::Client::builder().timeout(Duration::from_secs(300)).build()?;
-    let req = if post { client.post(url) } else { client.get(url) };
-    let resp = req.bearer_auth(key).send().await.map_err(|e| anyhow::anyhow!("[connect_failed] cannot reach {url}: {e}"))?;
-    let status = resp.status().as_u16();
-    let body = resp.text().await.unwrap_or_default();
+    let method = if post { reqwest::Method::POST } else { reqwest::Method::GET };
+    let (status, body) = crate::net::client::call(method, url, Some(key)).await.map_err(|e| anyhow::anyhow!("[connect_failed] {e:#}"))?;
     Ok((status, serde_json::from_str(&body).unwrap_or(serde_json::json!({"message": body.trim()}))))
 }
 

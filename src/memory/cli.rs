@@ -106,7 +106,7 @@ async fn through_server(args: &DreamArgs) -> anyhow::Result<Vec<DreamResult>> {
         Some(a) => format!("{base}/api/admin/dream?agent={}", crate::search::cli::encode(a)),
         None => format!("{base}/api/admin/dream?all=1"),
     };
-    let body = crate::bench::http_post(&url)
+    let body = crate::net::client::post(&url)
         .await
         .with_context(|| format!("{} is held by a running server, and asking it at {} failed", args.db.display(), args.server))?;
     let v: serde_json::Value = serde_json::from_str(&body).context("the server's answer is not JSON")?;

@@ -20,7 +20,16 @@ use super::api::{text, Body};
 use crate::auth::limits::ConnPermit;
 use crate::server::Shared;
 
-pub async fn serve(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>, permit: Option<ConnPermit>) {
+/// Serves one HTTP connection until the client closes it or the server stops (then an
+/// idle keep-alive connection is closed at once, and one mid-request after its answer,
+/// so nothing holds the server's state past its shutdown).
+pub async fn serve(
+    stream: TcpStream,
+    peer: SocketAddr,
+    shared: Arc<Shared>,
+    permit: Option<ConnPermit>,
+    mut shutdown: tokio::sync::watch::Receiver<bool>,
+) {
     let permit = Arc::new(permit);
     let svc = hyper::service::service_fn(move |req| {
         let shared = shared.clone();
@@ -28,8 +37,28 @@ pub async fn serve(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>, per
         async move { Ok::<_, Infallible>(route(req, peer, shared, permit).await) }
     });
     let conn = hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), svc).with_upgrades();
-    if let Err(e) = conn.await {
+    tokio::pin!(conn);
+    let ended = tokio::select! {
+        r = conn.as_mut() => r,
+        _ = stopping(&mut shutdown) => {
+            conn.as_mut().graceful_shutdown();
+            conn.await
+        }
+    };
+    if let Err(e) = ended {
         tracing::debug!(%peer, "http connection ended: {e}");
+    }
+}
+
+/// Resolves when the server starts stopping (never, if its signal is gone).
+async fn stopping(rx: &mut tokio::sync::watch::Receiver<bool>) {
+    loop {
+        if *rx.borrow_and_update() {
+            return;
+        }
+        if rx.changed().await.is_err() {
+            std::future::pending::<()>().await;
+        }
     }
 }
 

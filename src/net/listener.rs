@@ -68,7 +68,7 @@ pub async fn accept_loop(listener: TcpListener, shared: Arc<Shared>, mut shutdow
             r = listener.accept() => match r {
                 Ok((stream, peer)) => {
                     let _ = stream.set_nodelay(true);
-                    tokio::spawn(handle(stream, peer, shared.clone()));
+                    tokio::spawn(handle(stream, peer, shared.clone(), shutdown.clone()));
                 }
                 Err(e) => {
                     // Out of file descriptors and the like: back off instead of spinning.
@@ -80,10 +80,10 @@ pub async fn accept_loop(listener: TcpListener, shared: Arc<Shared>, mut shutdow
     }
 }
 
-async fn handle(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>) {
+async fn handle(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>, shutdown: watch::Receiver<bool>) {
     let permit = shared.conns.acquire(peer.ip());
     match classify(&stream).await {
-        Kind::Http => super::http::serve(stream, peer, shared, permit).await,
+        Kind::Http => super::http::serve(stream, peer, shared, permit, shutdown).await,
         Kind::Telnet => super::telnet::run(stream, peer, shared, permit).await,
         Kind::Closed => {}
     }

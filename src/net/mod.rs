@@ -2,6 +2,7 @@
 //! WebSocket upgrade) or telnet.
 
 pub mod api;
+pub mod client;
 pub mod http;
 pub mod link;
 pub mod listener;

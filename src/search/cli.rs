@@ -35,7 +35,7 @@ pub async fn search(args: SearchArgs) -> anyhow::Result<()> {
             if since_us > 0 {
                 url.push_str(&format!("&since_us={since_us}"));
             }
-            let body = crate::bench::http_get(&url)
+            let body = crate::net::client::get(&url)
                 .await
                 .with_context(|| format!("{} is held by a running server, and asking it at {} failed", args.db.display(), args.server))?;
             serde_json::from_str(&body).context("the server's answer is not a search result")?
@@ -120,10 +120,10 @@ async fn via_server(args: &ReindexArgs) -> anyhow::Result<()> {
     let base = args.server.trim_end_matches('/');
     let held = || format!("{} is held by a running server, and asking it at {} failed", args.db.display(), args.server);
     eprintln!("{} is held by a running server; it rebuilds its index while it plays...", args.db.display());
-    crate::bench::http_post(&format!("{base}/api/admin/reindex")).await.with_context(held)?;
+    crate::net::client::post(&format!("{base}/api/admin/reindex")).await.with_context(held)?;
     let mut bar: Option<indicatif::ProgressBar> = None;
     loop {
-        let body = crate::bench::http_get(&format!("{base}/api/search/status")).await.with_context(held)?;
+        let body = crate::net::client::get(&format!("{base}/api/search/status")).await.with_context(held)?;
         let st: serde_json::Value = serde_json::from_str(&body).context("the server's status is not JSON")?;
         let target = st["rebuild_target"].as_u64().unwrap_or(0);
         let at = st["indexed_batch"].as_u64().unwrap_or(0);

@@ -1,0 +1,44 @@
+//! The one HTTP client the command line uses to talk to a running server's API (keygen,
+//! export, search, reindex, dream, the agent's whoami and memory, the bench's progress).
+//! One `reqwest` client for the process: connections are reused, timeouts are the same
+//! everywhere, and a failure says which URL could not be reached.
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+
+/// How long a call may take (a dream of every agent, a big export).
+const TIMEOUT: Duration = Duration::from_secs(300);
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+fn client() -> &'static reqwest::Client {
+    static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
+    CLIENT.get_or_init(|| reqwest::Client::builder().timeout(TIMEOUT).connect_timeout(CONNECT_TIMEOUT).build().unwrap_or_default())
+}
+
+/// Sends one request; the status and the body, whatever the status.
+pub async fn call(method: reqwest::Method, url: &str, bearer: Option<&str>) -> anyhow::Result<(u16, String)> {
+    let mut req = client().request(method, url);
+    if let Some(b) = bearer {
+        req = req.bearer_auth(b);
+    }
+    let resp = req.send().await.with_context(|| format!("cannot reach {url}"))?;
+    let status = resp.status().as_u16();
+    let body = resp.text().await.with_context(|| format!("reading the answer of {url}"))?;
+    Ok((status, body))
+}
+
+/// A POST; the body whatever the status (the API's errors are JSON the caller reads).
+pub async fn post(url: &str) -> anyhow::Result<String> {
+    Ok(call(reqwest::Method::POST, url, None).await?.1)
+}
+
+/// A GET whose body must come back with status 200 (otherwise the body is the error).
+pub async fn get(url: &str) -> anyhow::Result<String> {
+    let (status, body) = call(reqwest::Method::GET, url, None).await?;
+    if status != 200 {
+        bail!("the server answered {status}: {}", body.trim());
+    }
+    Ok(body)
+}
