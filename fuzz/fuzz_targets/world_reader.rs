@@ -1,8 +1,11 @@
 //! Any bytes, split into the seven kinds of area file (tbaMUD's triggers and quests
-//! included), a socials file and a world profile, must load or fail cleanly.
+//! included), a socials file and a world profile, must load or fail cleanly; and a world
+//! that loads is then run (zone resets, mob AI, combat, a player acting) for 250 pulses,
+//! so a world that loads can never crash the engine later.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use pawns::game::smoke::smoke_run;
 use pawns::worldfile::{load, MemSource};
 
 fuzz_target!(|data: &[u8]| {
@@ -17,5 +20,7 @@ fuzz_target!(|data: &[u8]| {
     if let Some(p) = parts.next() {
         src.0.insert("pawns-world.json".into(), p.to_string());
     }
-    let _ = load(&src);
+    if let Ok(loaded) = load(&src) {
+        smoke_run(loaded.world, 250);
+    }
 });

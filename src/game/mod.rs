@@ -26,6 +26,7 @@ pub mod recording;
 pub mod render;
 pub mod shops;
 pub mod skills;
+pub mod smoke;
 pub mod socials;
 pub mod spells;
 pub mod tables;

@@ -68,6 +68,13 @@ pub enum SaveMsg {
 }
 
 impl SaveQueue {
+    /// A queue whose saves go nowhere: for running a world with nothing to keep (the
+    /// fuzz target, smoke runs).
+    pub fn discard() -> SaveQueue {
+        let (tx, _) = mpsc::unbounded_channel();
+        SaveQueue { tx, unsaved: Unsaved::default() }
+    }
+
     pub fn save(&self, r: CharacterRecord) {
         let generation = self.unsaved.put(&r);
         let _ = self.tx.send(SaveMsg::Save(Box::new(r), generation));
