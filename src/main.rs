@@ -1,9 +1,13 @@
-//! `pawns`: argument parsing, then the library does the work.
+//! `pawns`: the command line (`cli/`, clap) and the benchmarks (`bench/`); the library
+//! does the work.
 
 use std::process::ExitCode;
 
+mod bench;
+mod cli;
+
 use clap::Parser;
-use pawns::cli::{BenchCmd, Cli, Cmd, ExportCmd, WorldCmd};
+use cli::{BenchCmd, Cli, Cmd, ExportCmd, WorldCmd};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -28,22 +32,22 @@ fn main() -> ExitCode {
     };
     let result = rt.block_on(async {
         match cli.command {
-            Cmd::Serve(args) => pawns::commands::serve(args).await,
-            Cmd::Keygen(args) => pawns::commands::keygen(args).await,
-            Cmd::World { what: WorldCmd::Check(args) } => pawns::commands::world_check(args),
-            Cmd::Search(args) => pawns::search::cli::search(args).await,
-            Cmd::Reindex(args) => pawns::search::cli::reindex(args).await,
-            Cmd::Dream(args) => pawns::memory::cli::dream(args).await,
-            Cmd::Agent(args) => pawns::agent::cli::agent(args).await,
-            Cmd::Backup(args) => pawns::commands::backup(args).await,
-            Cmd::Restore(args) => pawns::commands::restore(args).await,
-            Cmd::Export { what: ExportCmd::Sessions(args) } => pawns::commands::export(args, false).await,
-            Cmd::Export { what: ExportCmd::Decisions(args) } => pawns::commands::export(args, true).await,
-            Cmd::Bench { what: BenchCmd::Agents(args) } => pawns::bench::agents(args).await,
-            Cmd::Bench { what: BenchCmd::World(args) } => pawns::bench_world::run(args),
-            Cmd::Bench { what: BenchCmd::Search(args) } => pawns::bench_search::run(args),
-            Cmd::Bench { what: BenchCmd::Dream(args) } => pawns::bench_dream::run(args),
-            Cmd::Bench { what: BenchCmd::Decide(args) } => pawns::agent::bench::run(args),
+            Cmd::Serve(args) => cli::commands::serve(args).await,
+            Cmd::Keygen(args) => cli::commands::keygen(args).await,
+            Cmd::World { what: WorldCmd::Check(args) } => cli::commands::world_check(args),
+            Cmd::Search(args) => cli::search::search(args).await,
+            Cmd::Reindex(args) => cli::search::reindex(args).await,
+            Cmd::Dream(args) => cli::dream::dream(args).await,
+            Cmd::Agent(args) => cli::agent::agent(args).await,
+            Cmd::Backup(args) => cli::commands::backup(args).await,
+            Cmd::Restore(args) => cli::commands::restore(args).await,
+            Cmd::Export { what: ExportCmd::Sessions(args) } => cli::commands::export(args, false).await,
+            Cmd::Export { what: ExportCmd::Decisions(args) } => cli::commands::export(args, true).await,
+            Cmd::Bench { what: BenchCmd::Agents(args) } => bench::agents::agents(args).await,
+            Cmd::Bench { what: BenchCmd::World(args) } => bench::world::run(args),
+            Cmd::Bench { what: BenchCmd::Search(args) } => bench::search::run(args),
+            Cmd::Bench { what: BenchCmd::Dream(args) } => bench::dream::run(args),
+            Cmd::Bench { what: BenchCmd::Decide(args) } => bench::decide::run(args),
         }
     });
     match result {

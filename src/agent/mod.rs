@@ -15,8 +15,6 @@
 //! | `cli.rs` | the subcommands |
 //! | `bench.rs` | `pawns bench decide`: the decision path's cost |
 
-pub mod bench;
-pub mod cli;
 pub mod config;
 pub mod conn;
 pub mod exec;

@@ -119,7 +119,7 @@ impl Accounts {
         store
             .put_agent_key(
                 &keys::hash(&key),
-                &AgentKeyRecord { name: name.to_ascii_lowercase(), created: crate::now::unix_secs(), revoked: false },
+                &AgentKeyRecord { name: name.to_ascii_lowercase(), created: crate::time::unix_secs(), revoked: false },
             )
             .map_err(internal)?;
         Ok(key)
@@ -209,7 +209,7 @@ impl Accounts {
         };
         let mut record = new_record(&display, class, race, sex, is_agent, abilities, self.start_room);
         self.kit.apply(&mut record);
-        let account = Account { name: display.clone(), password_hash: hash, is_agent, created: crate::now::unix_secs() };
+        let account = Account { name: display.clone(), password_hash: hash, is_agent, created: crate::time::unix_secs() };
         let store = self.store.clone();
         let r2 = record.clone();
         let created = blocking(move || store.create_character(&account, &r2)).await?.map_err(internal)?;

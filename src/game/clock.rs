@@ -12,7 +12,7 @@ pub fn starting_hour(configured: Option<u8>) -> u64 {
     match configured {
         Some(h) => (h % 24) as u64,
         None => {
-            let secs = crate::now::unix_secs();
+            let secs = crate::time::unix_secs();
             (secs / SECS_PER_MUD_HOUR) % 24
         }
     }

@@ -180,7 +180,7 @@ impl Engine {
             equipment: c.equipment.iter().enumerate().filter_map(|(s, o)| Some((s as u8, self.obj_record((*o)?)?))).collect(),
             deaths: c.deaths,
             kills: c.kills,
-            saved_at: crate::now::unix_secs(),
+            saved_at: crate::time::unix_secs(),
             skills: pc.skills.iter().map(|(k, v)| (k.clone(), *v)).collect(),
             practices: pc.practices,
             conditions: Some(pc.conditions),

@@ -3,7 +3,6 @@
 //! thread and its triggers, and what an agent is given at login. The graph itself is the
 //! pure `pawns-graph` crate; this module is everything around it that reads and writes.
 
-pub mod cli;
 pub mod dream;
 pub mod dreamer;
 pub mod extract;

@@ -42,3 +42,14 @@ pub async fn get(url: &str) -> anyhow::Result<String> {
     }
     Ok(body)
 }
+
+/// Asks a running server for an agent key through its loopback-only admin API.
+pub async fn create_key(base: &str, name: &str) -> anyhow::Result<String> {
+    let url = format!("{}/api/admin/keygen?name={}", base.trim_end_matches('/'), name);
+    let body = post(&url).await?;
+    let v: serde_json::Value = serde_json::from_str(&body).context("server answered with something that is not JSON")?;
+    match v.get("key").and_then(|k| k.as_str()) {
+        Some(k) => Ok(k.to_string()),
+        None => bail!("server refused: {}", v.get("message").and_then(|m| m.as_str()).unwrap_or(&body)),
+    }
+}

@@ -148,7 +148,7 @@ impl LinkTask {
     }
 
     fn token(&self) -> String {
-        self.token_key.issue(&self.name, crate::now::unix_secs())
+        self.token_key.issue(&self.name, crate::time::unix_secs())
     }
 
     /// Stamps, buffers and forwards one frame.

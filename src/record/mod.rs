@@ -6,4 +6,4 @@ pub mod recorder;
 
 pub use recorder::{spawn_recorder, RecItem, RecorderHandle, RecorderStats};
 
-pub use crate::now::unix_us;
+pub use crate::time::unix_us;

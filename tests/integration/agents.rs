@@ -245,7 +245,7 @@ async fn a_crowd_hears_comings_and_goings_gathered_once_a_second() {
     // Fill the temple past the crowd threshold.
     let mut others = Vec::new();
     for i in 0..pawns::game::crowd::CROWD + 2 {
-        let name = pawns::bench::agent_name("crowd", i);
+        let name = format!("crowd{i}");
         let k = srv.key(&name).await;
         let mut c = WsClient::connect(srv.addr).await;
         c.login_key(&name, &k).await;
@@ -256,7 +256,7 @@ async fn a_crowd_hears_comings_and_goings_gathered_once_a_second() {
     others[1].cmd("east", "e").await;
     let note = watcher.until(|v| v["type"] == "event" && v["data"]["text"].as_str().is_some_and(|t| t.contains("Leaving:"))).await;
     let text = note["data"]["text"].as_str().unwrap();
-    assert!(text.contains("Crowda") && text.contains("Crowdb"), "{text}");
+    assert!(text.contains("Crowd0") && text.contains("Crowd1"), "{text}");
     assert!(
         !watcher.seen.iter().any(|v| v["data"]["text"].as_str().is_some_and(|t| t.contains("leaves east"))),
         "no one-by-one notices in a crowd"

@@ -259,7 +259,8 @@ async fn a_backup_taken_under_load_holds_everything_committed_before_it() {
     assert!(body.contains("backup_exists"), "{body}");
     // `restore --to` checks the backup and puts it in place.
     let to = s._dir.path().join("restored.redb");
-    pawns::commands::restore(pawns::cli::RestoreArgs { backup: out.clone(), to: Some(to.clone()), force: false }).await.unwrap();
+    let restored = std::process::Command::new(env!("CARGO_BIN_EXE_pawns")).arg("restore").arg(&out).arg("--to").arg(&to).output().unwrap();
+    assert!(restored.status.success(), "{}", String::from_utf8_lossy(&restored.stderr));
     drop(snap);
     assert!(Store::open(&to).unwrap().0.character("bodo").unwrap().is_some());
     for p in players {

@@ -30,7 +30,7 @@ async fn sigterm_stops_within_five_seconds_with_ten_thousand_link_dead_and_a_dre
     let mut line = String::new();
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
     let addr: std::net::SocketAddr = line.split_whitespace().nth(3).expect("listening line").parse().expect(&line);
-    let key = pawns::commands::via_server(&format!("http://{addr}"), "brenda").await.unwrap();
+    let key = pawns::net::client::create_key(&format!("http://{addr}"), "brenda").await.unwrap();
     let mut a = WsClient::connect(addr).await;
     a.login_key("brenda", &key).await;
     a.cmd(&format!("__linkdead {GHOSTS}"), "g").await;

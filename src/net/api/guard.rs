@@ -45,7 +45,7 @@ pub async fn agent_or_local(call: &Call, shared: &Arc<Shared>, name: &str) -> Re
 
 /// The character `bearer` speaks for: a live session token's, or an unrevoked agent key's.
 pub async fn bearer_name(shared: &Arc<Shared>, bearer: &str) -> Option<String> {
-    if let Ok(c) = shared.token_key.verify(bearer, crate::now::unix_secs()) {
+    if let Ok(c) = shared.token_key.verify(bearer, crate::time::unix_secs()) {
         return Some(c.name.to_ascii_lowercase());
     }
     if crate::auth::keys::is_well_formed(bearer) {

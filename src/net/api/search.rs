@@ -32,7 +32,7 @@ pub async fn search(call: &Call, shared: &Arc<Shared>) -> hyper::Response<Body> 
     let Some(handle) = shared.search.as_ref() else { return unavailable() };
     let bad = |code: &str, m: String| reply(StatusCode::BAD_REQUEST, json!({"code": code, "message": m}));
     let since_us = match (query_param(query, "since").filter(|s| !s.is_empty()), query_param(query, "since_us")) {
-        (Some(d), _) => match crate::cli::parse_duration(&d) {
+        (Some(d), _) => match crate::time::parse_duration(&d) {
             Ok(d) => crate::record::unix_us().saturating_sub(d.as_micros() as u64),
             Err(m) => return bad("bad_request", format!("since: {m}")),
         },

@@ -10,7 +10,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::cli::BenchSearchArgs;
-use crate::search::{index_dir, SearchIndex, SearchQuery};
+use pawns::search::{index_dir, SearchIndex, SearchQuery};
 
 /// Records per batch: what a busy server's recorder commits at once.
 const BATCH: usize = 2_000;
@@ -158,7 +158,7 @@ pub fn run(args: BenchSearchArgs) -> anyhow::Result<()> {
     let mut w = ix.writer()?;
     let t = Instant::now();
     let mut at = ix.watermark();
-    let docs = crate::search::indexer::catch_up(&store, &ix, &mut w, &mut at, None, &mut |_, _| {}, &mut |_| {})?;
+    let docs = pawns::search::indexer::catch_up(&store, &ix, &mut w, &mut at, None, &mut |_, _| {}, &mut |_| {})?;
     ix.commit(&mut w, at)?;
     w.wait_merging_threads()?;
     let took = t.elapsed();
@@ -171,7 +171,7 @@ pub fn run(args: BenchSearchArgs) -> anyhow::Result<()> {
     }
     let (ix, _) = SearchIndex::open(&dir)?;
     println!("  index holds {} records, {:.0} MiB on disk", ix.docs(), dir_size(&dir) as f64 / 1048576.0);
-    let day_ago = crate::record::unix_us().saturating_sub(86_400_000_000);
+    let day_ago = pawns::record::unix_us().saturating_sub(86_400_000_000);
     let queries: Vec<(&str, SearchQuery)> = vec![
         ("word (troll)", SearchQuery { q: "troll".into(), limit: 20, ..Default::default() }),
         ("phrase (\"small goblin\")", SearchQuery { q: "\"small goblin\"".into(), limit: 20, ..Default::default() }),
@@ -231,7 +231,7 @@ fn pct(sorted: &[Duration], p: f64) -> Duration {
 /// Writes `n` events in recorder-sized batches, spread over the last 30 days.
 fn write_record(store: &Store, n: u64) -> anyhow::Result<()> {
     let mut rng = SmallRng::seed_from_u64(37);
-    let now = crate::record::unix_us();
+    let now = pawns::record::unix_us();
     let span = 30 * 86_400_000_000u64;
     let step = span / n.max(1);
     let bar = indicatif::ProgressBar::new(n);

@@ -6,9 +6,9 @@ use std::time::Duration;
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
 
-use super::config::{default_path, mask, AgentConfig, TIERS};
-use super::run::{self, RunOptions};
-use super::{AgentError, Policy};
+use pawns::agent::config::{default_path, mask, AgentConfig, TIERS};
+use pawns::agent::run::{self, RunOptions};
+use pawns::agent::{AgentError, Policy};
 
 #[derive(Args, Debug)]
 pub struct AgentArgs {
@@ -136,7 +136,7 @@ pub async fn agent(args: AgentArgs) -> anyhow::Result<()> {
                 let _ = tracing_subscriber::fmt()
                     .with_env_filter(f)
                     .with_writer(std::io::stderr)
-                    .with_ansi(crate::now::stderr_is_terminal())
+                    .with_ansi(crate::cli::stderr_is_terminal())
                     .try_init();
             }
             match what {
@@ -254,7 +254,7 @@ async fn play(mut cfg: AgentConfig, p: PlayArgs, session: Option<(Duration, Path
 
 async fn exec(cfg: AgentConfig, command: &str) -> anyhow::Result<()> {
     let mut stdout = std::io::stdout();
-    let outcome = super::exec::exec(&cfg, command, &mut stdout).await.map_err(explain)?;
+    let outcome = pawns::agent::exec::exec(&cfg, command, &mut stdout).await.map_err(explain)?;
     if let Some((code, m)) = outcome.error {
         bail!("the server refused the command: {code}: {m}");
     }
@@ -275,7 +275,7 @@ fn explain(e: AgentError) -> anyhow::Error {
 
 async fn get_json(url: &str, key: &str, post: bool) -> anyhow::Result<(u16, serde_json::Value)> {
     let method = if post { reqwest::Method::POST } else { reqwest::Method::GET };
-    let (status, body) = crate::net::client::call(method, url, Some(key)).await.map_err(|e| anyhow::anyhow!("[connect_failed] {e:#}"))?;
+    let (status, body) = pawns::net::client::call(method, url, Some(key)).await.map_err(|e| anyhow::anyhow!("[connect_failed] {e:#}"))?;
     Ok((status, serde_json::from_str(&body).unwrap_or(serde_json::json!({"message": body.trim()}))))
 }
 
@@ -333,7 +333,7 @@ async fn dream(cfg: &AgentConfig, as_json: bool) -> anyhow::Result<()> {
     if as_json {
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
-        let r: crate::memory::DreamResult = serde_json::from_value(v).context("the server's answer is not a dream result")?;
+        let r: pawns::memory::DreamResult = serde_json::from_value(v).context("the server's answer is not a dream result")?;
         print!("{}", r.render());
     }
     Ok(())

@@ -1,5 +1,10 @@
 //! The command line: `serve`, `keygen`, `agent`, `world`, `bench`. Parsing only; the work is in the library.
 
+pub mod agent;
+pub mod commands;
+pub mod dream;
+pub mod search;
+
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -42,7 +47,7 @@ pub enum Cmd {
     },
     /// The agent client: play, run logged sessions, send one command, set the config,
     /// ask the server to dream (the seed's `dp-agent`).
-    Agent(crate::agent::cli::AgentArgs),
+    Agent(agent::AgentArgs),
     /// Load generators.
     Bench {
         #[command(subcommand)]
@@ -113,7 +118,7 @@ pub struct ServeArgs {
     #[arg(long)]
     pub no_dream: bool,
     /// Records since an agent's last dream that make it dream again.
-    #[arg(long, default_value_t = crate::memory::dreamer::DEFAULT_THRESHOLD)]
+    #[arg(long, default_value_t = pawns::memory::dreamer::DEFAULT_THRESHOLD)]
     pub dream_threshold: u64,
     /// The daily dream's local time (HH:MM, 24-hour); `off` for none.
     #[arg(long, default_value = "03:30")]
@@ -378,42 +383,11 @@ pub struct BenchAgentsArgs {
     pub wait_dreams: bool,
 }
 
-/// `500ms`, `30s`, `5m`, `2h`, `2d`, or a bare number of seconds.
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let s = s.trim();
-    let (num, unit) = match s.find(|c: char| !c.is_ascii_digit() && c != '.') {
-        Some(i) => s.split_at(i),
-        None => (s, "s"),
-    };
-    let n: f64 = num.parse().map_err(|_| format!("'{s}' is not a duration (try 30s, 5m, 500ms)"))?;
-    let secs = match unit {
-        "ms" => n / 1000.0,
-        "s" | "" => n,
-        "m" => n * 60.0,
-        "h" => n * 3600.0,
-        "d" => n * 86_400.0,
-        _ => return Err(format!("'{s}': unknown unit '{unit}' (use ms, s, m, h or d)")),
-    };
-    if !secs.is_finite() || secs < 0.0 {
-        return Err(format!("'{s}' is not a duration"));
-    }
-    Ok(Duration::from_secs_f64(secs))
-}
+pub use pawns::time::parse_duration;
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations() {
-        assert_eq!(parse_duration("30s").unwrap(), Duration::from_secs(30));
-        assert_eq!(parse_duration("5m").unwrap(), Duration::from_secs(300));
-        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
-        assert_eq!(parse_duration("12").unwrap(), Duration::from_secs(12));
-        assert_eq!(parse_duration("2d").unwrap(), Duration::from_secs(172_800));
-        assert!(parse_duration("3 weeks").is_err());
-        assert!(parse_duration("x").is_err());
-    }
+/// Whether stderr is a terminal: log lines are coloured only there, never in a file or pipe.
+pub fn stderr_is_terminal() -> bool {
+    std::io::IsTerminal::is_terminal(&std::io::stderr())
 }
 
 /// The consolidation parameters (the seed's defaults).
@@ -466,12 +440,12 @@ pub struct LlmArgs {
 }
 
 impl LlmArgs {
-    pub fn config(&self) -> anyhow::Result<Option<crate::memory::llm::LlmConfig>> {
+    pub fn config(&self) -> anyhow::Result<Option<pawns::memory::llm::LlmConfig>> {
         let Some(e) = self.llm_endpoint.as_ref() else { return Ok(None) };
         if !(e.starts_with("http://") || e.starts_with("https://")) {
             anyhow::bail!("--llm-endpoint must be an http:// or https:// URL (got '{e}')");
         }
-        Ok(Some(crate::memory::llm::LlmConfig {
+        Ok(Some(pawns::memory::llm::LlmConfig {
             endpoint: e.clone(),
             model: self.llm_model.clone(),
             key: self.llm_key.clone(),

@@ -324,7 +324,7 @@ async fn run_agent(run: Arc<Run>, name: String, key: String, seed: u64, ramp: to
 
 /// The server's dreamer counters (`/api/record`): (queued, dreams).
 async fn dreamer_counts(base: &str) -> anyhow::Result<(u64, u64)> {
-    let v: Value = serde_json::from_str(&crate::net::client::get(&format!("{base}/api/record")).await?)?;
+    let v: Value = serde_json::from_str(&pawns::net::client::get(&format!("{base}/api/record")).await?)?;
     let d = &v["dreamer"];
     if d.is_null() {
         bail!("the server does not dream (recording or dreaming is off)");
@@ -363,7 +363,7 @@ pub async fn agents(args: BenchAgentsArgs) -> anyhow::Result<()> {
             let mut out = Vec::with_capacity(args.count);
             for i in 0..args.count {
                 let name = agent_name(&args.prefix, i);
-                let key = crate::commands::via_server(&base, &name).await.with_context(|| format!("creating a key for {name}"))?;
+                let key = pawns::net::client::create_key(&base, &name).await.with_context(|| format!("creating a key for {name}"))?;
                 out.push((name, key));
             }
             out
@@ -478,7 +478,7 @@ mod tests {
         assert_eq!(agent_name("bench", 26), "benchba");
         let names: std::collections::HashSet<_> = (0..5000).map(|i| agent_name("b", i)).collect();
         assert_eq!(names.len(), 5000);
-        assert!(names.iter().all(|n| crate::auth::names::check(n).is_ok()));
+        assert!(names.iter().all(|n| pawns::auth::names::check(n).is_ok()));
     }
 
     #[test]

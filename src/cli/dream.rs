@@ -6,15 +6,15 @@ use std::path::Path;
 use anyhow::{bail, Context};
 use pawns_storage::{Store, StoreError};
 
-use super::dream::{dream_agent, DreamOptions};
-use super::dreamer::agents_to_dream;
-use super::{import, AgentMemory, DreamResult};
 use crate::cli::DreamArgs;
+use pawns::memory::dream::{dream_agent, DreamOptions};
+use pawns::memory::dreamer::agents_to_dream;
+use pawns::memory::{import, AgentMemory, DreamResult};
 
 pub async fn dream(args: DreamArgs) -> anyhow::Result<()> {
     let opts = DreamOptions {
         params: args.consolidation.params()?,
-        tz: super::schedule::parse_zone(&args.zone).map_err(|m| anyhow::anyhow!("--zone: {m}"))?,
+        tz: pawns::memory::schedule::parse_zone(&args.zone).map_err(|m| anyhow::anyhow!("--zone: {m}"))?,
         trigger: "offline".into(),
         dry_run: args.dry_run,
         llm: args.llm.config()?,
@@ -103,10 +103,10 @@ fn from_store(db: &Path, agent: Option<&str>, output: Option<&Path>, opts: &Drea
 async fn through_server(args: &DreamArgs) -> anyhow::Result<Vec<DreamResult>> {
     let base = args.server.trim_end_matches('/');
     let url = match &args.agent {
-        Some(a) => format!("{base}/api/admin/dream?agent={}", crate::search::cli::encode(a)),
+        Some(a) => format!("{base}/api/admin/dream?agent={}", crate::cli::search::encode(a)),
         None => format!("{base}/api/admin/dream?all=1"),
     };
-    let body = crate::net::client::post(&url)
+    let body = pawns::net::client::post(&url)
         .await
         .with_context(|| format!("{} is held by a running server, and asking it at {} failed", args.db.display(), args.server))?;
     let v: serde_json::Value = serde_json::from_str(&body).context("the server's answer is not JSON")?;

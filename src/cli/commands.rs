@@ -6,13 +6,13 @@ use std::time::Duration;
 use anyhow::{bail, Context};
 use pawns_storage::{Store, StoreError};
 
-use crate::auth::accounts::Accounts;
 use crate::cli::{BackupArgs, ExportArgs, KeygenArgs, RestoreArgs, ServeArgs, WorldCheckArgs};
-use crate::server::{self, ServerConfig};
+use pawns::auth::accounts::Accounts;
+use pawns::server::{self, ServerConfig};
 
 pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let filter = tracing_subscriber::EnvFilter::try_new(&args.log).with_context(|| format!("--log '{}' is not a log filter", args.log))?;
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(crate::now::stderr_is_terminal()).init();
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(crate::cli::stderr_is_terminal()).init();
     let mut cfg = ServerConfig { db: args.db.clone(), world: args.world.clone(), reimport: args.reimport, ..Default::default() };
     if let Some(seed) = args.seed {
         cfg.engine.seed = seed;
@@ -30,14 +30,14 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     cfg.search = !args.no_search;
     cfg.dream = !args.no_dream;
     cfg.dream_threshold = args.dream_threshold;
-    let zone = crate::memory::schedule::parse_zone(&args.dream_zone).map_err(|m| anyhow::anyhow!("--dream-zone: {m}"))?;
+    let zone = pawns::memory::schedule::parse_zone(&args.dream_zone).map_err(|m| anyhow::anyhow!("--dream-zone: {m}"))?;
     cfg.dream_daily = if args.dream_at.eq_ignore_ascii_case("off") {
         None
     } else {
-        Some((crate::memory::schedule::parse_time(&args.dream_at).map_err(|m| anyhow::anyhow!("--dream-at: {m}"))?, zone))
+        Some((pawns::memory::schedule::parse_time(&args.dream_at).map_err(|m| anyhow::anyhow!("--dream-at: {m}"))?, zone))
     };
     cfg.dream_opts =
-        crate::memory::DreamOptions { params: args.consolidation.params()?, tz: zone, llm: args.llm.config()?, ..Default::default() };
+        pawns::memory::DreamOptions { params: args.consolidation.params()?, tz: zone, llm: args.llm.config()?, ..Default::default() };
     cfg.conns.total = args.max_connections;
     cfg.conns.per_ip = args.max_per_ip;
     if args.login_rate.is_nan() || args.login_rate <= 0.0 || args.login_burst.is_nan() || args.login_burst < 1.0 {
@@ -99,7 +99,7 @@ fn say(line: &str) {
 }
 
 pub async fn keygen(args: KeygenArgs) -> anyhow::Result<()> {
-    crate::auth::names::check(&args.name).map_err(|m| anyhow::anyhow!("invalid name '{}' (invalid_name): {m}", args.name))?;
+    pawns::auth::names::check(&args.name).map_err(|m| anyhow::anyhow!("invalid name '{}' (invalid_name): {m}", args.name))?;
     let server = args.server.clone().unwrap_or_else(|| crate::cli::DEFAULT_SERVER.to_string());
     // Which data file, if any: an explicit --db; else ./pawns.redb only if it exists and
     // no --server was named. An explicit --server alone never touches a file.
@@ -109,7 +109,7 @@ pub async fn keygen(args: KeygenArgs) -> anyhow::Result<()> {
         (None, None) => Some(PathBuf::from("pawns.redb")).filter(|p| p.exists()),
     };
     let Some(db) = db else {
-        let key = via_server(&server, &args.name).await.with_context(|| match &args.server {
+        let key = pawns::net::client::create_key(&server, &args.name).await.with_context(|| match &args.server {
             Some(_) => format!("asking the server at {server} for a key failed (connect_failed)"),
             None => format!(
                 "no data file here (./pawns.redb) and no server answered at {server} (connect_failed); \
@@ -117,12 +117,12 @@ pub async fn keygen(args: KeygenArgs) -> anyhow::Result<()> {
             ),
         })?;
         println!("{key}");
-        eprintln!("Agent key for {} from {server} (shown once; only its hash is stored).", crate::auth::names::display(&args.name));
+        eprintln!("Agent key for {} from {server} (shown once; only its hash is stored).", pawns::auth::names::display(&args.name));
         return Ok(());
     };
     let name = args.name.clone();
     let db2 = db.clone();
-    let offline = tokio::task::spawn_blocking(move || -> Result<(Result<String, crate::auth::accounts::AuthError>, bool), StoreError> {
+    let offline = tokio::task::spawn_blocking(move || -> Result<(Result<String, pawns::auth::accounts::AuthError>, bool), StoreError> {
         let (store, report) = Store::open(&db2)?;
         Ok((Accounts::create_key(&store, &name), report.created))
     })
@@ -134,25 +134,14 @@ pub async fn keygen(args: KeygenArgs) -> anyhow::Result<()> {
             }
             k?
         }
-        Err(StoreError::Locked { .. }) => via_server(&server, &args.name)
+        Err(StoreError::Locked { .. }) => pawns::net::client::create_key(&server, &args.name)
             .await
             .with_context(|| format!("{} is held by a running server, and asking it at {server} failed", db.display()))?,
         Err(e) => return Err(e.into()),
     };
     println!("{key}");
-    eprintln!("Agent key for {} (shown once; only its hash is stored).", crate::auth::names::display(&args.name));
+    eprintln!("Agent key for {} (shown once; only its hash is stored).", pawns::auth::names::display(&args.name));
     Ok(())
-}
-
-/// Asks a running server for a key through its loopback-only admin API.
-pub async fn via_server(base: &str, name: &str) -> anyhow::Result<String> {
-    let url = format!("{}/api/admin/keygen?name={}", base.trim_end_matches('/'), name);
-    let body = crate::net::client::post(&url).await?;
-    let v: serde_json::Value = serde_json::from_str(&body).context("server answered with something that is not JSON")?;
-    match v.get("key").and_then(|k| k.as_str()) {
-        Some(k) => Ok(k.to_string()),
-        None => bail!("server refused: {}", v.get("message").and_then(|m| m.as_str()).unwrap_or(&body)),
-    }
 }
 
 /// `pawns world check DIR`: the report, or an error (exit 1) when nothing can be loaded.
@@ -161,8 +150,8 @@ pub fn world_check(args: WorldCheckArgs) -> anyhow::Result<()> {
         bail!("{} is not a directory (world_unreadable)", args.dir.display());
     }
     let started = std::time::Instant::now();
-    let loaded = crate::worldfile::load_dir(&args.dir).map_err(|e| anyhow::anyhow!("{e} ({})", e.code()))?;
-    let report = crate::worldfile::check::report(args.dir.display().to_string(), &loaded);
+    let loaded = pawns::worldfile::load_dir(&args.dir).map_err(|e| anyhow::anyhow!("{e} ({})", e.code()))?;
+    let report = pawns::worldfile::check::report(args.dir.display().to_string(), &loaded);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
@@ -175,13 +164,13 @@ pub fn world_check(args: WorldCheckArgs) -> anyhow::Result<()> {
 /// `pawns export sessions|decisions`: from the data file, or from the running server
 /// that holds it.
 pub async fn export(args: ExportArgs, decisions: bool) -> anyhow::Result<()> {
-    use crate::record::export::{Format, What};
+    use pawns::record::export::{Format, What};
     let format: Format = args.format.parse().map_err(|m: String| anyhow::anyhow!("--format: {m}"))?;
     if decisions && format != Format::Jsonl {
         bail!("--format: decisions are exported as jsonl only");
     }
     let what = if decisions { What::Decisions } else { What::Sessions(format) };
-    let since_us = args.since.map(|d| crate::record::unix_us().saturating_sub(d.as_micros() as u64)).unwrap_or(0);
+    let since_us = args.since.map(|d| pawns::record::unix_us().saturating_sub(d.as_micros() as u64)).unwrap_or(0);
     let mut out: Box<dyn std::io::Write + Send> = match &args.out {
         Some(p) => Box::new(std::io::BufWriter::new(std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?)),
         None => Box::new(std::io::BufWriter::new(std::io::stdout())),
@@ -190,7 +179,7 @@ pub async fn export(args: ExportArgs, decisions: bool) -> anyhow::Result<()> {
     let agent = args.agent.clone();
     let offline = tokio::task::spawn_blocking(move || -> Result<(u64, Box<dyn std::io::Write + Send>), anyhow::Error> {
         let (store, _) = Store::open(&db)?;
-        let n = crate::record::export::export(&store, &agent, since_us, what, &mut out)?;
+        let n = pawns::record::export::export(&store, &agent, since_us, what, &mut out)?;
         out.flush()?;
         Ok((n, out))
     })
@@ -205,7 +194,7 @@ pub async fn export(args: ExportArgs, decisions: bool) -> anyhow::Result<()> {
                 args.agent,
                 args.format
             );
-            let body = crate::net::client::get(&url)
+            let body = pawns::net::client::get(&url)
                 .await
                 .with_context(|| format!("{} is held by a running server, and asking it at {} failed", args.db.display(), args.server))?;
             let mut out: Box<dyn std::io::Write> = match &args.out {
@@ -247,7 +236,7 @@ pub async fn backup(args: BackupArgs) -> anyhow::Result<()> {
             let path = std::path::absolute(&args.out).unwrap_or(args.out.clone());
             let url = format!("{}/api/admin/backup?path={}", args.server.trim_end_matches('/'), percent(&path.display().to_string()));
             eprintln!("{} is held by a running server; asking it to write the backup...", args.db.display());
-            let body = crate::net::client::post(&url).await.with_context(|| format!("asking the server at {} failed", args.server))?;
+            let body = pawns::net::client::post(&url).await.with_context(|| format!("asking the server at {} failed", args.server))?;
             let v: serde_json::Value = serde_json::from_str(&body).context("the server answered with something that is not JSON")?;
             if v.get("code").is_some() {
                 bail!("the server refused: {} ({})", v["message"].as_str().unwrap_or(""), v["code"].as_str().unwrap_or(""));

@@ -9,10 +9,10 @@ use std::time::Instant;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
-use super::fsm::{survival, Planner};
-use super::prompt::{build, parse_reply, Turn};
-use super::state::{GameState, Heard, Item, Mob};
 use crate::cli::BenchDecideArgs;
+use pawns::agent::fsm::{survival, Planner};
+use pawns::agent::prompt::{build, parse_reply, Turn};
+use pawns::agent::state::{GameState, Heard, Item, Mob};
 
 fn busy_state() -> GameState {
     let mut s = GameState {

@@ -8,7 +8,7 @@ use anyhow::Context;
 use pawns_storage::Store;
 
 use crate::cli::BenchWorldArgs;
-use crate::worldfile::{self, stored};
+use pawns::worldfile::{self, stored};
 
 /// Peak resident memory of this process so far (Linux `VmHWM`), in MiB.
 pub fn peak_rss_mb() -> Option<f64> {
@@ -67,7 +67,7 @@ pub fn run(args: BenchWorldArgs) -> anyhow::Result<()> {
         mem()
     );
     let t = Instant::now();
-    let live = crate::game::world::World::new(world);
+    let live = pawns::game::world::World::new(world);
     let instantiate = t.elapsed();
     println!("  build the live world:   {:>8.1} ms   ({} rooms)   peak {}", ms(instantiate), live.rooms.len(), mem());
     drop(store);

@@ -11,7 +11,7 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
 use crate::cli::BenchDreamArgs;
-use crate::memory::{dream_agent, AgentMemory, DreamOptions};
+use pawns::memory::{dream_agent, AgentMemory, DreamOptions};
 
 const AGENT: &str = "dreamer";
 const BATCH: u64 = 2_000;
@@ -46,11 +46,11 @@ fn write(store: &Store, rng: &mut SmallRng, first_session: u64, n: u64, per: u64
             }
             for _ in 0..BATCH.min(len - seq) {
                 seq += 1;
-                let r = crate::bench_search::event(rng, session, seq, AGENT, started + seq * step_us);
+                let r = crate::bench::search::event(rng, session, seq, AGENT, started + seq * step_us);
                 let i = written + seq;
                 if i <= EXACT_UP_TO || i.is_multiple_of(SAMPLE) {
                     let w = if i <= EXACT_UP_TO { 1 } else { SAMPLE };
-                    tokens += w * count_tokens(&crate::search::doc::search_doc(&r).text) as u64;
+                    tokens += w * count_tokens(&pawns::search::doc::search_doc(&r).text) as u64;
                     counted += w;
                 }
                 batch.records.push(r);
@@ -90,7 +90,7 @@ fn crowd_batch(rng: &mut SmallRng, crowd: u64, seqs: &mut [u64], at_us: u64) -> 
     for (i, seq) in seqs.iter_mut().enumerate().take(crowd as usize) {
         *seq += 1;
         let session = CROWD_FIRST + i as u64;
-        batch.records.push(crate::bench_search::event(rng, session, *seq, &format!("crowd{i}"), at_us));
+        batch.records.push(crate::bench::search::event(rng, session, *seq, &format!("crowd{i}"), at_us));
     }
     batch
 }
@@ -120,13 +120,13 @@ fn probe(
     crowd: u64,
     seqs: &mut [u64],
     at_us: &mut u64,
-) -> anyhow::Result<(crate::memory::DreamResult, u64, f64)> {
+) -> anyhow::Result<(pawns::memory::DreamResult, u64, f64)> {
     let meta = SessionMeta { session, agent: name.into(), is_agent: true, started_us: *at_us, valence: true, ..Default::default() };
     let mut ids = Vec::new();
     for seq in 1..=PROBE_RECORDS {
         *at_us += 25_000;
         let mut batch = crowd_batch(rng, crowd, seqs, *at_us);
-        batch.records.push(crate::bench_search::event(rng, session, seq, name, *at_us));
+        batch.records.push(crate::bench::search::event(rng, session, seq, name, *at_us));
         if seq == 1 {
             batch.sessions.push(meta.clone());
         }
@@ -153,7 +153,7 @@ fn growth(args: &BenchDreamArgs) -> anyhow::Result<()> {
     let (store, _) = Store::open(&db)?;
     let mut rng = SmallRng::seed_from_u64(12);
     let mut seqs = vec![0u64; args.crowd as usize];
-    let mut at_us = crate::record::unix_us().saturating_sub(86_400_000_000);
+    let mut at_us = pawns::record::unix_us().saturating_sub(86_400_000_000);
     store.write_records(&RecordBatch {
         sessions: (0..args.crowd)
             .map(|i| SessionMeta {
@@ -203,7 +203,7 @@ pub fn run(args: BenchDreamArgs) -> anyhow::Result<()> {
     println!("====== pawns bench dream ======");
     let (store, _) = Store::open(&db)?;
     let mut rng = SmallRng::seed_from_u64(11);
-    let start = crate::record::unix_us().saturating_sub(60 * 86_400_000_000);
+    let start = pawns::record::unix_us().saturating_sub(60 * 86_400_000_000);
     let t = Instant::now();
     let (raw_tokens, _) = write(&store, &mut rng, 1, args.events, args.per_session, start)?;
     let sessions = args.events.div_ceil(args.per_session);

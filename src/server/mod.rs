@@ -242,7 +242,7 @@ impl Shared {
         pre_seq: u64,
     ) -> LoginOutcome {
         if let Some(resume) = &data.resume {
-            let now = crate::now::unix_secs();
+            let now = crate::time::unix_secs();
             let claims = match self.token_key.verify(&resume.token, now) {
                 Ok(c) => c,
                 Err(why) => return self.refuse(ip, AuthError::Failed(format!("resume refused: {why}")), kill),

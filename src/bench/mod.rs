@@ -1,0 +1,11 @@
+//! `pawns bench`: the measurements the closing notes quote, each a subcommand: `agents`
+//! (a load generator of real WebSocket agents against a running server), `world`
+//! (reading, importing and loading a world), `search` (writing, indexing and querying
+//! a record), `dream` (one agent's dreams, and its dream as the log grows), `decide`
+//! (the agent client's decision path).
+
+pub mod agents;
+pub mod decide;
+pub mod dream;
+pub mod search;
+pub mod world;
