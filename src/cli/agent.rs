@@ -53,7 +53,7 @@ pub struct PlayArgs {
     #[arg(long)]
     pub turns: Option<u64>,
     /// Least time between two decisions (e.g. 500ms, 2s).
-    #[arg(long, default_value = "500ms", value_parser = crate::cli::parse_duration)]
+    #[arg(long, default_value = "500ms", value_parser = pawns::time::parse_duration)]
     pub pace: Duration,
     /// Seed for the planner's and random policy's choices.
     #[arg(long)]
@@ -71,14 +71,14 @@ pub struct PlayArgs {
     #[arg(long)]
     pub quiet: bool,
     /// How long one LLM call may take before the fallback model is asked.
-    #[arg(long, default_value = "20s", value_parser = crate::cli::parse_duration)]
+    #[arg(long, default_value = "20s", value_parser = pawns::time::parse_duration)]
     pub llm_timeout: Duration,
 }
 
 #[derive(Args, Debug, Clone)]
 pub struct SessionArgs {
     /// How long to play (e.g. 30m, 90s).
-    #[arg(long, default_value = "30m", value_parser = crate::cli::parse_duration)]
+    #[arg(long, default_value = "30m", value_parser = pawns::time::parse_duration)]
     pub duration: Duration,
     /// Record valence in the log and on the server (`--valence=false`: the ablation).
     #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", action = clap::ArgAction::Set)]

@@ -18,7 +18,7 @@ use tokio_tungstenite::WebSocketStream;
 
 use super::api::{text, Body};
 use crate::auth::limits::ConnPermit;
-use crate::server::Shared;
+use crate::net::shared::Shared;
 
 /// Serves one HTTP connection until the client closes it or the server stops (then an
 /// idle keep-alive connection is closed at once, and one mid-request after its answer,

@@ -8,7 +8,7 @@ use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 
-use crate::server::Shared;
+use crate::net::shared::Shared;
 
 const METHODS: [&[u8]; 6] = [b"GET ", b"POST ", b"HEAD ", b"PUT ", b"DELETE ", b"OPTIONS "];
 const PEEK_WAIT: Duration = Duration::from_millis(300);

@@ -6,6 +6,8 @@ pub mod client;
 pub mod http;
 pub mod link;
 pub mod listener;
+pub mod login;
+pub mod shared;
 pub mod telnet;
 pub mod telnet_login;
 pub mod ws;

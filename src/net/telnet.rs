@@ -18,8 +18,8 @@ use crate::auth::limits::{ConnPermit, LoginDenied, TokenBucket};
 use crate::game::character::Link;
 use crate::game::world::CharId;
 use crate::game::{EngineMsg, Out};
+use crate::net::shared::Shared;
 use crate::protocol::LoginData;
-use crate::server::Shared;
 
 pub const IAC: u8 = 255;
 pub const DONT: u8 = 254;
@@ -236,7 +236,7 @@ pub async fn run(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>, permi
     let mut buf = vec![0u8; 4096];
     let mut events = Vec::new();
     let login_deadline = tokio::time::Instant::now() + LOGIN_TIMEOUT;
-    let mut bucket = TokenBucket::new(shared.cfg.cmd_rate, shared.cfg.cmd_burst * 2.0, Instant::now());
+    let mut bucket = TokenBucket::new(shared.edge.cmd_rate, shared.edge.cmd_burst * 2.0, Instant::now());
     'conn: loop {
         let playing = matches!(phase, Phase::Playing { .. });
         tokio::select! {
@@ -381,12 +381,8 @@ async fn step(conn: &mut Conn, phase: Phase, line: &str, out_tx: &mpsc::Sender<O
                 conn.say(&c.prompt_text()).await;
                 return Some(Phase::Creating { name, password, c });
             }
-            match shared.accounts.create(&name, Some(password), c.class, c.race, c.sex, false).await {
-                Ok(mut authed) => {
-                    authed.record.abilities = c.abilities;
-                    let rec = authed.record.clone();
-                    let store = shared.accounts.store().clone();
-                    let _ = tokio::task::spawn_blocking(move || store.save_characters(&[rec])).await;
+            match shared.create_character(&name, Some(password), &c).await {
+                Ok(authed) => {
                     conn.say(&format!("\nWelcome! Your adventure begins at {}.\n\n", shared.start_room.1)).await;
                     enter(conn, authed.record, out_tx).await
                 }
@@ -418,15 +414,14 @@ async fn step(conn: &mut Conn, phase: Phase, line: &str, out_tx: &mpsc::Sender<O
                 }
             }
             let data = LoginData { player_name: Some(name.clone()), password: Some(line.to_string()), ..Default::default() };
-            match shared.accounts.login(&data).await {
+            match shared.authenticate(&data, conn.peer.ip()).await {
                 Ok(authed) => {
-                    shared.login_ok(conn.peer.ip());
                     conn.echo(true).await;
                     conn.say("\n").await;
                     enter(conn, authed.record, out_tx).await
                 }
-                Err(e) => {
-                    if e.counts_as_failure() && shared.login_failed(conn.peer.ip()).is_some() {
+                Err(r) => {
+                    if r.locked_out {
                         conn.say("\nToo many failed logins from your address (locked_out).\n").await;
                         return None;
                     }

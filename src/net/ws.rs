@@ -19,8 +19,8 @@ use tokio_tungstenite::WebSocketStream;
 use super::link::{Frame, LinkCtl, LinkHandle};
 use crate::auth::limits::{ConnPermit, LoginDenied, TokenBucket};
 use crate::game::EngineMsg;
+use crate::net::{login::LoginOutcome, shared::Shared};
 use crate::protocol::{self, ClientMsg, Inbound, LoginData, MAX_FRAME};
-use crate::server::{LoginOutcome, Shared};
 
 type Ws = WebSocketStream<TokioIo<Upgraded>>;
 
@@ -332,7 +332,7 @@ impl Session {
 
 pub async fn run(ws: Ws, peer: SocketAddr, shared: Arc<Shared>, permit: Arc<Option<ConnPermit>>) {
     let (sink, mut stream) = ws.split();
-    let (sock_tx, sock_rx) = mpsc::channel::<Frame>(shared.cfg.out_queue.max(1));
+    let (sock_tx, sock_rx) = mpsc::channel::<Frame>(shared.edge.out_queue.max(1));
     let (kill_tx, kill_rx) = oneshot::channel::<Frame>();
     let mut writer_task = tokio::spawn(writer(sink, sock_rx, kill_rx));
     let mut s = Session {
@@ -342,7 +342,7 @@ pub async fn run(ws: Ws, peer: SocketAddr, shared: Arc<Shared>, permit: Arc<Opti
         kill_tx: Some(kill_tx),
         pre_seq: 0,
         link: None,
-        bucket: TokenBucket::new(shared.cfg.cmd_rate, shared.cfg.cmd_burst, Instant::now()),
+        bucket: TokenBucket::new(shared.edge.cmd_rate, shared.edge.cmd_burst, Instant::now()),
         creating: None,
         pending_login: None,
     };

@@ -1,9 +1,12 @@
 //! The server as a library: open the data file, load the world, start the engine, the
-//! save writer and the listener. `main` and the integration tests both call [`start`].
+//! save writer, the recorder, the indexer, the dreamer and the listener; and stop them
+//! in order. `main` and the integration tests both call [`start`]. What the connections
+//! share (`Shared`) and the login paths belong to the edge (`net/shared.rs`,
+//! `net/login.rs`): the server depends on `net`, never the other way round.
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -12,15 +15,14 @@ use pawns_storage::Store;
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, oneshot, watch};
 
-use crate::auth::accounts::{Accounts, AuthError};
-use crate::auth::limits::{ConnLimiter, ConnLimits, LoginDenied, LoginLimiter, LoginLimits};
+use crate::auth::accounts::Accounts;
+use crate::auth::limits::{ConnLimiter, ConnLimits, LoginLimiter, LoginLimits};
 use crate::auth::tokens::TokenKey;
-use crate::game::character::Link;
 use crate::game::persist::{spawn_writer, SaveQueue};
-use crate::game::world::CharId;
 use crate::game::{Engine, EngineConfig, EngineHandle, EngineMsg};
-use crate::net::link::{Frame, Hub, LinkCtl, LinkHandle, LinkLimits, LinkTask, NewLink};
-use crate::protocol::LoginData;
+use crate::net::link::{Hub, LinkLimits};
+pub use crate::net::login::LoginOutcome;
+pub use crate::net::shared::{EdgeConfig, Shared};
 use crate::worldfile::{self, stored};
 
 #[derive(Debug, Clone)]
@@ -78,226 +80,6 @@ impl Default for ServerConfig {
             dream_threshold: crate::memory::dreamer::DEFAULT_THRESHOLD,
             dream_daily: Some((chrono::NaiveTime::from_hms_opt(3, 30, 0).expect("a time"), chrono_tz::America::New_York)),
             dream_opts: crate::memory::DreamOptions { tz: chrono_tz::America::New_York, ..Default::default() },
-        }
-    }
-}
-
-/// What every connection shares.
-pub struct Shared {
-    pub cfg: ServerConfig,
-    pub accounts: Accounts,
-    /// The mortal start room (vnum, name): where new characters begin and the dead respawn.
-    pub start_room: (u32, String),
-    pub engine: EngineHandle,
-    pub login: LoginLimiter,
-    pub conns: Arc<ConnLimiter>,
-    pub hub: Arc<Hub>,
-    pub token_key: TokenKey,
-    next_link: AtomicU64,
-    pub started: Instant,
-    /// The recorder's counters (not its handle: the recorder ends when the engine does).
-    pub record_stats: Option<Arc<crate::record::RecorderStats>>,
-    /// The search index and its indexer (none when recording or search is off, or the
-    /// index could not be opened).
-    pub search: Option<crate::search::IndexerHandle>,
-    /// The dreamer (none when recording or dreaming is off).
-    pub dreamer: Option<crate::memory::DreamerHandle>,
-    /// Becomes `true` if the engine thread dies (a panic outside a command's boundary):
-    /// `/health` answers 503 and `serve` exits non-zero for its supervisor.
-    pub engine_dead: watch::Receiver<bool>,
-}
-
-pub enum LoginOutcome {
-    In(LinkHandle),
-    Refused {
-        code: &'static str,
-        message: String,
-        close: bool,
-        kill: Option<oneshot::Sender<Frame>>,
-        /// Set on `locked_out` (every one carries it) and `rate_limited`.
-        retry_after_ms: Option<u64>,
-    },
-}
-
-impl Shared {
-    pub fn next_link_id(&self) -> u64 {
-        self.next_link.fetch_add(1, Ordering::Relaxed)
-    }
-
-    pub fn login_gate(&self, ip: IpAddr) -> Result<(), LoginDenied> {
-        self.login.check(ip, Instant::now())
-    }
-    pub fn login_ok(&self, ip: IpAddr) {
-        self.login.success(ip)
-    }
-    pub fn login_failed(&self, ip: IpAddr) -> Option<LoginDenied> {
-        self.login.failure(ip, Instant::now())
-    }
-
-    pub async fn who(&self) -> Vec<(String, bool)> {
-        let (tx, rx) = oneshot::channel();
-        if self.engine.tx.send(EngineMsg::Who { reply: tx }).await.is_err() {
-            return Vec::new();
-        }
-        rx.await.unwrap_or_default()
-    }
-
-    /// Places a character in the world through the engine.
-    pub async fn enter(&self, record: pawns_storage::CharacterRecord, link: Link, resumed: Option<bool>) -> Option<CharId> {
-        let (tx, rx) = oneshot::channel();
-        self.engine.tx.send(EngineMsg::Enter { record: Box::new(record), link, resumed, reply: tx }).await.ok()?;
-        rx.await.ok().map(|r| r.char_id)
-    }
-
-    async fn enter_json(
-        &self,
-        data: &LoginData,
-        record: pawns_storage::CharacterRecord,
-        sock: mpsc::Sender<Frame>,
-        kill: oneshot::Sender<Frame>,
-        pre_seq: u64,
-        resumed: Option<bool>,
-    ) -> LoginOutcome {
-        let link_id = self.next_link_id();
-        let name = record.name.to_ascii_lowercase();
-        let (ctl, out_tx, bind) = LinkTask::spawn(NewLink {
-            name: name.clone(),
-            link_id,
-            seq_start: pre_seq,
-            sock,
-            kill,
-            token_key: self.token_key.clone(),
-            limits: self.cfg.link,
-            engine: self.engine.clone(),
-            hub: self.hub.clone(),
-        });
-        // An agent's memory is read here, off the engine, and handed to it with the login.
-        let memory = if record.is_agent && self.cfg.record {
-            let store = self.accounts.store().clone();
-            let (n, tier) = (name.clone(), data.tier.clone());
-            match tokio::task::spawn_blocking(move || crate::memory::login::login_memory(&store, &n, tier.as_deref())).await {
-                Ok(Ok(m)) => m.map(Arc::new),
-                Ok(Err(e)) => {
-                    tracing::warn!(agent = %name, code = e.code(), "could not read the agent's memory: {e}");
-                    None
-                }
-                Err(_) => None,
-            }
-        } else {
-            None
-        };
-        // The seed ignores `player_name` on a key login: the key's character logs in, and says so.
-        let notice = data
-            .secret()
-            .filter(|s| s.starts_with("dp_"))
-            .and(data.player_name.as_deref())
-            .filter(|asked| !asked.trim().is_empty() && !asked.trim().eq_ignore_ascii_case(&record.name))
-            .map(|asked| format!("This key belongs to {}; you are playing {} (not {}).", record.name, record.name, asked.trim()));
-        let client = Arc::new(crate::game::character::ClientInfo {
-            notice,
-            harness: data.harness.clone(),
-            model: data.model.clone(),
-            version: data.version.clone(),
-            tier: data.tier.clone(),
-            valence: data.valence.unwrap_or(true),
-            memory,
-        });
-        let Some(char_id) = self.enter(record, Link { id: link_id, tx: out_tx, json: true, client }, resumed).await else {
-            return LoginOutcome::Refused {
-                code: "internal",
-                message: "the game is shutting down".into(),
-                close: true,
-                kill: None,
-                retry_after_ms: None,
-            };
-        };
-        let _ = bind.send(char_id);
-        let handle = LinkHandle { link_id, char_id, ctl };
-        self.hub.insert(&name, handle.clone());
-        LoginOutcome::In(handle)
-    }
-
-    fn refuse(&self, ip: IpAddr, e: AuthError, kill: oneshot::Sender<Frame>) -> LoginOutcome {
-        if e.counts_as_failure() {
-            if let Some(LoginDenied::LockedOut { retry_after_ms }) = self.login_failed(ip) {
-                return LoginOutcome::Refused {
-                    code: "locked_out",
-                    message: "too many failed logins from your address".into(),
-                    close: true,
-                    kill: Some(kill),
-                    retry_after_ms: Some(retry_after_ms),
-                };
-            }
-        }
-        LoginOutcome::Refused { code: e.code(), message: e.message(), close: false, kill: Some(kill), retry_after_ms: None }
-    }
-
-    /// A JSON login: resume, key, or password (protocol §4, §9).
-    pub async fn login_json(
-        &self,
-        data: &LoginData,
-        ip: IpAddr,
-        sock: mpsc::Sender<Frame>,
-        kill: oneshot::Sender<Frame>,
-        pre_seq: u64,
-    ) -> LoginOutcome {
-        if let Some(resume) = &data.resume {
-            let now = crate::time::unix_secs();
-            let claims = match self.token_key.verify(&resume.token, now) {
-                Ok(c) => c,
-                Err(why) => return self.refuse(ip, AuthError::Failed(format!("resume refused: {why}")), kill),
-            };
-            self.login_ok(ip);
-            if let Some(h) = self.hub.get(&claims.name) {
-                let (tx, rx) = oneshot::channel();
-                if h.ctl.send(LinkCtl::Attach { sock, kill, last_seq: resume.last_seq, reply: tx }).await.is_ok() && rx.await.is_ok() {
-                    return LoginOutcome::In(h);
-                }
-                return LoginOutcome::Refused {
-                    code: "internal",
-                    message: "could not resume; log in again".into(),
-                    close: false,
-                    kill: None,
-                    retry_after_ms: None,
-                };
-            }
-            // The session is gone (grace period over): a fresh start, flagged.
-            let rec = self.accounts.character(&claims.name).await.ok().flatten();
-            return match rec {
-                Some(mut r) => {
-                    r.is_agent |= data.wants_agent();
-                    self.enter_json(data, r, sock, kill, pre_seq, Some(false)).await
-                }
-                None => self.refuse(ip, AuthError::Failed("resume refused: no such character".into()), kill),
-            };
-        }
-        match self.accounts.login(data).await {
-            Ok(authed) => {
-                self.login_ok(ip);
-                self.enter_json(data, authed.record, sock, kill, pre_seq, None).await
-            }
-            Err(e) => self.refuse(ip, e, kill),
-        }
-    }
-
-    pub async fn create_and_enter_json(
-        &self,
-        data: &LoginData,
-        c: &crate::net::telnet_login::Creation,
-        sock: mpsc::Sender<Frame>,
-        kill: oneshot::Sender<Frame>,
-        pre_seq: u64,
-    ) -> LoginOutcome {
-        let name = data.player_name.clone().unwrap_or_default();
-        match self.accounts.create(&name, data.secret().map(str::to_string), c.class, c.race, c.sex, false).await {
-            Ok(mut authed) => {
-                authed.record.abilities = c.abilities;
-                let rec = authed.record.clone();
-                let store = self.accounts.store().clone();
-                let _ = tokio::task::spawn_blocking(move || store.save_characters(&[rec])).await;
-                self.enter_json(data, authed.record, sock, kill, pre_seq, None).await
-            }
-            Err(e) => LoginOutcome::Refused { code: e.code(), message: e.message(), close: false, kill: Some(kill), retry_after_ms: None },
         }
     }
 }
@@ -525,7 +307,11 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
             let _ = engine_done_tx.send(());
         })
         .context("cannot start the engine thread")?;
+    let edge =
+        EdgeConfig { cmd_rate: cfg.cmd_rate, cmd_burst: cfg.cmd_burst, out_queue: cfg.out_queue, link: cfg.link, record: cfg.record };
+    let (dream_daily, keep_days) = (cfg.dream_daily, cfg.keep_observation_days);
     let shared = Arc::new(Shared {
+        edge,
         accounts: Accounts::new(store.clone(), start_vnum, kit, unsaved),
         start_room: (start_vnum, start_name),
         engine: EngineHandle { tx: etx },
@@ -539,13 +325,12 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
         search,
         dreamer,
         engine_dead,
-        cfg,
     });
-    let daily = match (&shared.dreamer, shared.cfg.dream_daily) {
+    let daily = match (&shared.dreamer, dream_daily) {
         (Some(d), Some((at, tz))) => Some(tokio::spawn(crate::memory::schedule::daily(d.clone(), at, tz))),
         _ => None,
     };
-    if let Some(days) = shared.cfg.keep_observation_days {
+    if let Some(days) = keep_days {
         tokio::spawn(retention(store.clone(), days, shared.search.clone()));
     }
     let (shutdown_tx, shutdown_rx) = watch::channel(false);

@@ -9,7 +9,7 @@ use serde_json::json;
 use super::guard::local_only;
 use super::{error, json, Body, Call};
 use crate::memory::DreamError;
-use crate::server::Shared;
+use crate::net::shared::Shared;
 
 /// `POST /api/admin/keygen?name=NAME`: a new agent key (and the character, if new).
 pub async fn keygen(call: &Call, shared: &Arc<Shared>) -> Response<Body> {

@@ -14,7 +14,7 @@ use super::admin::dream_reply;
 use super::guard::{agent_or_local, bearer_name};
 use super::{error, json as reply, Body, Call};
 use crate::memory::AgentMemory;
-use crate::server::Shared;
+use crate::net::shared::Shared;
 
 /// `GET /api/whoami` with a bearer: the character it logs in, and whether it has memory.
 pub async fn whoami(call: &Call, shared: &Arc<Shared>) -> Response<Body> {

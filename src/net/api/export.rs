@@ -8,8 +8,8 @@ use hyper::{Response, StatusCode};
 
 use super::guard::local_only;
 use super::{error, text, Body, Call};
+use crate::net::shared::Shared;
 use crate::record::export::{self, Format, What};
-use crate::server::Shared;
 
 pub async fn export(call: &Call, shared: &Arc<Shared>) -> Response<Body> {
     if let Err(r) = local_only(call, "the export API") {

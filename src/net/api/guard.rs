@@ -9,7 +9,7 @@ use std::sync::Arc;
 use hyper::{Response, StatusCode};
 
 use super::{error, Body, Call};
-use crate::server::Shared;
+use crate::net::shared::Shared;
 
 /// The answer a guard gives a caller it refuses.
 pub type Refused = Box<Response<Body>>;

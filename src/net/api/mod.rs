@@ -24,7 +24,7 @@ use http_body_util::Full;
 use hyper::header::{HeaderValue, AUTHORIZATION, CONTENT_TYPE};
 use hyper::{Method, Request, Response, StatusCode};
 
-use crate::server::Shared;
+use crate::net::shared::Shared;
 
 pub type Body = Full<Bytes>;
 

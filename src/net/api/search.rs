@@ -9,8 +9,8 @@ use serde_json::json;
 
 use super::guard::local_only;
 use super::{json as reply, query_param, Body, Call};
+use crate::net::shared::Shared;
 use crate::search::SearchQuery;
-use crate::server::Shared;
 
 /// Hits returned when the caller names no limit.
 pub const DEFAULT_LIMIT: usize = 20;

@@ -7,7 +7,7 @@ use hyper::{Response, StatusCode};
 use serde_json::json;
 
 use super::{json, text, Body};
-use crate::server::Shared;
+use crate::net::shared::Shared;
 
 /// `GET /health`: `OK`, or 503 `engine_dead` once the game engine has died.
 pub fn health(shared: &Arc<Shared>) -> Response<Body> {

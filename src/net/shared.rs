@@ -1,0 +1,79 @@
+//! What every connection shares: the accounts, the engine's inbox, the limits, the
+//! link hub, the token key, and the handles of the recorder, the index and the dreamer.
+//! The server builds it at start (`server::start`); the edge only reads it.
+
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use tokio::sync::{oneshot, watch};
+
+use super::link::{Hub, LinkLimits};
+use crate::auth::accounts::Accounts;
+use crate::auth::limits::{ConnLimiter, LoginDenied, LoginLimiter};
+use crate::auth::tokens::TokenKey;
+use crate::game::{EngineHandle, EngineMsg};
+
+/// What the sessions need of the server's configuration.
+#[derive(Debug, Clone)]
+pub struct EdgeConfig {
+    /// Per-connection command rate (protocol §5: 10/s, burst 10).
+    pub cmd_rate: f64,
+    pub cmd_burst: f64,
+    /// Outbound frames queued for one WebSocket before it counts as a slow consumer.
+    pub out_queue: usize,
+    pub link: LinkLimits,
+    /// The record is kept (an agent's memory is read at login only then).
+    pub record: bool,
+}
+
+/// What every connection shares.
+pub struct Shared {
+    /// What the sessions need of the server's configuration.
+    pub edge: EdgeConfig,
+    pub accounts: Accounts,
+    /// The mortal start room (vnum, name): where new characters begin and the dead respawn.
+    pub start_room: (u32, String),
+    pub engine: EngineHandle,
+    pub login: LoginLimiter,
+    pub conns: Arc<ConnLimiter>,
+    pub hub: Arc<Hub>,
+    pub token_key: TokenKey,
+    pub next_link: AtomicU64,
+    pub started: Instant,
+    /// The recorder's counters (not its handle: the recorder ends when the engine does).
+    pub record_stats: Option<Arc<crate::record::RecorderStats>>,
+    /// The search index and its indexer (none when recording or search is off, or the
+    /// index could not be opened).
+    pub search: Option<crate::search::IndexerHandle>,
+    /// The dreamer (none when recording or dreaming is off).
+    pub dreamer: Option<crate::memory::DreamerHandle>,
+    /// Becomes `true` if the engine thread dies (a panic outside a command's boundary):
+    /// `/health` answers 503 and `serve` exits non-zero for its supervisor.
+    pub engine_dead: watch::Receiver<bool>,
+}
+
+impl Shared {
+    pub fn next_link_id(&self) -> u64 {
+        self.next_link.fetch_add(1, Ordering::Relaxed)
+    }
+
+    pub fn login_gate(&self, ip: IpAddr) -> Result<(), LoginDenied> {
+        self.login.check(ip, Instant::now())
+    }
+    pub fn login_ok(&self, ip: IpAddr) {
+        self.login.success(ip)
+    }
+    pub fn login_failed(&self, ip: IpAddr) -> Option<LoginDenied> {
+        self.login.failure(ip, Instant::now())
+    }
+
+    pub async fn who(&self) -> Vec<(String, bool)> {
+        let (tx, rx) = oneshot::channel();
+        if self.engine.tx.send(EngineMsg::Who { reply: tx }).await.is_err() {
+            return Vec::new();
+        }
+        rx.await.unwrap_or_default()
+    }
+}
