@@ -10,6 +10,7 @@ use tokio::sync::{mpsc, oneshot};
 use super::character::{Char, ClientInfo, EventEntry, Link, Queued, EVENTS_CAP};
 use super::output::Out;
 use super::persist::SaveQueue;
+use super::recording::CommandMeta;
 use super::tables::Position;
 use super::vars::{self, VarSet, EVENTS_VAR, VAR_NAMES};
 use super::world::{CharId, World};
@@ -307,7 +308,7 @@ impl Engine {
                 if idle && pc.queue.is_empty() && !pc.acted_this_pulse {
                     pc.acted_this_pulse = true;
                     pc.pulse_re = id.clone();
-                    self.run_command(char_id, &line, id, received, client);
+                    self.run_command(char_id, &line, CommandMeta { received, re: id, client });
                     self.stats.command_us.push(received.elapsed().as_micros().min(u32::MAX as u128) as u32);
                     return;
                 }
@@ -590,7 +591,7 @@ impl Engine {
                 pc.pulse_re = q.id.clone();
                 pc.acted_this_pulse = true;
             }
-            self.run_command(id, &q.line, q.id, q.received, q.client);
+            self.run_command(id, &q.line, CommandMeta { received: q.received, re: q.id, client: q.client });
             self.stats.command_us.push(q.received.elapsed().as_micros().min(u32::MAX as u128) as u32);
         }
     }

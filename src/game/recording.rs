@@ -55,6 +55,20 @@ fn stamp(rec: &mut SessionRec, room_vnum: u32, body: RecordBody) -> EventRecord 
 }
 
 /// What is known of a command once it has run (or been refused).
+/// What a decision needs from before its command ran.
+pub(crate) struct DecisionStart {
+    pre: StateSnapshot,
+    stimulus: Stimulus,
+    dispatched_us: u64,
+}
+
+/// What came with a command: when the session read it, the client's id, its data.
+pub struct CommandMeta {
+    pub received: Instant,
+    pub re: Option<Arc<str>>,
+    pub client: Option<Box<CommandClient>>,
+}
+
 struct Issued<'a> {
     line: &'a str,
     status: &'a str,
@@ -243,29 +257,29 @@ impl Engine {
         }
     }
 
-    /// Runs one command through the dispatcher, capturing it for the record.
-    pub fn run_command(&mut self, id: CharId, line: &str, re: Option<Arc<str>>, received: Instant, client: Option<Box<CommandClient>>) {
+    /// Before a command runs: the state and stimulus its decision records (`None` when
+    /// the character is not recorded). A command run on arrival, between pulses, closes
+    /// the one before it first: that one's post-state and transitions are taken now.
+    pub(crate) fn decision_start(&mut self, id: CharId) -> Option<DecisionStart> {
         let recording = self.world.ch(id).and_then(|c| c.pc.as_ref()).is_some_and(|p| p.rec.is_some());
-        // A command run on arrival, between pulses, is complete when the next one runs:
-        // its post-state and transitions are taken now, not after this one.
-        if recording && self.rec_mut(id).is_some_and(|r| !r.pending.is_empty()) {
+        if !recording {
+            return None;
+        }
+        if self.rec_mut(id).is_some_and(|r| !r.pending.is_empty()) {
             self.finish_pulse_records(id);
         }
-        let pre = recording.then(|| (self.snapshot(id), self.stimulus(id)));
-        let dispatched = unix_us();
-        self.cur = Some((id, re.clone()));
-        // The panic boundary: a command that panics answers its player `internal` and the
-        // world goes on (the rest of the pulse, every other player).
-        let status = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.dispatch(id, line))) {
-            Ok(s) => s,
-            Err(panic) => self.command_panicked(id, line, panic),
-        };
-        self.cur = None;
-        let Some((pre, stimulus)) = pre else { return };
-        // The command ended its own session (quit, rent): its decision is the last record.
+        Some(DecisionStart { pre: self.snapshot(id), stimulus: self.stimulus(id), dispatched_us: unix_us() })
+    }
+
+    /// After a command ran: its decision, pending until the pulse's end gives it a
+    /// post-state — or, when the command ended its own session (quit, rent), recorded
+    /// at once as the session's last record.
+    pub(crate) fn decision_end(&mut self, id: CharId, line: &str, status: &str, start: DecisionStart, cmd: CommandMeta) {
+        let DecisionStart { pre, stimulus, dispatched_us } = start;
+        let CommandMeta { received, re, client } = cmd;
+        let issued = Issued { line, status, pre, stimulus, received, dispatched_us, re, client };
         if let Some((ended, mut rec, post, room_vnum)) = self.ending.take() {
             if ended == id {
-                let issued = Issued { line, status: status.as_str(), pre, stimulus, received, dispatched_us: dispatched, re, client };
                 let mut d = decision(&mut rec, issued);
                 d.post = post;
                 d.completed_us = unix_us();
@@ -277,7 +291,7 @@ impl Engine {
             }
             self.ending = Some((ended, rec, post, room_vnum));
         }
-        self.pend_decision(id, Issued { line, status: status.as_str(), pre, stimulus, received, dispatched_us: dispatched, re, client });
+        self.pend_decision(id, issued);
     }
 
     /// A command refused before it ran (rate limited): recorded with the state unchanged.

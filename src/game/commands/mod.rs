@@ -11,6 +11,7 @@ mod objects;
 mod position;
 
 use super::engine::Engine;
+use super::recording::CommandMeta;
 use super::tables::Position;
 use super::world::{CharId, ObjId};
 use super::{doors::DoorOp, targeting};
@@ -163,6 +164,22 @@ fn position_refusal(pos: Position) -> &'static str {
 }
 
 impl Engine {
+    /// Runs one command, in the order a command's path takes: for the record, the state
+    /// before; the panic boundary around the dispatcher (a command that panics answers
+    /// its player `internal` and the world goes on); then its decision for the record.
+    pub fn run_command(&mut self, id: CharId, line: &str, cmd: CommandMeta) {
+        let start = self.decision_start(id);
+        self.cur = Some((id, cmd.re.clone()));
+        let status = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.dispatch(id, line))) {
+            Ok(s) => s,
+            Err(panic) => self.command_panicked(id, line, panic),
+        };
+        self.cur = None;
+        if let Some(start) = start {
+            self.decision_end(id, line, status.as_str(), start, cmd);
+        }
+    }
+
     /// Runs one command line for a character. Agents and humans both come through here.
     pub fn dispatch(&mut self, id: CharId, line: &str) -> CmdStatus {
         let line = line.trim();
