@@ -193,7 +193,7 @@ async fn a_dropped_socket_is_resumed_with_no_seq_gap() {
     let session = tokio::spawn(async move { play(&cfg, o).await });
     // While it fights the bear, the server's messages are lost on the wire, then the
     // link drops.
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    until_online(s.addr, "ula", true).await;
     proxy.freeze();
     let until = Instant::now() + WAIT;
     while proxy.discarded() == 0 && Instant::now() < until {
@@ -223,7 +223,7 @@ async fn a_server_gone_for_good_opens_the_circuit_and_a_takeover_stops_at_once()
     let o = opts(Policy::Fsm);
     let c2 = cfg.clone();
     let session = tokio::spawn(async move { run(&c2, o, &mut Vec::new()).await });
-    tokio::time::sleep(Duration::from_millis(800)).await;
+    until_online(s.addr, "ula", true).await;
     let mut other = WsClient::connect(s.addr).await;
     other.login_key("ula", &key).await;
     let err = tokio::time::timeout(WAIT, session).await.expect("it stops").unwrap().unwrap_err();
@@ -232,6 +232,8 @@ async fn a_server_gone_for_good_opens_the_circuit_and_a_takeover_stops_at_once()
     // The server goes away: the same failure five times in a row opens the circuit.
     let o = opts(Policy::Fsm);
     let session = tokio::spawn(async move { run(&cfg, o, &mut Vec::new()).await });
+    // (A fixed wait: the link-dead character is still listed, so `who` cannot tell when
+    // this login has taken it back.)
     tokio::time::sleep(Duration::from_millis(800)).await;
     let t0 = Instant::now();
     s.shutdown().await;

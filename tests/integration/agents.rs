@@ -199,7 +199,8 @@ async fn resume_after_the_grace_period_rebuilds_with_resumed_false() {
     let token = state["data"]["token"].as_str().unwrap().to_string();
     let last = a.last_seq;
     drop(a);
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // The grace period runs out: the character leaves the world.
+    until_online(srv.addr, "brenda", false).await;
     let mut a2 = WsClient::connect(srv.addr).await;
     a2.send(json!({"type": "login", "data": {"resume": {"token": token, "last_seq": last}}})).await;
     let st = a2.expect("state").await;

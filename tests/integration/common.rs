@@ -443,3 +443,18 @@ pub async fn memory_of(s: &TestServer, name: &str) -> Value {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+/// Waits until `name` is (or is no longer) in `/api/who` — logged in, link-dead
+/// included; gone once its session ended or its grace period ran out.
+pub async fn until_online(addr: SocketAddr, name: &str, online: bool) {
+    let needle = format!("\"name\":\"{}\"", name);
+    let until = std::time::Instant::now() + WAIT;
+    loop {
+        let (_, who) = http_get(addr, "/api/who").await;
+        if who.to_ascii_lowercase().contains(&needle.to_ascii_lowercase()) == online {
+            return;
+        }
+        assert!(std::time::Instant::now() < until, "{name} never became {}: {who}", if online { "online" } else { "offline" });
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}

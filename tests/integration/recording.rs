@@ -237,8 +237,13 @@ async fn a_backup_taken_under_load_holds_everything_committed_before_it() {
             a
         }));
     }
-    tokio::time::sleep(Duration::from_millis(400)).await;
-    let (_, progress) = crate::common::http_get(s.addr, "/api/record").await;
+    // Some of it is durable.
+    let until = std::time::Instant::now() + crate::common::WAIT;
+    let mut progress = crate::common::http_get(s.addr, "/api/record").await.1;
+    while progress.contains("\"last_batch\":0,") && std::time::Instant::now() < until {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        progress = crate::common::http_get(s.addr, "/api/record").await.1;
+    }
     let durable = serde_json::from_str::<serde_json::Value>(&progress).unwrap()["last_batch"].as_u64().unwrap();
     assert!(durable > 0, "{progress}");
     let out = s._dir.path().join("snap.redb");
