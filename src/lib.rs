@@ -5,6 +5,7 @@
 pub mod agent;
 pub mod auth;
 pub mod game;
+pub mod hud;
 pub mod memory;
 pub mod net;
 pub mod protocol;

@@ -1,0 +1,358 @@
+//! A HUD from its parts, cut to the budget (protocol §11): the knowledge held to its
+//! cap, static content (system, self, meta) held to half the budget — the oldest recent
+//! actions go first, then the server's memory summary, then the last knowledge entries —
+//! the rest shared by the rooms by attention, each room's messages filled backward from
+//! the newest. Tokens are counted with cl100k on the text actually written, in the
+//! format asked for, and the finished text is measured again: `total ≤ budget` always.
+
+use serde_json::{json, Map, Value};
+
+use super::budget::{self, Attention, KNOWLEDGE_CAP, MAX_BUDGET, MIN_BUDGET};
+use super::format::{render, shorten, tokens, FormatError, HudFormat, SHORT_KEYS};
+
+/// The most recent actions a HUD shows.
+pub const RECENT_ACTIONS: usize = 20;
+
+/// What a HUD is made of, before the budget cuts it.
+#[derive(Debug, Clone, Default)]
+pub struct HudParts {
+    pub directives: String,
+    /// id, name, model, persona or role, class, race, level.
+    pub identity: Value,
+    /// The agent's knowledge store (its own keys and values).
+    pub knowledge: Value,
+    /// Oldest first; the last 20 are shown.
+    pub recent_actions: Vec<Value>,
+    /// The memory the server keeps for the agent (the dreaming summary), if any.
+    pub memory: Option<Value>,
+    /// instructions, available_actions, response_format.
+    pub meta: Value,
+    pub rooms: Vec<RoomParts>,
+}
+
+/// One conversation context.
+#[derive(Debug, Clone, Default)]
+pub struct RoomParts {
+    /// id, you, is_self_room, members, time_since_last, word_budget (and, for the
+    /// agent's own chat room, billboard, my_keys, pending_access_requests).
+    pub header: Map<String, Value>,
+    pub attention: Option<Attention>,
+    /// Oldest first.
+    pub messages: Vec<Value>,
+}
+
+/// Tokens per section and of the whole text.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Tokens {
+    pub total: usize,
+    pub system: usize,
+    #[serde(rename = "self")]
+    pub self_: usize,
+    pub meta: usize,
+    pub rooms: usize,
+}
+
+/// A finished HUD.
+#[derive(Debug, Clone)]
+pub struct Hud {
+    pub value: Value,
+    /// The exact text to hand a model.
+    pub content: String,
+    pub format: HudFormat,
+    pub budget: usize,
+    pub tokens: Tokens,
+    /// Messages each room showed, of how many it had.
+    pub shown: Vec<(usize, usize)>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum HudError {
+    #[error("budget {0} is out of range ({MIN_BUDGET}–{MAX_BUDGET} tokens)")]
+    BadBudget(usize),
+    #[error("the HUD's fixed parts need {need} tokens; a budget of {budget} cannot hold them in its half")]
+    BudgetTooSmall { need: usize, budget: usize },
+    #[error(transparent)]
+    Format(#[from] FormatError),
+}
+
+impl HudError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            HudError::BadBudget(_) => "bad_budget",
+            HudError::BudgetTooSmall { .. } => "budget_too_small",
+            HudError::Format(e) => e.code(),
+        }
+    }
+}
+
+/// The sections, in the seed's order, written in `f`. (Each section is written alone
+/// and joined, so the order holds whatever the JSON map's.)
+pub fn render_sections(sections: &[(&str, Value)], f: HudFormat) -> Result<String, FormatError> {
+    match f {
+        HudFormat::Json => {
+            let parts: Vec<String> = sections
+                .iter()
+                .map(|(k, v)| {
+                    let body = serde_json::to_string_pretty(v).unwrap_or_default().replace('\n', "\n  ");
+                    format!("  {}: {body}", Value::from(*k))
+                })
+                .collect();
+            Ok(format!("{{\n{}\n}}", parts.join(",\n")))
+        }
+        HudFormat::CompactJson => {
+            let parts: Vec<String> = sections
+                .iter()
+                .map(|(k, v)| {
+                    let key = SHORT_KEYS.iter().find(|(l, _)| l == k).map(|(_, s)| *s).unwrap_or(k);
+                    format!("{}:{}", Value::from(key), shorten(v))
+                })
+                .collect();
+            Ok(format!("{{{}}}", parts.join(",")))
+        }
+        HudFormat::Toon => {
+            let mut out = Vec::with_capacity(sections.len());
+            for (k, v) in sections {
+                out.push(render(&json!({ *k: v }), HudFormat::Toon)?);
+            }
+            Ok(out.join("\n"))
+        }
+    }
+}
+
+fn section_tokens(key: &str, v: &Value, f: HudFormat) -> Result<usize, FormatError> {
+    Ok(tokens(&render_sections(&[(key, v.clone())], f)?))
+}
+
+fn self_section(p: &HudParts, knowledge: &Value, memory_used: &str, actions: &[Value], memory: Option<&Value>) -> Value {
+    let mut m = Map::new();
+    m.insert("identity".into(), p.identity.clone());
+    m.insert("knowledge".into(), knowledge.clone());
+    m.insert("memory_used".into(), Value::from(memory_used));
+    m.insert("recent_actions".into(), Value::Array(actions.to_vec()));
+    if let Some(mem) = memory {
+        m.insert("memory".into(), mem.clone());
+    }
+    Value::Object(m)
+}
+
+/// Builds the HUD and cuts it to `budget` tokens in format `f`.
+pub fn assemble(p: &HudParts, budget: usize, f: HudFormat) -> Result<Hud, HudError> {
+    if !(MIN_BUDGET..=MAX_BUDGET).contains(&budget) {
+        return Err(HudError::BadBudget(budget));
+    }
+    let system = json!({ "directives": p.directives });
+    // The knowledge store: measured whole (memory_used), shown within its cap.
+    let knowledge_tokens = tokens(&render(&p.knowledge, f)?);
+    let memory_used = budget::memory_used(knowledge_tokens);
+    let mut knowledge = p.knowledge.clone();
+    while tokens(&render(&knowledge, f)?) > KNOWLEDGE_CAP && drop_last_entry(&mut knowledge) {}
+    let mut actions: Vec<Value> = p.recent_actions.iter().rev().take(RECENT_ACTIONS).rev().cloned().collect();
+    let mut memory = p.memory.clone();
+    // Static content within half the budget.
+    let half = budget / 2;
+    let static_tokens = loop {
+        let me = self_section(p, &knowledge, &memory_used, &actions, memory.as_ref());
+        let t = tokens(&render_sections(&[("system", system.clone()), ("self", me), ("meta", p.meta.clone())], f)?);
+        if t <= half {
+            break t;
+        }
+        if !actions.is_empty() {
+            actions.remove(0);
+        } else if memory.is_some() {
+            memory = None;
+        } else if !drop_last_entry(&mut knowledge) {
+            return Err(HudError::BudgetTooSmall { need: t, budget });
+        }
+    };
+    let me = self_section(p, &knowledge, &memory_used, &actions, memory.as_ref());
+    // Rooms: shares by attention, each filled backward from its newest message.
+    let attention: Vec<Attention> = p.rooms.iter().map(|r| r.attention.unwrap_or(Attention::Dynamic)).collect();
+    let shares = budget::shares(&attention);
+    let room_budgets = budget::room_budgets(budget::rooms_budget(budget, static_tokens), &shares);
+    let mut kept: Vec<usize> = Vec::with_capacity(p.rooms.len());
+    let mut headers: Vec<Map<String, Value>> = Vec::with_capacity(p.rooms.len());
+    for ((room, share), room_budget) in p.rooms.iter().zip(&shares).zip(&room_budgets) {
+        let mut h = room.header.clone();
+        h.insert("attention_pct".into(), super::format::canonical(&json!((share * 10.0).round() / 10.0)));
+        h.insert("messages".into(), json!([]));
+        let header_tokens = tokens(&render(&Value::Object(h.clone()), f)?);
+        let mut left = room_budget.saturating_sub(header_tokens);
+        let mut n = 0;
+        // Newest first, measured only as far as the fill goes.
+        for m in room.messages.iter().rev() {
+            let c = tokens(&render(m, f)?);
+            if c > left {
+                break;
+            }
+            left -= c;
+            n += 1;
+        }
+        kept.push(n);
+        headers.push(h);
+    }
+    // Measure the whole text; trim the oldest messages until it fits (the per-part
+    // counts are close to, not exactly, the whole's).
+    loop {
+        let rooms = rooms_value(p, &headers, &kept);
+        let content =
+            render_sections(&[("system", system.clone()), ("self", me.clone()), ("meta", p.meta.clone()), ("rooms", rooms.clone())], f)?;
+        let total = tokens(&content);
+        if total <= budget {
+            let value = json!({"system": system, "self": me, "meta": p.meta, "rooms": rooms});
+            let t = Tokens {
+                total,
+                system: section_tokens("system", &value["system"], f)?,
+                self_: section_tokens("self", &value["self"], f)?,
+                meta: section_tokens("meta", &value["meta"], f)?,
+                rooms: section_tokens("rooms", &value["rooms"], f)?,
+            };
+            let shown = kept.iter().zip(&p.rooms).map(|(k, r)| (*k, r.messages.len())).collect();
+            return Ok(Hud { value, content, format: f, budget, tokens: t, shown });
+        }
+        // Drop about what is over, oldest first, from the room showing the most.
+        let Some((i, _)) = kept.iter().enumerate().filter(|(_, k)| **k > 0).max_by_key(|(_, k)| **k) else {
+            return Err(HudError::BudgetTooSmall { need: total, budget });
+        };
+        kept[i] = kept[i].saturating_sub(((total - budget) / 40).max(1));
+    }
+}
+
+fn rooms_value(p: &HudParts, headers: &[Map<String, Value>], kept: &[usize]) -> Value {
+    Value::Array(
+        p.rooms
+            .iter()
+            .zip(headers)
+            .zip(kept)
+            .map(|((room, h), n)| {
+                let mut h = h.clone();
+                h.insert("messages".into(), Value::Array(room.messages[room.messages.len() - n..].to_vec()));
+                Value::Object(h)
+            })
+            .collect(),
+    )
+}
+
+/// Removes the knowledge store's last top-level entry; `false` when none is left.
+fn drop_last_entry(knowledge: &mut Value) -> bool {
+    match knowledge {
+        Value::Object(m) => {
+            let last = m.keys().next_back().cloned();
+            last.is_some_and(|k| m.remove(&k).is_some())
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::hud::format::{canonical, decode};
+
+    fn message(i: usize, words: usize) -> Value {
+        json!({"id": i, "timestamp": "2026-11-23T10:00:00Z", "sender": format!("agent{}", i % 5),
+               "content": (0..words).map(|w| format!("word{w}")).collect::<Vec<_>>().join(" "), "type": "say"})
+    }
+
+    fn parts(rooms: &[(Option<Attention>, usize, usize)], knowledge_entries: usize, actions: usize) -> HudParts {
+        let mut knowledge = Map::new();
+        for i in 0..knowledge_entries {
+            knowledge.insert(format!("fact{i}"), json!({"v": format!("something the agent learned, number {i}"), "w": 0.5}));
+        }
+        HudParts {
+            directives: "You are a character in a living world; speak briefly and act.".into(),
+            identity: json!({"id": 7, "name": "Ann", "model": "test", "persona": "a wary ranger", "class": "Warrior", "race": "Human", "level": 3}),
+            knowledge: Value::Object(knowledge),
+            recent_actions: (0..actions).map(|i| json!({"at": format!("10:{i:02}"), "action": "look", "result": "ok"})).collect(),
+            memory: Some(json!({"summary": "Last session you fought a bear and fled."})),
+            meta: json!({"instructions": "Answer with responses and actions.", "available_actions": {"movement": ["north", "south", "east", "west"]},
+                         "response_format": {"type": "json", "example": "{\"responses\":[],\"actions\":[]}"}}),
+            rooms: rooms
+                .iter()
+                .enumerate()
+                .map(|(r, (a, n, words))| RoomParts {
+                    header: serde_json::from_value(
+                        json!({"id": format!("room{r}"), "you": 7, "is_self_room": false, "members": ["Ann", "Bram"],
+                                                          "time_since_last": "1 minute", "word_budget": 60}),
+                    )
+                    .unwrap(),
+                    attention: *a,
+                    messages: (0..*n).map(|i| message(r * 10_000 + i, *words)).collect(),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn rooms_show_their_newest_messages_by_attention_and_the_whole_fits() {
+        let p = parts(
+            &[(Some(Attention::Fixed(50.0)), 500, 30), (Some(Attention::Fixed(30.0)), 500, 30), (Some(Attention::Fixed(20.0)), 500, 30)],
+            10,
+            30,
+        );
+        let hud = assemble(&p, 10_000, HudFormat::Json).unwrap();
+        assert!(hud.tokens.total <= 10_000, "{:?}", hud.tokens);
+        assert!(hud.tokens.total > 9_000, "the budget is used: {:?}", hud.tokens);
+        let shown: Vec<usize> = hud.shown.iter().map(|(k, _)| *k).collect();
+        assert!(shown[0] > shown[1] && shown[1] > shown[2], "by attention: {shown:?}");
+        // The newest come first to mind: the last message is always among those shown.
+        let last = hud.value["rooms"][0]["messages"].as_array().unwrap().last().unwrap().clone();
+        assert_eq!(last["id"], 499);
+        assert_eq!(hud.value["self"]["recent_actions"].as_array().unwrap().len(), RECENT_ACTIONS);
+        assert_eq!(hud.value["rooms"][1]["attention_pct"], 30.0);
+        // The content is the value, in order, in the format.
+        assert_eq!(decode(&hud.content, HudFormat::Json).unwrap(), hud.value);
+        assert!(hud.content.find("\"system\"").unwrap() < hud.content.find("\"rooms\"").unwrap());
+    }
+
+    #[test]
+    fn every_format_decodes_to_the_hud_and_costs_less_in_order() {
+        let p = parts(&[(None, 8, 20), (None, 8, 20)], 5, 5);
+        let mut totals = Vec::new();
+        for f in [HudFormat::Json, HudFormat::CompactJson, HudFormat::Toon] {
+            let hud = assemble(&p, 20_000, f).unwrap();
+            assert_eq!(canonical(&decode(&hud.content, f).unwrap()), canonical(&hud.value), "{}", f.as_str());
+            assert_eq!(hud.shown, vec![(8, 8), (8, 8)], "everything fits in {}", f.as_str());
+            totals.push(hud.tokens.total);
+        }
+        assert!(totals[0] > totals[1] && totals[1] > totals[2], "{totals:?}");
+    }
+
+    #[test]
+    fn static_content_is_held_to_half_and_knowledge_to_its_cap() {
+        // A big knowledge store and many actions: the oldest actions and the summary go
+        // first; memory_used still reports the whole store.
+        let p = parts(&[(None, 200, 30)], 400, 20);
+        let hud = assemble(&p, 4_000, HudFormat::Json).unwrap();
+        assert!(hud.tokens.total <= 4_000);
+        let static_part = hud.tokens.system + hud.tokens.self_ + hud.tokens.meta;
+        assert!(static_part <= 2_100, "{:?}", hud.tokens);
+        assert_eq!(hud.value["self"]["memory_used"], "100%");
+        assert!(hud.shown[0].0 > 0, "rooms keep their half");
+        let e = assemble(&p, 500, HudFormat::Json).unwrap_err();
+        assert_eq!(e.code(), "bad_budget");
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+        /// Whatever the parts and the format, the HUD never passes its budget.
+        #[test]
+        fn total_never_exceeds_the_budget(
+            budget in 2_000usize..16_000,
+            rooms in proptest::collection::vec((proptest::option::of(prop_oneof![(0.0f64..=100.0).prop_map(Attention::Fixed), Just(Attention::Dynamic)]), 0usize..60, 1usize..80), 0..5),
+            knowledge in 0usize..60,
+            actions in 0usize..30,
+            f in prop_oneof![Just(HudFormat::Json), Just(HudFormat::CompactJson), Just(HudFormat::Toon)],
+        ) {
+            let p = parts(&rooms, knowledge, actions);
+            match assemble(&p, budget, f) {
+                Ok(hud) => {
+                    prop_assert!(hud.tokens.total <= budget, "{:?} over {budget}", hud.tokens);
+                    prop_assert_eq!(tokens(&hud.content), hud.tokens.total);
+                }
+                Err(e) => prop_assert_eq!(e.code(), "budget_too_small"),
+            }
+        }
+    }
+}

@@ -1,0 +1,16 @@
+//! The HUD (protocol §11, seed `003_*`): the whole context an agent needs for one
+//! decision, built by the server, cut to a token budget and written as JSON, compact
+//! JSON or TOON.
+//!
+//! - `budget.rs` — the seed's arithmetic: static content at most half, the knowledge
+//!   cap, attention shares (`"30%"`, `"%*"`), filling messages backward, word budgets;
+//! - `format.rs` — the three written forms and their decoders (the compact key table);
+//! - `assemble.rs` — a HUD from its parts, cut to the budget (`total ≤ budget`, always).
+
+pub mod assemble;
+pub mod budget;
+pub mod format;
+
+pub use assemble::{assemble, Hud, HudParts, RoomParts, Tokens};
+pub use budget::Attention;
+pub use format::HudFormat;
