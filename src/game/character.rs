@@ -90,6 +90,8 @@ pub struct PcState {
     pub conditions: [i8; 3],
     /// The session being recorded, if recording is on.
     pub rec: Option<Box<super::recording::SessionRec>>,
+    /// What the agent's HUD shows of its conversations and its last actions.
+    pub hud: Box<super::hud::HudState>,
 }
 
 pub struct Char {
@@ -257,6 +259,7 @@ impl Char {
                 practices: r.practices,
                 conditions: r.conditions.unwrap_or(super::food::FRESH),
                 rec: None,
+                hud: Default::default(),
             })),
         }
     }

@@ -119,6 +119,14 @@ pub enum EngineMsg {
     Who {
         reply: oneshot::Sender<Vec<(String, bool)>>,
     },
+    /// The parts of a player's HUD and its heartbeat (s); `beat`: this is a heartbeat,
+    /// so the interval drifts back toward 10 s afterwards.
+    Hud {
+        char_id: CharId,
+        link_id: u64,
+        beat: bool,
+        reply: oneshot::Sender<Option<(crate::hud::HudParts, f64)>>,
+    },
     Shutdown {
         reply: oneshot::Sender<()>,
     },
@@ -158,6 +166,8 @@ pub struct Engine {
     pending_shutdown: Option<oneshot::Sender<()>>,
     /// Fault injection: the next pulse panics outside any boundary.
     pub(crate) fault_next_pulse: bool,
+    /// The HUD's server-wide message ids (and the context of what is being sent).
+    pub message_ids: super::hud::MessageIds,
 }
 
 impl Engine {
@@ -186,6 +196,7 @@ impl Engine {
             inbox: None,
             pending_shutdown: None,
             fault_next_pulse: false,
+            message_ids: Default::default(),
         };
         e.reset_all_zones();
         e
@@ -369,6 +380,19 @@ impl Engine {
                         EventEntry { kind: "rate_limited", text: None, from: None, command: Some(command), count: None },
                     );
                 }
+            }
+            EngineMsg::Hud { char_id, link_id, beat, reply } => {
+                if !self.pc_link_matches(char_id, link_id) {
+                    let _ = reply.send(None);
+                    return;
+                }
+                let parts = self.hud_parts(char_id);
+                if beat {
+                    if let Some(pc) = self.world.chars.get_mut(&char_id).and_then(|c| c.pc.as_mut()) {
+                        pc.hud.heartbeat.beat();
+                    }
+                }
+                let _ = reply.send(parts);
             }
             EngineMsg::Who { reply } => {
                 let list =

@@ -284,9 +284,14 @@ impl Engine {
             return CmdStatus::InvalidTarget;
         }
         let name = self.pers(ch);
+        // One message for the whole group, in the group's conversation (not a tell).
+        let text: std::sync::Arc<str> = format!("{name} tells the group, '{msg}'").into();
+        let from: std::sync::Arc<str> = name.clone().into();
+        self.message_ids.context = Some(super::hud::Context::Group);
         for m in members.into_iter().filter(|m| *m != ch) {
-            self.send_event(m, EventKind::Tell, format!("{name} tells the group, '{msg}'"), Some(name.clone()));
+            self.send_shared(m, EventKind::Tell, text.clone(), Some(from.clone()));
         }
+        self.message_ids.context = None;
         self.send_text(ch, &format!("You tell the group, '{msg}'"));
         CmdStatus::Ok
     }

@@ -39,6 +39,7 @@ impl Engine {
         if self.world.ch(id).and_then(|c| c.pc.as_ref()).is_some_and(|p| p.rec.is_some()) {
             self.observe(id, kind, &text, from.as_deref());
         }
+        self.hear(id, kind, &text, from.as_ref());
         if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
             if pc.link.is_none() {
                 return;

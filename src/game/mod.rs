@@ -16,6 +16,7 @@ pub mod flush;
 pub mod food;
 pub mod groups;
 pub mod houses;
+pub mod hud;
 pub mod kit;
 pub mod messaging;
 pub mod mobs;

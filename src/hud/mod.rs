@@ -5,11 +5,13 @@
 //! - `budget.rs` — the seed's arithmetic: static content at most half, the knowledge
 //!   cap, attention shares (`"30%"`, `"%*"`), filling messages backward, word budgets;
 //! - `format.rs` — the three written forms and their decoders (the compact key table);
-//! - `assemble.rs` — a HUD from its parts, cut to the budget (`total ≤ budget`, always).
+//! - `assemble.rs` — a HUD from its parts, cut to the budget (`total ≤ budget`, always);
+//! - `heartbeat.rs` — the heartbeat interval and how reactions move it.
 
 pub mod assemble;
 pub mod budget;
 pub mod format;
+pub mod heartbeat;
 
 pub use assemble::{assemble, Hud, HudParts, RoomParts, Tokens};
 pub use budget::Attention;

@@ -29,6 +29,12 @@ pub enum Frame {
 
 /// Messages the session itself produces (errors), stamped by the link.
 pub enum LinkCtl {
+    /// A reply of the session's own (`hud`), stamped like everything else.
+    Reply {
+        kind: &'static str,
+        data: serde_json::Value,
+        re: Option<Arc<str>>,
+    },
     Error {
         code: &'static str,
         message: String,
@@ -220,6 +226,9 @@ impl LinkTask {
                 },
                 ctl = ctl_rx.recv() => match ctl {
                     None => {}
+                    Some(LinkCtl::Reply { kind, data, re }) => {
+                        self.emit(|seq| Some(protocol::reply_frame(seq, kind, data, re.as_ref())));
+                    }
                     Some(LinkCtl::Error { code, message, retry_after_ms, re }) => {
                         self.emit(|seq| Some(protocol::error_frame(seq, code, &message, retry_after_ms, re.as_ref())));
                     }

@@ -4,6 +4,7 @@
 pub mod api;
 pub mod client;
 pub mod http;
+pub mod hud;
 pub mod link;
 pub mod listener;
 pub mod login;

@@ -120,6 +120,16 @@ struct Session {
     bucket: TokenBucket,
     creating: Option<super::telnet_login::Creation>,
     pending_login: Option<Box<LoginData>>,
+    /// The heartbeat HUD pushes, while the agent asked for them.
+    heartbeat: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if let Some(h) = self.heartbeat.take() {
+            h.abort();
+        }
+    }
 }
 
 impl Session {
@@ -215,8 +225,32 @@ impl Session {
                     .send(EngineMsg::Subscribe { char_id: link.char_id, link_id: link.link_id, names, add, re: id })
                     .await;
             }
-            ClientMsg::Hud(_) => {
-                self.send_error("bad_request", "the HUD is not served by this server version", None, id).await;
+            ClientMsg::Hud(data) => {
+                let req = match protocol::hud_request(data) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        self.send_error(e.code, e.message, None, id).await;
+                        return true;
+                    }
+                };
+                let link = self.link.clone().unwrap();
+                match req.heartbeat {
+                    Some(true) => {
+                        if let Some(h) = self.heartbeat.take() {
+                            h.abort();
+                        }
+                        self.heartbeat = Some(super::hud::spawn_heartbeat(self.shared.clone(), link.clone(), req.clone()));
+                    }
+                    Some(false) => {
+                        if let Some(h) = self.heartbeat.take() {
+                            h.abort();
+                        }
+                    }
+                    None => {}
+                }
+                // Answered now (a heartbeat request too), without holding up this socket.
+                let shared = self.shared.clone();
+                tokio::spawn(async move { super::hud::serve(&shared, &link, &req, id, false).await });
             }
         }
         true
@@ -345,6 +379,7 @@ pub async fn run(ws: Ws, peer: SocketAddr, shared: Arc<Shared>, permit: Arc<Opti
         bucket: TokenBucket::new(shared.edge.cmd_rate, shared.edge.cmd_burst, Instant::now()),
         creating: None,
         pending_login: None,
+        heartbeat: None,
     };
     if permit.is_none() {
         s.send_error("too_many_connections", "the server is at its connection limit; try later", None, None).await;

@@ -226,6 +226,48 @@ fn envelope(ty: &str, seq: u64, data: Value, re: Option<&Arc<str>>) -> String {
     Value::Object(m).to_string()
 }
 
+/// A reply the session itself makes (`hud`, `actions_result`), stamped by the link.
+pub fn reply_frame(seq: u64, ty: &str, data: Value, re: Option<&Arc<str>>) -> String {
+    envelope(ty, seq, data, re)
+}
+
+/// A `hud` request (protocol §11): the format, the budget in tokens, and whether to
+/// start (or stop) the heartbeat pushes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HudRequest {
+    pub format: crate::hud::HudFormat,
+    pub budget: usize,
+    pub heartbeat: Option<bool>,
+}
+
+/// Reads a `hud` request's `data`; bad fields are refused with their code.
+pub fn hud_request(data: Value) -> Result<HudRequest, ProtoError> {
+    use crate::hud::budget::{DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET};
+    let Value::Object(m) = data else { return Err(ProtoError::new("bad_request", "hud: data must be an object")) };
+    let mut req = HudRequest { format: Default::default(), budget: DEFAULT_BUDGET, heartbeat: None };
+    for (k, v) in m {
+        match (k.as_str(), v) {
+            ("format", Value::String(f)) => {
+                req.format = f.parse().map_err(|e: String| ProtoError::new("bad_request", format!("hud: {e}")))?
+            }
+            ("budget", Value::Number(n)) => {
+                let b = n.as_u64().filter(|b| (MIN_BUDGET as u64..=MAX_BUDGET as u64).contains(b));
+                req.budget = b
+                    .ok_or_else(|| ProtoError::new("bad_budget", format!("hud: budget must be {MIN_BUDGET} to {MAX_BUDGET} tokens")))?
+                    as usize;
+            }
+            ("heartbeat", Value::Bool(b)) => req.heartbeat = Some(b),
+            (k @ ("format" | "budget" | "heartbeat"), _) => {
+                return Err(ProtoError::new("bad_request", format!("hud: {k} has the wrong type")))
+            }
+            (other, _) => {
+                return Err(ProtoError::new("bad_request", format!("hud: unknown field '{}'", other.chars().take(40).collect::<String>())))
+            }
+        }
+    }
+    Ok(req)
+}
+
 pub fn error_frame(seq: u64, code: &str, message: &str, retry_after_ms: Option<u64>, re: Option<&Arc<str>>) -> String {
     let mut d = json!({"code": code, "message": message});
     if let Some(ms) = retry_after_ms {

@@ -8,6 +8,7 @@ mod darkpawns;
 mod errors;
 mod gameplay;
 mod http_edge;
+mod hud;
 mod memory;
 mod persistence;
 mod real_clients;

@@ -175,6 +175,7 @@ impl Engine {
             Err(panic) => self.command_panicked(id, line, panic),
         };
         self.cur = None;
+        self.note_action(id, line, status.as_str());
         if let Some(start) = start {
             self.decision_end(id, line, status.as_str(), start, cmd);
         }

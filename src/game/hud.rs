@@ -1,0 +1,302 @@
+//! The engine's side of the HUD (protocol §11): what an agent heard, by conversation
+//! context, each message with a server-wide id; its last actions; where it last spoke;
+//! its heartbeat — and the parts its HUD is made of. The engine only gathers (cheap
+//! clones); the HUD is cut to its budget and tokenized off the engine thread
+//! (`hud::assemble`).
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+
+use serde_json::{json, Map, Value};
+
+use super::engine::Engine;
+use super::output::EventKind;
+use super::world::CharId;
+use crate::hud::budget::{word_budget, DEFAULT_WPM};
+use crate::hud::heartbeat::Heartbeat;
+use crate::hud::{HudParts, RoomParts};
+
+/// Messages an agent's HUD keeps (all contexts together; the oldest go first).
+pub const HEARD_CAP: usize = 300;
+/// Actions kept for `recent_actions`.
+pub const RECENT_CAP: usize = 20;
+
+pub const DIRECTIVES: &str = include_str!("../../data/hud/directives.txt");
+pub const INSTRUCTIONS: &str = include_str!("../../data/hud/instructions.json");
+pub const ACTIONS: &str = include_str!("../../data/hud/actions.json");
+
+/// A conversation context: where a message was said.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Context {
+    /// The game room the agent stands in (says, emotes, arrivals, combat).
+    Room,
+    /// Its group (`gtell`).
+    Group,
+    /// Private tells.
+    Tells,
+    /// A channel it hears: `gossip`, `shout`.
+    Channel(&'static str),
+}
+
+impl Context {
+    /// The room id a HUD (and a response's `room_id`) names it by.
+    pub fn id(&self) -> &'static str {
+        match self {
+            Context::Room => "here",
+            Context::Group => "group",
+            Context::Tells => "tells",
+            Context::Channel(c) => c,
+        }
+    }
+
+    fn of(kind: EventKind) -> Option<Context> {
+        match kind {
+            EventKind::Say | EventKind::Emote | EventKind::Enter | EventKind::Leave | EventKind::Combat | EventKind::Death => {
+                Some(Context::Room)
+            }
+            EventKind::Tell => Some(Context::Tells),
+            EventKind::Gossip => Some(Context::Channel("gossip")),
+            EventKind::Shout => Some(Context::Channel("shout")),
+            EventKind::Text | EventKind::LevelUp | EventKind::System => None,
+        }
+    }
+
+    /// The context a command speaks into, if it is a speaking command.
+    pub fn spoken_by(verb: &str) -> Option<Context> {
+        match verb {
+            "say" | "emote" => Some(Context::Room),
+            "gtell" => Some(Context::Group),
+            "tell" => Some(Context::Tells),
+            "gossip" => Some(Context::Channel("gossip")),
+            "shout" => Some(Context::Channel("shout")),
+            _ => None,
+        }
+    }
+}
+
+/// One message an agent heard.
+#[derive(Debug, Clone)]
+pub struct Heard {
+    pub id: u64,
+    pub at_us: u64,
+    pub context: Context,
+    pub sender: Option<Arc<str>>,
+    pub content: Arc<str>,
+    pub kind: &'static str,
+}
+
+#[derive(Debug, Clone)]
+pub struct Recent {
+    pub at_us: u64,
+    pub line: String,
+    pub status: &'static str,
+}
+
+/// Per agent: what its HUD shows of its conversations and its actions.
+#[derive(Debug, Default)]
+pub struct HudState {
+    pub heard: VecDeque<Heard>,
+    pub recent: VecDeque<Recent>,
+    /// Context id → when the agent last spoke there (unix µs).
+    pub last_spoke: HashMap<&'static str, u64>,
+    pub heartbeat: Heartbeat,
+}
+
+/// The HUD's message ids and the context of the message being sent.
+#[derive(Debug, Default)]
+pub struct MessageIds {
+    next: u64,
+    /// The text last given an id: the same broadcast heard by a crowd is one message.
+    last: Option<(Arc<str>, u64)>,
+    /// Set while a command sends into a context its event kind does not tell (gtell).
+    pub context: Option<Context>,
+}
+
+impl MessageIds {
+    fn id_for(&mut self, text: &Arc<str>) -> u64 {
+        if let Some((t, id)) = &self.last {
+            if Arc::ptr_eq(t, text) {
+                return *id;
+            }
+        }
+        self.next += 1;
+        self.last = Some((text.clone(), self.next));
+        self.next
+    }
+}
+
+fn rfc3339(us: u64) -> String {
+    crate::record::export::rfc3339(us)
+}
+
+fn time_since(now_us: u64, then_us: Option<u64>) -> String {
+    let Some(t) = then_us else { return "never".into() };
+    let s = now_us.saturating_sub(t) / 1_000_000;
+    match s {
+        0..=59 => format!("{s} seconds"),
+        60..=3_599 => format!("{} minutes", s / 60),
+        _ => format!("{:.1} hours", s as f64 / 3600.0),
+    }
+}
+
+impl Engine {
+    /// An agent was sent a message: its HUD keeps it under the context it belongs to.
+    pub(crate) fn hear(&mut self, id: CharId, kind: EventKind, text: &Arc<str>, from: Option<&Arc<str>>) {
+        if !self.world.ch(id).is_some_and(|c| c.is_agent()) {
+            return;
+        }
+        let Some(context) = self.message_ids.context.clone().or_else(|| Context::of(kind)) else { return };
+        let mid = self.message_ids.id_for(text);
+        let at_us = crate::time::unix_us();
+        if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
+            let h = &mut pc.hud.heard;
+            if h.len() >= HEARD_CAP {
+                h.pop_front();
+            }
+            h.push_back(Heard { id: mid, at_us, context, sender: from.cloned(), content: text.clone(), kind: kind.as_str() });
+        }
+    }
+
+    /// A command ran: the HUD's `recent_actions`, and where the agent last spoke.
+    pub(crate) fn note_action(&mut self, id: CharId, line: &str, status: &'static str) {
+        let at_us = crate::time::unix_us();
+        let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) else { return };
+        if !pc.is_agent {
+            return;
+        }
+        let hud = &mut pc.hud;
+        if hud.recent.len() >= RECENT_CAP {
+            hud.recent.pop_front();
+        }
+        hud.recent.push_back(Recent { at_us, line: line.to_string(), status });
+        let verb = line.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
+        let verb = match verb.as_str() {
+            v if v.starts_with('\'') => "say",
+            v if v.starts_with(':') => "emote",
+            v => super::commands::lookup(v).map(|c| c.name).unwrap_or(""),
+        };
+        if let (Some(ctx), "ok") = (Context::spoken_by(verb), status) {
+            hud.last_spoke.insert(ctx.id(), at_us);
+        }
+    }
+
+    /// Everything an agent's HUD is made of, now. `None` for no such player.
+    pub fn hud_parts(&self, id: CharId) -> Option<(HudParts, f64)> {
+        let c = self.world.ch(id)?;
+        let pc = c.pc.as_ref()?;
+        let client = pc.link.as_ref().map(|l| l.client.clone());
+        let identity = json!({
+            "id": id,
+            "name": c.name,
+            "model": client.as_ref().and_then(|c| c.model.clone()),
+            "class": super::tables::class_name(c.class),
+            "race": super::tables::race_name(c.race),
+            "level": c.level,
+        });
+        let recent_actions = pc.hud.recent.iter().map(|r| json!({"at": rfc3339(r.at_us), "action": r.line, "result": r.status})).collect();
+        let memory = client.as_ref().and_then(|c| c.memory.as_ref()).map(|m| json!({"summary": m.summary.as_str()}));
+        let instructions: Value = serde_json::from_str(INSTRUCTIONS).unwrap_or_default();
+        let actions: Value = serde_json::from_str(ACTIONS).unwrap_or_default();
+        let meta = json!({
+            "instructions": instructions.get(if pc.is_agent { "agent" } else { "human" }).cloned().unwrap_or_default(),
+            "available_actions": actions,
+            "response_format": {
+                "type": "json",
+                "example": "{\"responses\":[{\"room_id\":\"here\",\"message\":\"Well met.\"}],\"actions\":[{\"type\":\"command\",\"command\":\"north\"}]}"
+            },
+        });
+        // Rooms: the game room always, then every other context heard, first heard first.
+        let mut order: Vec<Context> = vec![Context::Room];
+        for h in &pc.hud.heard {
+            if !order.contains(&h.context) {
+                order.push(h.context.clone());
+            }
+        }
+        let now = crate::time::unix_us();
+        let rooms = order
+            .into_iter()
+            .map(|ctx| {
+                let spoke = pc.hud.last_spoke.get(ctx.id()).copied();
+                let mut header = Map::new();
+                header.insert("id".into(), json!(ctx.id()));
+                header.insert("you".into(), json!(c.name));
+                header.insert("is_self_room".into(), json!(false));
+                header.insert("members".into(), json!(self.members_of(id, &ctx)));
+                header.insert("time_since_last".into(), json!(time_since(now, spoke)));
+                let since = spoke.map(|t| now.saturating_sub(t) as f64 / 1e6);
+                header.insert("word_budget".into(), json!(word_budget(since, DEFAULT_WPM)));
+                let messages = pc
+                    .hud
+                    .heard
+                    .iter()
+                    .filter(|h| h.context == ctx)
+                    .map(|h| {
+                        json!({"id": h.id, "timestamp": rfc3339(h.at_us), "sender": h.sender.as_deref().unwrap_or("System"),
+                               "content": &*h.content, "type": h.kind})
+                    })
+                    .collect();
+                RoomParts { header, attention: None, messages }
+            })
+            .collect();
+        let parts =
+            HudParts { directives: DIRECTIVES.trim().to_string(), identity, knowledge: json!({}), recent_actions, memory, meta, rooms };
+        Some((parts, pc.hud.heartbeat.secs()))
+    }
+
+    fn members_of(&self, id: CharId, ctx: &Context) -> Vec<String> {
+        match ctx {
+            Context::Room => {
+                let Some(room) = self.world.ch(id).map(|c| c.room) else { return Vec::new() };
+                self.world
+                    .rooms
+                    .get(room)
+                    .map(|r| r.people.iter().filter_map(|p| self.world.ch(*p)).map(|c| c.name.clone()).collect())
+                    .unwrap_or_default()
+            }
+            Context::Group => self.group_members(id).into_iter().filter_map(|m| self.world.ch(m)).map(|c| c.name.clone()).collect(),
+            Context::Tells | Context::Channel(_) => {
+                let mut names: Vec<String> = self
+                    .world
+                    .ch(id)
+                    .and_then(|c| c.pc.as_ref())
+                    .map(|pc| {
+                        pc.hud.heard.iter().filter(|h| h.context == *ctx).filter_map(|h| h.sender.as_deref().map(str::to_string)).collect()
+                    })
+                    .unwrap_or_default();
+                names.sort();
+                names.dedup();
+                names
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every game command an agent may use is listed under some category of the HUD's
+    /// `available_actions` (the data file stays in step with the command table).
+    #[test]
+    fn every_game_command_is_an_available_action() {
+        let actions: Value = serde_json::from_str(ACTIONS).unwrap();
+        let listed: Vec<&str> =
+            actions.as_object().unwrap().values().flat_map(|v| v.as_array().unwrap().iter().filter_map(|x| x.as_str())).collect();
+        for c in super::super::commands::COMMANDS {
+            assert!(listed.contains(&c.name), "{} is missing from data/hud/actions.json", c.name);
+        }
+        let _: Value = serde_json::from_str(INSTRUCTIONS).unwrap();
+    }
+
+    #[test]
+    fn a_broadcast_is_one_message_id_for_everyone() {
+        let mut ids = MessageIds::default();
+        let text: Arc<str> = Arc::from("Bram says, 'hello'");
+        let a = ids.id_for(&text);
+        assert_eq!(ids.id_for(&text), a, "the same broadcast");
+        let again: Arc<str> = Arc::from("Bram says, 'hello'");
+        assert_ne!(ids.id_for(&again), a, "the same words said again are another message");
+        assert_eq!(time_since(10_000_000, None), "never");
+        assert_eq!(time_since(130_000_000, Some(10_000_000)), "2 minutes");
+    }
+}

@@ -1,0 +1,57 @@
+//! Serving the HUD to a JSON session (protocol §11): on request, and every heartbeat
+//! while the agent asked for that. The engine gathers the parts (cheap); cutting them
+//! to the budget and counting tokens happens here, on the blocking pool, never on the
+//! engine's thread. Replies go through the link, so they carry `seq` like everything else.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::json;
+use tokio::sync::oneshot;
+
+use super::link::{LinkCtl, LinkHandle};
+use super::shared::Shared;
+use crate::game::EngineMsg;
+use crate::protocol::HudRequest;
+
+/// Builds one HUD and sends it (or the refusal) to the session. Returns the heartbeat
+/// interval the engine reported, or `None` when the session is gone.
+pub async fn serve(shared: &Shared, link: &LinkHandle, req: &HudRequest, re: Option<Arc<str>>, beat: bool) -> Option<f64> {
+    let (tx, rx) = oneshot::channel();
+    let msg = EngineMsg::Hud { char_id: link.char_id, link_id: link.link_id, beat, reply: tx };
+    shared.engine.tx.send(msg).await.ok()?;
+    let (parts, heartbeat_s) = rx.await.ok()??;
+    let (format, budget) = (req.format, req.budget);
+    let built = tokio::task::spawn_blocking(move || crate::hud::assemble(&parts, budget, format)).await.ok()?;
+    let ctl = match built {
+        Ok(hud) => LinkCtl::Reply {
+            kind: "hud",
+            data: json!({
+                "format": format.as_str(),
+                "budget": budget,
+                "content": hud.content,
+                "tokens": hud.tokens,
+                "heartbeat_s": heartbeat_s,
+            }),
+            re,
+        },
+        Err(e) => LinkCtl::Error { code: e.code(), message: e.to_string(), retry_after_ms: None, re },
+    };
+    link.ctl.send(ctl).await.ok()?;
+    Some(heartbeat_s)
+}
+
+/// Pushes a HUD every heartbeat until aborted (or the session is gone). The interval is
+/// the agent's own (reactions move it), read back with every HUD.
+pub fn spawn_heartbeat(shared: Arc<Shared>, link: LinkHandle, req: HudRequest) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut every = 10.0;
+        loop {
+            tokio::time::sleep(Duration::from_secs_f64(every)).await;
+            match serve(&shared, &link, &req, None, true).await {
+                Some(s) => every = s.clamp(1.0, 10.0),
+                None => return,
+            }
+        }
+    })
+}

@@ -1,0 +1,137 @@
+//! The HUD over the real protocol (§11): an agent asks for its whole context and gets it
+//! cut to its budget, in the format it asked for, with what was said around it.
+
+use std::time::{Duration, Instant};
+
+use pawns::hud::format::{canonical, decode, HudFormat};
+use serde_json::{json, Value};
+
+use crate::common::*;
+
+async fn hud(a: &mut WsClient, data: Value, id: &str) -> Value {
+    a.send(json!({"type": "hud", "data": data, "id": id})).await;
+    a.until(|v| v["re"] == id && (v["type"] == "hud" || v["type"] == "error")).await
+}
+
+fn content(reply: &Value) -> Value {
+    let f: HudFormat = reply["data"]["format"].as_str().unwrap().parse().unwrap();
+    decode(reply["data"]["content"].as_str().unwrap(), f).unwrap()
+}
+
+#[tokio::test]
+async fn an_agent_gets_its_hud_with_what_was_said_in_each_context() {
+    // Bram talks fast: a burst above the protocol's default.
+    let srv = TestServer::start_with(|c| c.cmd_burst = 50.0).await;
+    let (ka, kb) = (srv.key("ann").await, srv.key("bram").await);
+    let mut a = WsClient::connect(srv.addr).await;
+    a.login_key("ann", &ka).await;
+    let mut b = WsClient::connect(srv.addr).await;
+    b.login_key("bram", &kb).await;
+    a.cmd("look", "l").await;
+    a.reply_text("l").await;
+    b.cmd("say hello ann", "s").await;
+    b.reply_text("s").await;
+    a.until(|v| v["type"] == "event" && v["data"]["type"] == "say").await;
+    // A group: Bram follows Ann, she groups him, he tells the group.
+    b.cmd("follow ann", "f").await;
+    b.reply_text("f").await;
+    a.cmd("group bram", "g").await;
+    a.reply_text("g").await;
+    b.cmd("gtell ready when you are", "gt").await;
+    b.reply_text("gt").await;
+    a.until(|v| v["type"] == "event" && v["data"]["text"].as_str().is_some_and(|t| t.contains("tells the group"))).await;
+
+    let r = hud(&mut a, json!({"format": "compact_json", "budget": 4000}), "h1").await;
+    assert_eq!(r["type"], "hud", "{r}");
+    assert!(r["data"]["tokens"]["total"].as_u64().unwrap() <= 4000, "{r}");
+    assert_eq!(r["data"]["heartbeat_s"], 10.0);
+    let v = content(&r);
+    assert_eq!(v["self"]["identity"]["name"], "Ann");
+    assert_eq!(v["self"]["identity"]["model"], "none", "the model from login");
+    assert!(v["self"]["recent_actions"].as_array().unwrap().iter().any(|x| x["action"] == "look" && x["result"] == "ok"), "{v}");
+    assert!(v["meta"]["available_actions"]["movement"].as_array().unwrap().iter().any(|x| x == "north"));
+    let rooms = v["rooms"].as_array().unwrap();
+    let here = rooms.iter().find(|r| r["id"] == "here").expect("the game room");
+    assert!(here["members"].as_array().unwrap().iter().any(|m| m == "Bram"), "{here}");
+    let said = here["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["content"].as_str().is_some_and(|c| c.contains("hello ann")))
+        .expect("Bram's say");
+    assert_eq!(said["sender"], "Bram");
+    assert!(said["id"].as_u64().unwrap() > 0, "messages have ids to reply and react to");
+    let group = rooms.iter().find(|r| r["id"] == "group").expect("the group's conversation");
+    assert!(group["messages"][0]["content"].as_str().unwrap().contains("ready when you are"), "{group}");
+    assert!(group["members"].as_array().unwrap().len() >= 2);
+
+    // A busier room (TOON's tables pay off once there are messages to tabulate), then the
+    // same HUD in the three formats: each decodes to the same context, each smaller.
+    for i in 0..12 {
+        b.cmd(&format!("say the goblins are back at the north gate, count {i}"), &format!("b{i}")).await;
+        b.reply_text(&format!("b{i}")).await;
+    }
+    a.until(|v| v["type"] == "event" && v["data"]["text"].as_str().is_some_and(|t| t.contains("count 11"))).await;
+    let mut totals = Vec::new();
+    let mut values = Vec::new();
+    for f in ["json", "compact_json", "toon"] {
+        let r = hud(&mut a, json!({"format": f, "budget": 20000}), f).await;
+        totals.push(r["data"]["tokens"]["total"].as_u64().unwrap());
+        if std::env::var("HUD_PRINT").is_ok() {
+            eprintln!("==== {f} {}\n{}", r["data"]["tokens"], r["data"]["content"].as_str().unwrap());
+        }
+        let mut v = canonical(&content(&r));
+        // Only the HUD requests in between differ: none are actions.
+        v["self"]["recent_actions"] = Value::Null;
+        values.push(v);
+    }
+    assert!(totals[0] > totals[1] && totals[1] > totals[2], "json > compact_json > toon: {totals:?}");
+    assert_eq!(values[0]["rooms"], values[1]["rooms"]);
+    assert_eq!(values[1]["rooms"], values[2]["rooms"]);
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn bad_hud_requests_are_refused_with_codes() {
+    let srv = TestServer::start().await;
+    let key = srv.key("ann").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.send(json!({"type": "hud", "data": {}, "id": "early"})).await;
+    assert_eq!(a.error_code().await, "not_authenticated");
+    a.login_key("ann", &key).await;
+    let r = hud(&mut a, json!({"format": "yaml"}), "f").await;
+    assert_eq!((r["type"].as_str(), r["data"]["code"].as_str()), (Some("error"), Some("bad_request")), "{r}");
+    let r = hud(&mut a, json!({"budget": 5}), "b").await;
+    assert_eq!(r["data"]["code"], "bad_budget", "{r}");
+    let r = hud(&mut a, json!({"budget": "lots"}), "b2").await;
+    assert_eq!(r["data"]["code"], "bad_request", "{r}");
+    let r = hud(&mut a, json!({"colour": "red"}), "u").await;
+    assert_eq!(r["data"]["code"], "bad_request", "{r}");
+    // The session goes on.
+    let r = hud(&mut a, json!({}), "ok").await;
+    assert_eq!(r["type"], "hud");
+    assert_eq!(r["data"]["format"], "json");
+    assert_eq!(r["data"]["budget"], 10000);
+    srv.shutdown().await;
+}
+
+/// `heartbeat: true` answers at once and then pushes a HUD every heartbeat (10 s).
+#[tokio::test]
+async fn a_heartbeat_pushes_huds_until_stopped() {
+    let srv = TestServer::start().await;
+    let key = srv.key("ann").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.login_key("ann", &key).await;
+    let first = hud(&mut a, json!({"heartbeat": true, "format": "toon"}), "hb").await;
+    assert_eq!(first["data"]["format"], "toon");
+    let started = Instant::now();
+    let pushed = tokio::time::timeout(Duration::from_secs(14), a.until(|v| v["type"] == "hud" && v.get("re").is_none()))
+        .await
+        .expect("a heartbeat HUD");
+    assert!(started.elapsed() >= Duration::from_secs(9), "pushed at the heartbeat, not before");
+    assert_eq!(pushed["data"]["format"], "toon");
+    assert!(pushed["data"]["heartbeat_s"].as_f64().unwrap() <= 10.0);
+    a.send(json!({"type": "hud", "data": {"heartbeat": false}, "id": "stop"})).await;
+    a.until(|v| v["re"] == "stop").await;
+    srv.shutdown().await;
+}
