@@ -259,7 +259,7 @@ impl Char {
                 practices: r.practices,
                 conditions: r.conditions.unwrap_or(super::food::FRESH),
                 rec: None,
-                hud: Default::default(),
+                hud: Box::new(super::hud::HudState::from_record(r.hud.as_ref())),
             })),
         }
     }
@@ -385,5 +385,6 @@ pub fn new_record(
         skills: Vec::new(),
         practices: super::spells::STARTING_PRACTICES,
         conditions: None,
+        hud: None,
     }
 }

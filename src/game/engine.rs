@@ -119,13 +119,20 @@ pub enum EngineMsg {
     Who {
         reply: oneshot::Sender<Vec<(String, bool)>>,
     },
+    /// An `actions` message (protocol §11.1): `responses` and `actions`.
+    Actions {
+        char_id: CharId,
+        link_id: u64,
+        batch: serde_json::Value,
+        re: Option<Arc<str>>,
+    },
     /// The parts of a player's HUD and its heartbeat (s); `beat`: this is a heartbeat,
     /// so the interval drifts back toward 10 s afterwards.
     Hud {
         char_id: CharId,
         link_id: u64,
         beat: bool,
-        reply: oneshot::Sender<Option<(crate::hud::HudParts, f64)>>,
+        reply: oneshot::Sender<Option<super::hud::HudSnapshot>>,
     },
     Shutdown {
         reply: oneshot::Sender<()>,
@@ -297,6 +304,46 @@ impl Engine {
         self.world.ch(id).and_then(|c| c.pc.as_ref()).and_then(|p| p.link.as_ref()).is_some_and(|l| l.id == link_id)
     }
 
+    /// A command from a session (or an action): run now if the player has not acted
+    /// this pulse, else queued (one command per player per pulse).
+    pub(crate) fn handle_command(
+        &mut self,
+        char_id: CharId,
+        link_id: u64,
+        line: String,
+        id: Option<Arc<str>>,
+        received: Instant,
+        client: Option<Box<crate::protocol::CommandClient>>,
+    ) {
+        if !self.pc_link_matches(char_id, link_id) {
+            return;
+        }
+        let Some(ch) = self.world.chars.get_mut(&char_id) else {
+            return;
+        };
+        let idle = ch.wait == 0;
+        let Some(pc) = ch.pc.as_mut() else {
+            return;
+        };
+        // A player who has not acted this pulse acts now: one command per pulse
+        // still holds, and the reply does not wait for the next tick.
+        if idle && pc.queue.is_empty() && !pc.acted_this_pulse {
+            pc.acted_this_pulse = true;
+            pc.pulse_re = id.clone();
+            self.run_command(char_id, &line, CommandMeta { received, re: id, client });
+            self.stats.command_us.push(received.elapsed().as_micros().min(u32::MAX as u128) as u32);
+            return;
+        }
+        if pc.queue.len() >= MAX_QUEUED {
+            let refusal =
+                Out::Error { code: "rate_limited", message: "too many commands waiting — slow down".into(), re: id.clone(), extra: None };
+            self.deliver(char_id, refusal);
+            self.record_refused(char_id, &line, "rate_limited", id, received);
+            return;
+        }
+        pc.queue.push_back(Queued { line, id, received, client });
+    }
+
     fn handle(&mut self, msg: EngineMsg) {
         match msg {
             EngineMsg::Enter { record, link, resumed, reply } => {
@@ -304,37 +351,12 @@ impl Engine {
                 let _ = reply.send(r);
             }
             EngineMsg::Command { char_id, link_id, line, id, received, client } => {
-                if !self.pc_link_matches(char_id, link_id) {
-                    return;
+                self.handle_command(char_id, link_id, line, id, received, client);
+            }
+            EngineMsg::Actions { char_id, link_id, batch, re } => {
+                if self.pc_link_matches(char_id, link_id) {
+                    self.apply_actions(char_id, batch, re);
                 }
-                let Some(ch) = self.world.chars.get_mut(&char_id) else {
-                    return;
-                };
-                let idle = ch.wait == 0;
-                let Some(pc) = ch.pc.as_mut() else {
-                    return;
-                };
-                // A player who has not acted this pulse acts now: one command per pulse
-                // still holds, and the reply does not wait for the next tick.
-                if idle && pc.queue.is_empty() && !pc.acted_this_pulse {
-                    pc.acted_this_pulse = true;
-                    pc.pulse_re = id.clone();
-                    self.run_command(char_id, &line, CommandMeta { received, re: id, client });
-                    self.stats.command_us.push(received.elapsed().as_micros().min(u32::MAX as u128) as u32);
-                    return;
-                }
-                if pc.queue.len() >= MAX_QUEUED {
-                    let refusal = Out::Error {
-                        code: "rate_limited",
-                        message: "too many commands waiting — slow down".into(),
-                        re: id.clone(),
-                        extra: None,
-                    };
-                    self.deliver(char_id, refusal);
-                    self.record_refused(char_id, &line, "rate_limited", id, received);
-                    return;
-                }
-                pc.queue.push_back(Queued { line, id, received, client });
             }
             EngineMsg::Subscribe { char_id, link_id, names, add, re } => {
                 if self.pc_link_matches(char_id, link_id) {
@@ -386,7 +408,10 @@ impl Engine {
                     let _ = reply.send(None);
                     return;
                 }
-                let parts = self.hud_parts(char_id);
+                let parts = self.hud_parts(char_id).map(|(parts, heartbeat_s)| {
+                    let until = self.world.ch(char_id).and_then(|c| c.pc.as_ref()).and_then(|p| p.hud.asleep_until_us);
+                    super::hud::HudSnapshot { parts, heartbeat_s, asleep: until.is_some_and(|u| u > crate::time::unix_us()) }
+                });
                 if beat {
                     if let Some(pc) = self.world.chars.get_mut(&char_id).and_then(|c| c.pc.as_mut()) {
                         pc.hud.heartbeat.beat();

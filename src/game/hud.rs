@@ -14,6 +14,7 @@ use super::output::EventKind;
 use super::world::CharId;
 use crate::hud::budget::{word_budget, DEFAULT_WPM};
 use crate::hud::heartbeat::Heartbeat;
+use crate::hud::Attention;
 use crate::hud::{HudParts, RoomParts};
 
 /// Messages an agent's HUD keeps (all contexts together; the oldest go first).
@@ -74,6 +75,15 @@ impl Context {
     }
 }
 
+/// A HUD's parts as the engine hands them out, with the heartbeat and whether the
+/// agent is asleep (the `sleep` action: no heartbeat HUDs until then).
+#[derive(Debug)]
+pub struct HudSnapshot {
+    pub parts: HudParts,
+    pub heartbeat_s: f64,
+    pub asleep: bool,
+}
+
 /// One message an agent heard.
 #[derive(Debug, Clone)]
 pub struct Heard {
@@ -92,7 +102,8 @@ pub struct Recent {
     pub status: &'static str,
 }
 
-/// Per agent: what its HUD shows of its conversations and its actions.
+/// Per agent: what its HUD shows of its conversations and its actions, and what its
+/// actions set (knowledge, attention, pace, name — kept with the character).
 #[derive(Debug, Default)]
 pub struct HudState {
     pub heard: VecDeque<Heard>,
@@ -100,6 +111,56 @@ pub struct HudState {
     /// Context id → when the agent last spoke there (unix µs).
     pub last_spoke: HashMap<&'static str, u64>,
     pub heartbeat: Heartbeat,
+    pub knowledge: Value,
+    /// Room id → the attention the agent gave it.
+    pub attention: HashMap<String, Attention>,
+    /// Room id → words per minute.
+    pub wpm: HashMap<String, u32>,
+    pub display_name: Option<String>,
+    /// No heartbeat HUDs before this (unix µs): the `sleep` action.
+    pub asleep_until_us: Option<u64>,
+}
+
+impl HudState {
+    pub fn from_record(r: Option<&pawns_storage::HudRecord>) -> HudState {
+        let Some(r) = r else { return HudState { knowledge: json!({}), ..Default::default() } };
+        HudState {
+            knowledge: serde_json::from_str(&r.knowledge).unwrap_or_else(|_| json!({})),
+            attention: r.attention.iter().filter_map(|(k, v)| Attention::parse(v).ok().map(|a| (k.clone(), a))).collect(),
+            wpm: r.wpm.iter().cloned().collect(),
+            display_name: r.display_name.clone(),
+            ..Default::default()
+        }
+    }
+
+    /// What is kept with the character (`None` while there is nothing to keep).
+    pub fn to_record(&self) -> Option<pawns_storage::HudRecord> {
+        let empty = self.knowledge.as_object().is_none_or(|m| m.is_empty());
+        if empty && self.attention.is_empty() && self.wpm.is_empty() && self.display_name.is_none() {
+            return None;
+        }
+        let mut attention: Vec<(String, String)> = self.attention.iter().map(|(k, a)| (k.clone(), a.label())).collect();
+        attention.sort();
+        let mut wpm: Vec<(String, u32)> = self.wpm.iter().map(|(k, w)| (k.clone(), *w)).collect();
+        wpm.sort();
+        Some(pawns_storage::HudRecord { knowledge: self.knowledge.to_string(), attention, wpm, display_name: self.display_name.clone() })
+    }
+
+    /// The pace a room is held to.
+    pub fn wpm_of(&self, room: &str) -> u32 {
+        self.wpm.get(room).copied().unwrap_or(DEFAULT_WPM)
+    }
+}
+
+/// Message ids known to `react` and `reply`: the newest this many.
+pub const INDEXED_MESSAGES: usize = 50_000;
+
+/// Who said a message, and where.
+#[derive(Debug, Clone)]
+pub struct Said {
+    pub sender: Option<Arc<str>>,
+    pub context: Context,
+    pub reactions: std::collections::BTreeMap<&'static str, u32>,
 }
 
 /// The HUD's message ids and the context of the message being sent.
@@ -110,9 +171,23 @@ pub struct MessageIds {
     last: Option<(Arc<str>, u64)>,
     /// Set while a command sends into a context its event kind does not tell (gtell).
     pub context: Option<Context>,
+    /// The newest messages by id, for reactions and replies.
+    pub index: HashMap<u64, Said>,
+    order: VecDeque<u64>,
 }
 
 impl MessageIds {
+    fn remember(&mut self, id: u64, said: Said) {
+        if self.index.insert(id, said).is_none() {
+            self.order.push_back(id);
+            while self.order.len() > INDEXED_MESSAGES {
+                if let Some(old) = self.order.pop_front() {
+                    self.index.remove(&old);
+                }
+            }
+        }
+    }
+
     fn id_for(&mut self, text: &Arc<str>) -> u64 {
         if let Some((t, id)) = &self.last {
             if Arc::ptr_eq(t, text) {
@@ -147,6 +222,9 @@ impl Engine {
         }
         let Some(context) = self.message_ids.context.clone().or_else(|| Context::of(kind)) else { return };
         let mid = self.message_ids.id_for(text);
+        if !self.message_ids.index.contains_key(&mid) {
+            self.message_ids.remember(mid, Said { sender: from.cloned(), context: context.clone(), reactions: Default::default() });
+        }
         let at_us = crate::time::unix_us();
         if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
             let h = &mut pc.hud.heard;
@@ -187,7 +265,7 @@ impl Engine {
         let client = pc.link.as_ref().map(|l| l.client.clone());
         let identity = json!({
             "id": id,
-            "name": c.name,
+            "name": pc.hud.display_name.as_deref().unwrap_or(&c.name),
             "model": client.as_ref().and_then(|c| c.model.clone()),
             "class": super::tables::class_name(c.class),
             "race": super::tables::race_name(c.race),
@@ -224,22 +302,33 @@ impl Engine {
                 header.insert("members".into(), json!(self.members_of(id, &ctx)));
                 header.insert("time_since_last".into(), json!(time_since(now, spoke)));
                 let since = spoke.map(|t| now.saturating_sub(t) as f64 / 1e6);
-                header.insert("word_budget".into(), json!(word_budget(since, DEFAULT_WPM)));
+                header.insert("word_budget".into(), json!(word_budget(since, pc.hud.wpm_of(ctx.id()))));
                 let messages = pc
                     .hud
                     .heard
                     .iter()
                     .filter(|h| h.context == ctx)
                     .map(|h| {
-                        json!({"id": h.id, "timestamp": rfc3339(h.at_us), "sender": h.sender.as_deref().unwrap_or("System"),
-                               "content": &*h.content, "type": h.kind})
+                        let mut m = json!({"id": h.id, "timestamp": rfc3339(h.at_us), "sender": h.sender.as_deref().unwrap_or("System"),
+                               "content": &*h.content, "type": h.kind});
+                        if let Some(r) = self.message_ids.index.get(&h.id).filter(|s| !s.reactions.is_empty()) {
+                            m["reactions"] = json!(r.reactions);
+                        }
+                        m
                     })
                     .collect();
-                RoomParts { header, attention: None, messages }
+                RoomParts { header, attention: pc.hud.attention.get(ctx.id()).copied(), messages }
             })
             .collect();
-        let parts =
-            HudParts { directives: DIRECTIVES.trim().to_string(), identity, knowledge: json!({}), recent_actions, memory, meta, rooms };
+        let parts = HudParts {
+            directives: DIRECTIVES.trim().to_string(),
+            identity,
+            knowledge: pc.hud.knowledge.clone(),
+            recent_actions,
+            memory,
+            meta,
+            rooms,
+        };
         Some((parts, pc.hud.heartbeat.secs()))
     }
 

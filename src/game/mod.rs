@@ -3,6 +3,7 @@
 //! Sessions talk to it only through [`EngineMsg`]; it answers through each session's
 //! bounded [`Out`] channel with `try_send`, so it never waits on a socket or the disk.
 
+pub mod actions;
 pub mod boundary;
 pub mod character;
 pub mod clock;

@@ -135,6 +135,13 @@ pub enum Out {
     },
     /// Protocol §7, at login: the whole summary (sent at the top level and under `data`).
     MemorySummary(Arc<str>),
+    /// A reply of the engine's own, rendered as `{"type": kind, "data": data}`
+    /// (`actions_result`); telnet sessions ignore it.
+    Reply {
+        kind: &'static str,
+        data: serde_json::Value,
+        re: Option<Arc<str>>,
+    },
     /// Telnet prompt line (`< 20hp 100m 80mv >`); JSON sessions ignore it.
     Prompt(String),
     /// The engine is done with this session: `quit`, takeover, or shutdown.

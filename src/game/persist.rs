@@ -184,6 +184,7 @@ impl Engine {
             skills: pc.skills.iter().map(|(k, v)| (k.clone(), *v)).collect(),
             practices: pc.practices,
             conditions: Some(pc.conditions),
+            hud: pc.hud.to_record(),
         })
     }
 

@@ -12,6 +12,7 @@ pub mod assemble;
 pub mod budget;
 pub mod format;
 pub mod heartbeat;
+pub mod knowledge;
 
 pub use assemble::{assemble, Hud, HudParts, RoomParts, Tokens};
 pub use budget::Attention;

@@ -20,7 +20,11 @@ pub async fn serve(shared: &Shared, link: &LinkHandle, req: &HudRequest, re: Opt
     let (tx, rx) = oneshot::channel();
     let msg = EngineMsg::Hud { char_id: link.char_id, link_id: link.link_id, beat, reply: tx };
     shared.engine.tx.send(msg).await.ok()?;
-    let (parts, heartbeat_s) = rx.await.ok()??;
+    let snap = rx.await.ok()??;
+    let (parts, heartbeat_s) = (snap.parts, snap.heartbeat_s);
+    if beat && snap.asleep {
+        return Some(heartbeat_s);
+    }
     let (format, budget) = (req.format, req.budget);
     let built = tokio::task::spawn_blocking(move || crate::hud::assemble(&parts, budget, format)).await.ok()?;
     let ctl = match built {

@@ -251,7 +251,7 @@ pub async fn run(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>, permi
                     Out::Prompt(p) => { if !conn.say(&format!("\n{p}")).await { break } }
                     Out::Error { message, .. } => { if !conn.say(&format!("{message}\n")).await { break } }
                     Out::Close { message, .. } => { conn.say(&format!("{message}\n")).await; break; }
-                    Out::State { .. } | Out::Vars { .. } | Out::MemoryBootstrap { .. } | Out::MemorySummary(_) => {}
+                    Out::State { .. } | Out::Vars { .. } | Out::MemoryBootstrap { .. } | Out::MemorySummary(_) | Out::Reply { .. } => {}
                 }
             }
             n = r.read(&mut buf) => {

@@ -225,6 +225,15 @@ impl Session {
                     .send(EngineMsg::Subscribe { char_id: link.char_id, link_id: link.link_id, names, add, re: id })
                     .await;
             }
+            ClientMsg::Actions(batch) => {
+                let link = self.link.clone().unwrap();
+                if let Err(ms) = self.bucket.take(Instant::now()) {
+                    self.send_error("rate_limited", "rate limit exceeded — slow down", Some(ms), id).await;
+                    return true;
+                }
+                let _ =
+                    self.shared.engine.tx.send(EngineMsg::Actions { char_id: link.char_id, link_id: link.link_id, batch, re: id }).await;
+            }
             ClientMsg::Hud(data) => {
                 let req = match protocol::hud_request(data) {
                     Ok(r) => r,

@@ -106,6 +106,8 @@ pub enum ClientMsg {
     Unsubscribe(Vec<String>),
     CharInput(Value),
     Hud(Value),
+    /// `responses` and `actions` (from `data`, or decoded from the top-level `toon` text).
+    Actions(Value),
 }
 
 /// A parsed client frame with its correlation id.
@@ -165,6 +167,21 @@ pub fn parse_client(text: &str) -> Result<Inbound, (ProtoError, Option<Arc<str>>
             }
         }
         "hud" => ClientMsg::Hud(data),
+        "actions" => {
+            let batch = match obj.remove("toon") {
+                Some(Value::String(t)) => crate::hud::format::decode(&t, crate::hud::HudFormat::Toon)
+                    .map_err(|e| (ProtoError::new("bad_request", format!("actions: {e}")), id.clone()))?,
+                Some(_) => return Err((ProtoError::new("bad_request", "actions: toon must be a string"), id)),
+                None => data,
+            };
+            let ok = batch
+                .as_object()
+                .is_some_and(|m| m.keys().all(|k| k == "responses" || k == "actions") && m.values().all(|v| v.is_array() || v.is_null()));
+            if !ok {
+                return Err((ProtoError::new("bad_request", "actions: expected {\"responses\": [...], \"actions\": [...]}"), id));
+            }
+            ClientMsg::Actions(batch)
+        }
         other => {
             return Err((
                 ProtoError::new("unknown_type", format!("unknown message type '{}'", other.chars().take(40).collect::<String>())),
@@ -320,6 +337,7 @@ pub fn render(seq: u64, out: &Out, token: &str) -> Option<String> {
         Out::MemoryBootstrap { block, count, summaries } => {
             Some(envelope("memory_bootstrap", seq, json!({"block": &**block, "count": count, "summaries": summaries}), None))
         }
+        Out::Reply { kind, data, re } => Some(reply_frame(seq, kind, data.clone(), re.as_ref())),
         Out::MemorySummary(text) => {
             Some(json!({"type": "memory_summary", "seq": seq, "summary": &**text, "data": {"summary": &**text}}).to_string())
         }

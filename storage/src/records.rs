@@ -74,4 +74,21 @@ pub struct CharacterRecord {
     /// Drunk, full, thirst (0..=24) when the world has food; absent in older records.
     #[serde(default)]
     pub conditions: Option<[i8; 3]>,
+    /// What an agent keeps of its HUD between sessions: its knowledge store and the
+    /// settings its actions made. Older rows read as none.
+    #[serde(default)]
+    pub hud: Option<HudRecord>,
+}
+
+/// An agent's HUD settings and knowledge (protocol §11).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct HudRecord {
+    /// The knowledge store, as JSON text (the agent's own keys and values).
+    pub knowledge: String,
+    /// Room id → attention (`"30%"` or `"%*"`).
+    pub attention: Vec<(String, String)>,
+    /// Room id → words per minute.
+    pub wpm: Vec<(String, u32)>,
+    /// The display name `set_name` chose.
+    pub display_name: Option<String>,
 }

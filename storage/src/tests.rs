@@ -27,6 +27,7 @@ fn sample(name: &str) -> CharacterRecord {
         skills: vec![("armor".into(), 40)],
         practices: 3,
         conditions: Some([0, 20, 18]),
+        hud: None,
     }
 }
 

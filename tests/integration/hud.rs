@@ -135,3 +135,112 @@ async fn a_heartbeat_pushes_huds_until_stopped() {
     a.until(|v| v["re"] == "stop").await;
     srv.shutdown().await;
 }
+
+async fn actions(a: &mut WsClient, msg: Value, id: &str) -> Vec<Value> {
+    let mut m = msg;
+    m["type"] = json!("actions");
+    m["id"] = json!(id);
+    a.send(m).await;
+    let r = a.until(|v| v["re"] == id && (v["type"] == "actions_result" || v["type"] == "error")).await;
+    assert_eq!(r["type"], "actions_result", "{r}");
+    r["data"]["results"].as_array().unwrap().clone()
+}
+
+/// An agent answers its HUD: it speaks in the room, writes its knowledge and reacts to a
+/// message; the next HUD shows all three, and the other agent's heartbeat changed. Bad
+/// items are refused with codes and change nothing; the knowledge survives a restart.
+#[tokio::test]
+async fn actions_speak_remember_and_react_and_the_next_hud_shows_them() {
+    let srv = TestServer::start().await;
+    let (ka, kb) = (srv.key("ann").await, srv.key("bram").await);
+    let mut a = WsClient::connect(srv.addr).await;
+    a.login_key("ann", &ka).await;
+    let mut b = WsClient::connect(srv.addr).await;
+    b.login_key("bram", &kb).await;
+    b.cmd("say hello ann", "s").await;
+    b.reply_text("s").await;
+    a.until(|v| v["type"] == "event" && v["data"]["type"] == "say").await;
+    let v = content(&hud(&mut a, json!({}), "h1").await);
+    let here = v["rooms"].as_array().unwrap().iter().find(|r| r["id"] == "here").unwrap().clone();
+    let said = here["messages"].as_array().unwrap().iter().find(|m| m["sender"] == "Bram" && m["type"] == "say").unwrap().clone();
+    let mid = said["id"].as_u64().unwrap();
+
+    let results = actions(
+        &mut a,
+        json!({"data": {
+        "responses": [{"room_id": "here", "message": "hi bram"}],
+        "actions": [
+            {"type": "set", "path": "people.Bram.trust", "value": 0.8, "w": 0.9},
+            {"type": "react", "message_id": mid, "reaction": "thumbs_up"},
+            {"type": "teleport"},
+            {"type": "set", "path": "a..b", "value": 1},
+            {"type": "create_agent", "name": "x"},
+            {"type": "react", "message_id": 999999999, "reaction": "thumbs_up"},
+            {"type": "set_wpm", "room_id": "here", "value": 500}
+        ]}}),
+        "a1",
+    )
+    .await;
+    let codes: Vec<Value> = results.iter().map(|r| if r["ok"] == true { json!("ok") } else { r["code"].clone() }).collect();
+    assert_eq!(
+        codes,
+        vec![
+            json!("ok"),
+            json!("ok"),
+            json!("ok"),
+            json!("unknown_action"),
+            json!("bad_path"),
+            json!("not_available"),
+            json!("no_such_message"),
+            json!("bad_request")
+        ]
+    );
+    assert_eq!(results[0]["words"], 2);
+    b.until(|v| v["type"] == "event" && v["data"]["text"].as_str().is_some_and(|t| t.contains("hi bram"))).await;
+
+    // Over the room's word budget right after speaking: refused, nothing said.
+    let long = (0..40).map(|_| "word").collect::<Vec<_>>().join(" ");
+    let results = actions(&mut a, json!({"data": {"responses": [{"room_id": "here", "message": long}]}}), "a2").await;
+    assert_eq!(results[0]["code"], "over_budget", "{results:?}");
+    // An answer written in TOON.
+    let results = actions(&mut a, json!({"toon": "actions[1]{type,path,value}:\n  set,character.mood,wary"}), "a3").await;
+    assert_eq!(results[0]["ok"], true, "{results:?}");
+
+    let v = content(&hud(&mut a, json!({"format": "toon"}), "h2").await);
+    assert_eq!(canonical(&v["self"]["knowledge"]["people"]["Bram"]["trust"]), json!({"v": 0.8, "w": 0.9}), "{}", v["self"]);
+    assert_eq!(v["self"]["knowledge"]["character"]["mood"], "wary");
+    let here = v["rooms"].as_array().unwrap().iter().find(|r| r["id"] == "here").unwrap().clone();
+    let reacted = here["messages"].as_array().unwrap().iter().find(|m| m["id"] == mid).unwrap().clone();
+    assert_eq!(reacted["reactions"]["thumbs_up"], 1, "{reacted}");
+    assert!(
+        here["messages"].as_array().unwrap().iter().all(|m| !m["content"].as_str().unwrap_or("").contains("word word")),
+        "nothing over budget was said"
+    );
+    // Bram's heartbeat: 10 s less the thumbs up's half second.
+    let r = hud(&mut b, json!({}), "hb").await;
+    assert_eq!(r["data"]["heartbeat_s"], 9.5);
+
+    // The knowledge is kept with the character.
+    drop((a, b));
+    let srv = srv.restart().await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.login_key("ann", &ka).await;
+    let v = content(&hud(&mut a, json!({}), "h3").await);
+    assert_eq!(v["self"]["knowledge"]["character"]["mood"], "wary", "{v}");
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn malformed_actions_are_refused_whole() {
+    let srv = TestServer::start().await;
+    let key = srv.key("ann").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.login_key("ann", &key).await;
+    a.send(json!({"type": "actions", "id": "x", "data": {"responses": "hi"}})).await;
+    assert_eq!(a.error_code().await, "bad_request");
+    a.send(json!({"type": "actions", "id": "y", "toon": "actions[2]{type}:\n  set"})).await;
+    assert_eq!(a.error_code().await, "bad_request");
+    a.send(json!({"type": "actions", "id": "z", "data": {"orders": []}})).await;
+    assert_eq!(a.error_code().await, "bad_request");
+    srv.shutdown().await;
+}
