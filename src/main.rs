@@ -48,6 +48,7 @@ fn main() -> ExitCode {
             Cmd::Bench { what: BenchCmd::Search(args) } => bench::search::run(args),
             Cmd::Bench { what: BenchCmd::Dream(args) } => bench::dream::run(args),
             Cmd::Bench { what: BenchCmd::Decide(args) } => bench::decide::run(args),
+            Cmd::Bench { what: BenchCmd::Hud(args) } => bench::hud::run(args),
         }
     });
     match result {

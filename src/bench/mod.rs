@@ -7,5 +7,6 @@
 pub mod agents;
 pub mod decide;
 pub mod dream;
+pub mod hud;
 pub mod search;
 pub mod world;

@@ -285,6 +285,25 @@ pub enum BenchCmd {
     /// The agent client's decision path: the survival FSM, the planner, building the
     /// LLM prompt per tier (token counting included) and reading a model's answer.
     Decide(BenchDecideArgs),
+    /// The HUD: build time (p50/p99) for an agent in busy conversation contexts, and its
+    /// tokens in json, compact_json and toon.
+    Hud(BenchHudArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct BenchHudArgs {
+    /// Conversation contexts the agent is in.
+    #[arg(long, default_value_t = 5)]
+    pub contexts: usize,
+    /// Messages each context holds.
+    #[arg(long, default_value_t = 1_000)]
+    pub messages: usize,
+    /// The HUD's budget in tokens.
+    #[arg(long, default_value_t = 10_000)]
+    pub budget: usize,
+    /// HUDs built per format.
+    #[arg(long, default_value_t = 200)]
+    pub rounds: u32,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -1,0 +1,96 @@
+//! `pawns bench hud`: an agent in busy conversation contexts (5 × 1,000 messages by
+//! default, with a full knowledge store and 20 recent actions): how long one HUD takes to
+//! cut to its budget and write (p50/p99, per format), and what it costs in tokens.
+
+use std::time::Instant;
+
+use pawns::hud::{assemble, HudFormat, HudParts, RoomParts};
+use serde_json::{json, Map, Value};
+
+use crate::bench::agents::percentile;
+use crate::cli::BenchHudArgs;
+
+const SENDERS: &[&str] = &["Bram", "Cyra", "Dunmore", "Elsie", "Fenwick", "Gorrim", "Hale"];
+const LINES: &[&str] = &[
+    "the goblins are back at the north gate",
+    "anyone selling a lantern? I will pay well",
+    "heal me please, the bear got me",
+    "group up at the temple in five minutes",
+    "I saw a shadow moving in the crypt below the chapel",
+    "thanks for the help earlier, I owe you one",
+];
+
+fn parts(args: &BenchHudArgs) -> HudParts {
+    let mut knowledge = Map::new();
+    for i in 0..40 {
+        knowledge.insert(format!("fact{i}"), json!({"v": format!("something learned about the world, number {i}"), "w": 0.5}));
+    }
+    let contexts = ["here", "group", "tells", "gossip", "shout", "room6", "room7", "room8"];
+    let rooms = (0..args.contexts)
+        .map(|r| {
+            let id = contexts.get(r).map(|s| s.to_string()).unwrap_or_else(|| format!("room{r}"));
+            let header: Map<String, Value> = serde_json::from_value(json!({
+                "id": id, "you": "Ann", "is_self_room": false, "members": SENDERS, "time_since_last": "2 minutes", "word_budget": 120
+            }))
+            .unwrap_or_default();
+            let messages = (0..args.messages)
+                .map(|i| {
+                    json!({"id": r * 1_000_000 + i, "timestamp": "2026-11-23T10:00:00.000Z", "sender": SENDERS[i % SENDERS.len()],
+                           "content": format!("{} says, '{}'", SENDERS[i % SENDERS.len()], LINES[(i + r) % LINES.len()]), "type": "say"})
+                })
+                .collect();
+            RoomParts { header, attention: None, messages }
+        })
+        .collect();
+    HudParts {
+        directives: pawns::game::hud::DIRECTIVES.trim().to_string(),
+        identity: json!({"id": 7, "name": "Ann", "model": "gpt-4o-mini", "class": "Warrior", "race": "Human", "level": 12}),
+        knowledge: Value::Object(knowledge),
+        recent_actions: (0..20)
+            .map(|i| json!({"at": "2026-11-23T10:00:00.000Z", "action": format!("north {i}"), "result": "ok"}))
+            .collect(),
+        memory: Some(json!({"summary": "You fought a bear near the north gate and fled at low health; Bram healed you."})),
+        meta: json!({"instructions": serde_json::from_str::<Value>(pawns::game::hud::INSTRUCTIONS).unwrap_or_default()["agent"],
+                     "available_actions": serde_json::from_str::<Value>(pawns::game::hud::ACTIONS).unwrap_or_default(),
+                     "response_format": {"type": "json", "example": "{\"responses\":[],\"actions\":[]}"}}),
+        rooms,
+    }
+}
+
+pub fn run(args: BenchHudArgs) -> anyhow::Result<()> {
+    if args.contexts == 0 || args.rounds == 0 {
+        anyhow::bail!("--contexts and --rounds must be at least 1");
+    }
+    let p = parts(&args);
+    println!("====== pawns bench hud ======");
+    println!(
+        "  agent in {} contexts × {} messages, 40 knowledge entries, 20 recent actions; budget {} tokens; {} builds per format",
+        args.contexts, args.messages, args.budget, args.rounds
+    );
+    for f in [HudFormat::Json, HudFormat::CompactJson, HudFormat::Toon] {
+        let mut times: Vec<u32> = Vec::with_capacity(args.rounds as usize);
+        let mut last = None;
+        for _ in 0..args.rounds {
+            let t = Instant::now();
+            let hud = assemble(&p, args.budget, f).map_err(|e| anyhow::anyhow!("{e}"))?;
+            times.push(t.elapsed().as_micros().min(u32::MAX as u128) as u32);
+            last = Some(hud);
+        }
+        times.sort_unstable();
+        let hud = last.expect("at least one round");
+        let shown: usize = hud.shown.iter().map(|(k, _)| k).sum();
+        println!(
+            "  {:<12} build p50 {:>6.2} ms  p99 {:>6.2} ms   tokens {:>5} (system {}, self {}, meta {}, rooms {}); {} messages shown",
+            f.as_str(),
+            percentile(&times, 0.5),
+            percentile(&times, 0.99),
+            hud.tokens.total,
+            hud.tokens.system,
+            hud.tokens.self_,
+            hud.tokens.meta,
+            hud.tokens.rooms,
+            shown
+        );
+    }
+    Ok(())
+}
