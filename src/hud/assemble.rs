@@ -180,7 +180,7 @@ pub fn assemble(p: &HudParts, budget: usize, f: HudFormat) -> Result<Hud, HudErr
         let mut n = 0;
         // Newest first, measured only as far as the fill goes.
         for m in room.messages.iter().rev() {
-            let c = tokens(&render(m, f)?);
+            let c = message_cost(m, f)?;
             if c > left {
                 break;
             }
@@ -215,6 +215,26 @@ pub fn assemble(p: &HudParts, budget: usize, f: HudFormat) -> Result<Hud, HudErr
         };
         kept[i] = kept[i].saturating_sub(((total - budget) / 40).max(1));
     }
+}
+
+/// What one message adds to its room: in TOON, messages of one shape are rows of a
+/// table (their values, comma-separated), so a row is what it costs; otherwise the
+/// message written alone. The whole text is measured again at the end either way.
+fn message_cost(m: &Value, f: HudFormat) -> Result<usize, FormatError> {
+    if f == HudFormat::Toon {
+        if let Some(obj) = m.as_object().filter(|o| o.values().all(|v| !v.is_object() && !v.is_array())) {
+            let row: Vec<String> = obj
+                .values()
+                .map(|v| match v {
+                    Value::String(s) if s.contains([',', ':', '"']) || s.is_empty() => Value::from(s.as_str()).to_string(),
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                })
+                .collect();
+            return Ok(tokens(&row.join(",")) + 1);
+        }
+    }
+    Ok(tokens(&render(m, f)?))
 }
 
 fn rooms_value(p: &HudParts, headers: &[Map<String, Value>], kept: &[usize]) -> Value {
