@@ -21,6 +21,17 @@ pub const MAX_WPM: u32 = 200;
 pub const MIN_WORDS: u32 = 10;
 pub const MAX_WORDS: u32 = 200;
 
+/// The HUD's budget when a request names none, by the login `tier`: small 4,000,
+/// medium (and no tier) 10,000 — the seed's —, large 20,000, unlimited 100,000.
+pub fn for_tier(tier: Option<&str>) -> usize {
+    match tier {
+        Some("small") => 4_000,
+        Some("large") => 20_000,
+        Some("unlimited") => 100_000,
+        _ => DEFAULT_BUDGET,
+    }
+}
+
 /// How much of the room budget a room gets.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub enum Attention {
@@ -159,6 +170,7 @@ mod tests {
         assert_eq!(word_budget(Some(2.0), 60), 10, "never below 10");
         assert_eq!(word_budget(Some(3_600.0), 60), 200, "never above 200");
         assert_eq!(word_budget(Some(30.0), 120), 60);
+        assert_eq!((for_tier(None), for_tier(Some("small")), for_tier(Some("large"))), (10_000, 4_000, 20_000));
     }
 
     proptest::proptest! {

@@ -122,6 +122,8 @@ struct Session {
     pending_login: Option<Box<LoginData>>,
     /// The heartbeat HUD pushes, while the agent asked for them.
     heartbeat: Option<tokio::task::JoinHandle<()>>,
+    /// The HUD's budget when a request names none (the login `tier`'s).
+    hud_budget: usize,
 }
 
 impl Drop for Session {
@@ -235,7 +237,7 @@ impl Session {
                     self.shared.engine.tx.send(EngineMsg::Actions { char_id: link.char_id, link_id: link.link_id, batch, re: id }).await;
             }
             ClientMsg::Hud(data) => {
-                let req = match protocol::hud_request(data) {
+                let req = match protocol::hud_request(data, self.hud_budget) {
                     Ok(r) => r,
                     Err(e) => {
                         self.send_error(e.code, e.message, None, id).await;
@@ -295,6 +297,7 @@ impl Session {
             return false;
         };
         let outcome = self.shared.login_json(&data, self.peer.ip(), self.sock_tx.clone(), kill, self.pre_seq).await;
+        self.hud_budget = crate::hud::budget::for_tier(data.tier.as_deref());
         self.finish_login(outcome, id).await
     }
 
@@ -389,6 +392,7 @@ pub async fn run(ws: Ws, peer: SocketAddr, shared: Arc<Shared>, permit: Arc<Opti
         creating: None,
         pending_login: None,
         heartbeat: None,
+        hud_budget: crate::hud::budget::DEFAULT_BUDGET,
     };
     if permit.is_none() {
         s.send_error("too_many_connections", "the server is at its connection limit; try later", None, None).await;

@@ -258,10 +258,11 @@ pub struct HudRequest {
 }
 
 /// Reads a `hud` request's `data`; bad fields are refused with their code.
-pub fn hud_request(data: Value) -> Result<HudRequest, ProtoError> {
-    use crate::hud::budget::{DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET};
+/// `default_budget`: the session's (its login `tier`'s) when the request names none.
+pub fn hud_request(data: Value, default_budget: usize) -> Result<HudRequest, ProtoError> {
+    use crate::hud::budget::{MAX_BUDGET, MIN_BUDGET};
     let Value::Object(m) = data else { return Err(ProtoError::new("bad_request", "hud: data must be an object")) };
-    let mut req = HudRequest { format: Default::default(), budget: DEFAULT_BUDGET, heartbeat: None };
+    let mut req = HudRequest { format: Default::default(), budget: default_budget, heartbeat: None };
     for (k, v) in m {
         match (k.as_str(), v) {
             ("format", Value::String(f)) => {

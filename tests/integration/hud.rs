@@ -244,3 +244,18 @@ async fn malformed_actions_are_refused_whole() {
     assert_eq!(a.error_code().await, "bad_request");
     srv.shutdown().await;
 }
+
+#[tokio::test]
+async fn the_login_tier_sets_the_default_budget() {
+    let srv = TestServer::start().await;
+    let key = srv.key("ann").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.send(json!({"type": "login", "data": {"player_name": "ann", "password": key, "is_agent": true, "tier": "small"}})).await;
+    a.expect("state").await;
+    let r = hud(&mut a, json!({}), "h").await;
+    assert_eq!(r["data"]["budget"], 4000);
+    assert!(r["data"]["tokens"]["total"].as_u64().unwrap() <= 4000);
+    let r = hud(&mut a, json!({"budget": 12000}), "h2").await;
+    assert_eq!(r["data"]["budget"], 12000, "a request's own budget wins");
+    srv.shutdown().await;
+}
