@@ -80,7 +80,7 @@ pub fn run(args: BenchHudArgs) -> anyhow::Result<()> {
         let hud = last.expect("at least one round");
         let shown: usize = hud.shown.iter().map(|(k, _)| k).sum();
         println!(
-            "  {:<12} build p50 {:>6.2} ms  p99 {:>6.2} ms   tokens {:>5} (system {}, self {}, meta {}, rooms {}); {} messages shown",
+            "  {:<12} build p50 {:>6.2} ms  p99 {:>6.2} ms   tokens {:>5} (system {}, self {}, meta {}, rooms {}); {} messages shown; measured whole {}×",
             f.as_str(),
             percentile(&times, 0.5),
             percentile(&times, 0.99),
@@ -89,7 +89,8 @@ pub fn run(args: BenchHudArgs) -> anyhow::Result<()> {
             hud.tokens.self_,
             hud.tokens.meta,
             hud.tokens.rooms,
-            shown
+            shown,
+            hud.measures
         );
     }
     Ok(())

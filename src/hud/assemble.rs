@@ -63,6 +63,8 @@ pub struct Hud {
     pub tokens: Tokens,
     /// Messages each room showed, of how many it had.
     pub shown: Vec<(usize, usize)>,
+    /// Times the whole text was measured (1 when the estimates held).
+    pub measures: usize,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -148,13 +150,17 @@ pub fn assemble(p: &HudParts, budget: usize, f: HudFormat) -> Result<Hud, HudErr
     while tokens(&render(&knowledge, f)?) > KNOWLEDGE_CAP && drop_last_entry(&mut knowledge) {}
     let mut actions: Vec<Value> = p.recent_actions.iter().rev().take(RECENT_ACTIONS).rev().cloned().collect();
     let mut memory = p.memory.clone();
-    // Static content within half the budget.
+    // Static content within half the budget (system and meta counted once; self again
+    // after each trim).
     let half = budget / 2;
-    let static_tokens = loop {
+    let system_tokens = section_tokens("system", &system, f)?;
+    let meta_tokens = section_tokens("meta", &p.meta, f)?;
+    let (static_tokens, self_tokens) = loop {
         let me = self_section(p, &knowledge, &memory_used, &actions, memory.as_ref());
-        let t = tokens(&render_sections(&[("system", system.clone()), ("self", me), ("meta", p.meta.clone())], f)?);
+        let s = section_tokens("self", &me, f)?;
+        let t = system_tokens + s + meta_tokens;
         if t <= half {
-            break t;
+            break (t, s);
         }
         if !actions.is_empty() {
             actions.remove(0);
@@ -192,22 +198,20 @@ pub fn assemble(p: &HudParts, budget: usize, f: HudFormat) -> Result<Hud, HudErr
     }
     // Measure the whole text; trim the oldest messages until it fits (the per-part
     // counts are close to, not exactly, the whole's).
+    let mut measures = 0;
     loop {
+        measures += 1;
         let rooms = rooms_value(p, &headers, &kept);
         let content =
             render_sections(&[("system", system.clone()), ("self", me.clone()), ("meta", p.meta.clone()), ("rooms", rooms.clone())], f)?;
         let total = tokens(&content);
         if total <= budget {
             let value = json!({"system": system, "self": me, "meta": p.meta, "rooms": rooms});
-            let t = Tokens {
-                total,
-                system: section_tokens("system", &value["system"], f)?,
-                self_: section_tokens("self", &value["self"], f)?,
-                meta: section_tokens("meta", &value["meta"], f)?,
-                rooms: section_tokens("rooms", &value["rooms"], f)?,
-            };
+            // The rooms' part is what the whole holds beyond the other sections.
+            let rooms_tokens = total.saturating_sub(system_tokens + self_tokens + meta_tokens);
+            let t = Tokens { total, system: system_tokens, self_: self_tokens, meta: meta_tokens, rooms: rooms_tokens };
             let shown = kept.iter().zip(&p.rooms).map(|(k, r)| (*k, r.messages.len())).collect();
-            return Ok(Hud { value, content, format: f, budget, tokens: t, shown });
+            return Ok(Hud { value, content, format: f, budget, tokens: t, shown, measures });
         }
         // Drop about what is over, oldest first, from the room showing the most.
         let Some((i, _)) = kept.iter().enumerate().filter(|(_, k)| **k > 0).max_by_key(|(_, k)| **k) else {
@@ -221,6 +225,32 @@ pub fn assemble(p: &HudParts, budget: usize, f: HudFormat) -> Result<Hud, HudErr
 /// table (their values, comma-separated), so a row is what it costs; otherwise the
 /// message written alone. The whole text is measured again at the end either way.
 fn message_cost(m: &Value, f: HudFormat) -> Result<usize, FormatError> {
+    // Messages come back heartbeat after heartbeat: their costs are remembered.
+    let key = {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        f.as_str().hash(&mut h);
+        m.to_string().hash(&mut h);
+        h.finish()
+    };
+    if let Some(c) = COSTS.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return Ok(*c as usize);
+    }
+    let c = measure_message(m, f)?;
+    let mut costs = COSTS.lock().unwrap_or_else(|e| e.into_inner());
+    if costs.len() >= COST_CACHE {
+        costs.clear();
+    }
+    costs.insert(key, c as u32);
+    Ok(c)
+}
+
+/// Message costs remembered (by a hash of the format and the message), at most this many.
+const COST_CACHE: usize = 200_000;
+static COSTS: std::sync::LazyLock<std::sync::Mutex<std::collections::HashMap<u64, u32>>> =
+    std::sync::LazyLock::new(Default::default);
+
+fn measure_message(m: &Value, f: HudFormat) -> Result<usize, FormatError> {
     if f == HudFormat::Toon {
         if let Some(obj) = m.as_object().filter(|o| o.values().all(|v| !v.is_object() && !v.is_array())) {
             let row: Vec<String> = obj
@@ -231,10 +261,18 @@ fn message_cost(m: &Value, f: HudFormat) -> Result<usize, FormatError> {
                     other => other.to_string(),
                 })
                 .collect();
-            return Ok(tokens(&row.join(",")) + 1);
+            // A row sits three levels deep (rooms, a room, its messages table).
+            return Ok(tokens(&format!("      {}\n", row.join(","))));
         }
     }
-    Ok(tokens(&render(m, f)?))
+    match f {
+        // Pretty JSON: the message sits four levels deep, each line indented so.
+        HudFormat::Json => {
+            let text = serde_json::to_string_pretty(m).unwrap_or_default().replace('\n', "\n        ");
+            Ok(tokens(&format!("        {text},\n")))
+        }
+        _ => Ok(tokens(&render(m, f)?) + 1),
+    }
 }
 
 fn rooms_value(p: &HudParts, headers: &[Map<String, Value>], kept: &[usize]) -> Value {
