@@ -37,6 +37,8 @@ pub struct Stats {
     pub errors: BTreeMap<String, u64>,
     pub latencies_us: Vec<u32>,
     pub failures: BTreeMap<String, u64>,
+    /// HUD requests sent while measuring (their replies count as replies).
+    pub huds: u64,
     /// Agents whose `quit` the server answered by ending the session.
     pub logged_out: usize,
     /// When the last of them did.
@@ -57,6 +59,7 @@ impl Stats {
         }
         self.latencies_us.extend(o.latencies_us);
         self.logged_out += o.logged_out;
+        self.huds += o.huds;
         self.last_logout = self.last_logout.max(o.last_logout);
     }
 }
@@ -145,10 +148,13 @@ struct Run {
     rate: f64,
     logout: bool,
     window: Arc<Window>,
+    /// Ask for a HUD this often, in this format.
+    hud: Option<(Duration, String)>,
 }
 
 async fn run_agent(run: Arc<Run>, name: String, key: String, seed: u64, ramp: tokio::sync::OwnedSemaphorePermit) -> Stats {
     let (url, rate, logout, window) = (run.url.clone(), run.rate, run.logout, run.window.clone());
+    let hud_period = run.hud.as_ref().map(|(d, _)| *d).unwrap_or(Duration::from_secs(3600));
     let mut settle = Settle(Some(window.clone()));
     let mut st = Stats::default();
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
@@ -228,8 +234,26 @@ async fn run_agent(run: Arc<Run>, name: String, key: String, seed: u64, ramp: to
     let period = Duration::from_secs_f64(1.0 / rate.max(0.001));
     let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + period.mul_f64(rng.gen::<f64>()), period);
     let mut n = 0u64;
+    let mut hud_tick = tokio::time::interval_at(tokio::time::Instant::now() + hud_period.mul_f64(rng.gen::<f64>()), hud_period);
     loop {
         tokio::select! {
+            _ = hud_tick.tick(), if run.hud.is_some() => {
+                let span = window.span.get().copied();
+                if span.is_some_and(|(_, end)| Instant::now() >= end) {
+                    break;
+                }
+                n += 1;
+                let id = format!("h{n}");
+                pending.insert(id.clone(), Instant::now());
+                let fmt = run.hud.as_ref().map(|(_, f)| f.as_str()).unwrap_or("json");
+                if tx.send(Message::text(json!({"type": "hud", "data": {"format": fmt}, "id": id}).to_string())).await.is_err() {
+                    *st.failures.entry("socket closed".into()).or_default() += 1;
+                    break;
+                }
+                if span.is_some() {
+                    st.huds += 1;
+                }
+            }
             _ = tick.tick() => {
                 let span = window.span.get().copied();
                 if span.is_some_and(|(_, end)| Instant::now() >= end) {
@@ -375,7 +399,8 @@ pub async fn agents(args: BenchAgentsArgs) -> anyhow::Result<()> {
     let window = Arc::new(Window { count: args.count, ..Window::default() });
     let ramp_start = Instant::now();
     let mut tasks = Vec::with_capacity(args.count);
-    let run = Arc::new(Run { url: args.url.clone(), rate: args.rate, logout: !args.no_logout, window: window.clone() });
+    let hud = args.hud_every.map(|d| (d, args.hud_format.clone()));
+    let run = Arc::new(Run { url: args.url.clone(), rate: args.rate, logout: !args.no_logout, window: window.clone(), hud });
     for (i, (name, key)) in keys.into_iter().enumerate() {
         let permit = ramp.clone().acquire_owned().await?;
         // The permit is held only while connecting and logging in.
@@ -428,6 +453,7 @@ pub async fn agents(args: BenchAgentsArgs) -> anyhow::Result<()> {
         "failures": total.failures,
         "latency_ms": {"p50": percentile(l, 0.5), "p99": percentile(l, 0.99), "max": percentile(l, 1.0)},
         "logged_out": total.logged_out,
+        "huds": total.huds,
         "dreams": dreams.map(|(secs, n)| json!({"all_done_s": secs, "dreams": n})),
         "server": match (before, after) { (Some(b), Some(a)) => json!({"cpu_percent": (a.0 - b.0) / elapsed * 100.0, "rss_mb": a.1 as f64 / 1024.0}), _ => Value::Null },
     });
@@ -439,6 +465,9 @@ pub async fn agents(args: BenchAgentsArgs) -> anyhow::Result<()> {
         println!("  ramp-up:           {:.1}s until every login settled (not measured)", ramp_took.as_secs_f64());
         println!("  rate:              {} commands/s per agent for {:.1}s", args.rate, elapsed);
         println!("  commands sent:     {}", total.sent);
+        if args.hud_every.is_some() {
+            println!("  HUDs asked for:    {} ({} every {:?})", total.huds, args.hud_format, args.hud_every.unwrap_or_default());
+        }
         println!("  replies received:  {}", total.replies);
         println!("  errors by code:    {}", if total.errors.is_empty() { "none".into() } else { format!("{:?}", total.errors) });
         if !total.failures.is_empty() {

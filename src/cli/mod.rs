@@ -400,6 +400,11 @@ pub struct BenchAgentsArgs {
     /// report how long that took (needs the server's /api/record on loopback).
     #[arg(long)]
     pub wait_dreams: bool,
+    /// Also ask for a HUD this often (e.g. 2s), in --hud-format.
+    #[arg(long, value_parser = parse_duration)]
+    pub hud_every: Option<Duration>,
+    #[arg(long, default_value = "compact_json")]
+    pub hud_format: String,
 }
 
 pub use pawns::time::parse_duration;
