@@ -1,6 +1,7 @@
 //! `pawns bench hud`: an agent in busy conversation contexts (5 × 1,000 messages by
 //! default, with a full knowledge store and 20 recent actions): how long one HUD takes to
-//! cut to its budget and write (p50/p99, per format), and what it costs in tokens.
+//! cut to its budget and write (p50/p99, per format) when a new message arrived since the
+//! last one, and when nothing did; and what it costs in tokens.
 
 use std::time::Instant;
 
@@ -61,7 +62,7 @@ pub fn run(args: BenchHudArgs) -> anyhow::Result<()> {
     if args.contexts == 0 || args.rounds == 0 {
         anyhow::bail!("--contexts and --rounds must be at least 1");
     }
-    let p = parts(&args);
+    let mut p = parts(&args);
     println!("====== pawns bench hud ======");
     println!(
         "  agent in {} contexts × {} messages, 40 knowledge entries, 20 recent actions; budget {} tokens; {} builds per format",
@@ -69,21 +70,31 @@ pub fn run(args: BenchHudArgs) -> anyhow::Result<()> {
     );
     for f in [HudFormat::Json, HudFormat::CompactJson, HudFormat::Toon] {
         let mut times: Vec<u32> = Vec::with_capacity(args.rounds as usize);
+        let mut same: Vec<u32> = Vec::with_capacity(args.rounds as usize);
         let mut last = None;
-        for _ in 0..args.rounds {
+        for r in 0..args.rounds {
+            // Something new each beat: a message arrives in the first context.
+            p.rooms[0].messages.push(json!({"id": 9_000_000 + r as usize, "timestamp": "2026-11-23T10:00:01.000Z", "sender": "Bram",
+                                            "content": format!("Bram says, 'news number {r}'"), "type": "say"}));
             let t = Instant::now();
             let hud = assemble(&p, args.budget, f).map_err(|e| anyhow::anyhow!("{e}"))?;
             times.push(t.elapsed().as_micros().min(u32::MAX as u128) as u32);
+            // Nothing new: the same parts again.
+            let t = Instant::now();
+            assemble(&p, args.budget, f).map_err(|e| anyhow::anyhow!("{e}"))?;
+            same.push(t.elapsed().as_micros().min(u32::MAX as u128) as u32);
             last = Some(hud);
         }
         times.sort_unstable();
+        same.sort_unstable();
         let hud = last.expect("at least one round");
         let shown: usize = hud.shown.iter().map(|(k, _)| k).sum();
         println!(
-            "  {:<12} build p50 {:>6.2} ms  p99 {:>6.2} ms   tokens {:>5} (system {}, self {}, meta {}, rooms {}); {} messages shown; measured whole {}×",
+            "  {:<12} build p50 {:>6.2} ms  p99 {:>6.2} ms (nothing new: p50 {:.2} ms)   tokens {:>5} (system {}, self {}, meta {}, rooms {}); {} messages shown; measured whole {}×",
             f.as_str(),
             percentile(&times, 0.5),
             percentile(&times, 0.99),
+            percentile(&same, 0.5),
             hud.tokens.total,
             hud.tokens.system,
             hud.tokens.self_,

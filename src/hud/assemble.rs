@@ -8,7 +8,7 @@
 use serde_json::{json, Map, Value};
 
 use super::budget::{self, Attention, KNOWLEDGE_CAP, MAX_BUDGET, MIN_BUDGET};
-use super::format::{render, shorten, tokens, FormatError, HudFormat, SHORT_KEYS};
+use super::format::{render, shorten, tokens, tokens_cached, FormatError, HudFormat, SHORT_KEYS};
 
 /// The most recent actions a HUD shows.
 pub const RECENT_ACTIONS: usize = 20;
@@ -122,7 +122,7 @@ pub fn render_sections(sections: &[(&str, Value)], f: HudFormat) -> Result<Strin
 }
 
 fn section_tokens(key: &str, v: &Value, f: HudFormat) -> Result<usize, FormatError> {
-    Ok(tokens(&render_sections(&[(key, v.clone())], f)?))
+    Ok(tokens_cached(&render_sections(&[(key, v.clone())], f)?))
 }
 
 fn self_section(p: &HudParts, knowledge: &Value, memory_used: &str, actions: &[Value], memory: Option<&Value>) -> Value {
@@ -181,7 +181,7 @@ pub fn assemble(p: &HudParts, budget: usize, f: HudFormat) -> Result<Hud, HudErr
         let mut h = room.header.clone();
         h.insert("attention_pct".into(), super::format::canonical(&json!((share * 10.0).round() / 10.0)));
         h.insert("messages".into(), json!([]));
-        let header_tokens = tokens(&render(&Value::Object(h.clone()), f)?);
+        let header_tokens = tokens_cached(&render(&Value::Object(h.clone()), f)?);
         let mut left = room_budget.saturating_sub(header_tokens);
         let mut n = 0;
         // Newest first, measured only as far as the fill goes.
@@ -204,7 +204,7 @@ pub fn assemble(p: &HudParts, budget: usize, f: HudFormat) -> Result<Hud, HudErr
         let rooms = rooms_value(p, &headers, &kept);
         let content =
             render_sections(&[("system", system.clone()), ("self", me.clone()), ("meta", p.meta.clone()), ("rooms", rooms.clone())], f)?;
-        let total = tokens(&content);
+        let total = tokens_cached(&content);
         if total <= budget {
             let value = json!({"system": system, "self": me, "meta": p.meta, "rooms": rooms});
             // The rooms' part is what the whole holds beyond the other sections.
@@ -225,30 +225,8 @@ pub fn assemble(p: &HudParts, budget: usize, f: HudFormat) -> Result<Hud, HudErr
 /// table (their values, comma-separated), so a row is what it costs; otherwise the
 /// message written alone. The whole text is measured again at the end either way.
 fn message_cost(m: &Value, f: HudFormat) -> Result<usize, FormatError> {
-    // Messages come back heartbeat after heartbeat: their costs are remembered.
-    let key = {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        f.as_str().hash(&mut h);
-        m.to_string().hash(&mut h);
-        h.finish()
-    };
-    if let Some(c) = COSTS.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
-        return Ok(*c as usize);
-    }
-    let c = measure_message(m, f)?;
-    let mut costs = COSTS.lock().unwrap_or_else(|e| e.into_inner());
-    if costs.len() >= COST_CACHE {
-        costs.clear();
-    }
-    costs.insert(key, c as u32);
-    Ok(c)
+    measure_message(m, f)
 }
-
-/// Message costs remembered (by a hash of the format and the message), at most this many.
-const COST_CACHE: usize = 200_000;
-static COSTS: std::sync::LazyLock<std::sync::Mutex<std::collections::HashMap<u64, u32>>> =
-    std::sync::LazyLock::new(Default::default);
 
 fn measure_message(m: &Value, f: HudFormat) -> Result<usize, FormatError> {
     if f == HudFormat::Toon {
@@ -262,16 +240,16 @@ fn measure_message(m: &Value, f: HudFormat) -> Result<usize, FormatError> {
                 })
                 .collect();
             // A row sits three levels deep (rooms, a room, its messages table).
-            return Ok(tokens(&format!("      {}\n", row.join(","))));
+            return Ok(tokens_cached(&format!("      {}\n", row.join(","))));
         }
     }
     match f {
         // Pretty JSON: the message sits four levels deep, each line indented so.
         HudFormat::Json => {
             let text = serde_json::to_string_pretty(m).unwrap_or_default().replace('\n', "\n        ");
-            Ok(tokens(&format!("        {text},\n")))
+            Ok(tokens_cached(&format!("        {text},\n")))
         }
-        _ => Ok(tokens(&render(m, f)?) + 1),
+        _ => Ok(tokens_cached(&render(m, f)?) + 1),
     }
 }
 

@@ -181,6 +181,31 @@ pub fn tokens(text: &str) -> usize {
     pawns_graph::count_tokens(text)
 }
 
+/// Texts whose counts are remembered, at most this many (then the memory starts over).
+const REMEMBERED: usize = 100_000;
+static COUNTS: std::sync::LazyLock<std::sync::Mutex<std::collections::HashMap<(u64, usize), u32>>> =
+    std::sync::LazyLock::new(Default::default);
+
+/// `tokens`, remembered by a hash of the text (and its length): a HUD's fixed sections,
+/// its messages and — for an agent to whom nothing new happened — the whole HUD come
+/// back heartbeat after heartbeat and are counted once.
+pub fn tokens_cached(text: &str) -> usize {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut h);
+    let key = (h.finish(), text.len());
+    if let Some(n) = COUNTS.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return *n as usize;
+    }
+    let n = tokens(text);
+    let mut counts = COUNTS.lock().unwrap_or_else(|e| e.into_inner());
+    if counts.len() >= REMEMBERED {
+        counts.clear();
+    }
+    counts.insert(key, n as u32);
+    n
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
