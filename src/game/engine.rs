@@ -7,7 +7,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use tokio::sync::{mpsc, oneshot};
 
-use super::character::{Char, ClientInfo, EventEntry, Link, Queued, EVENTS_CAP};
+use super::character::{Char, ClientInfo, EventEntry, Link, EVENTS_CAP};
 use super::output::Out;
 use super::persist::SaveQueue;
 use super::recording::CommandMeta;
@@ -304,132 +304,8 @@ impl Engine {
         self.world.ch(id).and_then(|c| c.pc.as_ref()).and_then(|p| p.link.as_ref()).is_some_and(|l| l.id == link_id)
     }
 
-    /// A command from a session (or an action): run now if the player has not acted
-    /// this pulse, else queued (one command per player per pulse).
-    pub(crate) fn handle_command(
-        &mut self,
-        char_id: CharId,
-        link_id: u64,
-        line: String,
-        id: Option<Arc<str>>,
-        received: Instant,
-        client: Option<Box<crate::protocol::CommandClient>>,
-    ) {
-        if !self.pc_link_matches(char_id, link_id) {
-            return;
-        }
-        let Some(ch) = self.world.chars.get_mut(&char_id) else {
-            return;
-        };
-        let idle = ch.wait == 0;
-        let Some(pc) = ch.pc.as_mut() else {
-            return;
-        };
-        // A player who has not acted this pulse acts now: one command per pulse
-        // still holds, and the reply does not wait for the next tick.
-        if idle && pc.queue.is_empty() && !pc.acted_this_pulse {
-            pc.acted_this_pulse = true;
-            pc.pulse_re = id.clone();
-            self.run_command(char_id, &line, CommandMeta { received, re: id, client });
-            self.stats.command_us.push(received.elapsed().as_micros().min(u32::MAX as u128) as u32);
-            return;
-        }
-        if pc.queue.len() >= MAX_QUEUED {
-            let refusal =
-                Out::Error { code: "rate_limited", message: "too many commands waiting — slow down".into(), re: id.clone(), extra: None };
-            self.deliver(char_id, refusal);
-            self.record_refused(char_id, &line, "rate_limited", id, received);
-            return;
-        }
-        pc.queue.push_back(Queued { line, id, received, client });
-    }
-
-    fn handle(&mut self, msg: EngineMsg) {
-        match msg {
-            EngineMsg::Enter { record, link, resumed, reply } => {
-                let r = self.enter(*record, link, resumed);
-                let _ = reply.send(r);
-            }
-            EngineMsg::Command { char_id, link_id, line, id, received, client } => {
-                self.handle_command(char_id, link_id, line, id, received, client);
-            }
-            EngineMsg::Actions { char_id, link_id, batch, re } => {
-                if self.pc_link_matches(char_id, link_id) {
-                    self.apply_actions(char_id, batch, re);
-                }
-            }
-            EngineMsg::Subscribe { char_id, link_id, names, add, re } => {
-                if self.pc_link_matches(char_id, link_id) {
-                    self.subscribe(char_id, &names, add, re);
-                }
-            }
-            EngineMsg::Detach { char_id, link_id } => {
-                if self.pc_link_matches(char_id, link_id) {
-                    let pulse = self.pulse;
-                    if let Some(pc) = self.world.chars.get_mut(&char_id).and_then(|c| c.pc.as_mut()) {
-                        if pc.link.as_ref().is_some_and(|l| !l.json) {
-                            pc.link = None;
-                        }
-                        pc.linkdead_since = Some(pulse);
-                    }
-                    self.save_char(char_id);
-                    self.announce_here(char_id, false, "has lost their link.");
-                }
-            }
-            EngineMsg::Reattach { char_id, link_id, resync } => {
-                if self.pc_link_matches(char_id, link_id) {
-                    if let Some(pc) = self.world.chars.get_mut(&char_id).and_then(|c| c.pc.as_mut()) {
-                        pc.linkdead_since = None;
-                    }
-                    self.announce_here(char_id, true, "has reconnected.");
-                    if resync {
-                        self.send_state(char_id);
-                        self.send_all_vars(char_id, Some(false));
-                    }
-                }
-            }
-            EngineMsg::Resync { char_id, link_id } => {
-                if self.pc_link_matches(char_id, link_id) {
-                    self.send_state(char_id);
-                    self.send_all_vars(char_id, Some(false));
-                }
-            }
-            EngineMsg::RateLimited { char_id, link_id, command } => {
-                if self.pc_link_matches(char_id, link_id) {
-                    self.record_refused(char_id, &command, "rate_limited", None, Instant::now());
-                    self.push_event(
-                        char_id,
-                        EventEntry { kind: "rate_limited", text: None, from: None, command: Some(command), count: None },
-                    );
-                }
-            }
-            EngineMsg::Hud { char_id, link_id, beat, reply } => {
-                if !self.pc_link_matches(char_id, link_id) {
-                    let _ = reply.send(None);
-                    return;
-                }
-                let parts = self.hud_parts(char_id).map(|(parts, heartbeat_s)| {
-                    let until = self.world.ch(char_id).and_then(|c| c.pc.as_ref()).and_then(|p| p.hud.asleep_until_us);
-                    super::hud::HudSnapshot { parts, heartbeat_s, asleep: until.is_some_and(|u| u > crate::time::unix_us()) }
-                });
-                if beat {
-                    if let Some(pc) = self.world.chars.get_mut(&char_id).and_then(|c| c.pc.as_mut()) {
-                        pc.hud.heartbeat.beat();
-                    }
-                }
-                let _ = reply.send(parts);
-            }
-            EngineMsg::Who { reply } => {
-                let list =
-                    self.world.players.values().filter_map(|id| self.world.ch(*id)).map(|c| (c.name.clone(), c.is_agent())).collect();
-                let _ = reply.send(list);
-            }
-            EngineMsg::Shutdown { .. } => {}
-        }
-    }
-
     /// Places a character in the world, or hands an in-world one to a new link.
-    fn enter(&mut self, record: pawns_storage::CharacterRecord, link: Link, resumed: Option<bool>) -> EnterReply {
+    pub(super) fn enter(&mut self, record: pawns_storage::CharacterRecord, link: Link, resumed: Option<bool>) -> EnterReply {
         let key = record.name.to_ascii_lowercase();
         let client = link.client.clone();
         if let Some(&id) = self.world.players.get(&key) {
@@ -479,7 +355,7 @@ impl Engine {
         EnterReply { char_id: id, reconnected: false }
     }
 
-    fn subscribe(&mut self, id: CharId, names: &[String], add: bool, re: Option<Arc<str>>) {
+    pub(super) fn subscribe(&mut self, id: CharId, names: &[String], add: bool, re: Option<Arc<str>>) {
         let (set, unknown) = VarSet::parse(names);
         let Some(ch) = self.world.ch(id) else { return };
         let Some(pc) = ch.pc.as_ref() else { return };

@@ -18,6 +18,7 @@ pub mod food;
 pub mod groups;
 pub mod houses;
 pub mod hud;
+pub mod inbox;
 pub mod kit;
 pub mod messaging;
 pub mod mobs;

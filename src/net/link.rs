@@ -164,14 +164,29 @@ impl LinkTask {
         };
         self.seq += 1;
         let frame: Utf8Bytes = text.into();
+        self.keep(frame.clone());
+        self.deliver(Frame::Text(frame));
+    }
+
+    /// Sends a frame whose content is stale once missed (a HUD): the socket gets it
+    /// whole, the replay ring keeps `stub` under the same `seq`, so a resume has no gap
+    /// and the ring holds no stale HUDs.
+    fn emit_ephemeral(&mut self, make: impl FnOnce(u64) -> String, stub: impl FnOnce(u64) -> String) {
+        self.seq += 1;
+        let frame: Utf8Bytes = make(self.seq).into();
+        self.keep(stub(self.seq).into());
+        self.deliver(Frame::Text(frame));
+    }
+
+    /// Keeps a frame for replay, within the ring's limits.
+    fn keep(&mut self, frame: Utf8Bytes) {
         self.ring_bytes += frame.len();
-        self.ring.push_back((self.seq, frame.clone()));
+        self.ring.push_back((self.seq, frame));
         while self.ring.len() > 1 && (self.ring.len() > self.limits.replay_messages || self.ring_bytes > self.limits.replay_bytes) {
             if let Some((_, f)) = self.ring.pop_front() {
                 self.ring_bytes -= f.len();
             }
         }
-        self.deliver(Frame::Text(frame));
     }
 
     fn deliver(&mut self, frame: Frame) {
@@ -226,6 +241,10 @@ impl LinkTask {
                 },
                 ctl = ctl_rx.recv() => match ctl {
                     None => {}
+                    Some(LinkCtl::Reply { kind: "hud", data, re }) => {
+                        let stub = serde_json::json!({"stale": true, "format": data["format"], "budget": data["budget"]});
+                        self.emit_ephemeral(|seq| protocol::reply_frame(seq, "hud", data, re.as_ref()), |seq| protocol::reply_frame(seq, "hud", stub, re.as_ref()));
+                    }
                     Some(LinkCtl::Reply { kind, data, re }) => {
                         self.emit(|seq| Some(protocol::reply_frame(seq, kind, data, re.as_ref())));
                     }

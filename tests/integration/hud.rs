@@ -259,3 +259,29 @@ async fn the_login_tier_sets_the_default_budget() {
     assert_eq!(r["data"]["budget"], 12000, "a request's own budget wins");
     srv.shutdown().await;
 }
+
+/// A HUD missed on the wire is stale: a resume replays it as a stub (same `seq`, no gap)
+/// instead of the whole context, and the replay buffer never holds whole HUDs.
+#[tokio::test]
+async fn a_resume_replays_a_missed_hud_as_a_stale_stub() {
+    let srv = TestServer::start().await;
+    let key = srv.key("ann").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    let state = a.login_key("ann", &key).await;
+    let token = state["data"]["token"].as_str().unwrap().to_string();
+    let before = a.last_seq;
+    let r = hud(&mut a, json!({"format": "toon"}), "h1").await;
+    assert!(r["data"]["content"].as_str().is_some_and(|c| c.len() > 200));
+    drop(a);
+    let mut a2 = WsClient::connect(srv.addr).await;
+    a2.last_seq = before;
+    a2.send(json!({"type": "login", "data": {"is_agent": true, "resume": {"token": token, "last_seq": before}}})).await;
+    let replayed = a2.until(|v| v["re"] == "h1").await;
+    assert_eq!(replayed["type"], "hud");
+    assert_eq!(replayed["data"]["stale"], true, "{replayed}");
+    assert!(replayed["data"].get("content").is_none());
+    // A fresh one is there for the asking.
+    let r = hud(&mut a2, json!({}), "h2").await;
+    assert!(r["data"]["content"].is_string());
+    srv.shutdown().await;
+}
