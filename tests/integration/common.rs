@@ -458,3 +458,29 @@ pub async fn until_online(addr: SocketAddr, name: &str, online: bool) {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
+
+/// The real `pawns serve` on port 0 with the test world: the child and its address (read
+/// from its "listening" line). `extra`: more flags (`--fault-injection`, `--log info`…).
+pub fn serve_process(
+    db: &std::path::Path,
+    world: &std::path::Path,
+    extra: &[&str],
+    stderr: std::process::Stdio,
+) -> (std::process::Child, SocketAddr) {
+    use std::io::{BufRead, BufReader};
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pawns"))
+        .args(["serve", "--host", "127.0.0.1", "--port", "0", "--log", "warn"])
+        .args(extra)
+        .arg("--db")
+        .arg(db)
+        .arg("--world")
+        .arg(world)
+        .stdout(std::process::Stdio::piped())
+        .stderr(stderr)
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let addr = line.split_whitespace().nth(3).expect("listening line").parse().expect(&line);
+    (child, addr)
+}

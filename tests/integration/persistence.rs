@@ -42,19 +42,7 @@ async fn a_restart_keeps_characters_their_gear_and_their_room() {
 }
 
 fn spawn_server(db: &std::path::Path, world: &std::path::Path) -> (std::process::Child, std::net::SocketAddr) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pawns"))
-        .args(["serve", "--host", "127.0.0.1", "--port", "0", "--log", "warn", "--db"])
-        .arg(db)
-        .arg("--world")
-        .arg(world)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let addr = line.split_whitespace().nth(3).expect("listening line").parse().expect(&line);
-    (child, addr)
+    serve_process(db, world, &[], Stdio::null())
 }
 
 #[tokio::test]

@@ -3,7 +3,6 @@
 //! and a dream backlog. Pending dreams are dropped (they run again at the next
 //! trigger); every session is closed and recorded; the data file is released.
 
-use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -18,18 +17,7 @@ async fn sigterm_stops_within_five_seconds_with_ten_thousand_link_dead_and_a_dre
     let world = dir.path().join("world");
     crate::world::write(&world);
     let db = dir.path().join("p.redb");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pawns"))
-        .args(["serve", "--host", "127.0.0.1", "--port", "0", "--log", "warn", "--fault-injection", "--db"])
-        .arg(&db)
-        .arg("--world")
-        .arg(&world)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let addr: std::net::SocketAddr = line.split_whitespace().nth(3).expect("listening line").parse().expect(&line);
+    let (mut child, addr) = serve_process(&db, &world, &["--fault-injection"], Stdio::null());
     let key = pawns::net::client::create_key(&format!("http://{addr}"), "brenda").await.unwrap();
     let mut a = WsClient::connect(addr).await;
     a.login_key("brenda", &key).await;
