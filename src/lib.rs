@@ -10,6 +10,7 @@ pub mod memory;
 pub mod net;
 pub mod protocol;
 pub mod record;
+pub mod resident;
 pub mod search;
 pub mod server;
 pub mod time;

@@ -78,13 +78,21 @@ impl LlmClient {
     }
 
     async fn ask(&self, model: &str, p: &Prompt) -> Result<(Reply, u64, u64), String> {
+        let c = self.complete(model, &p.system, &p.user, 150).await?;
+        let reply =
+            parse_reply(&c.text).ok_or_else(|| format!("no command in the answer: {:?}", c.text.chars().take(80).collect::<String>()))?;
+        Ok((reply, c.prompt_tokens.unwrap_or(p.tokens as u64), c.completion_tokens))
+    }
+
+    /// One chat completion: the answer's text and the endpoint's token counts.
+    pub async fn complete(&self, model: &str, system: &str, user: &str, max_tokens: u32) -> Result<Completion, String> {
         let body = json!({
             "model": model,
             "temperature": self.temperature,
-            "max_tokens": 150,
+            "max_tokens": max_tokens,
             "messages": [
-                {"role": "system", "content": p.system},
-                {"role": "user", "content": p.user},
+                {"role": "system", "content": system},
+                {"role": "user", "content": user},
             ],
         });
         let mut req = self.http.post(&self.url).json(&body);
@@ -101,10 +109,19 @@ impl LlmClient {
         }
         let v: serde_json::Value = resp.json().await.map_err(|e| format!("not a chat completion: {e}"))?;
         let text = v["choices"][0]["message"]["content"].as_str().ok_or("no choices[0].message.content in the answer")?;
-        let reply =
-            parse_reply(text).ok_or_else(|| format!("no command in the answer: {:?}", text.chars().take(80).collect::<String>()))?;
-        let prompt_tokens = v["usage"]["prompt_tokens"].as_u64().unwrap_or(p.tokens as u64);
-        let completion_tokens = v["usage"]["completion_tokens"].as_u64().unwrap_or(0);
-        Ok((reply, prompt_tokens, completion_tokens))
+        Ok(Completion {
+            text: text.to_string(),
+            prompt_tokens: v["usage"]["prompt_tokens"].as_u64(),
+            completion_tokens: v["usage"]["completion_tokens"].as_u64().unwrap_or(0),
+        })
     }
+}
+
+/// What one chat completion answered.
+#[derive(Debug, Clone)]
+pub struct Completion {
+    pub text: String,
+    /// The endpoint's `usage.prompt_tokens`, when it sends one.
+    pub prompt_tokens: Option<u64>,
+    pub completion_tokens: u64,
 }

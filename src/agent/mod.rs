@@ -8,6 +8,7 @@
 //! | `fsm.rs` | the survival FSM, the no-LLM planner (`--policy fsm`), random play |
 //! | `prompt.rs` | the LLM prompt within the tier's token budget; reading the reply |
 //! | `llm.rs` | the OpenAI-compatible client: `model_fast`, then `model_fallback` |
+//! | `hud_loop.rs` | playing from the HUD: heartbeat HUDs to the model, its answers as `actions` |
 //! | `run.rs` | the decision loop of `play` and `session`; the session report |
 //! | `log.rs` | the session JSONL (the seed's fields) and a turn's valence |
 //! | `exec.rs` | one command, its feedback printed |
@@ -19,6 +20,7 @@ pub mod config;
 pub mod conn;
 pub mod exec;
 pub mod fsm;
+pub mod hud_loop;
 pub mod llm;
 pub mod log;
 pub mod prompt;

@@ -35,6 +35,8 @@ pub enum AgentCmd {
     Config(ConfigArgs),
     /// Show who this config plays as, and ask the server whether it knows the key.
     Whoami,
+    /// Make a resident agent: one the server runs itself (needs no config file).
+    Create(crate::cli::resident::CreateArgs),
     /// Ask the server to consolidate this agent's memory now.
     Dream {
         /// Print the server's answer as JSON.
@@ -73,6 +75,16 @@ pub struct PlayArgs {
     /// How long one LLM call may take before the fallback model is asked.
     #[arg(long, default_value = "20s", value_parser = pawns::time::parse_duration)]
     pub llm_timeout: Duration,
+    /// What the model sees: `classic` (the prompt built from state and events) or `hud`
+    /// (the server's HUD every heartbeat, answered with actions; needs llm_endpoint).
+    #[arg(long, default_value = "classic", value_parser = ["classic", "hud"])]
+    pub context: String,
+    /// The HUD's format with --context hud: json, compact_json or toon.
+    #[arg(long, default_value = "json")]
+    pub hud_format: String,
+    /// The HUD's token budget with --context hud.
+    #[arg(long, default_value_t = pawns::hud::budget::DEFAULT_BUDGET)]
+    pub hud_budget: usize,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -127,6 +139,7 @@ pub async fn agent(args: AgentArgs) -> anyhow::Result<()> {
     let path = args.config.clone().unwrap_or_else(default_path);
     match args.what {
         AgentCmd::Config(c) => config(&path, c),
+        AgentCmd::Create(c) => crate::cli::resident::create(c).await,
         what => {
             let cfg = AgentConfig::load(&path).map_err(explain)?.with_env();
             // Diagnostics (frames, model calls, reconnects) go to stderr at `log_level`;
@@ -153,7 +166,7 @@ pub async fn agent(args: AgentArgs) -> anyhow::Result<()> {
                 AgentCmd::Exec { command } => exec(cfg, &command.join(" ")).await,
                 AgentCmd::Whoami => whoami(&cfg, &path).await,
                 AgentCmd::Dream { json } => dream(&cfg, json).await,
-                AgentCmd::Config(_) => unreachable!(),
+                AgentCmd::Config(_) | AgentCmd::Create(_) => unreachable!(),
             }
         }
     }
@@ -216,6 +229,10 @@ async fn play(mut cfg: AgentConfig, p: PlayArgs, session: Option<(Duration, Path
         cfg.game_port = port;
     }
     cfg.require_key().map_err(explain)?;
+    if p.context == "hud" {
+        let format: pawns::hud::HudFormat = p.hud_format.parse().map_err(|e| anyhow::anyhow!("--hud-format: {e}"))?;
+        return crate::cli::resident::play_hud(&cfg, format, p.hud_budget, p.turns, p.llm_timeout).await;
+    }
     let policy = p.policy.unwrap_or(if cfg.llm_endpoint.is_empty() { Policy::Fsm } else { Policy::Llm });
     if p.policy.is_none() && policy == Policy::Fsm {
         eprintln!("(no llm_endpoint configured: playing with --policy fsm)");

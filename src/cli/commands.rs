@@ -38,6 +38,12 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     };
     cfg.dream_opts =
         pawns::memory::DreamOptions { params: args.consolidation.params()?, tz: zone, llm: args.llm.config()?, ..Default::default() };
+    cfg.residents.llm = args.llm.config()?;
+    cfg.residents.format = args.resident_hud_format.parse().map_err(|e| anyhow::anyhow!("--resident-hud-format: {e}"))?;
+    if !(pawns::hud::budget::MIN_BUDGET..=pawns::hud::budget::MAX_BUDGET).contains(&args.resident_hud_budget) {
+        bail!("--resident-hud-budget must be {} to {} tokens", pawns::hud::budget::MIN_BUDGET, pawns::hud::budget::MAX_BUDGET);
+    }
+    cfg.residents.budget = args.resident_hud_budget;
     cfg.conns.total = args.max_connections;
     cfg.conns.per_ip = args.max_per_ip;
     if args.login_rate.is_nan() || args.login_rate <= 0.0 || args.login_burst.is_nan() || args.login_burst < 1.0 {

@@ -3,6 +3,7 @@
 pub mod agent;
 pub mod commands;
 pub mod dream;
+pub mod resident;
 pub mod search;
 
 use std::path::PathBuf;
@@ -130,6 +131,13 @@ pub struct ServeArgs {
     pub consolidation: ConsolidationArgs,
     #[command(flatten)]
     pub llm: LlmArgs,
+    /// The HUD format resident agents ask for (json, compact_json, toon). Residents run
+    /// only with --llm-endpoint (--llm-model is their default model).
+    #[arg(long, default_value = "json")]
+    pub resident_hud_format: String,
+    /// The HUD budget (tokens) resident agents ask for.
+    #[arg(long, default_value_t = pawns::hud::budget::DEFAULT_BUDGET)]
+    pub resident_hud_budget: usize,
     /// Threads for sockets and HTTP (0: one per core). The engine always has a thread of its own.
     #[arg(long, default_value_t = 0)]
     pub workers: usize,

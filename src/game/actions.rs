@@ -23,35 +23,25 @@ pub const MAX_ITEMS: usize = 32;
 
 /// Action types the protocol names that this server does not serve yet (refused with
 /// `not_available`, never silently ignored).
-const NOT_YET: &[&str] = &[
-    "wake_agent",
-    "create_agent",
-    "alter_agent",
-    "retire_agent",
-    "set_billboard",
-    "clear_billboard",
-    "create_key",
-    "revoke_key",
-    "request_access",
-    "grant_access",
-    "deny_access",
-    "leave_room",
-    "remember",
-    "recall",
-    "forget",
-    "soul_add",
-    "soul_remove",
-    "self_care",
-    "diary_write",
-    "diary_read",
-    "diary_search",
-    "share_memory",
-];
+const NOT_YET: &[&str] =
+    &["remember", "recall", "forget", "soul_add", "soul_remove", "self_care", "diary_write", "diary_read", "diary_search", "share_memory"];
 
 type Outcome = Result<Value, (&'static str, String)>;
 
 fn refuse(code: &'static str, message: impl Into<String>) -> Outcome {
     Err((code, message.into()))
+}
+
+/// A room id as a HUD names it: a string (`"here"`, `"7"`) or a chat room's number.
+fn room_field(item: &Value) -> Result<String, (&'static str, String)> {
+    match item.get("room_id") {
+        Some(Value::String(s)) => Ok(s.trim().to_string()),
+        Some(Value::Number(n)) => Ok(n.to_string()),
+        _ => Err((
+            "bad_request",
+            "'room_id' must be a room's id (\"here\", \"group\", \"tells\", \"gossip\", \"shout\" or a chat room's number)".into(),
+        )),
+    }
 }
 
 fn str_field<'a>(item: &'a Value, key: &str) -> Result<&'a str, (&'static str, String)> {
@@ -92,33 +82,36 @@ impl Engine {
 
     /// Words into a conversation context, as the game command that says them there.
     fn respond(&mut self, id: CharId, item: &Value, re: Option<Arc<str>>) -> Outcome {
-        let room = str_field(item, "room_id")?;
+        let room = room_field(item)?;
         let message = item.get("message").or_else(|| item.get("content")).and_then(Value::as_str).map(str::trim).unwrap_or("");
         if message.is_empty() {
             return refuse("bad_request", "a response needs a message");
         }
-        self.speak(id, room, message, item.get("to").and_then(Value::as_str), re)
+        self.speak(id, &room, message, item.get("to").and_then(Value::as_str), re)
     }
 
     fn speak(&mut self, id: CharId, room: &str, message: &str, to: Option<&str>, re: Option<Arc<str>>) -> Outcome {
-        let context = match room {
-            "here" => Context::Room,
-            "group" => Context::Group,
-            "tells" => Context::Tells,
-            "gossip" => Context::Channel("gossip"),
-            "shout" => Context::Channel("shout"),
-            other => {
+        let name = self.world.ch(id).map(|c| c.name.clone()).unwrap_or_default();
+        let context = match Context::parse(room) {
+            Some(Context::Chat(n)) if !self.chat.is_member(n, &name) => {
+                return refuse("no_such_room", format!("you are not in chat room {n} (request_access first)"))
+            }
+            Some(c) => c,
+            None => {
                 return refuse(
                     "no_such_room",
-                    format!("no room '{}' (here, group, tells, gossip, shout)", other.chars().take(40).collect::<String>()),
+                    format!(
+                        "no room '{}' (here, group, tells, gossip, shout, or a chat room's number)",
+                        room.chars().take(40).collect::<String>()
+                    ),
                 )
             }
         };
         let words = message.split_whitespace().count() as u32;
         let allowed = {
             let Some(pc) = self.world.ch(id).and_then(|c| c.pc.as_ref()) else { return refuse("internal", "no such player") };
-            let since = pc.hud.last_spoke.get(context.id()).map(|t| crate::time::unix_us().saturating_sub(*t) as f64 / 1e6);
-            word_budget(since, pc.hud.wpm_of(context.id()))
+            let since = pc.hud.last_spoke.get(&context.id()).map(|t| crate::time::unix_us().saturating_sub(*t) as f64 / 1e6);
+            word_budget(since, pc.hud.wpm_of(&context.id()))
         };
         if words > allowed {
             return refuse("over_budget", format!("{words} words; {room} allows {allowed} now (its pace is set with set_wpm)"));
@@ -127,6 +120,7 @@ impl Engine {
             Context::Room => format!("say {message}"),
             Context::Group => format!("gtell {message}"),
             Context::Channel(c) => format!("{c} {message}"),
+            Context::Chat(n) => format!("chat {n} {message}"),
             Context::Tells => {
                 let to = to.map(str::to_string).or_else(|| self.last_teller(id));
                 let Some(to) = to else { return refuse("bad_request", "a tell needs 'to' (no one has told you anything yet)") };
@@ -188,10 +182,10 @@ impl Engine {
                     return refuse("no_such_message", format!("no message {mid}"));
                 };
                 let to = said.sender.as_deref().map(str::to_string);
-                self.speak(id, said.context.id(), &message, to.as_deref(), re)
+                self.speak(id, &said.context.id(), &message, to.as_deref(), re)
             }
             "set_attention" => {
-                let room = str_field(item, "room_id")?.to_string();
+                let room = room_field(item)?;
                 let value = match item.get("value") {
                     Some(Value::String(s)) => Attention::parse(s),
                     Some(Value::Number(n)) => Attention::parse(&n.to_string()),
@@ -204,7 +198,7 @@ impl Engine {
                 Ok(json!({}))
             }
             "set_wpm" => {
-                let room = str_field(item, "room_id")?.to_string();
+                let room = room_field(item)?;
                 let wpm = item.get("value").and_then(Value::as_u64).filter(|w| (MIN_WPM as u64..=MAX_WPM as u64).contains(w));
                 let Some(wpm) = wpm else { return refuse("bad_request", format!("value must be {MIN_WPM} to {MAX_WPM} words per minute")) };
                 self.with_hud(id, |h| {
@@ -228,6 +222,9 @@ impl Engine {
                 self.with_hud(id, |h| h.asleep_until_us = Some(until));
                 Ok(json!({}))
             }
+            "set_billboard" | "clear_billboard" | "create_key" | "revoke_key" | "request_access" | "grant_access" | "deny_access"
+            | "leave_room" => self.chat_action(id, ty, item),
+            "wake_agent" | "create_agent" | "alter_agent" | "retire_agent" => self.agent_action(id, ty, item),
             t if NOT_YET.contains(&t) => refuse("not_available", format!("'{t}' is not served by this server yet")),
             other => refuse("unknown_action", format!("unknown action type '{}'", other.chars().take(40).collect::<String>())),
         }

@@ -137,11 +137,15 @@ pub enum EngineMsg {
     Shutdown {
         reply: oneshot::Sender<()>,
     },
+    /// The resident manager's news (issue 15).
+    Resident(super::agents::ResidentNote),
 }
 
 #[derive(Clone)]
 pub struct EngineHandle {
     pub tx: mpsc::Sender<EngineMsg>,
+    /// The heartbeat HUD loops' wake-ups (`wake_agent`), shared with the engine.
+    pub wakes: Arc<super::agents::HudWakes>,
 }
 
 pub struct Engine {
@@ -157,6 +161,13 @@ pub struct Engine {
     pub start_hour: u64,
     /// What the house rooms held when last saved.
     pub houses: super::houses::HouseBook,
+    /// Every character's chat room (protocol §11.2).
+    pub chat: super::chat_rooms::ChatBook,
+    /// The agents the server runs itself, by lower-cased name.
+    pub residents: std::collections::HashMap<String, super::agents::ResidentInfo>,
+    /// Where agent management goes to be carried out (`None`: no resident manager).
+    pub resident_cmds: Option<tokio::sync::mpsc::UnboundedSender<crate::resident::ResidentCmd>>,
+    pub wakes: Arc<super::agents::HudWakes>,
     /// Where records go (none: nothing is recorded).
     pub recorder: Option<crate::record::RecorderHandle>,
     /// Records gathered since the engine last handed them over.
@@ -194,6 +205,10 @@ impl Engine {
             start_room,
             start_hour,
             houses: Default::default(),
+            chat: Default::default(),
+            residents: Default::default(),
+            resident_cmds: None,
+            wakes: Default::default(),
             recorder: None,
             rec_out: Vec::new(),
             ending: None,
@@ -298,6 +313,7 @@ impl Engine {
             self.end_session(id, "shutdown");
         }
         self.save_houses(false);
+        self.save_chat_rooms(false);
     }
 
     pub fn pc_link_matches(&self, id: CharId, link_id: u64) -> bool {
@@ -342,6 +358,7 @@ impl Engine {
         }
         self.world.chars.insert(id, ch);
         self.world.players.insert(key, id);
+        self.chat.ensure_room(&record.name);
         self.load_gear(id, &record);
         self.world.char_to_room(id, room);
         self.begin_session(id, &client);
@@ -486,6 +503,7 @@ impl Engine {
             self.housekeeping();
             self.affect_update(10);
             self.save_houses(false);
+            self.save_chat_rooms(false);
             if self.pulse.is_multiple_of(super::clock::PULSES_PER_MUD_HOUR) {
                 self.hunger_tick();
             }

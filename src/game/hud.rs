@@ -37,17 +37,33 @@ pub enum Context {
     Tells,
     /// A channel it hears: `gossip`, `shout`.
     Channel(&'static str),
+    /// A chat room it belongs to (protocol §11.2), by the room's id.
+    Chat(u64),
 }
 
 impl Context {
     /// The room id a HUD (and a response's `room_id`) names it by.
-    pub fn id(&self) -> &'static str {
+    pub fn id(&self) -> String {
         match self {
-            Context::Room => "here",
-            Context::Group => "group",
-            Context::Tells => "tells",
-            Context::Channel(c) => c,
+            Context::Room => "here".into(),
+            Context::Group => "group".into(),
+            Context::Tells => "tells".into(),
+            Context::Channel(c) => (*c).into(),
+            Context::Chat(id) => id.to_string(),
         }
+    }
+
+    /// The context a HUD room id names (`"here"`, `"group"`, `"tells"`, `"gossip"`,
+    /// `"shout"`, or a chat room's number).
+    pub fn parse(room: &str) -> Option<Context> {
+        Some(match room {
+            "here" => Context::Room,
+            "group" => Context::Group,
+            "tells" => Context::Tells,
+            "gossip" => Context::Channel("gossip"),
+            "shout" => Context::Channel("shout"),
+            n => Context::Chat(n.parse().ok()?),
+        })
     }
 
     fn of(kind: EventKind) -> Option<Context> {
@@ -109,7 +125,7 @@ pub struct HudState {
     pub heard: VecDeque<Heard>,
     pub recent: VecDeque<Recent>,
     /// Context id → when the agent last spoke there (unix µs).
-    pub last_spoke: HashMap<&'static str, u64>,
+    pub last_spoke: HashMap<String, u64>,
     pub heartbeat: Heartbeat,
     pub knowledge: Value,
     /// Room id → the attention the agent gave it.
@@ -119,6 +135,8 @@ pub struct HudState {
     pub display_name: Option<String>,
     /// No heartbeat HUDs before this (unix µs): the `sleep` action.
     pub asleep_until_us: Option<u64>,
+    /// Granted agent management (`create_agent`, `alter_agent`, `retire_agent`).
+    pub can_create_agents: bool,
 }
 
 impl HudState {
@@ -129,6 +147,7 @@ impl HudState {
             attention: r.attention.iter().filter_map(|(k, v)| Attention::parse(v).ok().map(|a| (k.clone(), a))).collect(),
             wpm: r.wpm.iter().cloned().collect(),
             display_name: r.display_name.clone(),
+            can_create_agents: r.can_create_agents,
             ..Default::default()
         }
     }
@@ -136,14 +155,20 @@ impl HudState {
     /// What is kept with the character (`None` while there is nothing to keep).
     pub fn to_record(&self) -> Option<pawns_storage::HudRecord> {
         let empty = self.knowledge.as_object().is_none_or(|m| m.is_empty());
-        if empty && self.attention.is_empty() && self.wpm.is_empty() && self.display_name.is_none() {
+        if empty && self.attention.is_empty() && self.wpm.is_empty() && self.display_name.is_none() && !self.can_create_agents {
             return None;
         }
         let mut attention: Vec<(String, String)> = self.attention.iter().map(|(k, a)| (k.clone(), a.label())).collect();
         attention.sort();
         let mut wpm: Vec<(String, u32)> = self.wpm.iter().map(|(k, w)| (k.clone(), *w)).collect();
         wpm.sort();
-        Some(pawns_storage::HudRecord { knowledge: self.knowledge.to_string(), attention, wpm, display_name: self.display_name.clone() })
+        Some(pawns_storage::HudRecord {
+            knowledge: self.knowledge.to_string(),
+            attention,
+            wpm,
+            display_name: self.display_name.clone(),
+            can_create_agents: self.can_create_agents,
+        })
     }
 
     /// The pace a room is held to.
@@ -253,7 +278,13 @@ impl Engine {
             v if v.starts_with(':') => "emote",
             v => super::commands::lookup(v).map(|c| c.name).unwrap_or(""),
         };
-        if let (Some(ctx), "ok") = (Context::spoken_by(verb), status) {
+        let spoken = match verb {
+            "chat" => line.split_whitespace().nth(1).and_then(|r| self.chat_room_named(r)).map(Context::Chat),
+            v => Context::spoken_by(v),
+        };
+        let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) else { return };
+        let hud = &mut pc.hud;
+        if let (Some(ctx), "ok") = (spoken, status) {
             hud.last_spoke.insert(ctx.id(), at_us);
         }
     }
@@ -264,17 +295,28 @@ impl Engine {
         let pc = c.pc.as_ref()?;
         let client = pc.link.as_ref().map(|l| l.client.clone());
         let identity = json!({
-            "id": id,
+            "id": self.chat.room_of(&c.name).unwrap_or(0),
             "name": pc.hud.display_name.as_deref().unwrap_or(&c.name),
             "model": client.as_ref().and_then(|c| c.model.clone()),
             "class": super::tables::class_name(c.class),
             "race": super::tables::race_name(c.race),
             "level": c.level,
         });
+        let mut identity = identity;
+        if let Some(r) = self.residents.get(&c.name.to_ascii_lowercase()) {
+            identity[if r.kind == "bot" { "role" } else { "seed" }] = json!(r.prompt);
+            identity["agent_type"] = json!(r.kind);
+        }
         let recent_actions = pc.hud.recent.iter().map(|r| json!({"at": rfc3339(r.at_us), "action": r.line, "result": r.status})).collect();
         let memory = client.as_ref().and_then(|c| c.memory.as_ref()).map(|m| json!({"summary": m.summary.as_str()}));
         let instructions: Value = serde_json::from_str(INSTRUCTIONS).unwrap_or_default();
-        let actions: Value = serde_json::from_str(ACTIONS).unwrap_or_default();
+        let mut actions: Value = serde_json::from_str(ACTIONS).unwrap_or_default();
+        // Agent management is listed only to agents granted it (the seed's rule).
+        if !pc.hud.can_create_agents {
+            if let Some(m) = actions.as_object_mut() {
+                m.remove("agent_management");
+            }
+        }
         let meta = json!({
             "instructions": instructions.get(if pc.is_agent { "agent" } else { "human" }).cloned().unwrap_or_default(),
             "available_actions": actions,
@@ -283,26 +325,45 @@ impl Engine {
                 "example": "{\"responses\":[{\"room_id\":\"here\",\"message\":\"Well met.\"}],\"actions\":[{\"type\":\"command\",\"command\":\"north\"}]}"
             },
         });
-        // Rooms: the game room always, then every other context heard, first heard first.
+        // Rooms: the game room always, then every other context heard, first heard first,
+        // then every chat room the character belongs to (its own first).
         let mut order: Vec<Context> = vec![Context::Room];
         for h in &pc.hud.heard {
-            if !order.contains(&h.context) {
+            if !order.contains(&h.context) && !matches!(h.context, Context::Chat(_)) {
                 order.push(h.context.clone());
             }
         }
+        order.extend(self.chat.rooms_of(&c.name).into_iter().map(Context::Chat));
         let now = crate::time::unix_us();
         let rooms = order
             .into_iter()
             .map(|ctx| {
-                let spoke = pc.hud.last_spoke.get(ctx.id()).copied();
+                let key = ctx.id();
+                let spoke = pc.hud.last_spoke.get(&key).copied();
                 let mut header = Map::new();
-                header.insert("id".into(), json!(ctx.id()));
+                let chat = match ctx {
+                    Context::Chat(n) => self.chat.room(n),
+                    _ => None,
+                };
+                let own = chat.is_some_and(|r| r.owner.eq_ignore_ascii_case(&c.name));
+                header.insert("id".into(), if let Context::Chat(n) = ctx { json!(n) } else { json!(key) });
                 header.insert("you".into(), json!(c.name));
-                header.insert("is_self_room".into(), json!(false));
+                header.insert("is_self_room".into(), json!(own));
                 header.insert("members".into(), json!(self.members_of(id, &ctx)));
                 header.insert("time_since_last".into(), json!(time_since(now, spoke)));
                 let since = spoke.map(|t| now.saturating_sub(t) as f64 / 1e6);
-                header.insert("word_budget".into(), json!(word_budget(since, pc.hud.wpm_of(ctx.id()))));
+                header.insert("word_budget".into(), json!(word_budget(since, pc.hud.wpm_of(&key))));
+                if let Some(r) = chat {
+                    if let Some(b) = &r.billboard {
+                        header.insert("billboard".into(), json!(b));
+                    }
+                    if own {
+                        header.insert("my_keys".into(), json!(r.keys));
+                        let pending: Vec<Value> =
+                            r.requests.iter().map(|q| json!({"id": q.id, "requester_id": q.requester, "key_used": q.key})).collect();
+                        header.insert("pending_access_requests".into(), json!(pending));
+                    }
+                }
                 let messages = pc
                     .hud
                     .heard
@@ -317,7 +378,7 @@ impl Engine {
                         m
                     })
                     .collect();
-                RoomParts { header, attention: pc.hud.attention.get(ctx.id()).copied(), messages }
+                RoomParts { header, attention: pc.hud.attention.get(&key).copied(), messages }
             })
             .collect();
         let parts = HudParts {
@@ -343,6 +404,7 @@ impl Engine {
                     .unwrap_or_default()
             }
             Context::Group => self.group_members(id).into_iter().filter_map(|m| self.world.ch(m)).map(|c| c.name.clone()).collect(),
+            Context::Chat(n) => self.chat.members(*n),
             Context::Tells | Context::Channel(_) => {
                 let mut names: Vec<String> = self
                     .world

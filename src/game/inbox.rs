@@ -61,6 +61,7 @@ impl Engine {
             EngineMsg::Command { char_id, link_id, line, id, received, client } => {
                 self.handle_command(char_id, link_id, line, id, received, client);
             }
+            EngineMsg::Resident(note) => self.resident_note(note),
             EngineMsg::Actions { char_id, link_id, batch, re } => {
                 if self.pc_link_matches(char_id, link_id) {
                     self.apply_actions(char_id, batch, re);

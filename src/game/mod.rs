@@ -4,8 +4,11 @@
 //! bounded [`Out`] channel with `try_send`, so it never waits on a socket or the disk.
 
 pub mod actions;
+pub mod agents;
 pub mod boundary;
 pub mod character;
+pub mod chat;
+pub mod chat_rooms;
 pub mod clock;
 pub mod combat;
 pub mod commands;

@@ -63,6 +63,8 @@ pub enum SaveMsg {
     Save(Box<CharacterRecord>, u64),
     /// House rooms whose floors changed.
     Houses(Vec<pawns_storage::HouseRecord>),
+    /// Chat rooms that changed.
+    ChatRooms(Vec<pawns_storage::ChatRoomRecord>),
     /// Resolves once everything queued before it is on disk.
     Flush(tokio::sync::oneshot::Sender<()>),
 }
@@ -82,6 +84,9 @@ impl SaveQueue {
     pub fn save_houses(&self, h: Vec<pawns_storage::HouseRecord>) {
         let _ = self.tx.send(SaveMsg::Houses(h));
     }
+    pub fn save_chat_rooms(&self, rooms: Vec<pawns_storage::ChatRoomRecord>) {
+        let _ = self.tx.send(SaveMsg::ChatRooms(rooms));
+    }
     pub async fn flush(&self) {
         let (tx, rx) = tokio::sync::oneshot::channel();
         if self.tx.send(SaveMsg::Flush(tx)).is_ok() {
@@ -98,6 +103,7 @@ pub fn spawn_writer(store: Arc<Store>, unsaved: Unsaved) -> (SaveQueue, tokio::t
         while let Some(first) = rx.recv().await {
             let mut batch: HashMap<String, (u64, CharacterRecord)> = HashMap::new();
             let mut houses: HashMap<u32, pawns_storage::HouseRecord> = HashMap::new();
+            let mut rooms: HashMap<u64, pawns_storage::ChatRoomRecord> = HashMap::new();
             let mut flushes = Vec::new();
             let mut next = Some(first);
             while let Some(msg) = next.take() {
@@ -108,6 +114,11 @@ pub fn spawn_writer(store: Arc<Store>, unsaved: Unsaved) -> (SaveQueue, tokio::t
                     SaveMsg::Houses(hs) => {
                         for h in hs {
                             houses.insert(h.room_vnum, h);
+                        }
+                    }
+                    SaveMsg::ChatRooms(rs) => {
+                        for r in rs {
+                            rooms.insert(r.id, r);
                         }
                     }
                     SaveMsg::Flush(done) => flushes.push(done),
@@ -135,6 +146,15 @@ pub fn spawn_writer(store: Arc<Store>, unsaved: Unsaved) -> (SaveQueue, tokio::t
                     Ok(Ok(())) => {}
                     Ok(Err(e)) => tracing::error!(code = e.code(), "saving houses failed: {e}"),
                     Err(e) => tracing::error!("house save task failed: {e}"),
+                }
+            }
+            if !rooms.is_empty() {
+                let store = store.clone();
+                let records: Vec<pawns_storage::ChatRoomRecord> = rooms.into_values().collect();
+                match tokio::task::spawn_blocking(move || store.put_chat_rooms(&records)).await {
+                    Ok(Ok(())) => {}
+                    Ok(Err(e)) => tracing::error!(code = e.code(), "saving chat rooms failed: {e}"),
+                    Err(e) => tracing::error!("chat room save task failed: {e}"),
                 }
             }
             for f in flushes {

@@ -6,8 +6,10 @@
 //!   cap, attention shares (`"30%"`, `"%*"`), filling messages backward, word budgets;
 //! - `format.rs` — the three written forms and their decoders (the compact key table);
 //! - `assemble.rs` — a HUD from its parts, cut to the budget (`total ≤ budget`, always);
+//! - `answer.rs` — a model's answer read back into the response format (JSON or TOON);
 //! - `heartbeat.rs` — the heartbeat interval and how reactions move it.
 
+pub mod answer;
 pub mod assemble;
 pub mod budget;
 pub mod format;

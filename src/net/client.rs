@@ -34,6 +34,14 @@ pub async fn post(url: &str) -> anyhow::Result<String> {
     Ok(call(reqwest::Method::POST, url, None).await?.1)
 }
 
+/// A POST with a JSON body; the status and the body, whatever the status.
+pub async fn post_json(url: &str, body: &serde_json::Value) -> anyhow::Result<(u16, String)> {
+    let resp = client().post(url).json(body).send().await.with_context(|| format!("cannot reach {url}"))?;
+    let status = resp.status().as_u16();
+    let text = resp.text().await.with_context(|| format!("reading the answer of {url}"))?;
+    Ok((status, text))
+}
+
 /// A GET whose body must come back with status 200 (otherwise the body is the error).
 pub async fn get(url: &str) -> anyhow::Result<String> {
     let (status, body) = call(reqwest::Method::GET, url, None).await?;

@@ -66,7 +66,18 @@ async fn route(mut req: Request<Incoming>, peer: SocketAddr, shared: Arc<Shared>
     if req.method() == Method::GET && req.uri().path() == "/ws" {
         return upgrade(&mut req, peer, shared, permit);
     }
-    super::api::route(super::api::Call::of(&req, peer), &shared).await
+    let mut call = super::api::Call::of(&req, peer);
+    if req.method() == Method::POST {
+        use http_body_util::BodyExt;
+        match http_body_util::Limited::new(req.into_body(), super::api::MAX_BODY).collect().await {
+            Ok(body) => call.body = body.to_bytes(),
+            Err(_) => {
+                let msg = format!("a request body is at most {} bytes", super::api::MAX_BODY);
+                return super::api::error(hyper::StatusCode::PAYLOAD_TOO_LARGE, "body_too_large", &msg);
+            }
+        }
+    }
+    super::api::route(call, &shared).await
 }
 
 fn upgrade(req: &mut Request<Incoming>, peer: SocketAddr, shared: Arc<Shared>, permit: Arc<Option<ConnPermit>>) -> Response<Body> {

@@ -49,9 +49,20 @@ pub async fn serve(shared: &Shared, link: &LinkHandle, req: &HudRequest, re: Opt
 /// the agent's own (reactions move it), read back with every HUD.
 pub fn spawn_heartbeat(shared: Arc<Shared>, link: LinkHandle, req: HudRequest) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
+        // `wake_agent` ends a wait early; the registration goes when this task does.
+        struct Registered(Arc<Shared>, crate::game::world::CharId, Arc<tokio::sync::Notify>);
+        impl Drop for Registered {
+            fn drop(&mut self) {
+                self.0.engine.wakes.unregister(self.1, &self.2);
+            }
+        }
+        let wake = Registered(shared.clone(), link.char_id, shared.engine.wakes.register(link.char_id));
         let mut every = 10.0;
         loop {
-            tokio::time::sleep(Duration::from_secs_f64(every)).await;
+            tokio::select! {
+                _ = tokio::time::sleep(Duration::from_secs_f64(every)) => {}
+                _ = wake.2.notified() => {}
+            }
             match serve(&shared, &link, &req, None, true).await {
                 Some(s) => every = s.clamp(1.0, 10.0),
                 None => return,

@@ -36,6 +36,8 @@ pub struct Shared {
     /// The mortal start room (vnum, name): where new characters begin and the dead respawn.
     pub start_room: (u32, String),
     pub engine: EngineHandle,
+    /// The agents the server runs itself (their commands and their loops' status).
+    pub residents: crate::resident::Residents,
     pub login: LoginLimiter,
     pub conns: Arc<ConnLimiter>,
     pub hub: Arc<Hub>,

@@ -57,6 +57,8 @@ pub struct ServerConfig {
     pub dream_daily: Option<(chrono::NaiveTime, chrono_tz::Tz)>,
     /// Consolidation parameters, heading zone, optional LLM.
     pub dream_opts: crate::memory::DreamOptions,
+    /// Resident agents: the model endpoint they ask, the HUD they get (issue 15).
+    pub residents: crate::resident::ResidentConfig,
 }
 
 impl Default for ServerConfig {
@@ -80,6 +82,7 @@ impl Default for ServerConfig {
             dream_threshold: crate::memory::dreamer::DEFAULT_THRESHOLD,
             dream_daily: Some((chrono::NaiveTime::from_hms_opt(3, 30, 0).expect("a time"), chrono_tz::America::New_York)),
             dream_opts: crate::memory::DreamOptions { tz: chrono_tz::America::New_York, ..Default::default() },
+            residents: Default::default(),
         }
     }
 }
@@ -98,6 +101,7 @@ pub struct RunningServer {
     indexer: Option<crate::search::IndexerThread>,
     dreamer: Option<crate::memory::dreamer::DreamerThread>,
     daily: Option<tokio::task::JoinHandle<()>>,
+    residents: (watch::Sender<bool>, tokio::task::JoinHandle<()>),
 }
 
 impl RunningServer {
@@ -108,6 +112,9 @@ impl RunningServer {
         if let Some(t) = &self.dreamer {
             t.cancel();
         }
+        // Resident agents close their sockets first: they are clients like any other.
+        let _ = self.residents.0.send(true);
+        let _ = self.residents.1.await;
         let _ = self.shutdown_tx.send(true);
         let _ = self.accept.await;
         let (tx, rx) = oneshot::channel();
@@ -256,11 +263,19 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
     let kit = Arc::new(crate::game::kit::StartKit::new(&world));
     let start_name = world.rooms.iter().find(|r| r.vnum == start_vnum).map(|r| r.name.clone()).unwrap_or_default();
     let mut engine = Engine::new(world, cfg.engine.clone(), saves.clone());
+    let (residents, resident_rx) = crate::resident::Residents::new();
+    engine.resident_cmds = Some(residents.tx.clone());
+    let wakes = engine.wakes.clone();
     let houses = {
         let store = store.clone();
         tokio::task::spawn_blocking(move || store.houses()).await??
     };
     engine.restore_houses(&houses);
+    let rooms = {
+        let store = store.clone();
+        tokio::task::spawn_blocking(move || store.chat_rooms()).await??
+    };
+    engine.chat = crate::game::chat_rooms::ChatBook::restore(rooms);
     // The index is derived data: if it cannot be opened the server still plays and
     // records, and says so (search answers `search_unavailable`).
     let (search, feed, indexer) = match (cfg.record && cfg.search).then(|| crate::search::spawn_indexer(store.clone(), cfg.search_every)) {
@@ -314,7 +329,8 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
         edge,
         accounts: Accounts::new(store.clone(), start_vnum, kit, unsaved),
         start_room: (start_vnum, start_name),
-        engine: EngineHandle { tx: etx },
+        engine: EngineHandle { tx: etx, wakes },
+        residents: residents.clone(),
         login: LoginLimiter::new(cfg.login.clone()),
         conns: ConnLimiter::new(cfg.conns),
         hub: Arc::new(Hub::default()),
@@ -336,5 +352,20 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
     let accept = tokio::spawn(crate::net::listener::accept_loop(listener, shared.clone(), shutdown_rx));
     tracing::info!(%addr, "pawns is listening (telnet, WebSocket /ws, HTTP /health)");
-    Ok(RunningServer { addr, shared, shutdown_tx, accept, engine_task, saves, writer, recorder, indexer, dreamer: dreamer_thread, daily })
+    let (resident_stop, resident_stop_rx) = watch::channel(false);
+    let manager = crate::resident::manager::spawn(shared.clone(), addr, residents, resident_rx, cfg.residents.clone(), resident_stop_rx);
+    Ok(RunningServer {
+        addr,
+        shared,
+        shutdown_tx,
+        accept,
+        engine_task,
+        saves,
+        writer,
+        recorder,
+        indexer,
+        dreamer: dreamer_thread,
+        daily,
+        residents: (resident_stop, manager),
+    })
 }

@@ -30,6 +30,12 @@ pub struct Inventory {
     /// Agents with a memory (since schema 4).
     #[serde(default)]
     pub memories: u64,
+    /// Chat rooms (since schema 6).
+    #[serde(default)]
+    pub chat_rooms: u64,
+    /// Agents the server runs itself (since schema 6).
+    #[serde(default)]
+    pub residents: u64,
     pub world_source: Option<String>,
 }
 
@@ -60,6 +66,8 @@ impl Store {
         copy(&rtx, &dst, tables::SESSION_SPANS, &mut p)?;
         copy(&rtx, &dst, tables::RECORD_DAYS, &mut p)?;
         copy(&rtx, &dst, tables::MEMORIES, &mut p)?;
+        copy(&rtx, &dst, tables::CHAT_ROOMS, &mut p)?;
+        copy(&rtx, &dst, tables::RESIDENTS, &mut p)?;
         drop(dst);
         let (copy, _) = Store::open(out)?;
         copy.inventory()
@@ -81,6 +89,8 @@ impl Store {
             record_chunks: len(count(&rtx, tables::RECORD_CHUNKS)),
             last_batch: self.last_record_id()?,
             memories: len(count(&rtx, tables::MEMORIES)),
+            chat_rooms: len(count(&rtx, tables::CHAT_ROOMS)),
+            residents: len(count(&rtx, tables::RESIDENTS)),
             world_source: self.meta_get("world_source")?.map(|b| String::from_utf8_lossy(&b).into_owned()),
         })
     }
@@ -106,7 +116,9 @@ fn rows(rtx: &ReadTransaction) -> Result<u64, StoreError> {
         + count(rtx, tables::RECORD_CHUNKS)?
         + count(rtx, tables::SESSION_SPANS)?
         + count(rtx, tables::RECORD_DAYS)?
-        + count(rtx, tables::MEMORIES)?)
+        + count(rtx, tables::MEMORIES)?
+        + count(rtx, tables::CHAT_ROOMS)?
+        + count(rtx, tables::RESIDENTS)?)
 }
 
 /// Copies one table, a few thousand rows per write transaction.

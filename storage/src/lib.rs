@@ -198,6 +198,17 @@ impl Store {
         self.get_record(tables::AGENT_KEYS, key_hash)
     }
 
+    /// Is the name anyone's already: an account, or a key made for it (a key's
+    /// character is made at its first login)? Scans the keys: for rare checks only.
+    pub fn name_claimed(&self, name: &str) -> Result<bool, StoreError> {
+        if self.account(name)?.is_some() {
+            return Ok(true);
+        }
+        let lower = name.to_ascii_lowercase();
+        let keys: Vec<AgentKeyRecord> = self.decode_all(tables::AGENT_KEYS)?;
+        Ok(keys.iter().any(|k| !k.revoked && k.name == lower))
+    }
+
     // ---- world ----
 
     /// Replaces the whole imported world with the given encoded zones, in one transaction.
@@ -225,6 +236,38 @@ impl Store {
             }
         }
         tx.commit().map_err(redb_err)
+    }
+
+    /// Saves chat rooms (each record replaces that room's row).
+    pub fn put_chat_rooms(&self, rooms: &[ChatRoomRecord]) -> Result<(), StoreError> {
+        let tx = self.db.begin_write().map_err(redb_err)?;
+        {
+            let mut t = tx.open_table(tables::CHAT_ROOMS).map_err(redb_err)?;
+            for r in rooms {
+                t.insert(r.id, codec::encode(r)?.as_slice()).map_err(redb_err)?;
+            }
+        }
+        tx.commit().map_err(redb_err)
+    }
+
+    /// Every chat room, in id order.
+    pub fn chat_rooms(&self) -> Result<Vec<ChatRoomRecord>, StoreError> {
+        self.decode_all(tables::CHAT_ROOMS)
+    }
+
+    /// Writes (or replaces) a resident agent's row.
+    pub fn put_resident(&self, r: &ResidentRecord) -> Result<(), StoreError> {
+        self.put_records(tables::RESIDENTS, &[(r.name.to_ascii_lowercase(), codec::encode(r)?)])
+    }
+
+    /// One resident agent by name (any case).
+    pub fn resident(&self, name: &str) -> Result<Option<ResidentRecord>, StoreError> {
+        self.get_record(tables::RESIDENTS, &name.to_ascii_lowercase())
+    }
+
+    /// Every resident agent, retired ones too, by name.
+    pub fn residents(&self) -> Result<Vec<ResidentRecord>, StoreError> {
+        self.decode_all(tables::RESIDENTS)
     }
 
     /// Every saved house room.

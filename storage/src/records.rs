@@ -91,4 +91,46 @@ pub struct HudRecord {
     pub wpm: Vec<(String, u32)>,
     /// The display name `set_name` chose.
     pub display_name: Option<String>,
+    /// May this agent create, alter and retire agents (`create_agent`…)? Set by an admin.
+    #[serde(default)]
+    pub can_create_agents: bool,
+}
+
+/// A character's chat room (protocol §11.2): its id is its owner's stable id.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ChatRoomRecord {
+    pub id: u64,
+    /// The owner's character name.
+    pub owner: String,
+    pub billboard: Option<String>,
+    /// Keys others present with `request_access`.
+    pub keys: Vec<String>,
+    /// Character names of the members other than the owner.
+    pub members: Vec<String>,
+    pub requests: Vec<AccessRequestRecord>,
+}
+
+/// A pending `request_access`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct AccessRequestRecord {
+    pub id: u64,
+    pub requester: String,
+    pub key: String,
+    pub at_us: u64,
+}
+
+/// An agent the server runs itself (a resident agent, issue 15).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ResidentRecord {
+    pub name: String,
+    /// `persona` (its prompt is a personality seed) or `bot` (its prompt is a role).
+    pub kind: String,
+    pub prompt: String,
+    /// The model it asks; `None`: the server's `--llm-model`.
+    pub model: Option<String>,
+    pub can_create_agents: bool,
+    /// `admin`, or the agent that made it with `create_agent`.
+    pub created_by: String,
+    pub created_at_us: u64,
+    pub retired_at_us: Option<u64>,
 }

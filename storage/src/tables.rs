@@ -47,6 +47,13 @@ pub const RECORD_DAYS: TableDefinition<u32, u64> = TableDefinition::new("record_
 /// an encoded record whose type the server's memory module owns.
 pub const MEMORIES: TableDefinition<&str, &[u8]> = TableDefinition::new("memories");
 
+// Chat rooms and resident agents (migration 6).
+
+/// Chat room id (= its owner's stable id) → a `ChatRoomRecord`.
+pub const CHAT_ROOMS: TableDefinition<u64, &[u8]> = TableDefinition::new("chat_rooms");
+/// Agent name lower-cased → a `ResidentRecord` (an agent the server runs itself).
+pub const RESIDENTS: TableDefinition<&str, &[u8]> = TableDefinition::new("residents");
+
 // Retired: the version-3 record log, converted and dropped by migration 5.
 
 /// Batch id → every record one group commit wrote (`Vec<EventRecord>`), everyone's mixed.

@@ -37,7 +37,7 @@ fn new_file_gets_current_schema_and_reopens() {
     let path = dir.path().join("t.redb");
     let (store, report) = Store::open(&path).unwrap();
     assert!(report.created);
-    assert_eq!(report.migrations_applied, vec![1, 2, 3, 4, 5]);
+    assert_eq!(report.migrations_applied, vec![1, 2, 3, 4, 5, 6]);
     assert_eq!(store.schema_version().unwrap(), migrate::CURRENT_VERSION);
     drop(store);
     let (_store, report) = Store::open(&path).unwrap();
@@ -56,8 +56,8 @@ fn a_version_1_file_is_upgraded_and_keeps_its_characters() {
         store.meta_put(migrate::VERSION_KEY, &1u32.to_le_bytes()).unwrap();
     }
     let (store, report) = Store::open(&path).unwrap();
-    assert_eq!(report.migrations_applied, vec![2, 3, 4, 5]);
-    assert_eq!(store.schema_version().unwrap(), 5);
+    assert_eq!(report.migrations_applied, vec![2, 3, 4, 5, 6]);
+    assert_eq!(store.schema_version().unwrap(), 6);
     assert_eq!(store.character("old").unwrap().unwrap().name, "Old");
     let h = HouseRecord { room_vnum: 8004, contents: vec![ObjRecord { vnum: 1, contains: vec![] }] };
     store.put_houses(std::slice::from_ref(&h)).unwrap();
@@ -319,7 +319,7 @@ fn a_version_3_file_gains_memories_and_keeps_its_record() {
         store.meta_put(migrate::VERSION_KEY, &3u32.to_le_bytes()).unwrap();
     }
     let (store, report) = Store::open(&path).unwrap();
-    assert_eq!(report.migrations_applied, vec![4, 5]);
+    assert_eq!(report.migrations_applied, vec![4, 5, 6]);
     assert_eq!(store.session_records(7).unwrap().len(), 1);
     assert_eq!(store.memory::<Vec<String>>("ann").unwrap(), None);
     store.put_memory("Ann", &vec!["a memory".to_string()]).unwrap();
@@ -458,7 +458,7 @@ fn a_version_4_record_log_is_converted_to_session_chunks() {
         store.meta_put(migrate::VERSION_KEY, &4u32.to_le_bytes()).unwrap();
     }
     let (store, report) = Store::open(&path).unwrap();
-    assert_eq!(report.migrations_applied, vec![5]);
+    assert_eq!(report.migrations_applied, vec![5, 6]);
     assert_eq!(store.last_record_id().unwrap(), 3);
     let seqs = |s: u64| store.session_records(s).unwrap().iter().map(|r| r.seq).collect::<Vec<_>>();
     assert_eq!(seqs(1), [1, 2, 3]);
@@ -467,4 +467,40 @@ fn a_version_4_record_log_is_converted_to_session_chunks() {
     assert_eq!(ids, [1, 2, 3]);
     let tx = store.database().begin_read().unwrap();
     assert!(tx.open_table(tables::RECORD_BATCHES_V3).is_err(), "the old log is dropped");
+}
+
+#[test]
+fn a_version_5_file_gains_chat_rooms_and_residents() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.redb");
+    {
+        let (store, _) = Store::open(&path).unwrap();
+        store.save_characters(&[sample("Old")]).unwrap();
+        store.meta_put(migrate::VERSION_KEY, &5u32.to_le_bytes()).unwrap();
+    }
+    let (store, report) = Store::open(&path).unwrap();
+    assert_eq!(report.migrations_applied, vec![6]);
+    assert_eq!(store.character("old").unwrap().unwrap().name, "Old");
+    assert!(store.chat_rooms().unwrap().is_empty() && store.residents().unwrap().is_empty());
+    let room = ChatRoomRecord {
+        id: 3,
+        owner: "Old".into(),
+        billboard: Some("hi".into()),
+        keys: vec!["k".into()],
+        members: vec!["Bram".into()],
+        requests: vec![AccessRequestRecord { id: 9, requester: "Cid".into(), key: "k".into(), at_us: 1 }],
+    };
+    store.put_chat_rooms(std::slice::from_ref(&room)).unwrap();
+    let r = ResidentRecord { name: "Warden".into(), kind: "bot".into(), prompt: "guards".into(), ..Default::default() };
+    store.put_resident(&r).unwrap();
+    drop(store);
+    let (store, _) = Store::open(&path).unwrap();
+    assert_eq!(store.chat_rooms().unwrap(), vec![room]);
+    assert_eq!(store.resident("WARDEN").unwrap(), Some(r));
+    let acct = Account { name: "Kay".into(), password_hash: None, is_agent: false, created: 1 };
+    assert!(store.create_character(&acct, &sample("Kay")).unwrap());
+    assert!(store.name_claimed("kay").unwrap(), "an account claims its name");
+    assert!(!store.name_claimed("nobody").unwrap());
+    let inv = store.inventory().unwrap();
+    assert_eq!((inv.chat_rooms, inv.residents), (1, 1));
 }

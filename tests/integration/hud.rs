@@ -190,7 +190,7 @@ async fn actions_speak_remember_and_react_and_the_next_hud_shows_them() {
             json!("ok"),
             json!("unknown_action"),
             json!("bad_path"),
-            json!("not_available"),
+            json!("not_granted"),
             json!("no_such_message"),
             json!("bad_request")
         ]

@@ -2,6 +2,7 @@
 
 mod agent_client;
 mod agents;
+mod chat_rooms;
 mod combat;
 mod common;
 mod darkpawns;
@@ -14,6 +15,7 @@ mod persistence;
 mod real_clients;
 mod real_worlds;
 mod recording;
+mod residents;
 mod search;
 mod shutdown;
 mod telnet;

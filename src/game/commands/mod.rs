@@ -128,6 +128,8 @@ pub static COMMANDS: &[Command] = &[
     cmd("drink", Resting, Engine::do_drink),
     cmd("fill", Standing, Engine::do_fill),
     cmd("socials", Dead, Engine::do_socials),
+    cmd("chat", Dead, Engine::do_chat),
+    cmd("room", Dead, Engine::do_room),
 ];
 
 fn door(e: &mut Engine, c: CharId, args: &str, op: DoorOp) -> CmdStatus {

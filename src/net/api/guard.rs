@@ -62,7 +62,14 @@ mod tests {
     use super::*;
 
     fn call(peer: &str) -> Call {
-        Call { method: hyper::Method::GET, path: "/".into(), query: String::new(), bearer: None, peer: peer.parse().unwrap() }
+        Call {
+            method: hyper::Method::GET,
+            path: "/".into(),
+            query: String::new(),
+            bearer: None,
+            peer: peer.parse().unwrap(),
+            body: Default::default(),
+        }
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //!
 //! - `status.rs`: `GET /health`, `GET /api/who`, `GET /api/record`
 //! - `admin.rs`: `POST /api/admin/keygen`, `/api/admin/backup`, `/api/admin/dream`
+//! - `residents.rs`: `POST /api/admin/agents` (make a resident agent), `GET /api/admin/agents`
 //! - `export.rs`: `GET /api/export`
 //! - `search.rs`: `GET /api/search`, `GET /api/search/status`, `POST /api/admin/reindex`
 //! - `agents.rs`: `GET /api/whoami`, `GET /api/agents/{name}/memory`,
@@ -13,6 +14,7 @@ pub mod admin;
 pub mod agents;
 pub mod export;
 pub mod guard;
+pub mod residents;
 pub mod search;
 pub mod status;
 
@@ -36,7 +38,12 @@ pub struct Call {
     /// The `Authorization: Bearer …` token, if one came.
     pub bearer: Option<String>,
     pub peer: SocketAddr,
+    /// A POST's body (at most `MAX_BODY` bytes; empty otherwise).
+    pub body: Bytes,
 }
+
+/// The largest request body the API reads.
+pub const MAX_BODY: usize = 64 * 1024;
 
 impl Call {
     pub fn of<B>(req: &Request<B>, peer: SocketAddr) -> Call {
@@ -52,6 +59,7 @@ impl Call {
             query: req.uri().query().unwrap_or("").to_string(),
             bearer,
             peer,
+            body: Bytes::new(),
         }
     }
 
@@ -70,6 +78,8 @@ pub async fn route(call: Call, shared: &Arc<Shared>) -> Response<Body> {
         (&Method::POST, "/api/admin/keygen") => admin::keygen(&call, shared).await,
         (&Method::POST, "/api/admin/backup") => admin::backup(&call, shared).await,
         (&Method::POST, "/api/admin/dream") => admin::dream(&call, shared).await,
+        (&Method::POST, "/api/admin/agents") => residents::create(&call, shared).await,
+        (&Method::GET, "/api/admin/agents") => residents::list(&call, shared),
         (&Method::GET, "/api/export") => export::export(&call, shared).await,
         (&Method::GET, "/api/search") => search::search(&call, shared).await,
         (&Method::GET, "/api/search/status") => search::status(&call, shared),

@@ -1,0 +1,327 @@
+//! Playing from the HUD (protocol §11): the loop a stateless model needs and nothing
+//! more. It logs in, asks for heartbeat HUDs, hands each one to the model, and sends the
+//! answer back as an `actions` message — over the same WebSocket protocol any agent
+//! uses. `pawns agent play --context hud` runs it with the agent's key; the server's
+//! resident agents run it with a session token the server issues them.
+//!
+//! When the model's endpoint fails the loop pauses, retrying on its own backoff (1 s,
+//! doubling to 60 s: never a hot loop) with a fresh HUD each time, and resumes at the
+//! first answer. One question is in flight at a time; heartbeats that arrive meanwhile
+//! are skipped. A dropped socket is redialled on the same backoff.
+
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+use futures_util::{SinkExt, StreamExt};
+use serde::Serialize;
+use serde_json::{json, Value};
+use tokio::sync::{mpsc, watch};
+use tokio_tungstenite::tungstenite::Message;
+
+use super::llm::LlmClient;
+use crate::hud::HudFormat;
+
+/// Longest pause between tries.
+pub const MAX_BACKOFF: Duration = Duration::from_secs(60);
+
+/// The pause after `failures` failures in a row: 1 s, 2 s, 4 s … 60 s.
+pub fn backoff(failures: u32) -> Duration {
+    let secs = 1u64.checked_shl(failures.saturating_sub(1).min(16)).unwrap_or(u64::MAX);
+    Duration::from_secs(secs).min(MAX_BACKOFF)
+}
+
+/// Who the model plays and which model it is; a resident's may change while it runs
+/// (`alter_agent`).
+#[derive(Debug, Clone)]
+pub struct Mind {
+    pub name: String,
+    /// The system prompt: who the agent is and how to answer.
+    pub system: String,
+    pub model: String,
+}
+
+/// The system prompt for an agent: its persona seed or bot role, then the rules.
+pub fn system_prompt(name: &str, kind: &str, prompt: &str) -> String {
+    let who = if kind == "bot" { format!("Your role: {prompt}") } else { format!("Your personality: {prompt}") };
+    format!(
+        "You are {name}, a character in a text adventure world shared with humans and other agents. {who}\n\
+         Every turn you receive your HUD: your whole context (who you are, what you know, what you may do, and \
+         what is being said in each of your rooms). Answer with exactly one JSON object in the HUD's \
+         response_format: {{\"responses\": [{{\"room_id\": ..., \"message\": ...}}], \"actions\": [...]}}. \
+         Use {{\"type\": \"command\", \"command\": \"...\"}} for game commands. Keep within each room's word_budget. \
+         No prose outside the JSON."
+    )
+}
+
+/// What the loop is doing, for `GET /api/admin/agents` and the transcript.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct LoopStatus {
+    /// `connecting`, `running`, `paused` (the endpoint failed), `reconnecting`, `stopped`.
+    pub state: &'static str,
+    pub turns: u64,
+    pub failures: u64,
+    pub failures_in_row: u32,
+    /// Answers that held no response format.
+    pub unreadable: u64,
+    /// Heartbeats skipped while a question was in flight or the loop was paused.
+    pub skipped: u64,
+    pub backoff_ms: u64,
+    pub last_error: Option<String>,
+    /// The model's latency on the last answer.
+    pub last_latency_ms: u64,
+    /// Actions and responses sent, and how many the server refused.
+    pub items_sent: u64,
+    pub items_refused: u64,
+}
+
+pub type SharedStatus = Arc<Mutex<LoopStatus>>;
+
+/// One turn as the transcript shows it.
+#[derive(Debug, Clone)]
+pub enum Turn {
+    Sent { n: u64, batch: Value, latency: Duration, hud_tokens: u64 },
+    Results { results: Value },
+    Paused { why: String, retry_in: Duration },
+    Unreadable { text: String },
+    Event { text: String },
+}
+
+pub struct HudLoop {
+    /// `ws://host:port/ws`.
+    pub url: String,
+    /// Makes the login frame's `data` for each (re)connection (a resident's token is
+    /// issued afresh each time).
+    pub login: Box<dyn Fn() -> Value + Send + Sync>,
+    pub llm: LlmClient,
+    pub mind: Arc<RwLock<Mind>>,
+    pub format: HudFormat,
+    pub budget: usize,
+    /// Most tokens the model may answer with.
+    pub max_tokens: u32,
+    pub status: SharedStatus,
+    pub stop: watch::Receiver<bool>,
+    /// Where turns are told (the CLI's transcript); `None`: the log only.
+    pub turns: Option<mpsc::UnboundedSender<Turn>>,
+}
+
+type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// Why a session ended.
+enum End {
+    Stopped,
+    /// The server refused for good (bad key, retired): no point redialling.
+    Refused(String),
+    Dropped(String),
+}
+
+impl HudLoop {
+    fn set(&self, f: impl FnOnce(&mut LoopStatus)) {
+        f(&mut self.status.lock().unwrap_or_else(|e| e.into_inner()));
+    }
+
+    fn tell(&self, t: Turn) {
+        if let Some(tx) = &self.turns {
+            let _ = tx.send(t);
+        }
+    }
+
+    /// Runs until stopped or refused for good; the reason it ended.
+    pub async fn run(mut self) -> Result<(), String> {
+        let mut drops = 0u32;
+        loop {
+            if *self.stop.borrow() {
+                break;
+            }
+            self.set(|s| s.state = "connecting");
+            match self.session().await {
+                End::Stopped => break,
+                End::Refused(why) => {
+                    self.set(|s| {
+                        s.state = "stopped";
+                        s.last_error = Some(why.clone());
+                    });
+                    return Err(why);
+                }
+                End::Dropped(why) => {
+                    drops += 1;
+                    let wait = backoff(drops);
+                    tracing::warn!(agent = %self.mind_name(), %why, ?wait, "the HUD loop lost its connection; redialling");
+                    self.set(|s| {
+                        s.state = "reconnecting";
+                        s.last_error = Some(why);
+                    });
+                    tokio::select! {
+                        _ = tokio::time::sleep(wait) => {}
+                        _ = self.stop.changed() => {}
+                    }
+                }
+            }
+        }
+        self.set(|s| s.state = "stopped");
+        Ok(())
+    }
+
+    fn mind_name(&self) -> String {
+        self.mind.read().unwrap_or_else(|e| e.into_inner()).name.clone()
+    }
+
+    async fn session(&mut self) -> End {
+        let mut ws: Ws = match tokio::time::timeout(Duration::from_secs(10), tokio_tungstenite::connect_async(self.url.as_str())).await {
+            Ok(Ok((ws, _))) => ws,
+            Ok(Err(e)) => return End::Dropped(format!("cannot connect to {}: {e}", self.url)),
+            Err(_) => return End::Dropped(format!("cannot connect to {}: timed out", self.url)),
+        };
+        let login = json!({"type": "login", "data": (self.login)()});
+        if ws.send(Message::text(login.to_string())).await.is_err() {
+            return End::Dropped("the socket closed during login".into());
+        }
+        // The login's answer: `state` (in), or an error (refused).
+        loop {
+            match tokio::time::timeout(Duration::from_secs(15), ws.next()).await {
+                Ok(Some(Ok(Message::Text(t)))) => {
+                    let v: Value = serde_json::from_str(t.as_str()).unwrap_or_default();
+                    match v["type"].as_str() {
+                        Some("state") => break,
+                        Some("error") => {
+                            let code = v["data"]["code"].as_str().unwrap_or("error");
+                            let why = format!("{code}: {}", v["data"]["message"].as_str().unwrap_or(""));
+                            return if matches!(code, "rate_limited" | "too_many_connections" | "internal") {
+                                End::Dropped(why)
+                            } else {
+                                End::Refused(why)
+                            };
+                        }
+                        _ => continue,
+                    }
+                }
+                Ok(Some(Ok(_))) => continue,
+                Ok(_) => return End::Dropped("the server closed during login".into()),
+                Err(_) => return End::Dropped("the server did not answer the login".into()),
+            }
+        }
+        let req = json!({"type": "hud", "id": "beat", "data": {"heartbeat": true, "format": self.format.as_str(), "budget": self.budget}});
+        if ws.send(Message::text(req.to_string())).await.is_err() {
+            return End::Dropped("the socket closed".into());
+        }
+        self.set(|s| s.state = "running");
+        let (answer_tx, mut answer_rx) = mpsc::channel::<(Result<String, String>, Duration, u64)>(1);
+        let mut busy = false;
+        let mut paused_until: Option<Instant> = None;
+        let mut retry_at: Option<tokio::time::Instant> = None;
+        let mut n = 0u64;
+        loop {
+            let retry = async {
+                match retry_at {
+                    Some(t) => tokio::time::sleep_until(t).await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                _ = self.stop.changed() => {
+                    let _ = ws.send(Message::Close(None)).await;
+                    return End::Stopped;
+                }
+                _ = retry => {
+                    retry_at = None;
+                    let req = json!({"type": "hud", "id": "retry", "data": {"format": self.format.as_str(), "budget": self.budget}});
+                    if ws.send(Message::text(req.to_string())).await.is_err() {
+                        return End::Dropped("the socket closed".into());
+                    }
+                }
+                got = answer_rx.recv() => {
+                    let Some((answer, latency, hud_tokens)) = got else { continue };
+                    busy = false;
+                    match answer {
+                        Ok(text) => {
+                            self.set(|s| { s.failures_in_row = 0; s.backoff_ms = 0; s.state = "running"; s.last_latency_ms = latency.as_millis() as u64; });
+                            paused_until = None;
+                            let Some(batch) = crate::hud::answer::parse(&text) else {
+                                self.set(|s| s.unreadable += 1);
+                                self.tell(Turn::Unreadable { text: text.chars().take(200).collect() });
+                                continue;
+                            };
+                            n += 1;
+                            let items = batch["responses"].as_array().map_or(0, Vec::len) + batch["actions"].as_array().map_or(0, Vec::len);
+                            self.set(|s| { s.turns += 1; s.items_sent += items as u64; });
+                            self.tell(Turn::Sent { n, batch: batch.clone(), latency, hud_tokens });
+                            let msg = json!({"type": "actions", "id": format!("t{n}"), "data": batch});
+                            if ws.send(Message::text(msg.to_string())).await.is_err() {
+                                return End::Dropped("the socket closed".into());
+                            }
+                        }
+                        Err(why) => {
+                            let failures = { let mut s = self.status.lock().unwrap_or_else(|e| e.into_inner()); s.failures += 1; s.failures_in_row += 1; s.failures_in_row };
+                            let wait = backoff(failures);
+                            tracing::warn!(agent = %self.mind_name(), %why, ?wait, "the model's endpoint failed; pausing");
+                            self.set(|s| { s.state = "paused"; s.backoff_ms = wait.as_millis() as u64; s.last_error = Some(why.clone()); });
+                            self.tell(Turn::Paused { why, retry_in: wait });
+                            paused_until = Some(Instant::now() + wait);
+                            retry_at = Some(tokio::time::Instant::now() + wait);
+                        }
+                    }
+                }
+                m = ws.next() => {
+                    let v: Value = match m {
+                        Some(Ok(Message::Text(t))) => serde_json::from_str(t.as_str()).unwrap_or_default(),
+                        Some(Ok(Message::Close(f))) => {
+                            let why = f.map(|f| f.reason.to_string()).unwrap_or_default();
+                            return if why.contains("retired") || why.contains("session_taken_over") { End::Refused(why) } else { End::Dropped(format!("closed by the server {why}")) };
+                        }
+                        Some(Ok(_)) => continue,
+                        Some(Err(e)) => return End::Dropped(e.to_string()),
+                        None => return End::Dropped("the connection ended".into()),
+                    };
+                    match v["type"].as_str() {
+                        Some("hud") => {
+                            if busy || paused_until.is_some_and(|t| Instant::now() < t) {
+                                self.set(|s| s.skipped += 1);
+                                continue;
+                            }
+                            let Some(content) = v["data"]["content"].as_str().map(str::to_string) else { continue };
+                            let hud_tokens = v["data"]["tokens"]["total"].as_u64().unwrap_or(0);
+                            busy = true;
+                            let mind = self.mind.read().unwrap_or_else(|e| e.into_inner()).clone();
+                            let (llm, tx, max_tokens) = (self.llm.clone(), answer_tx.clone(), self.max_tokens);
+                            tokio::spawn(async move {
+                                let t0 = Instant::now();
+                                let r = llm.complete(&mind.model, &mind.system, &content, max_tokens).await.map(|c| c.text);
+                                let _ = tx.send((r, t0.elapsed(), hud_tokens)).await;
+                            });
+                        }
+                        Some("actions_result") => {
+                            let refused = v["data"]["results"].as_array().map_or(0, |r| r.iter().filter(|x| x["ok"] == false).count());
+                            self.set(|s| s.items_refused += refused as u64);
+                            self.tell(Turn::Results { results: v["data"]["results"].clone() });
+                        }
+                        Some("event") => {
+                            if let Some(t) = v["data"]["text"].as_str() {
+                                self.tell(Turn::Event { text: t.to_string() });
+                            }
+                        }
+                        Some("error") => {
+                            let code = v["data"]["code"].as_str().unwrap_or("");
+                            if matches!(code, "session_taken_over" | "retired") {
+                                return End::Refused(format!("{code}: {}", v["data"]["message"].as_str().unwrap_or("")));
+                            }
+                            tracing::debug!(agent = %self.mind_name(), frame = %v, "the server refused something");
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_to_a_minute() {
+        let secs: Vec<u64> = (1..=8).map(|n| backoff(n).as_secs()).collect();
+        assert_eq!(secs, vec![1, 2, 4, 8, 16, 32, 60, 60]);
+        assert_eq!(backoff(1000), MAX_BACKOFF);
+        assert!(system_prompt("Bot", "bot", "guards the gate").contains("Your role: guards the gate"));
+    }
+}
