@@ -49,6 +49,7 @@ fn main() -> ExitCode {
             Cmd::Bench { what: BenchCmd::Dream(args) } => bench::dream::run(args),
             Cmd::Bench { what: BenchCmd::Decide(args) } => bench::decide::run(args),
             Cmd::Bench { what: BenchCmd::Hud(args) } => bench::hud::run(args),
+            Cmd::Bench { what: BenchCmd::Residents(args) } => bench::residents::run(args).await,
         }
     });
     match result {

@@ -2,11 +2,13 @@
 //! (a load generator of real WebSocket agents against a running server), `world`
 //! (reading, importing and loading a world), `search` (writing, indexing and querying
 //! a record), `dream` (one agent's dreams, and its dream as the log grows), `decide`
-//! (the agent client's decision path).
+//! (the agent client's decision path), `hud` (a HUD's build time and tokens),
+//! `residents` (resident agents against a stand-in model).
 
 pub mod agents;
 pub mod decide;
 pub mod dream;
 pub mod hud;
+pub mod residents;
 pub mod search;
 pub mod world;

@@ -296,6 +296,36 @@ pub enum BenchCmd {
     /// The HUD: build time (p50/p99) for an agent in busy conversation contexts, and its
     /// tokens in json, compact_json and toon.
     Hud(BenchHudArgs),
+    /// Resident agents: N run by a server in this process against a stand-in model with a
+    /// fixed latency; the turns they sustain, CPU and memory.
+    Residents(BenchResidentsArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct BenchResidentsArgs {
+    /// Resident agents.
+    #[arg(long, default_value_t = 100)]
+    pub count: usize,
+    /// How long the stand-in model takes to answer.
+    #[arg(long, default_value = "500ms", value_parser = parse_duration)]
+    pub llm_latency: Duration,
+    /// How long to measure.
+    #[arg(long, default_value = "60s", value_parser = parse_duration)]
+    pub duration: Duration,
+    /// Time to log in and settle before measuring.
+    #[arg(long, default_value = "15s", value_parser = parse_duration)]
+    pub warmup: Duration,
+    /// The HUD format the residents ask for.
+    #[arg(long, default_value = "json")]
+    pub format: String,
+    /// The HUD budget.
+    #[arg(long, default_value_t = 10_000)]
+    pub budget: usize,
+    /// A world directory (default: the starter world).
+    #[arg(long)]
+    pub world: Option<PathBuf>,
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args, Debug, Clone)]

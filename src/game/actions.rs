@@ -48,6 +48,16 @@ fn str_field<'a>(item: &'a Value, key: &str) -> Result<&'a str, (&'static str, S
     item.get(key).and_then(Value::as_str).ok_or_else(|| ("bad_request", format!("'{key}' must be a string")))
 }
 
+/// Seconds from `now_us` until an ISO time (`2024-01-15T14:30:00`, UTC unless an offset
+/// is given); `None` if it is not one.
+fn until_secs(t: &str, now_us: u64) -> Option<f64> {
+    let at = chrono::DateTime::parse_from_rfc3339(t.trim())
+        .map(|d| d.timestamp_micros())
+        .or_else(|_| chrono::NaiveDateTime::parse_from_str(t.trim(), "%Y-%m-%dT%H:%M:%S").map(|d| d.and_utc().timestamp_micros()))
+        .ok()?;
+    Some((at - now_us as i64) as f64 / 1e6)
+}
+
 impl Engine {
     /// Applies one `actions` message and answers `actions_result`.
     pub fn apply_actions(&mut self, id: CharId, batch: Value, re: Option<Arc<str>>) {
@@ -216,9 +226,20 @@ impl Engine {
                 Ok(json!({}))
             }
             "sleep" => {
-                let secs = item.get("seconds").and_then(Value::as_f64).filter(|s| (0.0..=86_400.0).contains(s));
-                let Some(secs) = secs else { return refuse("bad_request", "sleep takes 'seconds' (0 to 86,400)") };
-                let until = crate::time::unix_us() + (secs * 1e6) as u64;
+                let now = crate::time::unix_us();
+                let secs = match (item.get("until").and_then(Value::as_str), item.get("seconds").and_then(Value::as_f64)) {
+                    (Some(t), _) => until_secs(t, now),
+                    (None, Some(s)) => Some(s),
+                    (None, None) => None,
+                };
+                let secs = secs.filter(|s| (0.0..=86_400.0).contains(s));
+                let Some(secs) = secs else {
+                    return refuse(
+                        "bad_request",
+                        "sleep takes 'until' (an ISO time within the next day, UTC unless it says) or 'seconds' (0 to 86,400)",
+                    );
+                };
+                let until = now + (secs * 1e6) as u64;
                 self.with_hud(id, |h| h.asleep_until_us = Some(until));
                 Ok(json!({}))
             }
@@ -265,5 +286,19 @@ impl Engine {
             f(&mut pc.hud);
             pc.dirty = true;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::until_secs;
+
+    #[test]
+    fn sleep_until_reads_iso_times() {
+        let now = 1_705_329_000_000_000; // 2024-01-15T14:30:00Z
+        assert_eq!(until_secs("2024-01-15T14:31:00", now), Some(60.0), "naive is UTC");
+        assert_eq!(until_secs("2024-01-15T15:31:00+01:00", now), Some(60.0));
+        assert!(until_secs("2024-01-15T14:29:00Z", now).unwrap() < 0.0, "the past is refused by the caller");
+        assert_eq!(until_secs("tomorrow", now), None);
     }
 }

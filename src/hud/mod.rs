@@ -7,6 +7,7 @@
 //! - `format.rs` — the three written forms and their decoders (the compact key table);
 //! - `assemble.rs` — a HUD from its parts, cut to the budget (`total ≤ budget`, always);
 //! - `answer.rs` — a model's answer read back into the response format (JSON or TOON);
+//! - `pool.rs` — the threads HUDs are assembled on (warm tokenizer caches);
 //! - `heartbeat.rs` — the heartbeat interval and how reactions move it.
 
 pub mod answer;
@@ -15,6 +16,7 @@ pub mod budget;
 pub mod format;
 pub mod heartbeat;
 pub mod knowledge;
+pub mod pool;
 
 pub use assemble::{assemble, Hud, HudParts, RoomParts, Tokens};
 pub use budget::Attention;

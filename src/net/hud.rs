@@ -1,6 +1,6 @@
 //! Serving the HUD to a JSON session (protocol §11): on request, and every heartbeat
 //! while the agent asked for that. The engine gathers the parts (cheap); cutting them
-//! to the budget and counting tokens happens here, on the blocking pool, never on the
+//! to the budget and counting tokens happens here, on the HUD threads (`hud::pool`), never on the
 //! engine's thread. Replies go through the link, so they carry `seq` like everything else.
 
 use std::sync::Arc;
@@ -26,7 +26,7 @@ pub async fn serve(shared: &Shared, link: &LinkHandle, req: &HudRequest, re: Opt
         return Some(heartbeat_s);
     }
     let (format, budget) = (req.format, req.budget);
-    let built = tokio::task::spawn_blocking(move || crate::hud::assemble(&parts, budget, format)).await.ok()?;
+    let built = crate::hud::pool::run(move || crate::hud::assemble(&parts, budget, format)).await?;
     let ctl = match built {
         Ok(hud) => LinkCtl::Reply {
             kind: "hud",

@@ -400,3 +400,66 @@ async fn a_session_dreams_on_logout_and_the_next_sessions_first_llm_request_reme
     assert_eq!((v["agent"].as_str(), v["trigger"].as_str()), (Some("ula"), Some("agent")));
     s.shutdown().await;
 }
+
+/// `pawns agent play --context hud`: the built-in client takes the HUD, asks the model
+/// (the stand-in) with the HUD as its prompt, and sends the answer back as actions.
+#[tokio::test]
+async fn play_from_the_hud_sends_the_models_actions() {
+    let s = TestServer::start_with(fast).await;
+    let key = s.key("hudson").await;
+    let (endpoint, seen) = llm_stub(
+        "{\"responses\":[{\"room_id\":\"here\",\"message\":\"Hello from the HUD.\"}],\"actions\":[{\"type\":\"command\",\"command\":\"east\"},{\"type\":\"teleport\"}]}",
+    )
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = agent_cfg(&s, "hudson", &key);
+    cfg.llm_endpoint = endpoint;
+    cfg.model_fast = "stand-in".into();
+    let p = write_cfg(dir.path(), &cfg);
+    let mut c = bin();
+    c.arg("agent").arg("--config").arg(&p).args(["play", "--context", "hud", "--hud-format", "toon", "--turns", "1"]);
+    c.env_remove("PAWNS_AGENT_KEY").env_remove("DP_KEY");
+    let o = tokio::time::timeout(WAIT * 2, tokio::task::spawn_blocking(move || c.output().unwrap())).await.unwrap().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(o.status.success(), "{out}{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.contains("[turn 1]") && out.contains("Hello from the HUD."), "{out}");
+    assert!(out.contains("refused #2") && out.contains("unknown_action"), "the server's refusal is shown: {out}");
+    assert!(out.contains("1 turns"), "{out}");
+    // The model was given the HUD, in TOON, as its user message.
+    let asked = seen.lock().unwrap()[0].clone();
+    assert!(asked.contains("rooms[") && asked.contains("identity"), "{asked}");
+    // Without an endpoint, a clear error.
+    let mut cfg = agent_cfg(&s, "hudson", &key);
+    cfg.llm_endpoint = String::new();
+    let p = write_cfg(dir.path(), &cfg);
+    let mut c = bin();
+    c.arg("agent").arg("--config").arg(&p).args(["play", "--context", "hud"]).env_remove("PAWNS_AGENT_KEY").env_remove("DP_KEY");
+    let o = tokio::task::spawn_blocking(move || c.output().unwrap()).await.unwrap();
+    assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("needs a model"), "{}", String::from_utf8_lossy(&o.stderr));
+    s.shutdown().await;
+}
+
+/// `pawns agent create --db`: a resident kept in a file no server holds, refused twice,
+/// and refused with a clear error for a bad definition.
+#[tokio::test]
+async fn agent_create_writes_a_resident_into_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.redb");
+    let run = |args: &[&str]| {
+        let mut c = bin();
+        c.arg("agent").args(args).arg("--db").arg(&db);
+        c.output().unwrap()
+    };
+    let o = run(&["create", "--name", "Warden", "--role", "guards the gate", "--can-create-agents"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("Warden (bot) is kept"), "{}", String::from_utf8_lossy(&o.stdout));
+    let o = run(&["create", "--name", "warden", "--persona", "again"]);
+    assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("name_taken"), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run(&["create", "--name", "x y", "--persona", "p"]);
+    assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("invalid_name"));
+    let o = run(&["create", "--name", "Both", "--persona", "p", "--role", "r"]);
+    assert!(!o.status.success(), "persona and role conflict");
+    let (store, _) = pawns_storage::Store::open(&db).unwrap();
+    let r = store.resident("warden").unwrap().unwrap();
+    assert_eq!((r.kind.as_str(), r.prompt.as_str(), r.can_create_agents, r.created_by.as_str()), ("bot", "guards the gate", true, "admin"));
+}
