@@ -204,7 +204,7 @@ pub fn assemble(p: &HudParts, budget: usize, f: HudFormat) -> Result<Hud, HudErr
         let rooms = rooms_value(p, &headers, &kept);
         let content =
             render_sections(&[("system", system.clone()), ("self", me.clone()), ("meta", p.meta.clone()), ("rooms", rooms.clone())], f)?;
-        let total = tokens_cached(&content);
+        let total = if f == HudFormat::CompactJson { tokens_cached(&content) } else { super::format::tokens_by_line(&content) };
         if total <= budget {
             let value = json!({"system": system, "self": me, "meta": p.meta, "rooms": rooms});
             // The rooms' part is what the whole holds beyond the other sections.

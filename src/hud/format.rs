@@ -182,7 +182,7 @@ pub fn tokens(text: &str) -> usize {
 }
 
 /// Texts whose counts are remembered, at most this many (then the memory starts over).
-const REMEMBERED: usize = 100_000;
+const REMEMBERED: usize = 500_000;
 static COUNTS: std::sync::LazyLock<std::sync::Mutex<std::collections::HashMap<(u64, usize), u32>>> =
     std::sync::LazyLock::new(Default::default);
 
@@ -204,6 +204,30 @@ pub fn tokens_cached(text: &str) -> usize {
     }
     counts.insert(key, n as u32);
     n
+}
+
+/// `tokens` of a multi-line text, counted line by line with each line remembered —
+/// exact, not an estimate: cl100k's pre-tokenizer always ends a piece at the end of a
+/// run of newlines (no pattern of it reaches past one into a line with something on
+/// it, and it has no look-behind), and BPE merges only within a piece. So a text's
+/// count is the sum of its lines' counts, split after a newline run that is followed
+/// by a line holding more than whitespace. A HUD changes a few lines per heartbeat
+/// (JSON and TOON are written a field per line); the rest are counted once.
+pub fn tokens_by_line(text: &str) -> usize {
+    let b = text.as_bytes();
+    let (mut start, mut total) = (0, 0);
+    let mut i = 1;
+    while i < b.len() {
+        if b[i - 1] == b'\n' && b[i] != b'\n' && b[i] != b'\r' {
+            let line_end = b[i..].iter().position(|c| *c == b'\n').map_or(b.len(), |p| i + p);
+            if b[i..line_end].iter().any(|c| !c.is_ascii_whitespace()) {
+                total += tokens_cached(&text[start..i]);
+                start = i;
+            }
+        }
+        i += 1;
+    }
+    total + tokens_cached(&text[start..])
 }
 
 #[cfg(test)]
@@ -265,5 +289,41 @@ mod tests {
         let e = decode("{not json", HudFormat::CompactJson).unwrap_err();
         assert_eq!(e.code(), "bad_format");
         assert_eq!("yaml".parse::<HudFormat>().unwrap_err(), "unknown format 'yaml' (json, compact_json or toon)");
+    }
+}
+
+#[cfg(test)]
+mod line_counts {
+    use proptest::prelude::*;
+
+    use super::{tokens, tokens_by_line};
+
+    #[test]
+    fn counting_by_line_is_exact_on_awkward_texts() {
+        for t in [
+            "",
+            "\n",
+            "a\n",
+            "{\n  \"a\": 1,\n  \"b\": [\n    \"x y\"\n  ]\n}",
+            "line  \n   next\n\n\nafter blank lines\n  \n  spaces-only line above\r\nwindows\r\n",
+            "rooms[2]{id,sender}:\n  1,Bram\n  2,Ann\n",
+            "  leading\n\tTabbed\n 123456\n's contraction\n",
+        ] {
+            assert_eq!(tokens_by_line(t), tokens(t), "{t:?}");
+        }
+    }
+
+    proptest! {
+        /// On any text made of lines of words, numbers, punctuation and spaces, the sum
+        /// by line is the whole's count.
+        #[test]
+        fn the_sum_of_lines_is_the_whole(lines in proptest::collection::vec("[ \\t]{0,4}[a-zA-Z0-9 ,.:{}\\[\\]\"'_-]{0,30}[ ]{0,2}", 0..30), seps in proptest::collection::vec("\\n|\\n\\n|\\r\\n|\\n  \\n", 0..30)) {
+            let mut text = String::new();
+            for (i, l) in lines.iter().enumerate() {
+                text.push_str(l);
+                text.push_str(seps.get(i).map(String::as_str).unwrap_or("\n"));
+            }
+            prop_assert_eq!(tokens_by_line(&text), tokens(&text), "{:?}", text);
+        }
     }
 }
