@@ -7,6 +7,7 @@ pub mod auth;
 pub mod game;
 pub mod hud;
 pub mod memory;
+pub mod mind;
 pub mod net;
 pub mod protocol;
 pub mod record;

@@ -43,6 +43,7 @@ fn main() -> ExitCode {
             Cmd::Restore(args) => cli::commands::restore(args).await,
             Cmd::Export { what: ExportCmd::Sessions(args) } => cli::commands::export(args, false).await,
             Cmd::Export { what: ExportCmd::Decisions(args) } => cli::commands::export(args, true).await,
+            Cmd::Export { what: ExportCmd::Memory(args) } => cli::commands::export_memory(args).await,
             Cmd::Bench { what: BenchCmd::Agents(args) } => bench::agents::agents(args).await,
             Cmd::Bench { what: BenchCmd::World(args) } => bench::world::run(args),
             Cmd::Bench { what: BenchCmd::Search(args) } => bench::search::run(args),

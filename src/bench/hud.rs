@@ -51,6 +51,7 @@ fn parts(args: &BenchHudArgs) -> HudParts {
             .map(|i| json!({"at": "2026-11-23T10:00:00.000Z", "action": format!("north {i}"), "result": "ok"}))
             .collect(),
         memory: Some(json!({"summary": "You fought a bear near the north gate and fled at low health; Bram healed you."})),
+        mind: None,
         meta: json!({"instructions": serde_json::from_str::<Value>(pawns::game::hud::INSTRUCTIONS).unwrap_or_default()["agent"],
                      "available_actions": serde_json::from_str::<Value>(pawns::game::hud::ACTIONS).unwrap_or_default(),
                      "response_format": {"type": "json", "example": "{\"responses\":[],\"actions\":[]}"}}),
@@ -104,5 +105,62 @@ pub fn run(args: BenchHudArgs) -> anyhow::Result<()> {
             hud.measures
         );
     }
+    mind_section(&args)?;
+    Ok(())
+}
+
+/// The agent's own layers at scale (issue 16): 1,000 memories, 50 soul entries and 200
+/// relationships in a scratch data file; the HUD's view of them read back, and the
+/// `self` section it makes, within the static half of the budget.
+fn mind_section(args: &BenchHudArgs) -> anyhow::Result<()> {
+    use pawns::mind::{layers, Whereabouts};
+    let db = std::env::temp_dir().join(format!("pawns-bench-hud-mind-{}.redb", std::process::id()));
+    let _ = std::fs::remove_file(&db);
+    let (store, _) = pawns_storage::Store::open(&db)?;
+    let at = Whereabouts { name: "Ann".into(), room_vnum: Some(8004), room: Some("At the Temple Altar".into()), at_home: true };
+    let e = |r: Result<serde_json::Value, (&str, String)>| r.map_err(|(c, m)| anyhow::anyhow!("{m} ({c})"));
+    for i in 0..50 {
+        e(layers::soul_add(&store, "ann", &format!("{} (conviction {i})", LINES[i % LINES.len()]), &at))?;
+    }
+    for i in 0..1_000 {
+        e(layers::remember(&store, "ann", &format!("{} — noted on day {}", LINES[i % LINES.len()], i / 40), &at))?;
+    }
+    for i in 0..200 {
+        let item = json!({"name": format!("Friend{i}"), "relationship_type": if i % 3 == 0 { "ally" } else { "neutral" }, "trust": (i % 10) as f64 / 10.0,
+                          "tone": "warm", "rationale": "fought beside me at the gate"});
+        e(layers::relationship_set(&store, "ann", &item, &at))?;
+    }
+    let mut reads = Vec::new();
+    let mut view = serde_json::Value::Null;
+    for _ in 0..20 {
+        let t = Instant::now();
+        view = layers::hud_view(&store, "ann", 20, 50).map_err(|(c, m)| anyhow::anyhow!("{m} ({c})"))?;
+        reads.push(t.elapsed().as_micros().min(u32::MAX as u128) as u32);
+    }
+    reads.sort_unstable();
+    let mut p = parts(args);
+    p.mind = Some(view);
+    println!(
+        "  with the agent's own layers (1,000 memories, 50 soul entries, 200 relationships): view read p50 {:.2} ms",
+        percentile(&reads, 0.5)
+    );
+    for f in [HudFormat::Json, HudFormat::CompactJson, HudFormat::Toon] {
+        let t = Instant::now();
+        let hud = assemble(&p, args.budget, f).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let me = &hud.value["self"];
+        let count = |k: &str| me[k].as_array().map_or(0, Vec::len);
+        println!(
+            "  {:<12} build {:>6.2} ms   self {} tokens (static half {}): {} soul, {} memories, {} relationships shown",
+            f.as_str(),
+            t.elapsed().as_secs_f64() * 1000.0,
+            hud.tokens.self_,
+            args.budget / 2,
+            count("soul"),
+            count("memories"),
+            count("relationships")
+        );
+    }
+    drop(store);
+    let _ = std::fs::remove_file(&db);
     Ok(())
 }

@@ -216,6 +216,43 @@ pub async fn export(args: ExportArgs, decisions: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `pawns export memory --agent N`: every layer of the memory an agent keeps, as JSONL —
+/// from the file, or from the server holding it.
+pub async fn export_memory(args: crate::cli::ExportMemoryArgs) -> anyhow::Result<()> {
+    pawns::auth::names::check(&args.agent).map_err(|m| anyhow::anyhow!("--agent: {m} (invalid_name)"))?;
+    let (db, agent) = (args.db.clone(), args.agent.clone());
+    if !db.exists() {
+        bail!("{} does not exist (pass --db FILE)", db.display());
+    }
+    let offline = tokio::task::spawn_blocking(move || -> Result<Vec<serde_json::Value>, anyhow::Error> {
+        let (store, _) = Store::open(&db)?;
+        pawns::mind::Mind::export_lines(&store, &agent).map_err(|(code, m)| anyhow::anyhow!("{m} ({code})"))
+    })
+    .await?;
+    let lines = match offline {
+        Ok(l) => l,
+        Err(e) if e.downcast_ref::<StoreError>().is_some_and(|s| matches!(s, StoreError::Locked { .. })) => {
+            let url = format!("{}/api/agents/{}/mind", args.server.trim_end_matches('/'), args.agent);
+            let body = pawns::net::client::get(&url)
+                .await
+                .with_context(|| format!("{} is held by a running server, and asking it at {} failed", args.db.display(), args.server))?;
+            let v: serde_json::Value = serde_json::from_str(&body).context("the server's answer is not JSON")?;
+            v["layers"].as_array().cloned().unwrap_or_default()
+        }
+        Err(e) => return Err(e),
+    };
+    let mut out: Box<dyn std::io::Write> = match &args.out {
+        Some(p) => Box::new(std::io::BufWriter::new(std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?)),
+        None => Box::new(std::io::BufWriter::new(std::io::stdout())),
+    };
+    for l in &lines {
+        writeln!(out, "{l}")?;
+    }
+    out.flush()?;
+    eprintln!("exported {} record(s) of {}'s memory", lines.len(), args.agent);
+    Ok(())
+}
+
 /// `pawns backup OUT`: a snapshot from the file when no server holds it, else from the
 /// server (which writes OUT itself, from one read transaction, while it keeps playing).
 pub async fn backup(args: BackupArgs) -> anyhow::Result<()> {

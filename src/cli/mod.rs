@@ -234,6 +234,25 @@ pub enum ExportCmd {
     Sessions(ExportArgs),
     /// The full decision records (pre/post state, timestamps, stimulus, client fields), as JSONL.
     Decisions(ExportArgs),
+    /// The memory an agent keeps itself (§12): every layer, every record with its
+    /// history and end, as JSONL.
+    Memory(ExportMemoryArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ExportMemoryArgs {
+    /// Whose memory.
+    #[arg(long)]
+    pub agent: String,
+    /// Write here instead of standard output.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// The data file (used when no server holds it).
+    #[arg(long, default_value = "pawns.redb")]
+    pub db: PathBuf,
+    /// A running server to ask when the data file is held.
+    #[arg(long, default_value = "http://127.0.0.1:4350")]
+    pub server: String,
 }
 
 #[derive(Args, Debug)]

@@ -23,10 +23,9 @@ pub const MAX_ITEMS: usize = 32;
 
 /// Action types the protocol names that this server does not serve yet (refused with
 /// `not_available`, never silently ignored).
-const NOT_YET: &[&str] =
-    &["remember", "recall", "forget", "soul_add", "soul_remove", "self_care", "diary_write", "diary_read", "diary_search", "share_memory"];
+const NOT_YET: &[&str] = &["self_care", "link_request", "link_accept", "share_memory"];
 
-type Outcome = Result<Value, (&'static str, String)>;
+pub type Outcome = Result<Value, (&'static str, String)>;
 
 fn refuse(code: &'static str, message: impl Into<String>) -> Outcome {
     Err((code, message.into()))
@@ -60,7 +59,8 @@ fn until_secs(t: &str, now_us: u64) -> Option<f64> {
 
 impl Engine {
     /// Applies one `actions` message and answers `actions_result`.
-    pub fn apply_actions(&mut self, id: CharId, batch: Value, re: Option<Arc<str>>) {
+    pub fn apply_actions(&mut self, id: CharId, batch: Value, re: Option<Arc<str>>, premade: Vec<(usize, Outcome)>) {
+        let mut premade: std::collections::HashMap<usize, Outcome> = premade.into_iter().collect();
         let responses = batch.get("responses").and_then(Value::as_array).cloned().unwrap_or_default();
         let actions = batch.get("actions").and_then(Value::as_array).cloned().unwrap_or_default();
         let mut results: Vec<Outcome> = Vec::with_capacity(responses.len() + actions.len());
@@ -70,8 +70,11 @@ impl Engine {
             for item in &responses {
                 results.push(self.respond(id, item, re.clone()));
             }
-            for item in &actions {
-                results.push(self.act_on(id, item, re.clone()));
+            for (i, item) in actions.iter().enumerate() {
+                match premade.remove(&i) {
+                    Some(done) => results.push(done),
+                    None => results.push(self.act_on(id, item, re.clone())),
+                }
             }
         }
         let results: Vec<Value> = results
@@ -246,6 +249,7 @@ impl Engine {
             "set_billboard" | "clear_billboard" | "create_key" | "revoke_key" | "request_access" | "grant_access" | "deny_access"
             | "leave_room" => self.chat_action(id, ty, item),
             "wake_agent" | "create_agent" | "alter_agent" | "retire_agent" => self.agent_action(id, ty, item),
+            t if crate::mind::ACTIONS.contains(&t) => refuse("unavailable", "the memory layers are not served on this connection"),
             t if NOT_YET.contains(&t) => refuse("not_available", format!("'{t}' is not served by this server yet")),
             other => refuse("unknown_action", format!("unknown action type '{}'", other.chars().take(40).collect::<String>())),
         }

@@ -125,6 +125,20 @@ pub enum EngineMsg {
         link_id: u64,
         batch: serde_json::Value,
         re: Option<Arc<str>>,
+        /// Results already made by the session for the `actions` at these indices (the
+        /// memory layers of §12, which live outside the engine).
+        premade: Vec<(usize, super::actions::Outcome)>,
+    },
+    /// Words for a player from outside the engine (the memory layers' telnet answers), sent
+    /// like the engine's own so the prompt follows them.
+    Say {
+        char_id: CharId,
+        text: String,
+    },
+    /// Where a player stands, for what the memory layers keep with what they make.
+    Whereabouts {
+        char_id: CharId,
+        reply: oneshot::Sender<crate::mind::Whereabouts>,
     },
     /// The parts of a player's HUD and its heartbeat (s); `beat`: this is a heartbeat,
     /// so the interval drifts back toward 10 s afterwards.

@@ -73,17 +73,31 @@ impl Engine {
         }
     }
 
-    /// `rent`: at an innkeeper, save everything and leave the game.
-    pub fn do_rent(&mut self, ch: CharId, _args: &str) -> CmdStatus {
-        let Some(room) = self.world.ch(ch).map(|c| c.room) else { return CmdStatus::Failed };
-        let keeper = self.world.rooms[room].people.iter().copied().find(|p| {
+    fn innkeeper_in(&self, room: RoomId) -> Option<CharId> {
+        self.world.rooms[room].people.iter().copied().find(|p| {
             self.world.ch(*p).is_some_and(|m| {
                 m.is_npc()
                     && m.keywords
                         .split_whitespace()
                         .any(|k| matches!(k.to_ascii_lowercase().as_str(), "receptionist" | "innkeeper" | "clerk"))
             })
-        });
+        })
+    }
+
+    /// Where a player stands, and whether that is home (protocol §12's self-care): a
+    /// house room, an inn (a room with its keeper), or the temple (the start room).
+    pub fn whereabouts(&self, ch: CharId) -> crate::mind::Whereabouts {
+        let Some(room) = self.world.ch(ch).map(|c| c.room) else { return Default::default() };
+        let r = &self.world.rooms[room];
+        let at_home = r.proto.flags[0] & room_flag::HOUSE != 0 || room == self.start_room || self.innkeeper_in(room).is_some();
+        let name = self.world.ch(ch).map(|c| c.name.clone()).unwrap_or_default();
+        crate::mind::Whereabouts { name, room_vnum: Some(r.proto.vnum), room: Some(r.proto.name.clone()), at_home }
+    }
+
+    /// `rent`: at an innkeeper, save everything and leave the game.
+    pub fn do_rent(&mut self, ch: CharId, _args: &str) -> CmdStatus {
+        let Some(room) = self.world.ch(ch).map(|c| c.room) else { return CmdStatus::Failed };
+        let keeper = self.innkeeper_in(room);
         let Some(keeper) = keeper else {
             self.send_text(ch, "You can only rent at an inn, from its keeper.");
             return CmdStatus::Failed;

@@ -96,6 +96,8 @@ impl Context {
 #[derive(Debug)]
 pub struct HudSnapshot {
     pub parts: HudParts,
+    /// The character's name (for the memory layers the session adds to `self`).
+    pub name: String,
     pub heartbeat_s: f64,
     pub asleep: bool,
 }
@@ -387,6 +389,7 @@ impl Engine {
             knowledge: pc.hud.knowledge.clone(),
             recent_actions,
             memory,
+            mind: None,
             meta,
             rooms,
         };

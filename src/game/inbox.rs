@@ -62,10 +62,14 @@ impl Engine {
                 self.handle_command(char_id, link_id, line, id, received, client);
             }
             EngineMsg::Resident(note) => self.resident_note(note),
-            EngineMsg::Actions { char_id, link_id, batch, re } => {
+            EngineMsg::Actions { char_id, link_id, batch, re, premade } => {
                 if self.pc_link_matches(char_id, link_id) {
-                    self.apply_actions(char_id, batch, re);
+                    self.apply_actions(char_id, batch, re, premade);
                 }
+            }
+            EngineMsg::Say { char_id, text } => self.send_text(char_id, text.trim_end()),
+            EngineMsg::Whereabouts { char_id, reply } => {
+                let _ = reply.send(self.whereabouts(char_id));
             }
             EngineMsg::Subscribe { char_id, link_id, names, add, re } => {
                 if self.pc_link_matches(char_id, link_id) {
@@ -119,7 +123,8 @@ impl Engine {
                 }
                 let parts = self.hud_parts(char_id).map(|(parts, heartbeat_s)| {
                     let until = self.world.ch(char_id).and_then(|c| c.pc.as_ref()).and_then(|p| p.hud.asleep_until_us);
-                    super::hud::HudSnapshot { parts, heartbeat_s, asleep: until.is_some_and(|u| u > crate::time::unix_us()) }
+                    let name = self.world.ch(char_id).map(|c| c.name.clone()).unwrap_or_default();
+                    super::hud::HudSnapshot { parts, heartbeat_s, asleep: until.is_some_and(|u| u > crate::time::unix_us()), name }
                 });
                 if beat {
                     if let Some(pc) = self.world.chars.get_mut(&char_id).and_then(|c| c.pc.as_mut()) {

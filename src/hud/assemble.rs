@@ -25,6 +25,9 @@ pub struct HudParts {
     pub recent_actions: Vec<Value>,
     /// The memory the server keeps for the agent (the dreaming summary), if any.
     pub memory: Option<Value>,
+    /// The memory the agent keeps itself (§12: `soul`, `memories`, `memory_count`,
+    /// `diary_today`, `relationships`), if any.
+    pub mind: Option<Value>,
     /// instructions, available_actions, response_format.
     pub meta: Value,
     pub rooms: Vec<RoomParts>,
@@ -125,9 +128,22 @@ fn section_tokens(key: &str, v: &Value, f: HudFormat) -> Result<usize, FormatErr
     Ok(tokens_cached(&render_sections(&[(key, v.clone())], f)?))
 }
 
-fn self_section(p: &HudParts, knowledge: &Value, memory_used: &str, actions: &[Value], memory: Option<&Value>) -> Value {
+fn self_section(
+    p: &HudParts,
+    knowledge: &Value,
+    memory_used: &str,
+    actions: &[Value],
+    memory: Option<&Value>,
+    mind: Option<&Value>,
+) -> Value {
     let mut m = Map::new();
     m.insert("identity".into(), p.identity.clone());
+    // The agent's own layers: soul entries first (never cut), then what it remembers.
+    if let Some(Value::Object(layers)) = mind {
+        for (k, v) in layers {
+            m.insert(k.clone(), v.clone());
+        }
+    }
     m.insert("knowledge".into(), knowledge.clone());
     m.insert("memory_used".into(), Value::from(memory_used));
     m.insert("recent_actions".into(), Value::Array(actions.to_vec()));
@@ -135,6 +151,20 @@ fn self_section(p: &HudParts, knowledge: &Value, memory_used: &str, actions: &[V
         m.insert("memory".into(), mem.clone());
     }
     Value::Object(m)
+}
+
+/// Gives way one step of the agent's own layers: its oldest shown memory, then its
+/// least recently changed relationship. Soul entries and today's diary stay.
+fn trim_mind(mind: &mut Option<Value>) -> bool {
+    let Some(m) = mind.as_mut() else { return false };
+    for key in ["memories", "relationships"] {
+        if let Some(list) = m.get_mut(key).and_then(Value::as_array_mut) {
+            if list.pop().is_some() {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// Builds the HUD and cuts it to `budget` tokens in format `f`.
@@ -150,13 +180,14 @@ pub fn assemble(p: &HudParts, budget: usize, f: HudFormat) -> Result<Hud, HudErr
     while tokens(&render(&knowledge, f)?) > KNOWLEDGE_CAP && drop_last_entry(&mut knowledge) {}
     let mut actions: Vec<Value> = p.recent_actions.iter().rev().take(RECENT_ACTIONS).rev().cloned().collect();
     let mut memory = p.memory.clone();
+    let mut mind = p.mind.clone();
     // Static content within half the budget (system and meta counted once; self again
     // after each trim).
     let half = budget / 2;
     let system_tokens = section_tokens("system", &system, f)?;
     let meta_tokens = section_tokens("meta", &p.meta, f)?;
     let (static_tokens, self_tokens) = loop {
-        let me = self_section(p, &knowledge, &memory_used, &actions, memory.as_ref());
+        let me = self_section(p, &knowledge, &memory_used, &actions, memory.as_ref(), mind.as_ref());
         let s = section_tokens("self", &me, f)?;
         let t = system_tokens + s + meta_tokens;
         if t <= half {
@@ -164,13 +195,14 @@ pub fn assemble(p: &HudParts, budget: usize, f: HudFormat) -> Result<Hud, HudErr
         }
         if !actions.is_empty() {
             actions.remove(0);
+        } else if trim_mind(&mut mind) {
         } else if memory.is_some() {
             memory = None;
         } else if !drop_last_entry(&mut knowledge) {
             return Err(HudError::BudgetTooSmall { need: t, budget });
         }
     };
-    let me = self_section(p, &knowledge, &memory_used, &actions, memory.as_ref());
+    let me = self_section(p, &knowledge, &memory_used, &actions, memory.as_ref(), mind.as_ref());
     // Rooms: shares by attention, each filled backward from its newest message.
     let attention: Vec<Attention> = p.rooms.iter().map(|r| r.attention.unwrap_or(Attention::Dynamic)).collect();
     let shares = budget::shares(&attention);
@@ -302,6 +334,7 @@ mod tests {
             knowledge: Value::Object(knowledge),
             recent_actions: (0..actions).map(|i| json!({"at": format!("10:{i:02}"), "action": "look", "result": "ok"})).collect(),
             memory: Some(json!({"summary": "Last session you fought a bear and fled."})),
+            mind: None,
             meta: json!({"instructions": "Answer with responses and actions.", "available_actions": {"movement": ["north", "south", "east", "west"]},
                          "response_format": {"type": "json", "example": "{\"responses\":[],\"actions\":[]}"}}),
             rooms: rooms

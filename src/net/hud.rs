@@ -21,10 +21,11 @@ pub async fn serve(shared: &Shared, link: &LinkHandle, req: &HudRequest, re: Opt
     let msg = EngineMsg::Hud { char_id: link.char_id, link_id: link.link_id, beat, reply: tx };
     shared.engine.tx.send(msg).await.ok()?;
     let snap = rx.await.ok()??;
-    let (parts, heartbeat_s) = (snap.parts, snap.heartbeat_s);
+    let (mut parts, heartbeat_s) = (snap.parts, snap.heartbeat_s);
     if beat && snap.asleep {
         return Some(heartbeat_s);
     }
+    parts.mind = Some(shared.mind.hud_view(&snap.name).await).filter(|v| !v.is_null());
     let (format, budget) = (req.format, req.budget);
     let built = crate::hud::pool::run(move || crate::hud::assemble(&parts, budget, format)).await?;
     let ctl = match built {

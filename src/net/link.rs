@@ -60,6 +60,8 @@ pub struct LinkHandle {
     pub link_id: u64,
     pub char_id: CharId,
     pub ctl: mpsc::Sender<LinkCtl>,
+    /// The character's name.
+    pub name: Arc<str>,
 }
 
 /// Live links by lower-case character name (for `resume`).

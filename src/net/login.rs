@@ -111,7 +111,7 @@ impl Shared {
             };
         };
         let _ = bind.send(char_id);
-        let handle = LinkHandle { link_id, char_id, ctl };
+        let handle = LinkHandle { link_id, char_id, ctl, name: Arc::from(name.as_str()) };
         self.hub.insert(&name, handle.clone());
         LoginOutcome::In(handle)
     }

@@ -11,4 +11,5 @@ pub mod login;
 pub mod shared;
 pub mod telnet;
 pub mod telnet_login;
+pub mod telnet_mind;
 pub mod ws;

@@ -38,6 +38,8 @@ pub struct Shared {
     pub engine: EngineHandle,
     /// The agents the server runs itself (their commands and their loops' status).
     pub residents: crate::resident::Residents,
+    /// The memory agents keep themselves (§12).
+    pub mind: crate::mind::Mind,
     pub login: LoginLimiter,
     pub conns: Arc<ConnLimiter>,
     pub hub: Arc<Hub>,

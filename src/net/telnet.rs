@@ -301,6 +301,10 @@ async fn step(conn: &mut Conn, phase: Phase, line: &str, out_tx: &mpsc::Sender<O
                 conn.say("You are sending commands too fast (rate_limited); that one was dropped.\n").await;
                 return Some(Phase::Playing { char_id, link_id });
             }
+            if let Some(said) = super::telnet_mind::handle(&shared, char_id, line).await {
+                let _ = shared.engine.tx.send(EngineMsg::Say { char_id, text: said }).await;
+                return Some(Phase::Playing { char_id, link_id });
+            }
             let _ = shared
                 .engine
                 .tx

@@ -233,8 +233,25 @@ impl Session {
                     self.send_error("rate_limited", "rate limit exceeded — slow down", Some(ms), id).await;
                     return true;
                 }
-                let _ =
-                    self.shared.engine.tx.send(EngineMsg::Actions { char_id: link.char_id, link_id: link.link_id, batch, re: id }).await;
+                // The memory layers (§12) live outside the engine: applied here, in order,
+                // their results handed to the engine, which answers the whole message.
+                let mut premade = Vec::new();
+                let ours: Vec<(usize, serde_json::Value)> = batch
+                    .get("actions")
+                    .and_then(|a| a.as_array())
+                    .map(|a| a.iter().enumerate().filter(|(_, x)| crate::mind::serves(x)).map(|(i, x)| (i, x.clone())).collect())
+                    .unwrap_or_default();
+                if !ours.is_empty() && ours.len() <= crate::game::actions::MAX_ITEMS {
+                    let (tx, rx) = tokio::sync::oneshot::channel();
+                    let _ = self.shared.engine.tx.send(EngineMsg::Whereabouts { char_id: link.char_id, reply: tx }).await;
+                    let at = rx.await.unwrap_or_default();
+                    let name = link.name.clone();
+                    for (i, item) in ours {
+                        premade.push((i, self.shared.mind.apply(&name, &item, &at).await));
+                    }
+                }
+                let msg = EngineMsg::Actions { char_id: link.char_id, link_id: link.link_id, batch, re: id, premade };
+                let _ = self.shared.engine.tx.send(msg).await;
             }
             ClientMsg::Hud(data) => {
                 let req = match protocol::hud_request(data, self.hud_budget) {

@@ -36,6 +36,9 @@ pub struct Inventory {
     /// Agents the server runs itself (since schema 6).
     #[serde(default)]
     pub residents: u64,
+    /// Records of the memory agents keep themselves (since schema 7).
+    #[serde(default)]
+    pub mind_records: u64,
     pub world_source: Option<String>,
 }
 
@@ -68,6 +71,8 @@ impl Store {
         copy(&rtx, &dst, tables::MEMORIES, &mut p)?;
         copy(&rtx, &dst, tables::CHAT_ROOMS, &mut p)?;
         copy(&rtx, &dst, tables::RESIDENTS, &mut p)?;
+        copy(&rtx, &dst, tables::MIND, &mut p)?;
+        copy(&rtx, &dst, tables::MIND_META, &mut p)?;
         drop(dst);
         let (copy, _) = Store::open(out)?;
         copy.inventory()
@@ -91,6 +96,7 @@ impl Store {
             memories: len(count(&rtx, tables::MEMORIES)),
             chat_rooms: len(count(&rtx, tables::CHAT_ROOMS)),
             residents: len(count(&rtx, tables::RESIDENTS)),
+            mind_records: len(count(&rtx, tables::MIND)),
             world_source: self.meta_get("world_source")?.map(|b| String::from_utf8_lossy(&b).into_owned()),
         })
     }
@@ -118,7 +124,9 @@ fn rows(rtx: &ReadTransaction) -> Result<u64, StoreError> {
         + count(rtx, tables::RECORD_DAYS)?
         + count(rtx, tables::MEMORIES)?
         + count(rtx, tables::CHAT_ROOMS)?
-        + count(rtx, tables::RESIDENTS)?)
+        + count(rtx, tables::RESIDENTS)?
+        + count(rtx, tables::MIND)?
+        + count(rtx, tables::MIND_META)?)
 }
 
 /// Copies one table, a few thousand rows per write transaction.

@@ -9,6 +9,7 @@ pub mod codec;
 pub mod log;
 pub mod memory;
 pub mod migrate;
+pub mod mind;
 pub mod recording;
 pub mod records;
 pub mod tables;

@@ -19,6 +19,8 @@ mod m0004;
 mod m0005;
 #[path = "../../migrations/0006_chat_rooms_residents.rs"]
 mod m0006;
+#[path = "../../migrations/0007_mind.rs"]
+mod m0007;
 
 /// `(version, step)` in order. A step brings the file from `version - 1` to `version`.
 type Step = fn(&WriteTransaction) -> Result<(), StoreError>;
@@ -29,10 +31,11 @@ const STEPS: &[(u32, Step)] = &[
     (m0004::VERSION, |tx| m0004::apply(tx).map_err(StoreError::Redb)),
     (m0005::VERSION, m0005::apply),
     (m0006::VERSION, |tx| m0006::apply(tx).map_err(StoreError::Redb)),
+    (m0007::VERSION, |tx| m0007::apply(tx).map_err(StoreError::Redb)),
 ];
 
 /// The schema version this build writes and reads.
-pub const CURRENT_VERSION: u32 = m0006::VERSION;
+pub const CURRENT_VERSION: u32 = m0007::VERSION;
 
 pub const VERSION_KEY: &str = "schema_version";
 

@@ -134,3 +134,48 @@ pub struct ResidentRecord {
     pub created_at_us: u64,
     pub retired_at_us: Option<u64>,
 }
+
+/// One record of the memory an agent keeps itself (protocol §12): a soul entry, a
+/// long-term memory, a summary, a diary day, a relationship, a conversation line, a
+/// neural link. What replaces a record keeps the older version in `history`; what is
+/// forgotten, archived or removed is ended (`ended_us`, `ended`), never deleted.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct MindRecord {
+    pub id: u64,
+    pub layer: u8,
+    pub text: String,
+    /// When it was made (unix µs).
+    pub at_us: u64,
+    /// Where the agent stood then.
+    pub room_vnum: Option<u32>,
+    pub room: Option<String>,
+    /// The diary's date (YYYY-MM-DD), a relationship's or conversation's partner
+    /// (lower-cased), a summary's theme.
+    pub key: Option<String>,
+    /// Layer-specific fields: mood, location; type, trust, tone, rationale, notes;
+    /// `from` (a memory shared by a neural link), `source_ids`…
+    pub fields: std::collections::BTreeMap<String, String>,
+    pub ended_us: Option<u64>,
+    /// Why it ended: `forgotten`, `removed`, `archived`.
+    pub ended: Option<String>,
+    /// Earlier versions, oldest first, each with when it was replaced.
+    pub history: Vec<MindVersion>,
+}
+
+/// A replaced version of a mind record.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct MindVersion {
+    pub text: String,
+    pub fields: std::collections::BTreeMap<String, String>,
+    pub at_us: u64,
+    pub replaced_us: u64,
+}
+
+/// Per agent: the next id of its mind records and what self-care has done.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct MindMeta {
+    pub next_id: u64,
+    /// The newest memory id a self-care summarized (the seed's watermark).
+    pub summarized_through: u64,
+    pub self_cares: u32,
+}

@@ -54,6 +54,13 @@ pub const CHAT_ROOMS: TableDefinition<u64, &[u8]> = TableDefinition::new("chat_r
 /// Agent name lower-cased → a `ResidentRecord` (an agent the server runs itself).
 pub const RESIDENTS: TableDefinition<&str, &[u8]> = TableDefinition::new("residents");
 
+// The memory an agent keeps itself (migration 7).
+
+/// (agent lower-cased, layer, id) → a `MindRecord`.
+pub const MIND: TableDefinition<(&str, u8, u64), &[u8]> = TableDefinition::new("mind");
+/// Agent lower-cased → a `MindMeta`.
+pub const MIND_META: TableDefinition<&str, &[u8]> = TableDefinition::new("mind_meta");
+
 // Retired: the version-3 record log, converted and dropped by migration 5.
 
 /// Batch id → every record one group commit wrote (`Vec<EventRecord>`), everyone's mixed.

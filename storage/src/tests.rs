@@ -37,7 +37,7 @@ fn new_file_gets_current_schema_and_reopens() {
     let path = dir.path().join("t.redb");
     let (store, report) = Store::open(&path).unwrap();
     assert!(report.created);
-    assert_eq!(report.migrations_applied, vec![1, 2, 3, 4, 5, 6]);
+    assert_eq!(report.migrations_applied, vec![1, 2, 3, 4, 5, 6, 7]);
     assert_eq!(store.schema_version().unwrap(), migrate::CURRENT_VERSION);
     drop(store);
     let (_store, report) = Store::open(&path).unwrap();
@@ -56,8 +56,8 @@ fn a_version_1_file_is_upgraded_and_keeps_its_characters() {
         store.meta_put(migrate::VERSION_KEY, &1u32.to_le_bytes()).unwrap();
     }
     let (store, report) = Store::open(&path).unwrap();
-    assert_eq!(report.migrations_applied, vec![2, 3, 4, 5, 6]);
-    assert_eq!(store.schema_version().unwrap(), 6);
+    assert_eq!(report.migrations_applied, vec![2, 3, 4, 5, 6, 7]);
+    assert_eq!(store.schema_version().unwrap(), 7);
     assert_eq!(store.character("old").unwrap().unwrap().name, "Old");
     let h = HouseRecord { room_vnum: 8004, contents: vec![ObjRecord { vnum: 1, contains: vec![] }] };
     store.put_houses(std::slice::from_ref(&h)).unwrap();
@@ -319,7 +319,7 @@ fn a_version_3_file_gains_memories_and_keeps_its_record() {
         store.meta_put(migrate::VERSION_KEY, &3u32.to_le_bytes()).unwrap();
     }
     let (store, report) = Store::open(&path).unwrap();
-    assert_eq!(report.migrations_applied, vec![4, 5, 6]);
+    assert_eq!(report.migrations_applied, vec![4, 5, 6, 7]);
     assert_eq!(store.session_records(7).unwrap().len(), 1);
     assert_eq!(store.memory::<Vec<String>>("ann").unwrap(), None);
     store.put_memory("Ann", &vec!["a memory".to_string()]).unwrap();
@@ -458,7 +458,7 @@ fn a_version_4_record_log_is_converted_to_session_chunks() {
         store.meta_put(migrate::VERSION_KEY, &4u32.to_le_bytes()).unwrap();
     }
     let (store, report) = Store::open(&path).unwrap();
-    assert_eq!(report.migrations_applied, vec![5, 6]);
+    assert_eq!(report.migrations_applied, vec![5, 6, 7]);
     assert_eq!(store.last_record_id().unwrap(), 3);
     let seqs = |s: u64| store.session_records(s).unwrap().iter().map(|r| r.seq).collect::<Vec<_>>();
     assert_eq!(seqs(1), [1, 2, 3]);
@@ -479,7 +479,7 @@ fn a_version_5_file_gains_chat_rooms_and_residents() {
         store.meta_put(migrate::VERSION_KEY, &5u32.to_le_bytes()).unwrap();
     }
     let (store, report) = Store::open(&path).unwrap();
-    assert_eq!(report.migrations_applied, vec![6]);
+    assert_eq!(report.migrations_applied, vec![6, 7]);
     assert_eq!(store.character("old").unwrap().unwrap().name, "Old");
     assert!(store.chat_rooms().unwrap().is_empty() && store.residents().unwrap().is_empty());
     let room = ChatRoomRecord {
@@ -503,4 +503,22 @@ fn a_version_5_file_gains_chat_rooms_and_residents() {
     assert!(!store.name_claimed("nobody").unwrap());
     let inv = store.inventory().unwrap();
     assert_eq!((inv.chat_rooms, inv.residents), (1, 1));
+}
+
+#[test]
+fn mind_records_are_kept_by_agent_and_layer() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = Store::open(dir.path().join("t.redb")).unwrap();
+    let rec = |id, layer, text: &str| MindRecord { id, layer, text: text.into(), at_us: id, ..Default::default() };
+    let meta = MindMeta { next_id: 3, ..Default::default() };
+    store.mind_put("Ann", &[rec(1, 2, "a memory"), rec(2, 1, "a belief"), rec(3, 2, "another")], &meta).unwrap();
+    store.mind_put("Bob", &[rec(1, 2, "bob's")], &MindMeta { next_id: 1, ..Default::default() }).unwrap();
+    let texts = |a: &str, l: u8| store.mind_layer(a, l).unwrap().into_iter().map(|r| r.text).collect::<Vec<_>>();
+    assert_eq!(texts("ann", 2), ["a memory", "another"], "one agent's layer, in id order");
+    assert_eq!(texts("ANN", 1), ["a belief"]);
+    assert_eq!(texts("bob", 2), ["bob's"]);
+    assert_eq!(store.mind_meta("ann").unwrap().next_id, 3);
+    assert_eq!(store.mind_meta("nobody").unwrap(), MindMeta::default());
+    assert_eq!(store.mind_get("ann", 2, 3).unwrap().unwrap().text, "another");
+    assert_eq!(store.mind_agents().unwrap(), ["ann", "bob"]);
 }

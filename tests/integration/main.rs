@@ -11,6 +11,7 @@ mod gameplay;
 mod http_edge;
 mod hud;
 mod memory;
+mod mind;
 mod persistence;
 mod real_clients;
 mod real_worlds;

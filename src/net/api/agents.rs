@@ -59,6 +59,22 @@ pub async fn dream(call: &Call, name: &str, shared: &Arc<Shared>) -> Response<Bo
 }
 
 /// `GET /api/agents/{name}/memory`.
+/// `GET /api/agents/{name}/mind`: the memory the agent keeps itself (§12), every layer
+/// and every record with its history, whether or not it has dreamed.
+pub async fn mind(call: &Call, name: &str, shared: &Arc<Shared>) -> Response<Body> {
+    let name = match agent_or_local(call, shared, name).await {
+        Ok(n) => n,
+        Err(r) => return *r,
+    };
+    let store = shared.accounts.store().clone();
+    let n = name.clone();
+    match tokio::task::spawn_blocking(move || crate::mind::Mind::export_lines(&store, &n)).await {
+        Ok(Ok(layers)) => reply(StatusCode::OK, json!({"agent": name, "layers": layers})),
+        Ok(Err((code, m))) => error(StatusCode::INTERNAL_SERVER_ERROR, code, &m),
+        Err(_) => error(StatusCode::INTERNAL_SERVER_ERROR, "internal", "reading the mind failed"),
+    }
+}
+
 pub async fn memory(call: &Call, name: &str, shared: &Arc<Shared>) -> Response<Body> {
     let name = match agent_or_local(call, shared, name).await {
         Ok(n) => n,
@@ -66,9 +82,13 @@ pub async fn memory(call: &Call, name: &str, shared: &Arc<Shared>) -> Response<B
     };
     let store = shared.accounts.store().clone();
     let n = name.clone();
-    let row = tokio::task::spawn_blocking(move || store.memory::<AgentMemory>(&n)).await;
+    let row = tokio::task::spawn_blocking(move || {
+        let layers = crate::mind::Mind::export_lines(&store, &n).unwrap_or_default();
+        store.memory::<AgentMemory>(&n).map(|m| (m, layers))
+    })
+    .await;
     match row {
-        Ok(Ok(Some(m))) => reply(
+        Ok(Ok((Some(m), layers))) => reply(
             StatusCode::OK,
             json!({
                 "agent": name,
@@ -80,9 +100,10 @@ pub async fn memory(call: &Call, name: &str, shared: &Arc<Shared>) -> Response<B
                 "graph": m.graph,
                 "watermark": m.watermark,
                 "last_dream": m.last,
+                "layers": layers,
             }),
         ),
-        Ok(Ok(None)) => error(StatusCode::NOT_FOUND, "no_memory", "this agent has not dreamed yet"),
+        Ok(Ok((None, _))) => error(StatusCode::NOT_FOUND, "no_memory", "this agent has not dreamed yet"),
         Ok(Err(e)) => error(StatusCode::INTERNAL_SERVER_ERROR, e.code(), &e.to_string()),
         Err(_) => error(StatusCode::INTERNAL_SERVER_ERROR, "internal", "reading the memory failed"),
     }

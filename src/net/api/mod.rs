@@ -87,6 +87,7 @@ pub async fn route(call: Call, shared: &Arc<Shared>) -> Response<Body> {
         (&Method::GET, "/api/whoami") => agents::whoami(&call, shared).await,
         (m, p) if p.starts_with("/api/agents/") => match (m, p["/api/agents/".len()..].split_once('/')) {
             (&Method::GET, Some((name, "memory"))) => agents::memory(&call, name, shared).await,
+            (&Method::GET, Some((name, "mind"))) => agents::mind(&call, name, shared).await,
             (&Method::POST, Some((name, "dream"))) => agents::dream(&call, name, shared).await,
             _ => text(StatusCode::NOT_FOUND, "not found\n"),
         },

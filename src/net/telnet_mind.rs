@@ -1,0 +1,187 @@
+//! The memory layers (§12) for people at a telnet prompt: the same actions as the HUD's,
+//! typed as commands, answered in words. `remember <text>`, `forget <id>`, `recall
+//! <words>`, `soul` (list) / `soul add <text>` / `soul remove <id>`, `diary` (today) /
+//! `diary write <text>` / `diary read <YYYY-MM-DD>` / `diary search <words>`,
+//! `relationship <name> [type=ally] [trust=0.5] [tone=warm] [rationale=…] [notes=…]`;
+//! the action names themselves (`soul_add`, `diary_write`…) work too.
+
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use super::shared::Shared;
+use crate::game::world::CharId;
+use crate::game::EngineMsg;
+
+/// The action a line asks for, if it is a memory command.
+fn parse(line: &str) -> Option<Value> {
+    let line = line.trim();
+    let (verb, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+    let rest = rest.trim();
+    let (sub, tail) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+    let tail = tail.trim();
+    Some(match verb.to_ascii_lowercase().as_str() {
+        "remember" => json!({"type": "remember", "text": rest}),
+        "forget" => json!({"type": "forget", "id": rest}),
+        "recall" => json!({"type": "recall", "query": rest}),
+        "soul_add" => json!({"type": "soul_add", "text": rest}),
+        "soul_remove" => json!({"type": "soul_remove", "id": rest}),
+        "soul" => match sub.to_ascii_lowercase().as_str() {
+            "" | "list" => json!({"type": "__view"}),
+            "add" => json!({"type": "soul_add", "text": tail}),
+            "remove" => json!({"type": "soul_remove", "id": tail}),
+            _ => json!({"type": "__usage", "text": "soul | soul add <text> | soul remove <id>"}),
+        },
+        "diary_write" => json!({"type": "diary_write", "text": rest}),
+        "diary_read" => json!({"type": "diary_read", "date": rest}),
+        "diary_search" => json!({"type": "diary_search", "query": rest}),
+        "diary" => match sub.to_ascii_lowercase().as_str() {
+            "" => json!({"type": "diary_read", "date": chrono::Utc::now().format("%Y-%m-%d").to_string()}),
+            "write" => json!({"type": "diary_write", "text": tail}),
+            "read" => json!({"type": "diary_read", "date": tail}),
+            "search" => json!({"type": "diary_search", "query": tail}),
+            _ => json!({"type": "__usage", "text": "diary | diary write <text> | diary read <YYYY-MM-DD> | diary search <words>"}),
+        },
+        "relationship" | "relationship_set" => {
+            let mut item = json!({"type": "relationship_set", "name": sub});
+            for pair in split_pairs(tail) {
+                if let Some((k, v)) = pair.split_once('=') {
+                    let v = v.trim().trim_matches('"');
+                    let k = if k.trim() == "type" { "relationship_type" } else { k.trim() };
+                    item[k] = match (k, v.parse::<f64>()) {
+                        ("trust", Ok(n)) => json!(n),
+                        _ => json!(v),
+                    };
+                }
+            }
+            item
+        }
+        _ => return None,
+    })
+}
+
+/// `a=1 b="two words" c=x` → ["a=1", "b=\"two words\"", "c=x"].
+fn split_pairs(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quoted = false;
+    for c in s.chars() {
+        match c {
+            '"' => {
+                quoted = !quoted;
+                cur.push(c);
+            }
+            c if c.is_whitespace() && !quoted => {
+                if !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+            }
+            c => cur.push(c),
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+fn line_of(v: &Value) -> String {
+    let mut s = format!("  [{}] {}", v["id"], v["text"].as_str().unwrap_or(""));
+    if let Some(w) = v["where"].as_str() {
+        s.push_str(&format!(" (at {w}, {})", v["at"].as_str().unwrap_or("")));
+    }
+    s
+}
+
+/// Handles a memory command: the words to show, or `None` for any other line.
+pub async fn handle(shared: &Arc<Shared>, char_id: CharId, line: &str) -> Option<String> {
+    let item = parse(line)?;
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    shared.engine.tx.send(EngineMsg::Whereabouts { char_id, reply: tx }).await.ok()?;
+    let at = rx.await.ok()?;
+    let ty = item["type"].as_str().unwrap_or("").to_string();
+    if ty == "__usage" {
+        return Some(format!("Usage: {}\n", item["text"].as_str().unwrap_or("")));
+    }
+    if ty == "__view" {
+        let v = shared.mind.hud_view(&at.name).await;
+        let soul: Vec<String> = v["soul"].as_array().into_iter().flatten().map(line_of).collect();
+        return Some(if soul.is_empty() {
+            "Your soul holds no entries yet (soul add <text>).\n".into()
+        } else {
+            format!("Your soul:\n{}\n", soul.join("\n"))
+        });
+    }
+    Some(match shared.mind.apply(&at.name, &item, &at).await {
+        Err((code, m)) => format!("{m} ({code})\n"),
+        Ok(v) => match ty.as_str() {
+            "remember" => format!("You commit it to memory (memory {}).\n", v["id"]),
+            "soul_add" => format!("It becomes part of who you are (soul entry {}).\n", v["id"]),
+            "forget" | "soul_remove" => "Let go.\n".into(),
+            "recall" => {
+                let mems: Vec<String> = v["memories"].as_array().into_iter().flatten().map(line_of).collect();
+                let evs: Vec<String> = v["events"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|e| format!("  {} {}", e["at"].as_str().unwrap_or(""), e["text"].as_str().unwrap_or("")))
+                    .collect();
+                if mems.is_empty() && evs.is_empty() {
+                    "Nothing comes to mind.\n".into()
+                } else {
+                    format!(
+                        "You remember:\n{}{}\n",
+                        mems.join("\n"),
+                        if evs.is_empty() { String::new() } else { format!("\nAnd you lived:\n{}", evs.join("\n")) }
+                    )
+                }
+            }
+            "diary_write" => format!(
+                "Written in your diary for {}{}.\n",
+                v["date"].as_str().unwrap_or(""),
+                if v["amended"] == true { " (amended)" } else { "" }
+            ),
+            "diary_read" => format!(
+                "{} — {}{}\n",
+                v["entry"]["date"].as_str().unwrap_or(""),
+                v["entry"]["text"].as_str().unwrap_or(""),
+                v["entry"]["mood"].as_str().map(|m| format!(" (mood: {m})")).unwrap_or_default()
+            ),
+            "diary_search" => {
+                let days: Vec<String> = v["matches"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|d| format!("  {} — {}", d["date"].as_str().unwrap_or(""), d["text"].as_str().unwrap_or("")))
+                    .collect();
+                if days.is_empty() {
+                    "No diary day mentions that.\n".into()
+                } else {
+                    format!("{}\n", days.join("\n"))
+                }
+            }
+            "relationship_set" => format!("You think of {} differently now.\n", v["name"].as_str().unwrap_or("them")),
+            _ => "Done.\n".into(),
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_become_actions() {
+        assert_eq!(parse("remember the gate is locked at night").unwrap()["text"], "the gate is locked at night");
+        assert_eq!(parse("soul add I keep my word").unwrap(), json!({"type": "soul_add", "text": "I keep my word"}));
+        assert_eq!(parse("diary read 2026-11-23").unwrap()["date"], "2026-11-23");
+        let r = parse("relationship Bram type=ally trust=0.8 notes=\"saved me twice\"").unwrap();
+        assert_eq!(
+            (r["name"].as_str(), r["relationship_type"].as_str(), r["trust"].as_f64(), r["notes"].as_str()),
+            (Some("Bram"), Some("ally"), Some(0.8), Some("saved me twice"))
+        );
+        assert_eq!(r["relationship_type"], "ally");
+        assert!(parse("look").is_none());
+        assert!(parse("say remember me").is_none());
+    }
+}

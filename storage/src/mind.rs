@@ -1,0 +1,74 @@
+//! The memory an agent keeps itself (protocol §12): one table keyed (agent, layer, id),
+//! so a layer of one agent is one range; its meta row holds the next id. Writes of one
+//! change land in one transaction with the meta row.
+
+use redb::{ReadableDatabase, ReadableTable};
+
+use crate::{codec, redb_err, tables, MindMeta, MindRecord, Store, StoreError};
+
+impl Store {
+    /// An agent's mind meta (default for one with nothing yet).
+    pub fn mind_meta(&self, agent: &str) -> Result<MindMeta, StoreError> {
+        Ok(self.get_record::<MindMeta>(tables::MIND_META, &agent.to_ascii_lowercase())?.unwrap_or_default())
+    }
+
+    /// Writes records (new or replacing theirs) and the meta row, in one transaction.
+    pub fn mind_put(&self, agent: &str, records: &[MindRecord], meta: &MindMeta) -> Result<(), StoreError> {
+        let agent = agent.to_ascii_lowercase();
+        let tx = self.database().begin_write().map_err(redb_err)?;
+        {
+            let mut t = tx.open_table(tables::MIND).map_err(redb_err)?;
+            for r in records {
+                t.insert((agent.as_str(), r.layer, r.id), codec::encode(r)?.as_slice()).map_err(redb_err)?;
+            }
+            let mut m = tx.open_table(tables::MIND_META).map_err(redb_err)?;
+            m.insert(agent.as_str(), codec::encode(meta)?.as_slice()).map_err(redb_err)?;
+        }
+        tx.commit().map_err(redb_err)
+    }
+
+    /// One record.
+    pub fn mind_get(&self, agent: &str, layer: u8, id: u64) -> Result<Option<MindRecord>, StoreError> {
+        let agent = agent.to_ascii_lowercase();
+        let tx = self.database().begin_read().map_err(redb_err)?;
+        let t = match tx.open_table(tables::MIND) {
+            Ok(t) => t,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
+            Err(e) => return Err(redb_err(e)),
+        };
+        let row = t.get((agent.as_str(), layer, id)).map_err(redb_err)?;
+        row.map(|v| codec::decode(v.value())).transpose()
+    }
+
+    /// A layer of an agent's mind, by id (oldest first); ended records too.
+    pub fn mind_layer(&self, agent: &str, layer: u8) -> Result<Vec<MindRecord>, StoreError> {
+        let agent = agent.to_ascii_lowercase();
+        let tx = self.database().begin_read().map_err(redb_err)?;
+        let t = match tx.open_table(tables::MIND) {
+            Ok(t) => t,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+            Err(e) => return Err(redb_err(e)),
+        };
+        let mut out = Vec::new();
+        for row in t.range((agent.as_str(), layer, 0)..=(agent.as_str(), layer, u64::MAX)).map_err(redb_err)? {
+            let (_, v) = row.map_err(redb_err)?;
+            out.push(codec::decode(v.value())?);
+        }
+        Ok(out)
+    }
+
+    /// Every agent with a mind, by name.
+    pub fn mind_agents(&self) -> Result<Vec<String>, StoreError> {
+        let tx = self.database().begin_read().map_err(redb_err)?;
+        let t = match tx.open_table(tables::MIND_META) {
+            Ok(t) => t,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+            Err(e) => return Err(redb_err(e)),
+        };
+        let mut out = Vec::new();
+        for row in t.iter().map_err(redb_err)? {
+            out.push(row.map_err(redb_err)?.0.value().to_string());
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,226 @@
+//! The memory an agent keeps itself (§12) over the real protocols: soul entries,
+//! memories and `recall` (its memories and its own recorded events), the diary with
+//! amendments, relationships with their history — through HUD actions and telnet
+//! commands, shown in the HUD's `self`, kept across a restart and a `kill -9`.
+
+use serde_json::{json, Value};
+
+use crate::common::*;
+
+async fn act(c: &mut WsClient, actions: Value, id: &str) -> Vec<Value> {
+    c.send(json!({"type": "actions", "id": id, "data": {"actions": actions}})).await;
+    let r = c.until(|v| v["re"] == id && v["type"] == "actions_result").await;
+    r["data"]["results"].as_array().unwrap().clone()
+}
+
+async fn hud_self(c: &mut WsClient, id: &str) -> Value {
+    c.send(json!({"type": "hud", "id": id, "data": {"budget": 20000}})).await;
+    let r = c.until(|v| v["re"] == id && v["type"] == "hud").await;
+    serde_json::from_str::<Value>(r["data"]["content"].as_str().unwrap()).unwrap()["self"].clone()
+}
+
+fn codes(r: &[Value]) -> Vec<Value> {
+    r.iter().map(|x| if x["ok"] == true { json!("ok") } else { x["code"].clone() }).collect()
+}
+
+#[tokio::test]
+async fn an_agent_keeps_its_soul_memories_diary_and_relationships() {
+    let srv = TestServer::start().await;
+    let key = srv.key("ann").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.login_key("ann", &key).await;
+    // Something to recall from its own record too.
+    a.cmd("say the goblin guards the north gate", "s").await;
+    a.reply_text("s").await;
+
+    let long = "x".repeat(2001);
+    let r = act(
+        &mut a,
+        json!([
+            {"type": "soul_add", "text": "I keep my word."},
+            {"type": "remember", "text": "Bram owes me 40 gold for the goblin ears."},
+            {"type": "remember", "text": "The north gate closes at night."},
+            {"type": "command", "command": "look"},
+            {"type": "diary_write", "date": "2026-11-20", "text": "A quiet day at the temple.", "mood": "calm"},
+            {"type": "relationship_set", "name": "Bram", "relationship_type": "ally", "trust": 0.7, "rationale": "fought beside me"},
+            {"type": "remember", "text": ""},
+            {"type": "remember", "text": long},
+            {"type": "forget", "id": 999},
+            {"type": "diary_write", "date": "20-11-2026", "text": "x"},
+            {"type": "relationship_set", "name": "Bram", "trust": 5},
+            {"type": "relationship_set", "name": "Ann", "relationship_type": "rival"},
+            {"type": "self_care"}
+        ]),
+        "a1",
+    )
+    .await;
+    assert_eq!(
+        codes(&r),
+        vec![
+            json!("ok"),
+            json!("ok"),
+            json!("ok"),
+            json!("ok"),
+            json!("ok"),
+            json!("ok"),
+            json!("bad_request"),
+            json!("too_long"),
+            json!("no_such_id"),
+            json!("bad_date"),
+            json!("bad_request"),
+            json!("bad_target"),
+            json!("not_available")
+        ],
+        "{r:?}"
+    );
+    let gold = r[1]["id"].as_u64().unwrap();
+
+    // recall: its memories (stems: "goblins" finds "goblin"), and its own recorded events.
+    let r = act(&mut a, json!([{"type": "recall", "query": "goblins"}, {"type": "recall", "query": "  "}]), "a2").await;
+    assert_eq!(r[1]["code"], "bad_request");
+    let mems = r[0]["memories"].as_array().unwrap();
+    assert_eq!(mems.len(), 1, "{r:?}");
+    assert_eq!(mems[0]["id"].as_u64(), Some(gold));
+    assert_eq!(mems[0]["where"], "The Test Temple", "where it was made");
+    // Its say is recorded and indexed within the index's commit interval.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let r = act(&mut a, json!([{"type": "recall", "query": "north gate"}]), "a3").await;
+        let evs = r[0]["events"].as_array().unwrap().clone();
+        if evs.iter().any(|e| e["text"].as_str().unwrap_or("").contains("goblin guards the north gate")) {
+            assert!(r[0]["memories"].as_array().unwrap().iter().any(|m| m["text"] == "The north gate closes at night."));
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the agent's own say never came back from recall: {r:?}");
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+
+    // Amend the diary, change the relationship, forget a memory: nothing is lost.
+    let r = act(
+        &mut a,
+        json!([
+            {"type": "diary_write", "date": "2026-11-20", "text": "Not so quiet: a fight at dusk.", "mood": "shaken"},
+            {"type": "relationship_set", "name": "bram", "trust": -0.2, "notes": "kept the ears"},
+            {"type": "forget", "id": gold},
+            {"type": "diary_read", "date": "2026-11-20"},
+            {"type": "diary_search", "query": "fight"},
+            {"type": "diary_read", "date": "2026-11-21"}
+        ]),
+        "a4",
+    )
+    .await;
+    assert_eq!(codes(&r), vec![json!("ok"), json!("ok"), json!("ok"), json!("ok"), json!("ok"), json!("no_entry")], "{r:?}");
+    assert_eq!(r[0]["amended"], true);
+    assert_eq!(r[3]["entry"]["text"], "Not so quiet: a fight at dusk.");
+    assert_eq!(r[3]["earlier"][0]["text"], "A quiet day at the temple.", "the amendment keeps the first version");
+    assert_eq!(r[4]["matches"][0]["date"], "2026-11-20");
+    let r = act(&mut a, json!([{"type": "recall", "query": "goblin ears"}]), "a5").await;
+    assert!(r[0]["memories"].as_array().unwrap().is_empty(), "a forgotten memory is not recalled: {r:?}");
+
+    // The HUD's self shows the layers.
+    let me = hud_self(&mut a, "h1").await;
+    assert_eq!(me["soul"][0]["text"], "I keep my word.");
+    assert_eq!(me["memory_count"], 1);
+    assert_eq!(me["memories"][0]["text"], "The north gate closes at night.");
+    let bram = &me["relationships"][0];
+    assert_eq!(
+        (bram["name"].as_str(), bram["relationship_type"].as_str(), bram["trust"].as_str()),
+        (Some("Bram"), Some("ally"), Some("-0.2")),
+        "{me}"
+    );
+
+    // The API shows every record with its history; a restart keeps it all.
+    let (status, body) = http_get(srv.addr, "/api/agents/ann/mind").await;
+    assert_eq!(status, 200, "{body}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    let layers = v["layers"].as_array().unwrap();
+    let rel = layers.iter().find(|l| l["layer"] == "relationship").unwrap();
+    assert_eq!(rel["history"].as_array().unwrap().len(), 1, "the first version is kept: {rel}");
+    assert!(layers.iter().any(|l| l["layer"] == "memory" && l["ended"] == "forgotten"), "forgotten, not deleted");
+    drop(a);
+    let srv = srv.restart().await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.login_key("ann", &key).await;
+    let me = hud_self(&mut a, "h2").await;
+    assert_eq!(me["soul"][0]["text"], "I keep my word.");
+    assert_eq!(me["memories"][0]["text"], "The north gate closes at night.");
+    srv.shutdown().await;
+}
+
+#[tokio::test]
+async fn telnet_players_have_the_same_layers() {
+    let srv = TestServer::start().await;
+    let mut t = Telnet::connect(srv.addr).await;
+    t.create("Hilda", "hunter22").await;
+    let out = t.cmd("remember the cellar door sticks").await;
+    assert!(out.contains("You commit it to memory"), "{out}");
+    let out = t.cmd("soul add Courage is a habit").await;
+    assert!(out.contains("soul entry"), "{out}");
+    let out = t.cmd("soul").await;
+    assert!(out.contains("Courage is a habit"), "{out}");
+    let out = t.cmd("diary write Found a sticky door today").await;
+    assert!(out.contains("Written in your diary"), "{out}");
+    let out = t.cmd("diary search sticky").await;
+    assert!(out.contains("Found a sticky door today"), "{out}");
+    let out = t.cmd("relationship Bram type=mentor trust=0.9 notes=\"taught me to fight\"").await;
+    assert!(out.contains("You think of Bram differently"), "{out}");
+    let out = t.cmd("recall cellar").await;
+    assert!(out.contains("the cellar door sticks") && out.contains("The Test Temple"), "{out}");
+    let out = t.cmd("forget 12345").await;
+    assert!(out.contains("no_such_id"), "{out}");
+    let out = t.cmd("remember").await;
+    assert!(out.contains("bad_request"), "{out}");
+    // The game's own commands are untouched.
+    let out = t.cmd("look").await;
+    assert!(out.contains("The Test Temple"), "{out}");
+    srv.shutdown().await;
+}
+
+/// Every layer is on disk when its action is answered: a `kill -9` right after loses
+/// nothing; `pawns export memory` writes it all (while the server holds the file, and
+/// from the file after).
+#[tokio::test]
+async fn kill_9_keeps_every_layer_and_export_writes_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let world = dir.path().join("world");
+    crate::world::write(&world);
+    let db = dir.path().join("m.redb");
+    let (mut child, addr) = serve_process(&db, &world, &[], std::process::Stdio::null());
+    let key = pawns::net::client::create_key(&format!("http://{addr}"), "ann").await.unwrap();
+    let mut a = WsClient::connect(addr).await;
+    a.login_key("ann", &key).await;
+    let r = act(
+        &mut a,
+        json!([
+            {"type": "soul_add", "text": "I keep my word."},
+            {"type": "remember", "text": "The well water is foul."},
+            {"type": "diary_write", "text": "Arrived.", "mood": "hopeful"},
+            {"type": "relationship_set", "name": "Bram", "relationship_type": "rival", "tone": "cold"}
+        ]),
+        "k",
+    )
+    .await;
+    assert!(r.iter().all(|x| x["ok"] == true), "{r:?}");
+    // Through the running server (it holds the file).
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pawns"))
+        .args(["export", "memory", "--agent", "ann", "--db"])
+        .arg(&db)
+        .args(["--server", &format!("http://{addr}")])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 4);
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pawns"))
+        .args(["export", "memory", "--agent", "ann", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let layers: Vec<&str> = lines.iter().map(|l| l["layer"].as_str().unwrap()).collect();
+    assert_eq!(layers, vec!["soul", "memory", "diary", "relationship"], "{lines:?}");
+    assert_eq!(lines[3]["relationship_type"], "rival");
+    assert_eq!(lines[2]["mood"], "hopeful");
+}
