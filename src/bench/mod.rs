@@ -9,6 +9,7 @@ pub mod agents;
 pub mod decide;
 pub mod dream;
 pub mod hud;
+pub mod mind;
 pub mod residents;
 pub mod search;
 pub mod world;

@@ -318,6 +318,18 @@ pub enum BenchCmd {
     /// Resident agents: N run by a server in this process against a stand-in model with a
     /// fixed latency; the turns they sustain, CPU and memory.
     Residents(BenchResidentsArgs),
+    /// The memory an agent keeps itself: `recall` over N memories, `remember`, self-care.
+    Mind(BenchMindArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct BenchMindArgs {
+    /// Memories the agent holds.
+    #[arg(long, default_value_t = 100_000)]
+    pub memories: usize,
+    /// Recalls timed.
+    #[arg(long, default_value_t = 50)]
+    pub rounds: usize,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -135,6 +135,14 @@ pub enum EngineMsg {
         char_id: CharId,
         text: String,
     },
+    /// Something a player keeps in its own memory (§12), recorded in its session so the
+    /// search index has it for `recall`.
+    MindRecorded {
+        char_id: CharId,
+        layer: &'static str,
+        id: u64,
+        text: String,
+    },
     /// Where a player stands, for what the memory layers keep with what they make.
     Whereabouts {
         char_id: CharId,

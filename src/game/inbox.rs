@@ -67,6 +67,9 @@ impl Engine {
                     self.apply_actions(char_id, batch, re, premade);
                 }
             }
+            EngineMsg::MindRecorded { char_id, layer, id, text } => {
+                self.record_transition(char_id, pawns_storage::Transition::Mind { layer: layer.into(), id, text });
+            }
             EngineMsg::Say { char_id, text } => self.send_text(char_id, text.trim_end()),
             EngineMsg::Whereabouts { char_id, reply } => {
                 let _ = reply.send(self.whereabouts(char_id));

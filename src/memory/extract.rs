@@ -207,6 +207,7 @@ impl Extractor {
                 self.push(r, EventKind::Social { act, other: other.clone(), by_agent: *by_me, text });
             }
             Transition::Exp { .. }
+            | Transition::Mind { .. }
             | Transition::Gold { .. }
             | Transition::ItemLost { .. }
             | Transition::Equipped { .. }

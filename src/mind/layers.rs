@@ -17,6 +17,15 @@ pub const SUMMARY: u8 = 3;
 pub const DIARY: u8 = 4;
 pub const RELATIONSHIP: u8 = 5;
 
+/// The layer a recorded memory names (`memory`, `summary`, `shared`).
+pub fn layer_named(name: &str) -> Option<u8> {
+    match name {
+        "memory" | "shared" => Some(MEMORY),
+        "summary" => Some(SUMMARY),
+        _ => None,
+    }
+}
+
 /// Longest soul entry, memory or diary text (characters).
 pub const MAX_TEXT: usize = 2_000;
 /// Most soul entries one agent holds at once.
@@ -120,6 +129,17 @@ fn words_with(a: &mut tantivy::tokenizer::TextAnalyzer, s: &str) -> Vec<String> 
 
 fn words(s: &str) -> Vec<String> {
     words_with(&mut crate::search::stem::analyzer(), s)
+}
+
+/// Does a text hold every word of the query (as the index sees words)?
+pub fn matches(a: &mut tantivy::tokenizer::TextAnalyzer, want: &[String], text: &str) -> bool {
+    let have = words_with(a, text);
+    want.iter().all(|w| have.contains(w))
+}
+
+/// The query's words as the index sees them.
+pub fn query_words(a: &mut tantivy::tokenizer::TextAnalyzer, q: &str) -> Vec<String> {
+    words_with(a, q)
 }
 
 /// The agent's memories (live and archived, and summaries) matching `query`: every

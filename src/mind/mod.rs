@@ -35,6 +35,20 @@ pub struct Whereabouts {
 pub const ACTIONS: &[&str] =
     &["soul_add", "soul_remove", "remember", "forget", "recall", "diary_write", "diary_read", "diary_search", "relationship_set"];
 
+/// What an applied action adds to the agent's record (and so to the search index):
+/// `(layer, id, text)` for a memory it remembered.
+pub fn recorded(item: &Value, result: &Result<Value, Refusal>) -> Option<(&'static str, u64, String)> {
+    let done = result.as_ref().ok()?;
+    match item.get("type").and_then(Value::as_str)? {
+        "remember" => Some(("memory", done["id"].as_u64()?, item.get("text")?.as_str()?.trim().to_string())),
+        _ => None,
+    }
+}
+
+/// How far back `recall` matches memories directly, beside the index: longer than the
+/// index's commit interval, so a memory made just now is found.
+const RECENT_US: u64 = 30_000_000;
+
 /// Is this item one of ours?
 pub fn serves(item: &Value) -> bool {
     item.get("type").and_then(Value::as_str).is_some_and(|t| ACTIONS.contains(&t))
@@ -99,33 +113,83 @@ impl Mind {
         .map_err(|_| ("internal", "the memory action failed".to_string()))?
     }
 
-    /// `recall`: the agent's memories and summaries, and its own recorded events (the
-    /// search index), matching the query; memories first, each list newest first.
+    /// `recall`: the agent's memories and summaries, and its own recorded events, that
+    /// hold every word of the query — through the search index (what it remembered is
+    /// recorded in its session, so indexed like everything it did), newest first; the
+    /// few memories made since the index's last commit are matched directly. Without an
+    /// index (recording or search off) the memories are scanned.
     async fn recall(&self, agent: &str, item: &Value) -> Result<Value, Refusal> {
         let q = layers::text(item.get("query").and_then(Value::as_str), "a query", layers::MAX_FIELD)?;
         let limit = limit_of(item, 10)?;
-        let (store, a, q2) = (self.store.clone(), agent.to_string(), q.clone());
-        let memories = tokio::task::spawn_blocking(move || layers::recall_memories(&store, &a, &q2, limit))
-            .await
-            .map_err(|_| ("internal", "recall failed".to_string()))??;
-        let events = match &self.search {
-            Some(h) => {
-                let index = h.index.clone();
-                // Words only: the agent's query is not search syntax.
-                let words: String = q.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ");
-                let sq = crate::search::SearchQuery { q: words, agent: Some(agent.to_string()), kind: None, since_us: 0, limit };
-                match tokio::task::spawn_blocking(move || index.search(&sq)).await {
-                    Ok(Ok(found)) => found
-                        .hits
-                        .into_iter()
-                        .map(|h| json!({"at": crate::record::export::rfc3339(h.at_us), "kind": h.kind, "text": h.text, "room_vnum": h.room_vnum}))
-                        .collect(),
-                    _ => Vec::new(),
+        let Some(h) = &self.search else {
+            let (store, a, q2) = (self.store.clone(), agent.to_string(), q.clone());
+            let memories = tokio::task::spawn_blocking(move || layers::recall_memories(&store, &a, &q2, limit))
+                .await
+                .map_err(|_| ("internal", "recall failed".to_string()))??;
+            return Ok(json!({"memories": memories, "events": []}));
+        };
+        // Words only: the agent's query is not search syntax.
+        let words: String = q.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ");
+        if words.is_empty() {
+            return Err(("bad_request", "a query needs a word".into()));
+        }
+        let (index, store, a) = (h.index.clone(), self.store.clone(), agent.to_string());
+        tokio::task::spawn_blocking(move || {
+            let search = |kind: Option<&str>, n: usize| {
+                let sq = crate::search::SearchQuery {
+                    q: words.clone(),
+                    agent: Some(a.clone()),
+                    kind: kind.map(str::to_string),
+                    since_us: 0,
+                    limit: n,
+                };
+                index.search(&sq).map_err(|e| (e.code(), e.to_string()))
+            };
+            // Memories the index knows (forgotten ones are dropped after, so ask for more).
+            let mut found: Vec<pawns_storage::MindRecord> = Vec::new();
+            let mut seen = std::collections::HashSet::new();
+            for hit in search(Some("memory"), limit * 4 + 10)?.hits {
+                let Some((head, _)) = hit.text.split_once(": ") else { continue };
+                let Some((layer, id)) = head.split_once(' ') else { continue };
+                let (Some(layer), Ok(id)) = (layers::layer_named(layer), id.parse::<u64>()) else { continue };
+                if seen.insert((layer, id)) {
+                    if let Some(r) = store.mind_get(&a, layer, id).map_err(|e| ("internal", e.to_string()))? {
+                        found.push(r);
+                    }
                 }
             }
-            None => Vec::new(),
-        };
-        Ok(json!({"memories": memories, "events": events}))
+            // And the newest few the index may not have committed yet.
+            let mut an = crate::search::stem::analyzer();
+            let want = layers::query_words(&mut an, &q);
+            let recent_since = crate::time::unix_us().saturating_sub(RECENT_US);
+            for r in store.mind_layer_newest(&a, layers::MEMORY, 200).map_err(|e| ("internal", e.to_string()))? {
+                if r.at_us >= recent_since && !seen.contains(&(r.layer, r.id)) && layers::matches(&mut an, &want, &r.text) {
+                    seen.insert((r.layer, r.id));
+                    found.push(r);
+                }
+            }
+            found.retain(|r| r.ended.as_deref() != Some("forgotten"));
+            found.sort_by_key(|r| std::cmp::Reverse(r.at_us));
+            let memories: Vec<Value> = found
+                .iter()
+                .take(limit)
+                .map(|r| {
+                    let mut v = layers::view(r);
+                    v["source"] = json!(if r.layer == layers::SUMMARY { "summary" } else { "memory" });
+                    v
+                })
+                .collect();
+            let events: Vec<Value> = search(None, limit + 20)?
+                .hits
+                .into_iter()
+                .filter(|h| h.category != "memory")
+                .take(limit)
+                .map(|h| json!({"at": crate::record::export::rfc3339(h.at_us), "kind": h.kind, "text": h.text, "room_vnum": h.room_vnum}))
+                .collect();
+            Ok(json!({"memories": memories, "events": events}))
+        })
+        .await
+        .map_err(|_| ("internal", "recall failed".to_string()))?
     }
 
     /// What the HUD's `self` shows of the layers (`null` for an agent with none).

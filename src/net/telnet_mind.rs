@@ -112,7 +112,11 @@ pub async fn handle(shared: &Arc<Shared>, char_id: CharId, line: &str) -> Option
             format!("Your soul:\n{}\n", soul.join("\n"))
         });
     }
-    Some(match shared.mind.apply(&at.name, &item, &at).await {
+    let done = shared.mind.apply(&at.name, &item, &at).await;
+    if let Some((layer, id, text)) = crate::mind::recorded(&item, &done) {
+        let _ = shared.engine.tx.send(EngineMsg::MindRecorded { char_id, layer, id, text }).await;
+    }
+    Some(match done {
         Err((code, m)) => format!("{m} ({code})\n"),
         Ok(v) => match ty.as_str() {
             "remember" => format!("You commit it to memory (memory {}).\n", v["id"]),

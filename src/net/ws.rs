@@ -247,7 +247,12 @@ impl Session {
                     let at = rx.await.unwrap_or_default();
                     let name = link.name.clone();
                     for (i, item) in ours {
-                        premade.push((i, self.shared.mind.apply(&name, &item, &at).await));
+                        let done = self.shared.mind.apply(&name, &item, &at).await;
+                        if let Some((layer, mid, text)) = crate::mind::recorded(&item, &done) {
+                            let _ =
+                                self.shared.engine.tx.send(EngineMsg::MindRecorded { char_id: link.char_id, layer, id: mid, text }).await;
+                        }
+                        premade.push((i, done));
                     }
                 }
                 let msg = EngineMsg::Actions { char_id: link.char_id, link_id: link.link_id, batch, re: id, premade };

@@ -1,13 +1,14 @@
 //! What a record looks like to search: one line of text and the kinds it answers to.
 //!
 //! Every record has its kind (`action`, `observation`, `transition`) and a category
-//! from the game (`combat`, `social`, `movement`, `item`, `progress`, `info`), so
+//! from the game (`combat`, `social`, `movement`, `item`, `progress`, `info`, and
+//! `memory` for what agents keep themselves), so
 //! `--kind combat` finds the blow seen, the `kill` typed and the kill transition alike.
 
 use pawns_storage::{EventRecord, RecordBody, Transition};
 
 /// The categories `--kind` accepts besides the three record kinds.
-pub const CATEGORIES: [&str; 6] = ["combat", "social", "movement", "item", "progress", "info"];
+pub const CATEGORIES: [&str; 7] = ["combat", "social", "movement", "item", "progress", "info", "memory"];
 /// The record kinds.
 pub const KINDS: [&str; 3] = ["action", "observation", "transition"];
 
@@ -59,6 +60,7 @@ fn transition_text(t: &Transition) -> (&'static str, String) {
             Some(k) => ("combat", format!("died, killed by {k}, lost {exp_lost} experience")),
             None => ("combat", format!("died, lost {exp_lost} experience")),
         },
+        Transition::Mind { layer, id, text } => ("memory", format!("{layer} {id}: {text}")),
         Transition::Social { act, other, by_me, text } => {
             let what = if text.is_empty() { act.clone() } else { format!("{act} ({text})") };
             ("social", if *by_me { format!("{what} to {other}") } else { format!("{what} from {other}") })

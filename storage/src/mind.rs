@@ -57,6 +57,23 @@ impl Store {
         Ok(out)
     }
 
+    /// The newest `n` records of a layer, newest first.
+    pub fn mind_layer_newest(&self, agent: &str, layer: u8, n: usize) -> Result<Vec<MindRecord>, StoreError> {
+        let agent = agent.to_ascii_lowercase();
+        let tx = self.database().begin_read().map_err(redb_err)?;
+        let t = match tx.open_table(tables::MIND) {
+            Ok(t) => t,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+            Err(e) => return Err(redb_err(e)),
+        };
+        let mut out = Vec::new();
+        for row in t.range((agent.as_str(), layer, 0)..=(agent.as_str(), layer, u64::MAX)).map_err(redb_err)?.rev().take(n) {
+            let (_, v) = row.map_err(redb_err)?;
+            out.push(codec::decode(v.value())?);
+        }
+        Ok(out)
+    }
+
     /// Every agent with a mind, by name.
     pub fn mind_agents(&self) -> Result<Vec<String>, StoreError> {
         let tx = self.database().begin_read().map_err(redb_err)?;

@@ -143,6 +143,14 @@ pub enum Transition {
         by_me: bool,
         text: String,
     },
+    /// Something the agent keeps itself (§12): `layer` is `memory` (remembered),
+    /// `summary` (made by self-care), `shared` (received by a neural link); `id` is the
+    /// record's in its mind. Indexed, so `recall` finds it through the search index.
+    Mind {
+        layer: String,
+        id: u64,
+        text: String,
+    },
 }
 
 /// What one record of a session stream is.

@@ -95,6 +95,17 @@ async fn an_agent_keeps_its_soul_memories_diary_and_relationships() {
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     }
 
+    // What it remembered is in its record, so the search index has it (recall reads it there).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let (_, body) = http_get(srv.addr, "/api/search?q=goblin&kind=memory&agent=ann").await;
+        if body.contains(&format!("memory {gold}: Bram owes me 40 gold")) {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the memory never reached the index: {body}");
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+
     // Amend the diary, change the relationship, forget a memory: nothing is lost.
     let r = act(
         &mut a,
