@@ -123,6 +123,41 @@ pub async fn run(args: BenchMindArgs) -> anyhow::Result<()> {
         args.rounds,
         found as f64 / args.rounds as f64
     );
+    // Self-care of 5,000 memories with the deterministic summarizer (no model), through
+    // the same call a session makes.
+    let store = running.shared.accounts.store().clone();
+    let mut meta = pawns_storage::MindMeta::default();
+    let places = ["The Temple Altar", "The North Gate", "The Market", "The Inn", "The Sewers"];
+    let recs: Vec<pawns_storage::MindRecord> = (0..args.self_care)
+        .map(|i| {
+            meta.next_id += 1;
+            pawns_storage::MindRecord {
+                id: meta.next_id,
+                layer: pawns::mind::layers::MEMORY,
+                text: format!(
+                    "Bram and Cid talked about the {} near the {}: note {i}",
+                    WORDS[i % WORDS.len()],
+                    WORDS[(i / 5) % WORDS.len()]
+                ),
+                at_us: 1_700_000_000_000_000 + i as u64,
+                room: Some(places[i % places.len()].to_string()),
+                ..Default::default()
+            }
+        })
+        .collect();
+    store.mind_put("bo", &recs, &meta)?;
+    let home = pawns::mind::Whereabouts { name: "Bo".into(), room_vnum: Some(8004), room: Some("The Temple Altar".into()), at_home: true };
+    let t = Instant::now();
+    let r = running.shared.mind.apply("bo", &json!({"type": "self_care"}), &home).await.map_err(|(c, m)| anyhow::anyhow!("{m} ({c})"))?;
+    println!(
+        "  self-care of {} memories (grouped, no model): {:.0} ms — {} archived, {} summaries in {} batches, {} summary tokens",
+        args.self_care,
+        t.elapsed().as_secs_f64() * 1000.0,
+        r["archived"],
+        r["summaries"].as_array().map_or(0, Vec::len),
+        r["batches"],
+        r["summary_tokens"]
+    );
     let _ = ws.close(None).await;
     running.shutdown().await;
     let _ = std::fs::remove_file(&db);

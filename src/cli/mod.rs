@@ -330,6 +330,9 @@ pub struct BenchMindArgs {
     /// Recalls timed.
     #[arg(long, default_value_t = 50)]
     pub rounds: usize,
+    /// Memories another agent takes to self-care.
+    #[arg(long, default_value_t = 5_000)]
+    pub self_care: usize,
 }
 
 #[derive(Args, Debug, Clone)]

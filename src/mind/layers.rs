@@ -314,6 +314,7 @@ pub fn hud_view(store: &Store, agent: &str, memories: usize, relationships: usiz
     let mems = live(MEMORY)?;
     let memory_count = mems.len();
     let recent: Vec<Value> = mems.iter().rev().take(memories).map(view).collect();
+    let summaries: Vec<Value> = live(SUMMARY)?.iter().rev().take(5).map(|r| json!({"id": r.id, "theme": r.key, "text": r.text})).collect();
     let today = chrono::Utc::now().format("%Y-%m-%d").to_string();
     let diary = diary_day(store, agent, &today)?.map(|r| diary_view(&r));
     let mut rels = live(RELATIONSHIP)?;
@@ -329,10 +330,13 @@ pub fn hud_view(store: &Store, agent: &str, memories: usize, relationships: usiz
             v
         })
         .collect();
-    if soul.is_empty() && memory_count == 0 && diary.is_none() && rels.is_empty() {
+    if soul.is_empty() && memory_count == 0 && diary.is_none() && rels.is_empty() && summaries.is_empty() {
         return Ok(Value::Null);
     }
     let mut v = json!({"soul": soul, "memories": recent, "memory_count": memory_count, "relationships": rels});
+    if !summaries.is_empty() {
+        v["memory_summaries"] = json!(summaries);
+    }
     if let Some(d) = diary {
         v["diary_today"] = d;
     }

@@ -9,8 +9,10 @@
 //! |---|---|
 //! | `mod.rs` | the handle, the action types it serves, one action applied |
 //! | `layers.rs` | each layer's rules on the store |
+//! | `self_care.rs` | summarizing memories in batches: by the model, or grouped |
 
 pub mod layers;
+pub mod self_care;
 
 use std::sync::Arc;
 
@@ -32,16 +34,35 @@ pub struct Whereabouts {
 }
 
 /// The action types served here (§12); the rest of §11.1 is the engine's.
-pub const ACTIONS: &[&str] =
-    &["soul_add", "soul_remove", "remember", "forget", "recall", "diary_write", "diary_read", "diary_search", "relationship_set"];
+pub const ACTIONS: &[&str] = &[
+    "soul_add",
+    "soul_remove",
+    "remember",
+    "forget",
+    "recall",
+    "diary_write",
+    "diary_read",
+    "diary_search",
+    "relationship_set",
+    "self_care",
+];
 
 /// What an applied action adds to the agent's record (and so to the search index):
-/// `(layer, id, text)` for a memory it remembered.
-pub fn recorded(item: &Value, result: &Result<Value, Refusal>) -> Option<(&'static str, u64, String)> {
-    let done = result.as_ref().ok()?;
-    match item.get("type").and_then(Value::as_str)? {
-        "remember" => Some(("memory", done["id"].as_u64()?, item.get("text")?.as_str()?.trim().to_string())),
-        _ => None,
+/// `(layer, id, text)` for a memory it remembered and each summary self-care made.
+pub fn recorded(item: &Value, result: &Result<Value, Refusal>) -> Vec<(&'static str, u64, String)> {
+    let Ok(done) = result else { return Vec::new() };
+    match item.get("type").and_then(Value::as_str) {
+        Some("remember") => match (done["id"].as_u64(), item.get("text").and_then(Value::as_str)) {
+            (Some(id), Some(t)) => vec![("memory", id, t.trim().to_string())],
+            _ => Vec::new(),
+        },
+        Some("self_care") => done["summaries"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|s| Some(("summary", s["id"].as_u64()?, format!("{}: {}", s["theme"].as_str()?, s["text"].as_str()?))))
+            .collect(),
+        _ => Vec::new(),
     }
 }
 
@@ -60,6 +81,8 @@ pub struct Mind {
     /// One writer at a time (ids are allocated read-modify-write).
     write: Arc<tokio::sync::Mutex<()>>,
     search: Option<crate::search::IndexerHandle>,
+    /// The model self-care asks (its client and model name), if the server has one.
+    llm: Option<(crate::agent::llm::LlmClient, String)>,
 }
 
 fn limit_of(item: &Value, default: usize) -> Result<usize, Refusal> {
@@ -79,8 +102,48 @@ fn id_of(item: &Value) -> Result<u64, Refusal> {
 }
 
 impl Mind {
-    pub fn new(store: Arc<Store>, search: Option<crate::search::IndexerHandle>) -> Mind {
-        Mind { store, write: Default::default(), search }
+    pub fn new(store: Arc<Store>, search: Option<crate::search::IndexerHandle>, llm: Option<crate::memory::llm::LlmConfig>) -> Mind {
+        let llm = llm.map(|c| {
+            (crate::agent::llm::LlmClient::new(&c.endpoint, c.key.as_deref().unwrap_or(""), &c.model, "", 0.3, c.timeout), c.model)
+        });
+        Mind { store, write: Default::default(), search, llm }
+    }
+
+    /// Self-care: at home, with 30 memories or more; the model summarizes each batch, or
+    /// the grouping does when there is none or it fails.
+    async fn self_care(&self, agent: &str, at: &Whereabouts) -> Result<Value, Refusal> {
+        if !at.at_home {
+            return Err(("not_at_home", "self-care is done at home: a house, an inn, or the temple".into()));
+        }
+        let _guard = self.write.lock().await;
+        let (store, a) = (self.store.clone(), agent.to_string());
+        let (batches, _) = tokio::task::spawn_blocking(move || self_care::batches(&store, &a))
+            .await
+            .map_err(|_| ("internal", "self-care failed".to_string()))??;
+        let mut themes = Vec::with_capacity(batches.len());
+        for b in &batches {
+            let by_model = match &self.llm {
+                Some((client, model)) => {
+                    match client.complete(model, "You keep a character's memory tidy.", &self_care::prompt(b), 800).await {
+                        Ok(c) => self_care::parse_themes(&c.text),
+                        Err(why) => {
+                            tracing::warn!(agent, %why, "self-care's model failed; grouping instead");
+                            None
+                        }
+                    }
+                }
+                None => None,
+            };
+            themes.push(match by_model {
+                Some(t) => (t, "llm"),
+                None => (self_care::group(b), "grouped"),
+            });
+        }
+        let (store, a, at) = (self.store.clone(), agent.to_string(), at.clone());
+        let (result, _) = tokio::task::spawn_blocking(move || self_care::commit(&store, &a, &batches, themes, &at))
+            .await
+            .map_err(|_| ("internal", "self-care failed".to_string()))??;
+        Ok(result)
     }
 
     /// Applies one §12 action for `agent`.
@@ -88,6 +151,9 @@ impl Mind {
         let ty = item.get("type").and_then(Value::as_str).unwrap_or("");
         if ty == "recall" {
             return self.recall(agent, item).await;
+        }
+        if ty == "self_care" {
+            return self.self_care(agent, at).await;
         }
         let writes = !matches!(ty, "diary_read" | "diary_search");
         let _guard = if writes { Some(self.write.lock().await) } else { None };

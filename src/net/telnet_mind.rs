@@ -24,6 +24,7 @@ fn parse(line: &str) -> Option<Value> {
         "remember" => json!({"type": "remember", "text": rest}),
         "forget" => json!({"type": "forget", "id": rest}),
         "recall" => json!({"type": "recall", "query": rest}),
+        "self_care" | "selfcare" => json!({"type": "self_care"}),
         "soul_add" => json!({"type": "soul_add", "text": rest}),
         "soul_remove" => json!({"type": "soul_remove", "id": rest}),
         "soul" => match sub.to_ascii_lowercase().as_str() {
@@ -113,7 +114,7 @@ pub async fn handle(shared: &Arc<Shared>, char_id: CharId, line: &str) -> Option
         });
     }
     let done = shared.mind.apply(&at.name, &item, &at).await;
-    if let Some((layer, id, text)) = crate::mind::recorded(&item, &done) {
+    for (layer, id, text) in crate::mind::recorded(&item, &done) {
         let _ = shared.engine.tx.send(EngineMsg::MindRecorded { char_id, layer, id, text }).await;
     }
     Some(match done {
@@ -165,6 +166,11 @@ pub async fn handle(shared: &Arc<Shared>, char_id: CharId, line: &str) -> Option
                 }
             }
             "relationship_set" => format!("You think of {} differently now.\n", v["name"].as_str().unwrap_or("them")),
+            "self_care" => format!(
+                "You rest and put your thoughts in order: {} memories become {} summaries.\n",
+                v["archived"],
+                v["summaries"].as_array().map_or(0, Vec::len)
+            ),
             _ => "Done.\n".into(),
         },
     })

@@ -248,7 +248,7 @@ impl Session {
                     let name = link.name.clone();
                     for (i, item) in ours {
                         let done = self.shared.mind.apply(&name, &item, &at).await;
-                        if let Some((layer, mid, text)) = crate::mind::recorded(&item, &done) {
+                        for (layer, mid, text) in crate::mind::recorded(&item, &done) {
                             let _ =
                                 self.shared.engine.tx.send(EngineMsg::MindRecorded { char_id: link.char_id, layer, id: mid, text }).await;
                         }

@@ -331,7 +331,7 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
         start_room: (start_vnum, start_name),
         engine: EngineHandle { tx: etx, wakes },
         residents: residents.clone(),
-        mind: crate::mind::Mind::new(store.clone(), search.clone()),
+        mind: crate::mind::Mind::new(store.clone(), search.clone(), cfg.residents.llm.clone()),
         login: LoginLimiter::new(cfg.login.clone()),
         conns: ConnLimiter::new(cfg.conns),
         hub: Arc::new(Hub::default()),

@@ -49,7 +49,8 @@ async fn an_agent_keeps_its_soul_memories_diary_and_relationships() {
             {"type": "diary_write", "date": "20-11-2026", "text": "x"},
             {"type": "relationship_set", "name": "Bram", "trust": 5},
             {"type": "relationship_set", "name": "Ann", "relationship_type": "rival"},
-            {"type": "self_care"}
+            {"type": "self_care"},
+            {"type": "link_request", "name": "Bram"}
         ]),
         "a1",
     )
@@ -69,6 +70,7 @@ async fn an_agent_keeps_its_soul_memories_diary_and_relationships() {
             json!("bad_date"),
             json!("bad_request"),
             json!("bad_target"),
+            json!("too_few_memories"),
             json!("not_available")
         ],
         "{r:?}"
@@ -234,4 +236,92 @@ async fn kill_9_keeps_every_layer_and_export_writes_them() {
     assert_eq!(layers, vec!["soul", "memory", "diary", "relationship"], "{lines:?}");
     assert_eq!(lines[3]["relationship_type"], "rival");
     assert_eq!(lines[2]["mood"], "hopeful");
+}
+
+async fn remember_n(a: &mut WsClient, from: usize, n: usize) {
+    let items: Vec<Value> =
+        (from..from + n).map(|i| json!({"type": "remember", "text": format!("Bram paid me {i} gold at the altar.")})).collect();
+    let r = act(a, json!(items), &format!("m{from}")).await;
+    assert!(r.iter().all(|x| x["ok"] == true), "{r:?}");
+}
+
+/// Self-care: at home, with 30 memories; grouped without a model; the originals are
+/// archived (still recalled), the summaries recorded and shown.
+#[tokio::test]
+async fn self_care_at_home_summarizes_and_archives() {
+    let srv = TestServer::start().await;
+    let key = srv.key("ann").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.login_key("ann", &key).await;
+    remember_n(&mut a, 0, 29).await;
+    let r = act(&mut a, json!([{"type": "self_care"}]), "s1").await;
+    assert_eq!(r[0]["code"], "too_few_memories", "{r:?}");
+    remember_n(&mut a, 29, 1).await;
+    a.cmd("east", "e").await;
+    a.reply_text("e").await;
+    let r = act(&mut a, json!([{"type": "self_care"}]), "s2").await;
+    assert_eq!(r[0]["code"], "not_at_home", "the training yard is no home: {r:?}");
+    a.cmd("west", "w").await;
+    a.reply_text("w").await;
+    let r = act(&mut a, json!([{"type": "self_care"}]), "s3").await;
+    assert_eq!(r[0]["ok"], true, "the temple is home: {r:?}");
+    assert_eq!(r[0]["archived"], 30);
+    assert_eq!(r[0]["methods"]["grouped"], 1, "no model: grouped");
+    let s = &r[0]["summaries"][0];
+    assert!(
+        s["text"].as_str().unwrap().starts_with("30 memories at The Test Temple") && s["text"].as_str().unwrap().contains("Bram (30)"),
+        "{s}"
+    );
+    // Archived, not gone: still recalled; the summary too; the HUD shows the summary.
+    let r = act(&mut a, json!([{"type": "recall", "query": "paid 7 gold", "limit": 50}]), "s4").await;
+    let mems = r[0]["memories"].as_array().unwrap();
+    assert!(mems.iter().any(|m| m["text"] == "Bram paid me 7 gold at the altar." && m["ended"] == "archived"), "{r:?}");
+    a.send(json!({"type": "hud", "id": "h", "data": {}})).await;
+    let h = a.until(|v| v["re"] == "h" && v["type"] == "hud").await;
+    let me: Value = serde_json::from_str::<Value>(h["data"]["content"].as_str().unwrap()).unwrap()["self"].clone();
+    assert_eq!(me["memory_count"], 0);
+    assert!(me["memory_summaries"][0]["text"].as_str().unwrap().contains("30 memories"), "{me}");
+    // Nothing left to summarize below the minimum.
+    let r = act(&mut a, json!([{"type": "self_care"}]), "s5").await;
+    assert_eq!(r[0]["code"], "too_few_memories");
+    srv.shutdown().await;
+}
+
+/// With a model (the stand-in), self-care's summaries are the model's themes; when the
+/// model fails, the grouping still completes it.
+#[tokio::test]
+async fn self_care_asks_the_model_and_falls_back_to_grouping() {
+    let fail = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let f = fail.clone();
+    let (endpoint, seen) = llm_stub_with(move |_| {
+        if f.load(std::sync::atomic::Ordering::SeqCst) {
+            StubAnswer::Status(500)
+        } else {
+            StubAnswer::Text("Debts: Bram paid me thirty times at the altar.\nPlaces: the temple altar is where business happens.".into())
+        }
+    })
+    .await;
+    let srv = TestServer::start_with(|c| {
+        c.residents.llm = Some(pawns::memory::llm::LlmConfig {
+            endpoint: endpoint.clone(),
+            model: "stand-in".into(),
+            key: None,
+            timeout: std::time::Duration::from_secs(5),
+        })
+    })
+    .await;
+    let key = srv.key("ann").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.login_key("ann", &key).await;
+    remember_n(&mut a, 0, 30).await;
+    let r = act(&mut a, json!([{"type": "self_care"}]), "s1").await;
+    assert_eq!(r[0]["methods"]["llm"], 1, "{r:?}");
+    let themes: Vec<&str> = r[0]["summaries"].as_array().unwrap().iter().map(|s| s["theme"].as_str().unwrap()).collect();
+    assert_eq!(themes, ["Debts", "Places"]);
+    assert!(seen.lock().unwrap()[0].contains("Bram paid me 29 gold at the altar."), "the model was given the memories");
+    fail.store(true, std::sync::atomic::Ordering::SeqCst);
+    remember_n(&mut a, 30, 30).await;
+    let r = act(&mut a, json!([{"type": "self_care"}]), "s2").await;
+    assert_eq!((r[0]["ok"].as_bool(), r[0]["methods"]["grouped"].as_u64()), (Some(true), Some(1)), "{r:?}");
+    srv.shutdown().await;
 }
