@@ -23,7 +23,7 @@ pub const MAX_ITEMS: usize = 32;
 
 /// Action types the protocol names that this server does not serve yet (refused with
 /// `not_available`, never silently ignored).
-const NOT_YET: &[&str] = &["link_request", "link_accept", "share_memory"];
+const NOT_YET: &[&str] = &["share_memory"];
 
 pub type Outcome = Result<Value, (&'static str, String)>;
 

@@ -138,10 +138,9 @@ pub enum EngineMsg {
     /// Something a player keeps in its own memory (§12), recorded in its session so the
     /// search index has it for `recall`.
     MindRecorded {
-        char_id: CharId,
-        layer: &'static str,
-        id: u64,
-        text: String,
+        /// The player's name (it may be another's: a neural link's receiver).
+        name: String,
+        items: Vec<(&'static str, u64, String)>,
     },
     /// Where a player stands, for what the memory layers keep with what they make.
     Whereabouts {

@@ -67,8 +67,12 @@ impl Engine {
                     self.apply_actions(char_id, batch, re, premade);
                 }
             }
-            EngineMsg::MindRecorded { char_id, layer, id, text } => {
-                self.record_transition(char_id, pawns_storage::Transition::Mind { layer: layer.into(), id, text });
+            EngineMsg::MindRecorded { name, items } => {
+                if let Some(id) = self.world.players.get(&name.to_ascii_lowercase()).copied() {
+                    for (layer, mid, text) in items {
+                        self.record_transition(id, pawns_storage::Transition::Mind { layer: layer.into(), id: mid, text });
+                    }
+                }
             }
             EngineMsg::Say { char_id, text } => self.send_text(char_id, text.trim_end()),
             EngineMsg::Whereabouts { char_id, reply } => {

@@ -16,6 +16,7 @@ pub const MEMORY: u8 = 2;
 pub const SUMMARY: u8 = 3;
 pub const DIARY: u8 = 4;
 pub const RELATIONSHIP: u8 = 5;
+pub const LINK: u8 = 6;
 
 /// The layer a recorded memory names (`memory`, `summary`, `shared`).
 pub fn layer_named(name: &str) -> Option<u8> {
@@ -346,7 +347,9 @@ pub fn hud_view(store: &Store, agent: &str, memories: usize, relationships: usiz
 /// Every layer, every record (ended ones and histories too), for export and the API.
 pub fn everything(store: &Store, agent: &str) -> Result<Vec<(&'static str, MindRecord)>, Refusal> {
     let mut out = Vec::new();
-    for (layer, name) in [(SOUL, "soul"), (MEMORY, "memory"), (SUMMARY, "summary"), (DIARY, "diary"), (RELATIONSHIP, "relationship")] {
+    for (layer, name) in
+        [(SOUL, "soul"), (MEMORY, "memory"), (SUMMARY, "summary"), (DIARY, "diary"), (RELATIONSHIP, "relationship"), (LINK, "link")]
+    {
         for r in store.mind_layer(agent, layer).map_err(internal)? {
             out.push((name, r));
         }

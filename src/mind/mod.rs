@@ -9,9 +9,11 @@
 //! |---|---|
 //! | `mod.rs` | the handle, the action types it serves, one action applied |
 //! | `layers.rs` | each layer's rules on the store |
+//! | `link.rs` | the neural link: a request, its 2-minute window, the copy |
 //! | `self_care.rs` | summarizing memories in batches: by the model, or grouped |
 
 pub mod layers;
+pub mod link;
 pub mod self_care;
 
 use std::sync::Arc;
@@ -45,11 +47,13 @@ pub const ACTIONS: &[&str] = &[
     "diary_search",
     "relationship_set",
     "self_care",
+    "link_request",
+    "link_accept",
 ];
 
 /// What an applied action adds to the agent's record (and so to the search index):
 /// `(layer, id, text)` for a memory it remembered and each summary self-care made.
-pub fn recorded(item: &Value, result: &Result<Value, Refusal>) -> Vec<(&'static str, u64, String)> {
+fn recorded(item: &Value, result: &Result<Value, Refusal>) -> Vec<(&'static str, u64, String)> {
     let Ok(done) = result else { return Vec::new() };
     match item.get("type").and_then(Value::as_str) {
         Some("remember") => match (done["id"].as_u64(), item.get("text").and_then(Value::as_str)) {
@@ -70,6 +74,9 @@ pub fn recorded(item: &Value, result: &Result<Value, Refusal>) -> Vec<(&'static 
 /// index's commit interval, so a memory made just now is found.
 const RECENT_US: u64 = 30_000_000;
 
+/// Shared memories recorded for the receiver's `recall` at most (the newest).
+const MAX_SHARED_RECORDED: usize = 5_000;
+
 /// Is this item one of ours?
 pub fn serves(item: &Value) -> bool {
     item.get("type").and_then(Value::as_str).is_some_and(|t| ACTIONS.contains(&t))
@@ -83,6 +90,12 @@ pub struct Mind {
     search: Option<crate::search::IndexerHandle>,
     /// The model self-care asks (its client and model name), if the server has one.
     llm: Option<(crate::agent::llm::LlmClient, String)>,
+    links: Arc<link::Pending>,
+    /// The engine: what the mind keeps is recorded in the agent's session (for the
+    /// index), and the other side of a link is told.
+    engine: Option<tokio::sync::mpsc::Sender<crate::game::EngineMsg>>,
+    /// How long a link request waits (2 minutes; shorter in tests).
+    pub link_window: std::time::Duration,
 }
 
 fn limit_of(item: &Value, default: usize) -> Result<usize, Refusal> {
@@ -106,7 +119,63 @@ impl Mind {
         let llm = llm.map(|c| {
             (crate::agent::llm::LlmClient::new(&c.endpoint, c.key.as_deref().unwrap_or(""), &c.model, "", 0.3, c.timeout), c.model)
         });
-        Mind { store, write: Default::default(), search, llm }
+        Mind { store, write: Default::default(), search, llm, links: Default::default(), link_window: link::WINDOW, engine: None }
+    }
+
+    /// How long link requests wait.
+    pub fn with_link_window(mut self, w: std::time::Duration) -> Mind {
+        self.link_window = w;
+        self
+    }
+
+    /// The engine to record in and tell through.
+    pub fn with_engine(mut self, tx: tokio::sync::mpsc::Sender<crate::game::EngineMsg>) -> Mind {
+        self.engine = Some(tx);
+        self
+    }
+
+    async fn record(&self, name: &str, items: Vec<(&'static str, u64, String)>) {
+        if let (Some(tx), false) = (&self.engine, items.is_empty()) {
+            let _ = tx.send(crate::game::EngineMsg::MindRecorded { name: name.to_string(), items }).await;
+        }
+    }
+
+    async fn tell(&self, name: &str, text: String) {
+        if let Some(tx) = &self.engine {
+            let note = crate::game::agents::ResidentNote::Tell { to: name.to_string(), text };
+            let _ = tx.send(crate::game::EngineMsg::Resident(note)).await;
+        }
+    }
+
+    /// `link_request {name}` / `link_accept {name}`. On acceptance, the copies made for
+    /// the requester come back too (its record gets them).
+    pub async fn link(
+        &self,
+        ty: &str,
+        agent: &str,
+        item: &Value,
+        at: &Whereabouts,
+    ) -> Result<(Value, Vec<pawns_storage::MindRecord>), Refusal> {
+        let other = layers::text(item.get("name").and_then(Value::as_str), "name", 32)?;
+        let (store, o) = (self.store.clone(), other.clone());
+        let known = tokio::task::spawn_blocking(move || store.name_claimed(&o))
+            .await
+            .map_err(|_| ("internal", "the link failed".to_string()))?
+            .map_err(|e| ("internal", e.to_string()))?;
+        if !known {
+            return Err(("no_such_agent", format!("no one is called {other}")));
+        }
+        if ty == "link_request" {
+            self.links.request(agent, &other, self.link_window)?;
+            return Ok((json!({"asked": crate::auth::names::display(&other), "window_s": self.link_window.as_secs()}), Vec::new()));
+        }
+        // link_accept: `other` asked this agent; it gives, `other` receives.
+        self.links.accept(&other, agent, self.link_window)?;
+        let _guard = self.write.lock().await;
+        let (store, giver, taker, at) = (self.store.clone(), agent.to_string(), other.clone(), at.clone());
+        tokio::task::spawn_blocking(move || link::share(&store, &giver, &taker, &at))
+            .await
+            .map_err(|_| ("internal", "the link failed".to_string()))?
     }
 
     /// Self-care: at home, with 30 memories or more; the model summarizes each batch, or
@@ -146,14 +215,40 @@ impl Mind {
         Ok(result)
     }
 
-    /// Applies one §12 action for `agent`.
+    /// Applies one §12 action for `agent`; what it keeps is recorded in its session.
     pub async fn apply(&self, agent: &str, item: &Value, at: &Whereabouts) -> Result<Value, Refusal> {
+        let done = self.apply_only(agent, item, at).await;
+        self.record(agent, recorded(item, &done)).await;
+        done
+    }
+
+    async fn apply_only(&self, agent: &str, item: &Value, at: &Whereabouts) -> Result<Value, Refusal> {
         let ty = item.get("type").and_then(Value::as_str).unwrap_or("");
         if ty == "recall" {
             return self.recall(agent, item).await;
         }
         if ty == "self_care" {
             return self.self_care(agent, at).await;
+        }
+        if ty == "link_request" || ty == "link_accept" {
+            let (v, copies) = self.link(ty, agent, item, at).await?;
+            let me = crate::auth::names::display(agent);
+            if ty == "link_request" {
+                let window = v["window_s"].as_u64().unwrap_or(0);
+                self.tell(
+                    v["asked"].as_str().unwrap_or(""),
+                    format!("{me} asks to share your memory: link_accept {me} within {window} s."),
+                )
+                .await;
+            } else {
+                let taker = v["with"].as_str().unwrap_or("").to_string();
+                // The newest copies are recorded for the receiver's recall (a bank of any
+                // size is copied; its record holds at most this many of them).
+                let items = copies.iter().rev().take(MAX_SHARED_RECORDED).map(|r| ("shared", r.id, r.text.clone())).collect();
+                self.record(&taker, items).await;
+                self.tell(&taker, format!("{me} shares their memory with you: {} memories.", v["shared"])).await;
+            }
+            return Ok(v);
         }
         let writes = !matches!(ty, "diary_read" | "diary_search");
         let _guard = if writes { Some(self.write.lock().await) } else { None };

@@ -25,6 +25,13 @@ fn parse(line: &str) -> Option<Value> {
         "forget" => json!({"type": "forget", "id": rest}),
         "recall" => json!({"type": "recall", "query": rest}),
         "self_care" | "selfcare" => json!({"type": "self_care"}),
+        "link_request" => json!({"type": "link_request", "name": rest}),
+        "link_accept" => json!({"type": "link_accept", "name": rest}),
+        "link" => match sub.to_ascii_lowercase().as_str() {
+            "request" => json!({"type": "link_request", "name": tail}),
+            "accept" => json!({"type": "link_accept", "name": tail}),
+            _ => json!({"type": "__usage", "text": "link request <name> | link accept <name>"}),
+        },
         "soul_add" => json!({"type": "soul_add", "text": rest}),
         "soul_remove" => json!({"type": "soul_remove", "id": rest}),
         "soul" => match sub.to_ascii_lowercase().as_str() {
@@ -113,11 +120,7 @@ pub async fn handle(shared: &Arc<Shared>, char_id: CharId, line: &str) -> Option
             format!("Your soul:\n{}\n", soul.join("\n"))
         });
     }
-    let done = shared.mind.apply(&at.name, &item, &at).await;
-    for (layer, id, text) in crate::mind::recorded(&item, &done) {
-        let _ = shared.engine.tx.send(EngineMsg::MindRecorded { char_id, layer, id, text }).await;
-    }
-    Some(match done {
+    Some(match shared.mind.apply(&at.name, &item, &at).await {
         Err((code, m)) => format!("{m} ({code})\n"),
         Ok(v) => match ty.as_str() {
             "remember" => format!("You commit it to memory (memory {}).\n", v["id"]),
@@ -166,6 +169,10 @@ pub async fn handle(shared: &Arc<Shared>, char_id: CharId, line: &str) -> Option
                 }
             }
             "relationship_set" => format!("You think of {} differently now.\n", v["name"].as_str().unwrap_or("them")),
+            "link_request" => {
+                format!("You reach out to {}; they have {} s to accept.\n", v["asked"].as_str().unwrap_or("them"), v["window_s"])
+            }
+            "link_accept" => format!("Your memories flow to {} ({} of them).\n", v["with"].as_str().unwrap_or("them"), v["shared"]),
             "self_care" => format!(
                 "You rest and put your thoughts in order: {} memories become {} summaries.\n",
                 v["archived"],

@@ -247,12 +247,7 @@ impl Session {
                     let at = rx.await.unwrap_or_default();
                     let name = link.name.clone();
                     for (i, item) in ours {
-                        let done = self.shared.mind.apply(&name, &item, &at).await;
-                        for (layer, mid, text) in crate::mind::recorded(&item, &done) {
-                            let _ =
-                                self.shared.engine.tx.send(EngineMsg::MindRecorded { char_id: link.char_id, layer, id: mid, text }).await;
-                        }
-                        premade.push((i, done));
+                        premade.push((i, self.shared.mind.apply(&name, &item, &at).await));
                     }
                 }
                 let msg = EngineMsg::Actions { char_id: link.char_id, link_id: link.link_id, batch, re: id, premade };

@@ -59,6 +59,8 @@ pub struct ServerConfig {
     pub dream_opts: crate::memory::DreamOptions,
     /// Resident agents: the model endpoint they ask, the HUD they get (issue 15).
     pub residents: crate::resident::ResidentConfig,
+    /// How long a neural link request waits for its answer (§12: 2 minutes).
+    pub link_window: std::time::Duration,
 }
 
 impl Default for ServerConfig {
@@ -83,6 +85,7 @@ impl Default for ServerConfig {
             dream_daily: Some((chrono::NaiveTime::from_hms_opt(3, 30, 0).expect("a time"), chrono_tz::America::New_York)),
             dream_opts: crate::memory::DreamOptions { tz: chrono_tz::America::New_York, ..Default::default() },
             residents: Default::default(),
+            link_window: crate::mind::link::WINDOW,
         }
     }
 }
@@ -329,9 +332,11 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
         edge,
         accounts: Accounts::new(store.clone(), start_vnum, kit, unsaved),
         start_room: (start_vnum, start_name),
-        engine: EngineHandle { tx: etx, wakes },
+        engine: EngineHandle { tx: etx.clone(), wakes },
         residents: residents.clone(),
-        mind: crate::mind::Mind::new(store.clone(), search.clone(), cfg.residents.llm.clone()),
+        mind: crate::mind::Mind::new(store.clone(), search.clone(), cfg.residents.llm.clone())
+            .with_engine(etx.clone())
+            .with_link_window(cfg.link_window),
         login: LoginLimiter::new(cfg.login.clone()),
         conns: ConnLimiter::new(cfg.conns),
         hub: Arc::new(Hub::default()),

@@ -71,7 +71,7 @@ async fn an_agent_keeps_its_soul_memories_diary_and_relationships() {
             json!("bad_request"),
             json!("bad_target"),
             json!("too_few_memories"),
-            json!("not_available")
+            json!("no_such_agent")
         ],
         "{r:?}"
     );
@@ -323,5 +323,63 @@ async fn self_care_asks_the_model_and_falls_back_to_grouping() {
     remember_n(&mut a, 30, 30).await;
     let r = act(&mut a, json!([{"type": "self_care"}]), "s2").await;
     assert_eq!((r[0]["ok"].as_bool(), r[0]["methods"]["grouped"].as_u64()), (Some(true), Some(1)), "{r:?}");
+    srv.shutdown().await;
+}
+
+/// The neural link: accepted inside its window, the requester gets a copy of the other's
+/// memory bank (not its soul), each copy saying whose it was, both minds note the link,
+/// nothing leaves the giver; refused after the window (a shortened clock here), to
+/// oneself, to no one, and while a request is pending.
+#[tokio::test]
+async fn a_neural_link_copies_the_memory_bank_within_its_window() {
+    let srv = TestServer::start_with(|c| c.link_window = std::time::Duration::from_millis(800)).await;
+    let (ka, kb) = (srv.key("ann").await, srv.key("bram").await);
+    let (mut a, mut b) = (WsClient::connect(srv.addr).await, WsClient::connect(srv.addr).await);
+    a.login_key("ann", &ka).await;
+    b.login_key("bram", &kb).await;
+    let r = act(
+        &mut b,
+        json!([{"type": "remember", "text": "The vault key hides under the altar."}, {"type": "soul_add", "text": "Trust no one."}]),
+        "b1",
+    )
+    .await;
+    assert!(r.iter().all(|x| x["ok"] == true));
+    let r = act(
+        &mut a,
+        json!([
+            {"type": "link_request", "name": "Ann"},
+            {"type": "link_request", "name": "Nobody"},
+            {"type": "link_request", "name": "Bram"},
+            {"type": "link_request", "name": "Bram"}
+        ]),
+        "a1",
+    )
+    .await;
+    assert_eq!(codes(&r), vec![json!("bad_target"), json!("no_such_agent"), json!("ok"), json!("link_pending")], "{r:?}");
+    // Bram is told, and accepts in time.
+    b.until(|v| v["type"] == "event" && v["data"]["text"].as_str().is_some_and(|t| t.contains("Ann asks to share your memory"))).await;
+    let r = act(&mut b, json!([{"type": "link_accept", "name": "Ann"}, {"type": "link_accept", "name": "Ann"}]), "b2").await;
+    assert_eq!(r[0]["shared"], 1, "{r:?}");
+    assert_eq!(r[1]["code"], "no_such_request", "one request, one acceptance");
+    a.until(|v| v["type"] == "event" && v["data"]["text"].as_str().is_some_and(|t| t.contains("Bram shares their memory"))).await;
+    let r = act(&mut a, json!([{"type": "recall", "query": "vault key"}]), "a2").await;
+    let m = &r[0]["memories"][0];
+    assert_eq!((m["text"].as_str(), m["from"].as_str()), (Some("The vault key hides under the altar."), Some("Bram")), "{r:?}");
+    let (_, body) = http_get(srv.addr, "/api/agents/ann/mind").await;
+    let ann: Value = serde_json::from_str(&body).unwrap();
+    let layers = ann["layers"].as_array().unwrap();
+    assert!(layers.iter().all(|l| l["layer"] != "soul"), "soul entries are the giver's own: {body}");
+    assert!(layers.iter().any(|l| l["layer"] == "link" && l["direction"] == "received"), "{body}");
+    let (_, body) = http_get(srv.addr, "/api/agents/bram/mind").await;
+    assert!(
+        body.contains("\"direction\":\"gave\"") && body.contains("The vault key hides under the altar."),
+        "nothing left the giver: {body}"
+    );
+    // After the window, refused (and gone).
+    let r = act(&mut a, json!([{"type": "link_request", "name": "Bram"}]), "a3").await;
+    assert_eq!(r[0]["ok"], true);
+    tokio::time::sleep(std::time::Duration::from_millis(900)).await;
+    let r = act(&mut b, json!([{"type": "link_accept", "name": "Ann"}]), "b3").await;
+    assert_eq!(r[0]["code"], "link_expired", "{r:?}");
     srv.shutdown().await;
 }
