@@ -132,6 +132,8 @@ pub enum Out {
         block: Arc<str>,
         count: usize,
         summaries: usize,
+        /// The agent's soul entries (§12), always given (`soul` in `data` when any).
+        soul: Arc<[String]>,
     },
     /// Protocol §7, at login: the whole summary (sent at the top level and under `data`).
     MemorySummary(Arc<str>),

@@ -18,6 +18,18 @@ pub struct LoginMemory {
     pub summary: String,
     /// The memories injected (event ids), stored with the session.
     pub memory_ids: Vec<String>,
+    /// The agent's soul entries (§12): always given, first.
+    pub soul: Vec<String>,
+}
+
+/// The soul section that heads the login summary.
+fn soul_section(soul: &[String]) -> String {
+    let mut s = String::from("## Soul\n\n");
+    for e in soul {
+        s.push_str(&format!("- {e}\n"));
+    }
+    s.push('\n');
+    s
 }
 
 /// The summary of a stored memory at `budget` tokens, with the chronicle (if any) as its
@@ -37,8 +49,31 @@ pub fn render_summary(mem: &AgentMemory, budget: usize, chronicle: Option<&str>)
     s
 }
 
-/// The memory for a login at `tier`, if the agent has dreamed.
+/// The memory for a login at `tier`, if the agent has dreamed or keeps soul entries
+/// (which head the summary, always).
 pub fn login_memory(store: &Store, agent: &str, tier: Option<&str>) -> Result<Option<LoginMemory>, pawns_storage::StoreError> {
+    let soul: Vec<String> = store
+        .mind_layer(agent, crate::mind::layers::SOUL)?
+        .into_iter()
+        .filter(|r| r.ended.is_none())
+        .map(|r| r.text)
+        .collect();
+    let dreamed = dreamed_memory(store, agent, tier)?;
+    Ok(match (dreamed, soul.is_empty()) {
+        (None, true) => None,
+        (None, false) => Some(LoginMemory { summary: soul_section(&soul), soul, ..Default::default() }),
+        (Some(mut m), _) => {
+            if !soul.is_empty() {
+                m.summary = format!("{}{}", soul_section(&soul), m.summary);
+                m.soul = soul;
+            }
+            Some(m)
+        }
+    })
+}
+
+/// The dreaming summary's part of a login's memory, if the agent has dreamed.
+fn dreamed_memory(store: &Store, agent: &str, tier: Option<&str>) -> Result<Option<LoginMemory>, pawns_storage::StoreError> {
     let Some(mem) = store.memory::<AgentMemory>(agent)? else { return Ok(None) };
     let budget = tier_budget(tier);
     let summary = if budget == pawns_graph::summary::TIER_MEDIUM {
@@ -56,5 +91,6 @@ pub fn login_memory(store: &Store, agent: &str, tier: Option<&str>) -> Result<Op
         summaries: summary.sessions,
         summary: summary.text,
         memory_ids: summary.memory_ids,
+        soul: Vec::new(),
     }))
 }

@@ -335,8 +335,12 @@ pub fn render(seq: u64, out: &Out, token: &str) -> Option<String> {
             }
             Some(envelope("error", seq, d, re.as_ref()))
         }
-        Out::MemoryBootstrap { block, count, summaries } => {
-            Some(envelope("memory_bootstrap", seq, json!({"block": &**block, "count": count, "summaries": summaries}), None))
+        Out::MemoryBootstrap { block, count, summaries, soul } => {
+            let mut data = json!({"block": &**block, "count": count, "summaries": summaries});
+            if !soul.is_empty() {
+                data["soul"] = json!(&**soul);
+            }
+            Some(envelope("memory_bootstrap", seq, data, None))
         }
         Out::Reply { kind, data, re } => Some(reply_frame(seq, kind, data.clone(), re.as_ref())),
         Out::MemorySummary(text) => {

@@ -154,6 +154,11 @@ async fn an_agent_keeps_its_soul_memories_diary_and_relationships() {
     let srv = srv.restart().await;
     let mut a = WsClient::connect(srv.addr).await;
     a.login_key("ann", &key).await;
+    // The soul is given at login, even before any dream: it heads the memory summary.
+    let boot = a.until(|v| v["type"] == "memory_bootstrap").await;
+    assert_eq!(boot["data"]["soul"], json!(["I keep my word."]), "{boot}");
+    let summary = a.until(|v| v["type"] == "memory_summary").await;
+    assert!(summary["summary"].as_str().unwrap().starts_with("## Soul\n\n- I keep my word."), "{summary}");
     let me = hud_self(&mut a, "h2").await;
     assert_eq!(me["soul"][0]["text"], "I keep my word.");
     assert_eq!(me["memories"][0]["text"], "The north gate closes at night.");
