@@ -73,6 +73,9 @@ pub struct LedgerEntry {
     pub reasons: Vec<String>,
     /// A betrayal is not forgotten by blending.
     pub betrayed: bool,
+    /// When they first met, as the record has it (unix µs; 0 in ledgers older than this).
+    #[serde(default)]
+    pub first_us: u64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -131,7 +134,7 @@ impl Profile {
             EventKind::Kill { victim, victim_is_player, .. } => {
                 self.identity.kills += 1;
                 if *victim_is_player {
-                    self.note(victim, -2, "you killed them".to_string(), false);
+                    self.note(e.at_us, victim, -2, "you killed them".to_string(), false);
                 }
                 format!("kill:{victim}")
             }
@@ -152,7 +155,7 @@ impl Profile {
                     self.map.keys.insert(item.clone());
                 }
                 if let Some(f) = from {
-                    self.note(f, valence(&e.kind).max(2), format!("gave you {item}"), false);
+                    self.note(e.at_us, f, valence(&e.kind).max(2), format!("gave you {item}"), false);
                 }
                 "item".into()
             }
@@ -175,7 +178,7 @@ impl Profile {
                     (SocialAct::Speech, _) => "talked".to_string(),
                 };
                 let betrayed = *act == SocialAct::Betrayal && !by_agent;
-                self.note(other, v, reason, betrayed);
+                self.note(e.at_us, other, v, reason, betrayed);
                 "social".into()
             }
         };
@@ -193,12 +196,15 @@ impl Profile {
         }
     }
 
-    fn note(&mut self, who: &str, v: i8, reason: String, betrayed: bool) {
+    fn note(&mut self, at_us: u64, who: &str, v: i8, reason: String, betrayed: bool) {
         if who.is_empty() {
             return;
         }
         let e = self.ledger.entry(who.to_lowercase()).or_default();
         e.name = who.to_string();
+        if e.first_us == 0 || (at_us > 0 && at_us < e.first_us) {
+            e.first_us = at_us;
+        }
         e.valence = blend(e.valence, e.met, v as f32);
         e.met += 1;
         e.betrayed |= betrayed;

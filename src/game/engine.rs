@@ -449,7 +449,8 @@ impl Engine {
         if !self.world.ch(id).and_then(|c| c.pc.as_ref()).and_then(|p| p.link.as_ref()).is_some_and(|l| l.json) {
             return;
         }
-        let block = Out::MemoryBootstrap { block: m.block.as_str().into(), count: m.count, summaries: m.summaries, soul: m.soul.clone().into() };
+        let block =
+            Out::MemoryBootstrap { block: m.block.as_str().into(), count: m.count, summaries: m.summaries, soul: m.soul.clone().into() };
         if self.deliver(id, block) {
             self.deliver(id, Out::MemorySummary(m.summary.as_str().into()));
         }

@@ -305,6 +305,76 @@ pub fn relationship_set(store: &Store, agent: &str, item: &Value, at: &Whereabou
     Ok(json!({"name": r.text, "changes": r.history.len()}))
 }
 
+/// The engine's own social ledger for the agent (from its dreams): who it met, how
+/// often, since when, and how it went.
+fn ledger(store: &Store, agent: &str) -> BTreeMap<String, pawns_graph::profile::LedgerEntry> {
+    store.memory::<crate::memory::AgentMemory>(agent).ok().flatten().map(|m| m.profile.ledger).unwrap_or_default()
+}
+
+/// Does the agent's view of someone contradict what the game saw? Said, not resolved.
+fn contradiction(fields: &BTreeMap<String, String>, seen: &pawns_graph::profile::LedgerEntry) -> Option<String> {
+    let kind = fields.get("relationship_type").map(|s| s.to_ascii_lowercase());
+    let trust: Option<f64> = fields.get("trust").and_then(|t| t.parse().ok());
+    let warm = matches!(kind.as_deref(), Some("ally" | "friend" | "mentor" | "romantic_partner")) || trust.is_some_and(|t| t >= 0.5);
+    let cold = matches!(kind.as_deref(), Some("rival" | "enemy")) || trust.is_some_and(|t| t <= -0.5);
+    let why = seen.reasons.last().map(|r| format!(" ({r})")).unwrap_or_default();
+    if warm && (seen.betrayed || seen.stance == "rival" || seen.valence <= -1.0) {
+        Some(format!(
+            "you trust them, but the game saw them as {}{why}",
+            if seen.betrayed { "a betrayer".to_string() } else { seen.stance.clone() }
+        ))
+    } else if cold && seen.stance == "ally" {
+        Some(format!("you hold them a rival, but the game saw them as an ally{why}"))
+    } else {
+        None
+    }
+}
+
+/// A relationship as shown: the agent's own fields, what the server observed
+/// (`interaction_count`, `first_met`, the ledger's `observed` stance), and a
+/// `contradiction` when the two disagree.
+fn relationship_view(r: Option<&MindRecord>, seen: Option<&pawns_graph::profile::LedgerEntry>) -> Value {
+    let name = r.map(|r| r.text.clone()).or_else(|| seen.map(|s| s.name.clone())).unwrap_or_default();
+    let mut v = json!({"name": name});
+    if let Some(r) = r {
+        for (k, f) in &r.fields {
+            v[k.as_str()] = json!(f);
+        }
+        if !r.history.is_empty() {
+            v["changes"] = json!(r.history.len());
+        }
+    }
+    if let Some(s) = seen {
+        v["interaction_count"] = json!(s.met);
+        if s.first_us > 0 {
+            v["first_met"] = json!(crate::record::export::rfc3339(s.first_us));
+        }
+        v["observed"] = json!({"stance": s.stance, "valence": (s.valence * 100.0).round() / 100.0, "why": s.reasons.last()});
+        if let Some(c) = r.and_then(|r| contradiction(&r.fields, s)) {
+            v["contradiction"] = json!(c);
+        }
+    } else {
+        v["interaction_count"] = json!(0);
+    }
+    v
+}
+
+/// Every relationship: the agent's own (most recently changed first), then those the
+/// game observed that the agent has not described.
+pub fn relationships(store: &Store, agent: &str) -> Result<Vec<Value>, Refusal> {
+    let mut own: Vec<MindRecord> =
+        store.mind_layer(agent, RELATIONSHIP).map_err(internal)?.into_iter().filter(|r| r.ended.is_none()).collect();
+    own.sort_by_key(|r| std::cmp::Reverse(r.at_us));
+    let seen = ledger(store, agent);
+    let mut out: Vec<Value> = own.iter().map(|r| relationship_view(Some(r), r.key.as_ref().and_then(|k| seen.get(k)))).collect();
+    for (k, s) in &seen {
+        if !own.iter().any(|r| r.key.as_deref() == Some(k.as_str())) {
+            out.push(relationship_view(None, Some(s)));
+        }
+    }
+    Ok(out)
+}
+
 /// What the HUD's `self` shows of these layers: every live soul entry, the newest
 /// memories, today's diary, relationships by most recently changed.
 pub fn hud_view(store: &Store, agent: &str, memories: usize, relationships: usize) -> Result<Value, Refusal> {
@@ -318,19 +388,7 @@ pub fn hud_view(store: &Store, agent: &str, memories: usize, relationships: usiz
     let summaries: Vec<Value> = live(SUMMARY)?.iter().rev().take(5).map(|r| json!({"id": r.id, "theme": r.key, "text": r.text})).collect();
     let today = chrono::Utc::now().format("%Y-%m-%d").to_string();
     let diary = diary_day(store, agent, &today)?.map(|r| diary_view(&r));
-    let mut rels = live(RELATIONSHIP)?;
-    rels.sort_by_key(|r| std::cmp::Reverse(r.at_us));
-    let rels: Vec<Value> = rels
-        .iter()
-        .take(relationships)
-        .map(|r| {
-            let mut v = json!({"name": r.text});
-            for (k, f) in &r.fields {
-                v[k.as_str()] = json!(f);
-            }
-            v
-        })
-        .collect();
+    let rels: Vec<Value> = self::relationships(store, agent)?.into_iter().take(relationships).collect();
     if soul.is_empty() && memory_count == 0 && diary.is_none() && rels.is_empty() && summaries.is_empty() {
         return Ok(Value::Null);
     }

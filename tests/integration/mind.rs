@@ -388,3 +388,34 @@ async fn a_neural_link_copies_the_memory_bank_within_its_window() {
     assert_eq!(r[0]["code"], "link_expired", "{r:?}");
     srv.shutdown().await;
 }
+
+/// Relationships: the agent's own view beside what the server observed (its dreams'
+/// social ledger: how often they met, since when, how it went), with a contradiction
+/// between the two shown, not resolved.
+#[tokio::test]
+async fn relationships_show_what_the_server_saw_and_contradictions() {
+    let srv = TestServer::start().await;
+    let (ka, kb) = (srv.key("ann").await, srv.key("bram").await);
+    let (mut a, mut b) = (WsClient::connect(srv.addr).await, WsClient::connect(srv.addr).await);
+    a.login_key("ann", &ka).await;
+    b.login_key("bram", &kb).await;
+    // Bram is generous with Ann; Ann decides he is a rival anyway.
+    b.cmd("give 10 coins ann", "g").await;
+    b.reply_text("g").await;
+    a.until(|v| v["type"] == "event" && v["data"]["text"].as_str().is_some_and(|t| t.contains("gives you"))).await;
+    let r = act(&mut a, json!([{"type": "relationship_set", "name": "Bram", "relationship_type": "rival", "trust": -0.8}]), "r1").await;
+    assert_eq!(r[0]["ok"], true, "{r:?}");
+    // Ann logs out and dreams: the ledger is built from her record.
+    a.cmd("quit", "q").await;
+    let _ = memory_of(&srv, "ann").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.login_key("ann", &ka).await;
+    let me = hud_self(&mut a, "h").await;
+    let bram = me["relationships"].as_array().unwrap().iter().find(|r| r["name"] == "Bram").cloned().unwrap_or_default();
+    assert_eq!(bram["relationship_type"], "rival", "{me}");
+    assert!(bram["interaction_count"].as_u64().unwrap() >= 1, "{bram}");
+    assert!(bram["first_met"].is_string(), "{bram}");
+    assert_eq!(bram["observed"]["stance"], "ally", "{bram}");
+    assert!(bram["contradiction"].as_str().unwrap().contains("the game saw them as an ally"), "{bram}");
+    srv.shutdown().await;
+}

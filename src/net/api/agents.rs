@@ -68,8 +68,11 @@ pub async fn mind(call: &Call, name: &str, shared: &Arc<Shared>) -> Response<Bod
     };
     let store = shared.accounts.store().clone();
     let n = name.clone();
-    match tokio::task::spawn_blocking(move || crate::mind::Mind::export_lines(&store, &n)).await {
-        Ok(Ok(layers)) => reply(StatusCode::OK, json!({"agent": name, "layers": layers})),
+    let both = move || -> Result<(Vec<serde_json::Value>, Vec<serde_json::Value>), (&'static str, String)> {
+        Ok((crate::mind::Mind::export_lines(&store, &n)?, crate::mind::layers::relationships(&store, &n)?))
+    };
+    match tokio::task::spawn_blocking(both).await {
+        Ok(Ok((layers, relationships))) => reply(StatusCode::OK, json!({"agent": name, "layers": layers, "relationships": relationships})),
         Ok(Err((code, m))) => error(StatusCode::INTERNAL_SERVER_ERROR, code, &m),
         Err(_) => error(StatusCode::INTERNAL_SERVER_ERROR, "internal", "reading the mind failed"),
     }
