@@ -68,7 +68,8 @@ pub async fn mind(call: &Call, name: &str, shared: &Arc<Shared>) -> Response<Bod
     };
     let store = shared.accounts.store().clone();
     let n = name.clone();
-    let both = move || -> Result<(Vec<serde_json::Value>, Vec<serde_json::Value>), (&'static str, String)> {
+    type Lines = Vec<serde_json::Value>;
+    let both = move || -> Result<(Lines, Lines), crate::mind::Refusal> {
         Ok((crate::mind::Mind::export_lines(&store, &n)?, crate::mind::layers::relationships(&store, &n)?))
     };
     match tokio::task::spawn_blocking(both).await {
