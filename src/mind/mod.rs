@@ -9,9 +9,11 @@
 //! |---|---|
 //! | `mod.rs` | the handle, the action types it serves, one action applied |
 //! | `layers.rs` | each layer's rules on the store |
+//! | `conversations.rs` | conversation history from the record, its watermark, archiving |
 //! | `link.rs` | the neural link: a request, its 2-minute window, the copy |
 //! | `self_care.rs` | summarizing memories in batches: by the model, or grouped |
 
+pub mod conversations;
 pub mod layers;
 pub mod link;
 pub mod self_care;
@@ -49,6 +51,7 @@ pub const ACTIONS: &[&str] = &[
     "self_care",
     "link_request",
     "link_accept",
+    "conversations",
 ];
 
 /// What an applied action adds to the agent's record (and so to the search index):
@@ -209,9 +212,41 @@ impl Mind {
             });
         }
         let (store, a, at) = (self.store.clone(), agent.to_string(), at.clone());
-        let (result, _) = tokio::task::spawn_blocking(move || self_care::commit(&store, &a, &batches, themes, &at))
+        let (mut result, _) = tokio::task::spawn_blocking(move || self_care::commit(&store, &a, &batches, themes, &at))
             .await
             .map_err(|_| ("internal", "self-care failed".to_string()))??;
+        // Conversations past their 1,000 live lines: the oldest archived, summarized.
+        let (store, a) = (self.store.clone(), agent.to_string());
+        let conv = tokio::task::spawn_blocking(move || -> Result<Value, Refusal> {
+            let internal = |e: pawns_storage::StoreError| ("internal", e.to_string());
+            let mut meta = store.mind_meta(&a).map_err(internal)?;
+            let (themes, n, until) = conversations::archive(&store, &a, meta.conv_summarized_until_us)?;
+            let mut made = Vec::new();
+            for (theme, text) in themes {
+                meta.next_id += 1;
+                let mut fields = std::collections::BTreeMap::new();
+                fields.insert("method".to_string(), "grouped".to_string());
+                fields.insert("of".to_string(), "conversation".to_string());
+                made.push(pawns_storage::MindRecord {
+                    id: meta.next_id,
+                    layer: layers::SUMMARY,
+                    text,
+                    at_us: crate::time::unix_us(),
+                    key: Some(theme),
+                    fields,
+                    ..Default::default()
+                });
+            }
+            meta.conv_summarized_until_us = until;
+            store.mind_put(&a, &made, &meta).map_err(internal)?;
+            Ok(json!({"archived": n, "summaries": made.iter().map(|r| json!({"id": r.id, "theme": r.key, "text": r.text})).collect::<Vec<_>>()}))
+        })
+        .await
+        .map_err(|_| ("internal", "self-care failed".to_string()))??;
+        if let (Some(list), Some(more)) = (result["summaries"].as_array_mut(), conv["summaries"].as_array()) {
+            list.extend(more.iter().cloned());
+        }
+        result["conversations_archived"] = conv["archived"].clone();
         Ok(result)
     }
 
@@ -250,7 +285,7 @@ impl Mind {
             }
             return Ok(v);
         }
-        let writes = !matches!(ty, "diary_read" | "diary_search");
+        let writes = !matches!(ty, "diary_read" | "diary_search" | "conversations");
         let _guard = if writes { Some(self.write.lock().await) } else { None };
         let (store, agent, item, at, ty) = (self.store.clone(), agent.to_string(), item.clone(), at.clone(), ty.to_string());
         tokio::task::spawn_blocking(move || {
@@ -267,6 +302,10 @@ impl Mind {
                     layers::diary_search(&store, &agent, &q, limit_of(&item, 10)?)
                 }
                 "relationship_set" => layers::relationship_set(&store, &agent, &item, &at),
+                "conversations" => {
+                    let after = store.mind_meta(&agent).map_err(|e| ("internal", e.to_string()))?.conv_summarized_until_us;
+                    conversations::recent(&store, &agent, s("name"), limit_of(&item, 20)?, after)
+                }
                 other => Err(("unknown_action", format!("'{other}' is not a memory action"))),
             }
         })

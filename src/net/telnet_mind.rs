@@ -25,6 +25,13 @@ fn parse(line: &str) -> Option<Value> {
         "forget" => json!({"type": "forget", "id": rest}),
         "recall" => json!({"type": "recall", "query": rest}),
         "self_care" | "selfcare" => json!({"type": "self_care"}),
+        "conversations" => {
+            if rest.is_empty() {
+                json!({"type": "conversations"})
+            } else {
+                json!({"type": "conversations", "name": rest})
+            }
+        }
         "link_request" => json!({"type": "link_request", "name": rest}),
         "link_accept" => json!({"type": "link_accept", "name": rest}),
         "link" => match sub.to_ascii_lowercase().as_str() {
@@ -173,6 +180,26 @@ pub async fn handle(shared: &Arc<Shared>, char_id: CharId, line: &str) -> Option
                 format!("You reach out to {}; they have {} s to accept.\n", v["asked"].as_str().unwrap_or("them"), v["window_s"])
             }
             "link_accept" => format!("Your memories flow to {} ({} of them).\n", v["with"].as_str().unwrap_or("them"), v["shared"]),
+            "conversations" => {
+                let lines: Vec<String> = v["lines"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|l| {
+                        let who = l["with"].as_str().unwrap_or("");
+                        if l["spoken"] == true {
+                            format!("  to {who}: {}", l["text"].as_str().unwrap_or(""))
+                        } else {
+                            format!("  {}", l["text"].as_str().unwrap_or(""))
+                        }
+                    })
+                    .collect();
+                if lines.is_empty() {
+                    "No conversations yet.\n".into()
+                } else {
+                    format!("{}\n", lines.join("\n"))
+                }
+            }
             "self_care" => format!(
                 "You rest and put your thoughts in order: {} memories become {} summaries.\n",
                 v["archived"],

@@ -178,4 +178,8 @@ pub struct MindMeta {
     /// The newest memory id a self-care summarized (the seed's watermark).
     pub summarized_through: u64,
     pub self_cares: u32,
+    /// Conversation lines at or before this time (unix µs) are archived and summarized
+    /// (the seed's `conv_summarized_until`).
+    #[serde(default)]
+    pub conv_summarized_until_us: u64,
 }

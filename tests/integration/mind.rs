@@ -419,3 +419,36 @@ async fn relationships_show_what_the_server_saw_and_contradictions() {
     assert!(bram["contradiction"].as_str().unwrap().contains("the game saw them as an ally"), "{bram}");
     srv.shutdown().await;
 }
+
+/// Conversation history: what the agent heard and said, per partner, from its record.
+#[tokio::test]
+async fn conversations_are_kept_per_partner() {
+    let srv = TestServer::start().await;
+    let (ka, kb) = (srv.key("ann").await, srv.key("bram").await);
+    let (mut a, mut b) = (WsClient::connect(srv.addr).await, WsClient::connect(srv.addr).await);
+    a.login_key("ann", &ka).await;
+    b.login_key("bram", &kb).await;
+    b.cmd("say the dragon sleeps", "s").await;
+    b.reply_text("s").await;
+    b.cmd("tell ann meet me at dawn", "t").await;
+    b.reply_text("t").await;
+    a.until(|v| v["type"] == "event" && v["data"]["text"].as_str().is_some_and(|t| t.contains("meet me at dawn"))).await;
+    a.cmd("tell bram I will be there", "t").await;
+    a.reply_text("t").await;
+    // The record is durable within its group commit; the history reads it.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let r = act(&mut a, json!([{"type": "conversations", "name": "Bram"}]), "c").await;
+        let lines: Vec<String> = r[0]["lines"].as_array().unwrap().iter().map(|l| l["text"].as_str().unwrap().to_string()).collect();
+        if lines.len() == 3 {
+            assert!(lines[0].contains("the dragon sleeps") && lines[1].contains("meet me at dawn"), "{lines:?}");
+            assert_eq!(lines[2], "I will be there");
+            assert_eq!(r[0]["lines"][2]["spoken"], true);
+            assert_eq!(r[0]["partners"]["Bram"], 3, "{r:?}");
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "{r:?}");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    srv.shutdown().await;
+}
