@@ -153,15 +153,23 @@ fn self_section(
     Value::Object(m)
 }
 
-/// Gives way one step of the agent's own layers: its oldest shown memory, then its
-/// least recently changed relationship. Soul entries and today's diary stay.
-fn trim_mind(mind: &mut Option<Value>) -> bool {
+/// How many items of `list` make up about `over` tokens (at least one).
+fn items_for(list: &[Value], over: usize, f: HudFormat) -> usize {
+    let whole = render(&Value::Array(list.to_vec()), f).map(|t| tokens_cached(&t)).unwrap_or(0).max(1);
+    let each = (whole / list.len().max(1)).max(1);
+    over.div_ceil(each).clamp(1, list.len())
+}
+
+/// Gives way about `over` tokens of the agent's own layers: its oldest shown memories,
+/// then its least recently changed relationships (the lists are newest first). Soul
+/// entries and today's diary stay.
+fn trim_mind(mind: &mut Option<Value>, over: usize, f: HudFormat) -> bool {
     let Some(m) = mind.as_mut() else { return false };
     for key in ["memories", "relationships"] {
-        if let Some(list) = m.get_mut(key).and_then(Value::as_array_mut) {
-            if list.pop().is_some() {
-                return true;
-            }
+        if let Some(list) = m.get_mut(key).and_then(Value::as_array_mut).filter(|l| !l.is_empty()) {
+            let n = items_for(list, over, f);
+            list.truncate(list.len() - n);
+            return true;
         }
     }
     false
@@ -193,9 +201,13 @@ pub fn assemble(p: &HudParts, budget: usize, f: HudFormat) -> Result<Hud, HudErr
         if t <= half {
             break (t, s);
         }
+        // Give way about what is over in one step (each list's items cost about the
+        // same), then measure again: a few measures, not one per item.
+        let over = t - half;
         if !actions.is_empty() {
-            actions.remove(0);
-        } else if trim_mind(&mut mind) {
+            let n = items_for(&actions, over, f);
+            actions.drain(..n);
+        } else if trim_mind(&mut mind, over, f) {
         } else if memory.is_some() {
             memory = None;
         } else if !drop_last_entry(&mut knowledge) {

@@ -188,6 +188,14 @@ async fn telnet_players_have_the_same_layers() {
     assert!(out.contains("no_such_id"), "{out}");
     let out = t.cmd("remember").await;
     assert!(out.contains("bad_request"), "{out}");
+    let out = t.cmd("self_care").await;
+    assert!(out.contains("too_few_memories"), "{out}");
+    let out = t.cmd("link request Nobody").await;
+    assert!(out.contains("no_such_agent"), "{out}");
+    let out = t.cmd("link accept Hilda").await;
+    assert!(out.contains("no_such_request"), "{out}");
+    let out = t.cmd("conversations").await;
+    assert!(out.contains("No conversations yet"), "{out}");
     // The game's own commands are untouched.
     let out = t.cmd("look").await;
     assert!(out.contains("The Test Temple"), "{out}");
