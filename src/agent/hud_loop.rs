@@ -143,6 +143,10 @@ impl HudLoop {
                     return Err(why);
                 }
                 End::Dropped(why) => {
+                    // A session that got going starts the backoff over.
+                    if self.status.lock().unwrap_or_else(|e| e.into_inner()).state == "running" {
+                        drops = 0;
+                    }
                     drops += 1;
                     let wait = backoff(drops);
                     tracing::warn!(agent = %self.mind_name(), %why, ?wait, "the HUD loop lost its connection; redialling");

@@ -124,6 +124,19 @@ impl Engine {
         }
     }
 
+    /// A model name: no spaces, at most 200 characters (as an admin's definition).
+    fn model_field(item: &Value) -> Result<Option<String>, Refusal> {
+        match item.get("model") {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s))
+                if !s.trim().is_empty() && s.len() <= 200 && !s.trim().chars().any(|c| c.is_whitespace() || c.is_control()) =>
+            {
+                Ok(Some(s.trim().to_string()))
+            }
+            _ => Err(("bad_request", "'model' is a model's name: no spaces, at most 200 characters".into())),
+        }
+    }
+
     fn resident_cmd(&self, cmd: ResidentCmd) -> Result<(), Refusal> {
         match &self.resident_cmds {
             Some(tx) if tx.send(cmd).is_ok() => Ok(()),
@@ -158,12 +171,13 @@ impl Engine {
                     k @ ("persona" | "bot") => k.to_string(),
                     _ => return Err(("bad_request", "'agent_type' is persona or bot".into())),
                 };
+                let model = Self::model_field(item)?;
+                // Only into a room of the creator's own (a member may not bring agents in).
                 let join_room = match item.get("in_room_id").and_then(|v| v.as_u64().or_else(|| v.as_str()?.parse().ok())) {
-                    Some(r) if self.chat.is_member(r, &actor) => r,
-                    Some(r) => return Err(("no_such_room", format!("you are not in chat room {r}"))),
-                    None => self.chat.ensure_room(&actor),
+                    Some(r) if self.chat.room(r).is_some_and(|room| room.owner.eq_ignore_ascii_case(&actor)) => Some(r),
+                    Some(r) => return Err(("no_such_room", format!("chat room {r} is not yours"))),
+                    None => self.chat.room_of(&actor),
                 };
-                let model = Self::prompt_field(item, "model")?;
                 let rec = pawns_storage::ResidentRecord {
                     name: name.to_string(),
                     kind,
@@ -174,16 +188,18 @@ impl Engine {
                     created_at_us: crate::time::unix_us(),
                     retired_at_us: None,
                 };
-                self.resident_cmd(ResidentCmd::Create { rec, join_room: Some(join_room), reply: None })?;
+                self.resident_cmd(ResidentCmd::Create { rec, join_room, reply: None })?;
                 Ok(json!({"name": name, "pending": true, "room_id": join_room}))
             }
             "alter_agent" => {
                 let (target, name) = self.managed_target(ch, item)?;
                 let prompt = Self::prompt_field(item, "background_prompt")?;
-                let model = Self::prompt_field(item, "model")?;
+                let model = Self::model_field(item)?;
                 let display = match item.get("name") {
                     None | Some(Value::Null) => None,
-                    Some(Value::String(s)) if !s.trim().is_empty() && s.chars().count() <= super::actions::MAX_NAME => {
+                    Some(Value::String(s))
+                        if !s.trim().is_empty() && s.chars().count() <= super::actions::MAX_NAME && !s.chars().any(char::is_control) =>
+                    {
                         Some(s.trim().to_string())
                     }
                     _ => return Err(("bad_request", format!("'name' is a display name of 1 to {} characters", super::actions::MAX_NAME))),

@@ -16,6 +16,9 @@ use serde_json::{json, Value};
 use super::layers::{LINK, MEMORY, SUMMARY};
 use super::{Refusal, Whereabouts};
 
+/// Memories one link copies at most (the newest).
+pub const MAX_COPIES: usize = 10_000;
+
 /// How long a request waits for its answer.
 pub const WINDOW: Duration = Duration::from_secs(120);
 
@@ -71,11 +74,23 @@ pub fn share(store: &Store, giver: &str, taker: &str, at: &Whereabouts) -> Resul
     let now = crate::time::unix_us();
     let mut copies = Vec::new();
     let mut meta = store.mind_meta(taker).map_err(internal)?;
+    // The giver's own memories and summaries (not what it received by earlier links:
+    // those are others' to give), the newest first up to the cap.
+    let mut own: Vec<MindRecord> = Vec::new();
     for layer in [MEMORY, SUMMARY] {
-        for r in store.mind_layer(giver, layer).map_err(internal)? {
-            if r.ended.as_deref() == Some("forgotten") {
-                continue;
-            }
+        own.extend(
+            store
+                .mind_layer(giver, layer)
+                .map_err(internal)?
+                .into_iter()
+                .filter(|r| r.ended.as_deref() != Some("forgotten") && !r.fields.contains_key("from")),
+        );
+    }
+    own.sort_by_key(|r| std::cmp::Reverse(r.at_us));
+    own.truncate(MAX_COPIES);
+    own.reverse();
+    {
+        for r in own {
             meta.next_id += 1;
             let mut fields = r.fields.clone();
             fields.insert("from".into(), crate::auth::names::display(giver));

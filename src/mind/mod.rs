@@ -88,8 +88,9 @@ pub fn serves(item: &Value) -> bool {
 #[derive(Clone)]
 pub struct Mind {
     store: Arc<Store>,
-    /// One writer at a time (ids are allocated read-modify-write).
-    write: Arc<tokio::sync::Mutex<()>>,
+    /// One writer at a time per agent (ids are allocated read-modify-write); agents
+    /// never wait for one another.
+    locks: Arc<std::sync::Mutex<std::collections::HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
     search: Option<crate::search::IndexerHandle>,
     /// The model self-care asks (its client and model name), if the server has one.
     llm: Option<(crate::agent::llm::LlmClient, String)>,
@@ -122,7 +123,13 @@ impl Mind {
         let llm = llm.map(|c| {
             (crate::agent::llm::LlmClient::new(&c.endpoint, c.key.as_deref().unwrap_or(""), &c.model, "", 0.3, c.timeout), c.model)
         });
-        Mind { store, write: Default::default(), search, llm, links: Default::default(), link_window: link::WINDOW, engine: None }
+        Mind { store, locks: Default::default(), search, llm, links: Default::default(), link_window: link::WINDOW, engine: None }
+    }
+
+    /// The lock of one agent's mind.
+    async fn lock(&self, agent: &str) -> tokio::sync::OwnedMutexGuard<()> {
+        let m = self.locks.lock().unwrap_or_else(|e| e.into_inner()).entry(agent.to_ascii_lowercase()).or_default().clone();
+        m.lock_owned().await
     }
 
     /// How long link requests wait.
@@ -174,7 +181,11 @@ impl Mind {
         }
         // link_accept: `other` asked this agent; it gives, `other` receives.
         self.links.accept(&other, agent, self.link_window)?;
-        let _guard = self.write.lock().await;
+        // Both minds change: their locks, in name order (never the other way round).
+        let (first, second) =
+            if agent.to_ascii_lowercase() < other.to_ascii_lowercase() { (agent, other.as_str()) } else { (other.as_str(), agent) };
+        let _g1 = self.lock(first).await;
+        let _g2 = self.lock(second).await;
         let (store, giver, taker, at) = (self.store.clone(), agent.to_string(), other.clone(), at.clone());
         tokio::task::spawn_blocking(move || link::share(&store, &giver, &taker, &at))
             .await
@@ -187,15 +198,18 @@ impl Mind {
         if !at.at_home {
             return Err(("not_at_home", "self-care is done at home: a house, an inn, or the temple".into()));
         }
-        let _guard = self.write.lock().await;
+        let _guard = self.lock(agent).await;
         let (store, a) = (self.store.clone(), agent.to_string());
         let (batches, _) = tokio::task::spawn_blocking(move || self_care::batches(&store, &a))
             .await
             .map_err(|_| ("internal", "self-care failed".to_string()))??;
         let mut themes = Vec::with_capacity(batches.len());
+        // The model is asked while there is time; past it the rest are grouped, so a
+        // self-care ends well inside a session's silence limit.
+        let deadline = std::time::Instant::now() + self_care::MODEL_TIME;
         for b in &batches {
             let by_model = match &self.llm {
-                Some((client, model)) => {
+                Some((client, model)) if std::time::Instant::now() < deadline => {
                     match client.complete(model, "You keep a character's memory tidy.", &self_care::prompt(b), 800).await {
                         Ok(c) => self_care::parse_themes(&c.text),
                         Err(why) => {
@@ -204,7 +218,7 @@ impl Mind {
                         }
                     }
                 }
-                None => None,
+                _ => None,
             };
             themes.push(match by_model {
                 Some(t) => (t, "llm"),
@@ -242,7 +256,12 @@ impl Mind {
             Ok(json!({"archived": n, "summaries": made.iter().map(|r| json!({"id": r.id, "theme": r.key, "text": r.text})).collect::<Vec<_>>()}))
         })
         .await
-        .map_err(|_| ("internal", "self-care failed".to_string()))??;
+        .map_err(|_| ("internal", "self-care failed".to_string()))?;
+        // The memories are done and kept; a conversation step that failed says so.
+        let conv = conv.unwrap_or_else(|(code, m)| json!({"archived": 0, "error": format!("{m} ({code})")}));
+        if let Some(e) = conv.get("error") {
+            result["conversations_error"] = e.clone();
+        }
         if let (Some(list), Some(more)) = (result["summaries"].as_array_mut(), conv["summaries"].as_array()) {
             list.extend(more.iter().cloned());
         }
@@ -279,14 +298,19 @@ impl Mind {
                 let taker = v["with"].as_str().unwrap_or("").to_string();
                 // The newest copies are recorded for the receiver's recall (a bank of any
                 // size is copied; its record holds at most this many of them).
-                let items = copies.iter().rev().take(MAX_SHARED_RECORDED).map(|r| ("shared", r.id, r.text.clone())).collect();
+                let items = copies
+                    .iter()
+                    .rev()
+                    .take(MAX_SHARED_RECORDED)
+                    .map(|r| (if r.layer == layers::SUMMARY { "summary" } else { "shared" }, r.id, r.text.clone()))
+                    .collect();
                 self.record(&taker, items).await;
                 self.tell(&taker, format!("{me} shares their memory with you: {} memories.", v["shared"])).await;
             }
             return Ok(v);
         }
         let writes = !matches!(ty, "diary_read" | "diary_search" | "conversations");
-        let _guard = if writes { Some(self.write.lock().await) } else { None };
+        let _guard = if writes { Some(self.lock(agent).await) } else { None };
         let (store, agent, item, at, ty) = (self.store.clone(), agent.to_string(), item.clone(), at.clone(), ty.to_string());
         tokio::task::spawn_blocking(move || {
             let s = |k: &str| item.get(k).and_then(Value::as_str);

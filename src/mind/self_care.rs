@@ -22,6 +22,8 @@ pub const BATCH: usize = 500;
 pub const CEILING_BEFORE: usize = 100_000;
 /// Tokens of summaries one self-care writes at most.
 pub const CEILING_AFTER: usize = 50_000;
+/// How long one self-care asks the model, all batches together (the rest are grouped).
+pub const MODEL_TIME: std::time::Duration = std::time::Duration::from_secs(45);
 /// Memories quoted in a grouped summary, per theme.
 const QUOTED: usize = 5;
 
@@ -187,14 +189,21 @@ pub fn commit(
     let mut written_tokens = 0;
     let mut archived = Vec::new();
     let mut methods = BTreeMap::new();
+    let mut full = false;
     for (batch, (themes, method)) in batches.iter().zip(themes) {
+        // Past the ceiling, later batches stay live (for the next self-care): only what
+        // a summary covers is archived.
+        if full {
+            break;
+        }
         *methods.entry(method).or_insert(0) += 1;
         let ids: Vec<u64> = batch.iter().map(|r| r.id).collect();
         for (theme, text) in themes {
             let mut text = text;
             let t = crate::hud::format::tokens(&text);
             if written_tokens + t > CEILING_AFTER {
-                // Cut to what is left of the ceiling (by words), or stop.
+                // Cut to what is left of the ceiling (by words); this batch is the last.
+                full = true;
                 let left = CEILING_AFTER.saturating_sub(written_tokens);
                 if left < 20 {
                     break;
@@ -235,7 +244,7 @@ pub fn commit(
     let result = json!({
         "archived": archived.len(),
         "summaries": made.iter().map(|r| json!({"id": r.id, "theme": r.key, "text": r.text})).collect::<Vec<_>>(),
-        "batches": batches.len(),
+        "batches": methods.values().sum::<u32>(),
         "methods": methods,
         "summary_tokens": written_tokens,
         "summarized_through": meta.summarized_through,

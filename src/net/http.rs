@@ -69,12 +69,15 @@ async fn route(mut req: Request<Incoming>, peer: SocketAddr, shared: Arc<Shared>
     let mut call = super::api::Call::of(&req, peer);
     if req.method() == Method::POST {
         use http_body_util::BodyExt;
-        match http_body_util::Limited::new(req.into_body(), super::api::MAX_BODY).collect().await {
-            Ok(body) => call.body = body.to_bytes(),
-            Err(_) => {
+        let read = http_body_util::Limited::new(req.into_body(), super::api::MAX_BODY).collect();
+        match tokio::time::timeout(std::time::Duration::from_secs(10), read).await {
+            Ok(Ok(body)) => call.body = body.to_bytes(),
+            Ok(Err(e)) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => {
                 let msg = format!("a request body is at most {} bytes", super::api::MAX_BODY);
                 return super::api::error(hyper::StatusCode::PAYLOAD_TOO_LARGE, "body_too_large", &msg);
             }
+            Ok(Err(_)) => return super::api::error(hyper::StatusCode::BAD_REQUEST, "bad_request", "the request body could not be read"),
+            Err(_) => return super::api::error(hyper::StatusCode::REQUEST_TIMEOUT, "timeout", "the request body took over 10 s"),
         }
     }
     super::api::route(call, &shared).await

@@ -114,6 +114,9 @@ pub async fn handle(shared: &Arc<Shared>, char_id: CharId, line: &str) -> Option
     let (tx, rx) = tokio::sync::oneshot::channel();
     shared.engine.tx.send(EngineMsg::Whereabouts { char_id, reply: tx }).await.ok()?;
     let at = rx.await.ok()?;
+    if at.name.is_empty() {
+        return Some("You are not in the game.\n".into());
+    }
     let ty = item["type"].as_str().unwrap_or("").to_string();
     if ty == "__usage" {
         return Some(format!("Usage: {}\n", item["text"].as_str().unwrap_or("")));

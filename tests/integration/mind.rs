@@ -388,6 +388,14 @@ async fn a_neural_link_copies_the_memory_bank_within_its_window() {
         body.contains("\"direction\":\"gave\"") && body.contains("The vault key hides under the altar."),
         "nothing left the giver: {body}"
     );
+    // What Ann received is Bram's to give, not hers: a link from Cid gets none of it.
+    let kc = srv.key("cid").await;
+    let mut c = WsClient::connect(srv.addr).await;
+    c.login_key("cid", &kc).await;
+    let r = act(&mut c, json!([{"type": "link_request", "name": "Ann"}]), "c1").await;
+    assert_eq!(r[0]["ok"], true);
+    let r = act(&mut a, json!([{"type": "link_accept", "name": "Cid"}]), "a9").await;
+    assert_eq!(r[0]["shared"], 0, "copies are not copied on: {r:?}");
     // After the window, refused (and gone).
     let r = act(&mut a, json!([{"type": "link_request", "name": "Bram"}]), "a3").await;
     assert_eq!(r[0]["ok"], true);
@@ -458,5 +466,58 @@ async fn conversations_are_kept_per_partner() {
         assert!(std::time::Instant::now() < deadline, "{r:?}");
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
+    srv.shutdown().await;
+}
+
+/// A message the engine refuses whole (more than 32 items) changes nothing, memory
+/// actions included.
+#[tokio::test]
+async fn a_refused_message_remembers_nothing() {
+    let srv = TestServer::start().await;
+    let key = srv.key("ann").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.login_key("ann", &key).await;
+    // 1 response + 32 memory actions: 33 items, over the limit of 32.
+    let items: Vec<Value> = (0..32).map(|i| json!({"type": "remember", "text": format!("memory {i}")})).collect();
+    a.send(json!({"type": "actions", "id": "many", "data": {"responses": [{"room_id": "here", "message": "hi"}], "actions": items}})).await;
+    let r = a.until(|v| v["re"] == "many" && v["type"] == "actions_result").await;
+    let r = r["data"]["results"].as_array().unwrap().clone();
+    assert_eq!((r.len(), r[0]["code"].as_str()), (1, Some("too_many")), "{r:?}");
+    let (_, body) = http_get(srv.addr, "/api/agents/ann/mind").await;
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert!(v["layers"].as_array().unwrap().is_empty(), "nothing was kept: {body}");
+    srv.shutdown().await;
+}
+
+/// One agent's slow self-care (its model takes seconds) does not hold up another's
+/// memory: Bram's `remember` is answered while Ann's self-care is still running.
+#[tokio::test]
+async fn one_agents_self_care_does_not_block_anothers_memory() {
+    let (endpoint, _seen) = llm_stub_with(|_| StubAnswer::Slow(std::time::Duration::from_secs(3))).await;
+    let srv = TestServer::start_with(|c| {
+        c.residents.llm = Some(pawns::memory::llm::LlmConfig {
+            endpoint: endpoint.clone(),
+            model: "slow".into(),
+            key: None,
+            timeout: std::time::Duration::from_secs(10),
+        })
+    })
+    .await;
+    let (ka, kb) = (srv.key("ann").await, srv.key("bram").await);
+    let (mut a, mut b) = (WsClient::connect(srv.addr).await, WsClient::connect(srv.addr).await);
+    a.login_key("ann", &ka).await;
+    b.login_key("bram", &kb).await;
+    remember_n(&mut a, 0, 30).await;
+    a.send(json!({"type": "actions", "id": "care", "data": {"actions": [{"type": "self_care"}]}})).await;
+    // Give Ann's self-care time to start asking the model.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let t0 = std::time::Instant::now();
+    let r = act(&mut b, json!([{"type": "remember", "text": "I was not kept waiting."}]), "b").await;
+    assert_eq!(r[0]["ok"], true);
+    // Not behind Ann's 3-second model call (a global lock made it wait for all of it).
+    assert!(t0.elapsed() < std::time::Duration::from_millis(2500), "Bram waited {:?} for Ann's self-care", t0.elapsed());
+    // Ann's answer comes only now (her model is still thinking): it had not arrived before Bram's.
+    let done = a.until(|v| v["re"] == "care" && v["type"] == "actions_result").await;
+    assert_eq!(done["data"]["results"][0]["methods"]["grouped"], 1, "the slow model failed; grouped: {done}");
     srv.shutdown().await;
 }

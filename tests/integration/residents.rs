@@ -207,6 +207,22 @@ async fn agent_management_is_granted_only_and_needs_a_shared_room() {
     let scout = until_resident(srv.addr, "Scout", "was altered", |r| r["prompt"] == "guards the temple").await;
     assert_eq!((scout["kind"].as_str(), scout["created_by"].as_str()), (Some("bot"), Some("Keeper")));
 
+    // A member of someone else's chat room may not bring an agent into it.
+    let ann_room = {
+        a.send(json!({"type": "hud", "id": "ah", "data": {}})).await;
+        let h = a.until(|v| v["re"] == "ah" && v["type"] == "hud").await;
+        serde_json::from_str::<Value>(h["data"]["content"].as_str().unwrap()).unwrap()["self"]["identity"]["id"].as_u64().unwrap()
+    };
+    let r = act(&mut a, json!([{"type": "create_key", "key": "k"}]), "ak").await;
+    assert_eq!(r[0]["ok"], true);
+    let r = act(&mut k, json!([{"type": "request_access", "room_id": ann_room, "key": "k"}]), "kr").await;
+    let req = r[0]["request_id"].as_u64().unwrap();
+    let r = act(&mut a, json!([{"type": "grant_access", "request_id": req}]), "ag").await;
+    assert_eq!(r[0]["ok"], true);
+    let r =
+        act(&mut k, json!([{"type": "create_agent", "name": "Spy", "background_prompt": "listens", "in_room_id": ann_room}]), "k4").await;
+    assert_eq!(r[0]["code"], "no_such_room", "a member is not the owner: {r:?}");
+
     let r = act(&mut k, json!([{"type": "retire_agent", "agent_id": "Scout"}]), "k3").await;
     assert_eq!(r[0]["ok"], true, "{r:?}");
     until_online(srv.addr, "Scout", false).await;
