@@ -203,6 +203,12 @@ impl HudLoop {
                 Err(_) => return End::Dropped("the server did not answer the login".into()),
             }
         }
+        // Stopped (retired, shutting down) while this login was under way: leave at once.
+        if *self.stop.borrow() {
+            let _ = ws.send(Message::text(json!({"type": "command", "data": {"command": "quit"}}).to_string())).await;
+            let _ = ws.send(Message::Close(None)).await;
+            return End::Stopped;
+        }
         let req = json!({"type": "hud", "id": "beat", "data": {"heartbeat": true, "format": self.format.as_str(), "budget": self.budget}});
         if ws.send(Message::text(req.to_string())).await.is_err() {
             return End::Dropped("the socket closed".into());
