@@ -100,7 +100,13 @@ pub fn archive(store: &Store, agent: &str, after_us: u64) -> Result<Archived, Re
     if all.len() <= MAX_LINES {
         return Ok((Vec::new(), 0, after_us));
     }
-    let old = &all[..all.len() - MAX_LINES];
+    // The watermark is a time: lines sharing the last archived line's microsecond go
+    // with it (else they would hide behind the watermark unsummarized).
+    let mut cut = all.len() - MAX_LINES;
+    while cut < all.len() && all[cut].at_us == all[cut - 1].at_us {
+        cut += 1;
+    }
+    let old = &all[..cut];
     let mut by: BTreeMap<&str, Vec<&Line>> = BTreeMap::new();
     for l in old {
         by.entry(l.partner.as_str()).or_default().push(l);
