@@ -1,5 +1,5 @@
 //! Any bytes, split into the seven kinds of area file (tbaMUD's triggers and quests
-//! included), a socials file and a world profile, must load or fail cleanly; and a world
+//! included), a socials file, a world profile and a specials table, must load or fail cleanly; and a world
 //! that loads is then run (zone resets, mob AI, combat, a player acting) for 250 pulses,
 //! so a world that loads can never crash the engine later.
 #![no_main]
@@ -19,6 +19,9 @@ fuzz_target!(|data: &[u8]| {
     src.0.insert("misc/socials".into(), parts.next().unwrap_or("").to_string());
     if let Some(p) = parts.next() {
         src.0.insert("pawns-world.json".into(), p.to_string());
+    }
+    if let Some(p) = parts.next() {
+        src.0.insert("specials.tsv".into(), p.to_string());
     }
     if let Ok(loaded) = load(&src) {
         smoke_run(loaded.world, 250);

@@ -21,6 +21,9 @@ pub struct Counts {
     pub trigger_attachments: usize,
     /// tbaMUD quests (`qst/`).
     pub quests: usize,
+    /// Special procedure assignments (`specials.tsv`).
+    #[serde(default)]
+    pub specials: usize,
 }
 
 /// What the world says about itself (`profile`), resolved against its rooms and objects.
@@ -59,6 +62,9 @@ pub struct Report {
     pub missing_keepers: Vec<(u32, i32)>,
     /// Reset commands that name a mob, object or room this world does not have.
     pub broken_resets: Vec<String>,
+    /// Special procedures assigned (name, how many prototypes), by name; which of them
+    /// this server runs is `specials::SUPPORTED`.
+    pub specials: Vec<(String, usize)>,
     pub warnings: Vec<String>,
 }
 
@@ -76,6 +82,7 @@ pub fn counts(w: &WorldProto) -> Counts {
             + w.mobs.iter().map(|m| m.triggers.len()).sum::<usize>()
             + w.objs.iter().map(|o| o.triggers.len()).sum::<usize>(),
         quests: w.quests.len(),
+        specials: w.specials.len(),
     }
 }
 
@@ -172,6 +179,13 @@ pub fn report(source: String, loaded: &Loaded) -> Report {
         missing_keys,
         missing_keepers,
         broken_resets,
+        specials: {
+            let mut by: BTreeMap<String, usize> = BTreeMap::new();
+            for a in &w.specials {
+                *by.entry(a.special.clone()).or_default() += 1;
+            }
+            by.into_iter().collect()
+        },
         warnings: loaded.warnings.iter().map(|w| w.to_string()).collect(),
     }
 }
@@ -190,6 +204,21 @@ impl Report {
         );
         if c.triggers + c.trigger_attachments + c.quests > 0 {
             let _ = writeln!(s, "  {} triggers ({} attached), {} quests", c.triggers, c.trigger_attachments, c.quests);
+        }
+        if c.specials > 0 {
+            type Named<'a> = Vec<&'a (String, usize)>;
+            let (run, not): (Named, Named) =
+                self.specials.iter().partition(|(name, _)| super::specials::SUPPORTED.contains(&name.as_str()));
+            let list = |v: &[&(String, usize)]| v.iter().map(|(n, k)| format!("{n} ({k})")).collect::<Vec<_>>().join(", ");
+            let _ = writeln!(
+                s,
+                "  {} special procedure assignments; run: {}",
+                c.specials,
+                if run.is_empty() { "none yet".into() } else { list(&run) }
+            );
+            if !not.is_empty() {
+                let _ = writeln!(s, "  not supported (assigned, not run): {}", list(&not));
+            }
         }
         let p = &self.profile;
         let _ = writeln!(s, "\nProfile: {} ({})", p.name, p.family);
@@ -287,7 +316,8 @@ mod tests {
                 reset_commands: 2,
                 triggers: 0,
                 trigger_attachments: 0,
-                quests: 0
+                quests: 0,
+                specials: 0
             }
         );
         assert_eq!(r.profile.start_room, Some((100, "A".to_string())), "no 3001 here: the first real room");

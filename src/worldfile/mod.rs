@@ -13,6 +13,7 @@ pub mod profile;
 mod qst;
 mod shp;
 pub mod social;
+pub mod specials;
 pub mod stored;
 mod trg;
 pub mod types;
@@ -233,8 +234,33 @@ pub fn load(src: &dyn WorldSource) -> Result<Loaded, LoadError> {
         Ok(None) => {}
         Err(reason) => return Err(LoadError::Unreadable { source_name: src.describe(), file: "misc/socials".into(), reason }),
     }
+    // Special procedures: the world's own table, if it ships one.
+    match src.read(specials::FILE) {
+        Ok(Some(text)) => w.specials = specials::parse(&text, &mut warnings),
+        Ok(None) => {}
+        Err(reason) => return Err(LoadError::Unreadable { source_name: src.describe(), file: specials::FILE.into(), reason }),
+    }
     if w.rooms.is_empty() {
         return Err(LoadError::Empty(src.describe()));
+    }
+    {
+        let (mobs, objs, rooms): (HashSet<u32>, HashSet<u32>, HashSet<u32>) =
+            (w.mobs.iter().map(|m| m.vnum).collect(), w.objs.iter().map(|o| o.vnum).collect(), w.rooms.iter().map(|r| r.vnum).collect());
+        for a in &w.specials {
+            let known = match a.kind {
+                specials::SpecialKind::Mob => mobs.contains(&a.vnum),
+                specials::SpecialKind::Obj => objs.contains(&a.vnum),
+                specials::SpecialKind::Room => rooms.contains(&a.vnum),
+            };
+            if !known {
+                warnings.push(Warning {
+                    file: specials::FILE.into(),
+                    line: 0,
+                    vnum: Some(a.vnum),
+                    message: format!("{} assigned to {} {}, which this world does not have", a.special, a.kind.as_str(), a.vnum),
+                });
+            }
+        }
     }
     let family = profile::family_of(&w);
     w.profile = profile::WorldProfile::read(src, family).map_err(|reason| LoadError::BadProfile { source_name: src.describe(), reason })?;

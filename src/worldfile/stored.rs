@@ -38,6 +38,7 @@ pub fn encode(world: &WorldProto) -> Result<Vec<(u32, Vec<u8>)>, StoreError> {
     // Socials and the profile belong to no zone: they ride in the last row.
     let last = rows.entry(u32::MAX).or_default();
     last.socials = world.socials.clone();
+    last.specials = world.specials.clone();
     last.profile = world.profile.clone();
     rows.into_iter().map(|(k, w)| Ok((k, codec::encode(&w)?))).collect()
 }
@@ -53,6 +54,7 @@ pub fn decode(rows: &[(u32, Vec<u8>)]) -> Result<WorldProto, StoreError> {
         w.zones.extend(part.zones);
         w.shops.extend(part.shops);
         w.socials.extend(part.socials);
+        w.specials.extend(part.specials);
         w.triggers.extend(part.triggers);
         w.quests.extend(part.quests);
         if *k == u32::MAX {

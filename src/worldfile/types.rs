@@ -239,6 +239,9 @@ pub struct WorldProto {
     /// Quests (`qst/`).
     #[serde(default)]
     pub quests: Vec<QuestProto>,
+    /// Which prototypes run which special procedure (`specials.tsv`).
+    #[serde(default)]
+    pub specials: Vec<super::specials::SpecialAssignment>,
     /// Start room, welcome, starting kit (see `profile`).
     #[serde(default)]
     pub profile: super::profile::WorldProfile,

@@ -50,11 +50,21 @@ fn the_indexed_world_loads_exactly() {
             reset_commands: 5433,
             triggers: 0,
             trigger_attachments: 0,
-            quests: 0
+            quests: 0,
+            specials: 280
         }
     );
     assert_eq!(r.dangling_exits, 0);
-    assert!(r.warnings.is_empty(), "{:?}", &r.warnings[..r.warnings.len().min(5)]);
+    // What the world's own data says twice: its special table gives mob 8014 guild_guard
+    // and then guild, mob 11024 magic_user and then cleric (the later assignment stands,
+    // as in the original server's assignment code).
+    assert_eq!(r.warnings.len(), 2, "{:?}", &r.warnings[..r.warnings.len().min(5)]);
+    assert!(r.warnings[0].contains("mob 8014 is assigned guild_guard and then guild"), "{}", r.warnings[0]);
+    assert!(r.warnings[1].contains("mob 11024 is assigned magic_user and then cleric"), "{}", r.warnings[1]);
+    // Its special procedures are read (and listed; none run yet: issue 17).
+    let spec = |k: &str| r.specials.iter().find(|(n, _)| n == k).map(|(_, c)| *c);
+    assert_eq!((spec("magic_user"), spec("cityguard"), spec("gen_board")), (Some(54), Some(8), Some(12)));
+    assert!(loaded.world.specials.iter().any(|a| a.vnum == 8014 && a.special == "guild"));
     let temple = loaded.world.rooms.iter().find(|r| r.vnum == 8004).expect("room 8004");
     assert!(temple.name.to_lowercase().contains("temple"), "{}", temple.name);
     // The Dark Pawns shapes are kept as data: four flag words, load percentages, E-specs.

@@ -140,7 +140,8 @@ fn the_tbamud_world_loads_exactly() {
             reset_commands: 18514,
             triggers: 1461,
             trigger_attachments: 1704,
-            quests: 1
+            quests: 1,
+            specials: 0
         }
     );
     assert_eq!(r.dangling_exits, 0);
