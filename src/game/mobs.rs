@@ -22,6 +22,13 @@ impl Engine {
             let room = m.room;
             let flags = m.mob_flags;
             let vnum = m.npc_vnum;
+            // A special procedure goes first; when it acts, that is the mob's turn.
+            if let Some(special) = vnum.and_then(|v| self.world.mob_specials.get(&v)).cloned() {
+                if self.run_special(id, &special) {
+                    continue;
+                }
+            }
+            let Some(m) = self.world.ch(id) else { continue };
             let peaceful = self.world.rooms[room].proto.flags[0] & room_flag::PEACEFUL != 0;
             // Aggressive mobs and mobs that remember an attacker strike first.
             if !peaceful {

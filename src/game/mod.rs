@@ -34,6 +34,7 @@ pub mod shops;
 pub mod skills;
 pub mod smoke;
 pub mod socials;
+pub mod specials;
 pub mod spells;
 pub mod tables;
 pub mod targeting;

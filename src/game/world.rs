@@ -78,6 +78,9 @@ pub struct World {
     pub rooms: Vec<Room>,
     pub room_index: HashMap<u32, RoomId>,
     pub mob_protos: HashMap<u32, MobProto>,
+    /// Mob vnum → the special procedure it runs (from the world's `specials.tsv`, only
+    /// those this server implements: `specials::run`).
+    pub mob_specials: HashMap<u32, String>,
     pub obj_protos: HashMap<u32, ObjProto>,
     pub zones: Vec<ZoneRt>,
     pub shops: Vec<ShopProto>,
@@ -113,6 +116,13 @@ impl World {
             })
             .collect();
         let uses_food = proto.objs.iter().any(|o| o.item_type == super::tables::item_type::FOOD);
+        let mob_specials = proto
+            .specials
+            .iter()
+            .filter(|a| a.kind == crate::worldfile::specials::SpecialKind::Mob)
+            .filter(|a| crate::worldfile::specials::SUPPORTED.contains(&a.special.as_str()))
+            .map(|a| (a.vnum, a.special.clone()))
+            .collect();
         World {
             rooms,
             room_index,
@@ -120,6 +130,7 @@ impl World {
             socials: crate::worldfile::social::merged(&proto.socials),
             profile: proto.profile,
             mob_protos: proto.mobs.into_iter().map(|m| (m.vnum, m)).collect(),
+            mob_specials,
             obj_protos: proto.objs.into_iter().map(|o| (o.vnum, o)).collect(),
             zones: proto.zones.into_iter().map(|z| ZoneRt { proto: z, age: 0 }).collect(),
             shops: proto.shops,

@@ -37,8 +37,8 @@ pub struct SpecialAssignment {
 }
 
 /// The procedures this server runs natively. Every other name a world assigns is
-/// listed by `pawns world check` as not supported (none yet: issue 17).
-pub const SUPPORTED: &[&str] = &[];
+/// listed by `pawns world check` as not supported (`game/specials.rs` runs these).
+pub const SUPPORTED: &[&str] = &["fido", "janitor"];
 
 /// Reads the table; bad rows become warnings.
 pub fn parse(text: &str, warnings: &mut Vec<Warning>) -> Vec<SpecialAssignment> {

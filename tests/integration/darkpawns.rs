@@ -65,6 +65,12 @@ fn the_indexed_world_loads_exactly() {
     let spec = |k: &str| r.specials.iter().find(|(n, _)| n == k).map(|(_, c)| *c);
     assert_eq!((spec("magic_user"), spec("cityguard"), spec("gen_board")), (Some(54), Some(8), Some(12)));
     assert!(loaded.world.specials.iter().any(|a| a.vnum == 8014 && a.special == "guild"));
+    // The ones this server runs are attached to their mobs when the world is built.
+    let fidos: Vec<u32> = loaded.world.specials.iter().filter(|a| a.special == "fido").map(|a| a.vnum).collect();
+    let world = pawns::game::world::World::new(loaded.world.clone());
+    assert_eq!(fidos.len(), 4);
+    assert!(fidos.iter().all(|v| world.mob_specials.get(v).map(String::as_str) == Some("fido")), "{fidos:?}");
+    assert!(world.mob_specials.values().all(|s| pawns::worldfile::specials::SUPPORTED.contains(&s.as_str())));
     let temple = loaded.world.rooms.iter().find(|r| r.vnum == 8004).expect("room 8004");
     assert!(temple.name.to_lowercase().contains("temple"), "{}", temple.name);
     // The Dark Pawns shapes are kept as data: four flag words, load percentages, E-specs.
