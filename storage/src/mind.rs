@@ -42,23 +42,16 @@ impl Store {
 
     /// A layer of an agent's mind, by id (oldest first); ended records too.
     pub fn mind_layer(&self, agent: &str, layer: u8) -> Result<Vec<MindRecord>, StoreError> {
-        let agent = agent.to_ascii_lowercase();
-        let tx = self.database().begin_read().map_err(redb_err)?;
-        let t = match tx.open_table(tables::MIND) {
-            Ok(t) => t,
-            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
-            Err(e) => return Err(redb_err(e)),
-        };
-        let mut out = Vec::new();
-        for row in t.range((agent.as_str(), layer, 0)..=(agent.as_str(), layer, u64::MAX)).map_err(redb_err)? {
-            let (_, v) = row.map_err(redb_err)?;
-            out.push(codec::decode(v.value())?);
-        }
-        Ok(out)
+        self.mind_scan(agent, layer, false, usize::MAX)
     }
 
     /// The newest `n` records of a layer, newest first.
     pub fn mind_layer_newest(&self, agent: &str, layer: u8, n: usize) -> Result<Vec<MindRecord>, StoreError> {
+        self.mind_scan(agent, layer, true, n)
+    }
+
+    /// Up to `n` records of one agent's layer, oldest or newest first.
+    fn mind_scan(&self, agent: &str, layer: u8, newest_first: bool, n: usize) -> Result<Vec<MindRecord>, StoreError> {
         let agent = agent.to_ascii_lowercase();
         let tx = self.database().begin_read().map_err(redb_err)?;
         let t = match tx.open_table(tables::MIND) {
@@ -66,8 +59,10 @@ impl Store {
             Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
             Err(e) => return Err(redb_err(e)),
         };
+        let range = t.range((agent.as_str(), layer, 0)..=(agent.as_str(), layer, u64::MAX)).map_err(redb_err)?;
+        let rows: Box<dyn Iterator<Item = _>> = if newest_first { Box::new(range.rev()) } else { Box::new(range) };
         let mut out = Vec::new();
-        for row in t.range((agent.as_str(), layer, 0)..=(agent.as_str(), layer, u64::MAX)).map_err(redb_err)?.rev().take(n) {
+        for row in rows.take(n) {
             let (_, v) = row.map_err(redb_err)?;
             out.push(codec::decode(v.value())?);
         }
