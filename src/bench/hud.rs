@@ -134,7 +134,8 @@ fn mind_section(args: &BenchHudArgs) -> anyhow::Result<()> {
     let mut view = serde_json::Value::Null;
     for _ in 0..20 {
         let t = Instant::now();
-        view = layers::hud_view(&store, "ann", 20, 50).map_err(|(c, m)| anyhow::anyhow!("{m} ({c})"))?;
+        view = layers::hud_view(&store, "ann", 20, 50, &layers::social_ledger(&store, "ann"))
+            .map_err(|(c, m)| anyhow::anyhow!("{m} ({c})"))?;
         reads.push(t.elapsed().as_micros().min(u32::MAX as u128) as u32);
     }
     reads.sort_unstable();

@@ -105,7 +105,10 @@ pub fn end(store: &Store, agent: &str, layer: u8, id: u64, why: &str) -> Result<
     };
     r.ended_us = Some(now());
     r.ended = Some(why.into());
-    let meta = store.mind_meta(agent).map_err(internal)?;
+    let mut meta = store.mind_meta(agent).map_err(internal)?;
+    if layer == MEMORY {
+        meta.live_memories = meta.live_memories.saturating_sub(1);
+    }
     store.mind_put(agent, &[r], &meta).map_err(internal)?;
     Ok(json!({}))
 }
@@ -113,6 +116,7 @@ pub fn end(store: &Store, agent: &str, layer: u8, id: u64, why: &str) -> Result<
 pub fn remember(store: &Store, agent: &str, text: &str, at: &Whereabouts) -> Result<Value, Refusal> {
     let text = self::text(Some(text), "a memory", MAX_TEXT)?;
     let mut meta = store.mind_meta(agent).map_err(internal)?;
+    meta.live_memories += 1;
     let r = new_record(&mut meta, MEMORY, text, at);
     store.mind_put(agent, std::slice::from_ref(&r), &meta).map_err(internal)?;
     Ok(json!({"id": r.id}))
@@ -362,12 +366,26 @@ fn relationship_view(r: Option<&MindRecord>, seen: Option<&pawns_graph::profile:
 /// Every relationship: the agent's own (most recently changed first), then those the
 /// game observed that the agent has not described.
 pub fn relationships(store: &Store, agent: &str) -> Result<Vec<Value>, Refusal> {
+    relationships_with(store, agent, &ledger(store, agent))
+}
+
+/// The engine's social ledger for an agent (from its dreams); callers may keep it a
+/// while (it changes only when the agent dreams).
+pub fn social_ledger(store: &Store, agent: &str) -> BTreeMap<String, pawns_graph::profile::LedgerEntry> {
+    ledger(store, agent)
+}
+
+/// `relationships` with a ledger already read.
+pub fn relationships_with(
+    store: &Store,
+    agent: &str,
+    seen: &BTreeMap<String, pawns_graph::profile::LedgerEntry>,
+) -> Result<Vec<Value>, Refusal> {
     let mut own: Vec<MindRecord> =
         store.mind_layer(agent, RELATIONSHIP).map_err(internal)?.into_iter().filter(|r| r.ended.is_none()).collect();
     own.sort_by_key(|r| std::cmp::Reverse(r.at_us));
-    let seen = ledger(store, agent);
     let mut out: Vec<Value> = own.iter().map(|r| relationship_view(Some(r), r.key.as_ref().and_then(|k| seen.get(k)))).collect();
-    for (k, s) in &seen {
+    for (k, s) in seen {
         if !own.iter().any(|r| r.key.as_deref() == Some(k.as_str())) {
             out.push(relationship_view(None, Some(s)));
         }
@@ -377,18 +395,31 @@ pub fn relationships(store: &Store, agent: &str) -> Result<Vec<Value>, Refusal> 
 
 /// What the HUD's `self` shows of these layers: every live soul entry, the newest
 /// memories, today's diary, relationships by most recently changed.
-pub fn hud_view(store: &Store, agent: &str, memories: usize, relationships: usize) -> Result<Value, Refusal> {
+pub fn hud_view(
+    store: &Store,
+    agent: &str,
+    memories: usize,
+    relationships: usize,
+    seen: &BTreeMap<String, pawns_graph::profile::LedgerEntry>,
+) -> Result<Value, Refusal> {
     let live = |layer| -> Result<Vec<MindRecord>, Refusal> {
         Ok(store.mind_layer(agent, layer).map_err(internal)?.into_iter().filter(|r| r.ended.is_none()).collect())
     };
     let soul: Vec<Value> = live(SOUL)?.iter().map(|r| json!({"id": r.id, "text": r.text})).collect();
-    let mems = live(MEMORY)?;
-    let memory_count = mems.len();
-    let recent: Vec<Value> = mems.iter().rev().take(memories).map(view).collect();
+    // The newest live memories without reading them all (archived ones are the oldest).
+    let memory_count = store.mind_meta(agent).map_err(internal)?.live_memories as usize;
+    let recent: Vec<Value> = store
+        .mind_layer_newest(agent, MEMORY, memories * 10)
+        .map_err(internal)?
+        .iter()
+        .filter(|r| r.ended.is_none())
+        .take(memories)
+        .map(view)
+        .collect();
     let summaries: Vec<Value> = live(SUMMARY)?.iter().rev().take(5).map(|r| json!({"id": r.id, "theme": r.key, "text": r.text})).collect();
     let today = chrono::Utc::now().format("%Y-%m-%d").to_string();
     let diary = diary_day(store, agent, &today)?.map(|r| diary_view(&r));
-    let rels: Vec<Value> = self::relationships(store, agent)?.into_iter().take(relationships).collect();
+    let rels: Vec<Value> = self::relationships_with(store, agent, seen)?.into_iter().take(relationships).collect();
     if soul.is_empty() && memory_count == 0 && diary.is_none() && rels.is_empty() && summaries.is_empty() {
         return Ok(Value::Null);
     }

@@ -117,6 +117,7 @@ pub fn share(store: &Store, giver: &str, taker: &str, at: &Whereabouts) -> Resul
         }
     };
     let n = copies.len();
+    meta.live_memories += copies.iter().filter(|r| r.layer == MEMORY && r.ended.is_none()).count() as u64;
     let mut taker_rows = copies.clone();
     taker_rows.push(note(&mut meta, giver, "received", n));
     store.mind_put(taker, &taker_rows, &meta).map_err(internal)?;

@@ -77,6 +77,12 @@ fn recorded(item: &Value, result: &Result<Value, Refusal>) -> Vec<(&'static str,
 /// index's commit interval, so a memory made just now is found.
 const RECENT_US: u64 = 30_000_000;
 
+/// The engine's social ledger of one agent (its dreams' view of whom it met).
+type Ledger = std::collections::BTreeMap<String, pawns_graph::profile::LedgerEntry>;
+
+/// How long the HUD reuses an agent's dream ledger before reading it again.
+const LEDGER_TTL: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// Shared memories recorded for the receiver's `recall` at most (the newest).
 const MAX_SHARED_RECORDED: usize = 5_000;
 
@@ -95,6 +101,9 @@ pub struct Mind {
     /// The model self-care asks (its client and model name), if the server has one.
     llm: Option<(crate::agent::llm::LlmClient, String)>,
     links: Arc<link::Pending>,
+    /// Each agent's dream ledger as last read, and when (for the HUD's relationships).
+    #[allow(clippy::type_complexity)]
+    ledgers: Arc<std::sync::Mutex<std::collections::HashMap<String, (std::time::Instant, Arc<Ledger>)>>>,
     /// The engine: what the mind keeps is recorded in the agent's session (for the
     /// index), and the other side of a link is told.
     engine: Option<tokio::sync::mpsc::Sender<crate::game::EngineMsg>>,
@@ -123,7 +132,16 @@ impl Mind {
         let llm = llm.map(|c| {
             (crate::agent::llm::LlmClient::new(&c.endpoint, c.key.as_deref().unwrap_or(""), &c.model, "", 0.3, c.timeout), c.model)
         });
-        Mind { store, locks: Default::default(), search, llm, links: Default::default(), link_window: link::WINDOW, engine: None }
+        Mind {
+            store,
+            locks: Default::default(),
+            search,
+            llm,
+            links: Default::default(),
+            ledgers: Default::default(),
+            link_window: link::WINDOW,
+            engine: None,
+        }
     }
 
     /// The lock of one agent's mind.
@@ -418,8 +436,26 @@ impl Mind {
 
     /// What the HUD's `self` shows of the layers (`null` for an agent with none).
     pub async fn hud_view(&self, agent: &str) -> Value {
-        let (store, a) = (self.store.clone(), agent.to_string());
-        tokio::task::spawn_blocking(move || layers::hud_view(&store, &a, 20, 50)).await.ok().and_then(Result::ok).unwrap_or(Value::Null)
+        let (store, a, cache) = (self.store.clone(), agent.to_ascii_lowercase(), self.ledgers.clone());
+        tokio::task::spawn_blocking(move || {
+            // The dream ledger is a whole memory row to decode: kept a minute per agent.
+            let cached =
+                cache.lock().unwrap_or_else(|e| e.into_inner()).get(&a).filter(|(at, _)| at.elapsed() < LEDGER_TTL).map(|(_, l)| l.clone());
+            let seen = cached.unwrap_or_else(|| {
+                let l = Arc::new(layers::social_ledger(&store, &a));
+                let mut c = cache.lock().unwrap_or_else(|e| e.into_inner());
+                if c.len() > 10_000 {
+                    c.clear();
+                }
+                c.insert(a.clone(), (std::time::Instant::now(), l.clone()));
+                l
+            });
+            layers::hud_view(&store, &a, 20, 50, &seen)
+        })
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .unwrap_or(Value::Null)
     }
 
     /// Every layer of an agent as JSON lines (`pawns export memory`, the API).

@@ -238,6 +238,7 @@ pub fn commit(
         meta.summarized_through = meta.summarized_through.max(ids.last().copied().unwrap_or(0));
     }
     meta.self_cares += 1;
+    meta.live_memories = meta.live_memories.saturating_sub(archived.len() as u64);
     let mut all = made.clone();
     all.extend(archived.iter().cloned());
     store.mind_put(agent, &all, &meta).map_err(internal)?;

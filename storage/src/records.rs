@@ -182,4 +182,8 @@ pub struct MindMeta {
     /// (the seed's `conv_summarized_until`).
     #[serde(default)]
     pub conv_summarized_until_us: u64,
+    /// Live (not forgotten, not archived) memories: the HUD's `memory_count` without
+    /// reading them all.
+    #[serde(default)]
+    pub live_memories: u64,
 }
