@@ -86,6 +86,8 @@ pub struct PcState {
     /// Spells and skills learned, in percent.
     pub skills: std::collections::BTreeMap<String, u8>,
     pub practices: u32,
+    /// Coins kept at the bank (the `bank` special procedure).
+    pub bank_gold: i64,
     /// Drunk, full, thirst: 0..=24 (see `food`).
     pub conditions: [i8; 3],
     /// The session being recorded, if recording is on.
@@ -257,6 +259,7 @@ impl Char {
                 password_hash,
                 skills: r.skills.iter().cloned().collect(),
                 practices: r.practices,
+                bank_gold: r.bank_gold.max(0),
                 conditions: r.conditions.unwrap_or(super::food::FRESH),
                 rec: None,
                 hud: Box::new(super::hud::HudState::from_record(r.hud.as_ref())),
@@ -386,5 +389,6 @@ pub fn new_record(
         practices: super::spells::STARTING_PRACTICES,
         conditions: None,
         hud: None,
+        bank_gold: 0,
     }
 }

@@ -27,6 +27,8 @@ const ATTACKS: [(&str, &str); 15] = [
 
 /// The attack type spells use in damage messages ("blast").
 pub const TYPE_SPELL: usize = 12;
+/// Damage with no attacker's message (poison): the sufferer is told by its cause.
+pub const TYPE_SUFFERING: usize = usize::MAX;
 
 /// Corpses crumble after this many pulses (5 minutes).
 pub const CORPSE_PULSES: u32 = 3000;
@@ -91,6 +93,11 @@ impl Engine {
                     hitroll += a.modifier;
                     ac -= 5;
                 }
+                super::spells::AffectKind::Blind => {
+                    hitroll -= 4;
+                    ac += 40;
+                }
+                super::spells::AffectKind::Curse => hitroll += a.modifier,
                 _ => {}
             }
         }
@@ -144,6 +151,12 @@ impl Engine {
                 continue;
             }
             self.hit(id, v);
+            // A fighting mob's procedure acts after its blow (magic users cast…).
+            if let Some(special) = self.mob_special(id).map(str::to_string) {
+                if self.world.ch(id).is_some_and(|c| c.fighting.is_some()) {
+                    self.fight_special(id, &special);
+                }
+            }
         }
     }
 
@@ -160,7 +173,9 @@ impl Engine {
             return;
         }
         let (str_hit, str_dam) = tables::str_bonus(c.str_());
-        let thaco = if c.is_npc() { 20 } else { tables::thac0(c.class, c.level) } - str_hit - c.hitroll;
+        // A mob's gear is not recomputed (`recompute_armour`); its spell effects count here.
+        let npc_affects: i32 = if c.is_npc() { c.affects.iter().map(super::magic::hitroll_of).sum() } else { 0 };
+        let thaco = if c.is_npc() { 20 } else { tables::thac0(c.class, c.level) } - str_hit - c.hitroll - npc_affects;
         let victim_ac = (self.armour_class(victim) / 10).clamp(-10, 10);
         let weapon = c.equipment[16].and_then(|o| self.world.obj(o)).filter(|o| o.item_type == item_type::WEAPON);
         let (dnum, dsize, wtype) = match weapon {
@@ -237,7 +252,9 @@ impl Engine {
 
     /// Applies damage, updates position, and handles death.
     pub fn damage(&mut self, ch: CharId, victim: CharId, dam: i32, wtype: usize) {
-        self.damage_messages(ch, victim, dam, wtype);
+        if wtype != TYPE_SUFFERING {
+            self.damage_messages(ch, victim, dam, wtype);
+        }
         let Some(v) = self.world.chars.get_mut(&victim) else {
             return;
         };

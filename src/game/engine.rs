@@ -184,6 +184,8 @@ pub struct Engine {
     pub houses: super::houses::HouseBook,
     /// Every character's chat room (protocol §11.2).
     pub chat: super::chat_rooms::ChatBook,
+    /// The bulletin boards' messages (the `gen_board` special).
+    pub boards: super::specials::board::BoardBook,
     /// The agents the server runs itself, by lower-cased name.
     pub residents: std::collections::HashMap<String, super::agents::ResidentInfo>,
     /// Where agent management goes to be carried out (`None`: no resident manager).
@@ -227,6 +229,7 @@ impl Engine {
             start_hour,
             houses: Default::default(),
             chat: Default::default(),
+            boards: Default::default(),
             residents: Default::default(),
             resident_cmds: None,
             wakes: Default::default(),
@@ -528,6 +531,7 @@ impl Engine {
             self.save_chat_rooms(false);
             if self.pulse.is_multiple_of(super::clock::PULSES_PER_MUD_HOUR) {
                 self.hunger_tick();
+                self.poison_tick();
             }
             phase.lap(&mut self.stats.phase_max[5]);
         }

@@ -23,6 +23,7 @@ pub mod houses;
 pub mod hud;
 pub mod inbox;
 pub mod kit;
+pub mod magic;
 pub mod messaging;
 pub mod mobs;
 pub mod output;

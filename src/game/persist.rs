@@ -65,6 +65,8 @@ pub enum SaveMsg {
     Houses(Vec<pawns_storage::HouseRecord>),
     /// Chat rooms that changed.
     ChatRooms(Vec<pawns_storage::ChatRoomRecord>),
+    /// Boards whose messages changed.
+    Boards(Vec<pawns_storage::BoardRecord>),
     /// Resolves once everything queued before it is on disk.
     Flush(tokio::sync::oneshot::Sender<()>),
 }
@@ -87,6 +89,9 @@ impl SaveQueue {
     pub fn save_chat_rooms(&self, rooms: Vec<pawns_storage::ChatRoomRecord>) {
         let _ = self.tx.send(SaveMsg::ChatRooms(rooms));
     }
+    pub fn save_boards(&self, boards: Vec<pawns_storage::BoardRecord>) {
+        let _ = self.tx.send(SaveMsg::Boards(boards));
+    }
     pub async fn flush(&self) {
         let (tx, rx) = tokio::sync::oneshot::channel();
         if self.tx.send(SaveMsg::Flush(tx)).is_ok() {
@@ -104,6 +109,7 @@ pub fn spawn_writer(store: Arc<Store>, unsaved: Unsaved) -> (SaveQueue, tokio::t
             let mut batch: HashMap<String, (u64, CharacterRecord)> = HashMap::new();
             let mut houses: HashMap<u32, pawns_storage::HouseRecord> = HashMap::new();
             let mut rooms: HashMap<u64, pawns_storage::ChatRoomRecord> = HashMap::new();
+            let mut boards: HashMap<u32, pawns_storage::BoardRecord> = HashMap::new();
             let mut flushes = Vec::new();
             let mut next = Some(first);
             while let Some(msg) = next.take() {
@@ -119,6 +125,11 @@ pub fn spawn_writer(store: Arc<Store>, unsaved: Unsaved) -> (SaveQueue, tokio::t
                     SaveMsg::ChatRooms(rs) => {
                         for r in rs {
                             rooms.insert(r.id, r);
+                        }
+                    }
+                    SaveMsg::Boards(bs) => {
+                        for b in bs {
+                            boards.insert(b.vnum, b);
                         }
                     }
                     SaveMsg::Flush(done) => flushes.push(done),
@@ -155,6 +166,15 @@ pub fn spawn_writer(store: Arc<Store>, unsaved: Unsaved) -> (SaveQueue, tokio::t
                     Ok(Ok(())) => {}
                     Ok(Err(e)) => tracing::error!(code = e.code(), "saving chat rooms failed: {e}"),
                     Err(e) => tracing::error!("chat room save task failed: {e}"),
+                }
+            }
+            if !boards.is_empty() {
+                let store = store.clone();
+                let records: Vec<pawns_storage::BoardRecord> = boards.into_values().collect();
+                match tokio::task::spawn_blocking(move || store.put_boards(&records)).await {
+                    Ok(Ok(())) => {}
+                    Ok(Err(e)) => tracing::error!(code = e.code(), "saving boards failed: {e}"),
+                    Err(e) => tracing::error!("board save task failed: {e}"),
                 }
             }
             for f in flushes {
@@ -205,6 +225,7 @@ impl Engine {
             practices: pc.practices,
             conditions: Some(pc.conditions),
             hud: pc.hud.to_record(),
+            bank_gold: pc.bank_gold,
         })
     }
 

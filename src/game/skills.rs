@@ -35,12 +35,17 @@ impl Engine {
             return CmdStatus::Failed;
         }
         let Some(v) = self.skill_victim(ch, args, "Kick") else { return CmdStatus::InvalidTarget };
+        self.perform_kick(ch, v);
+        CmdStatus::Ok
+    }
+
+    /// A kick (the command's, and the `fighter` procedure's).
+    pub(crate) fn perform_kick(&mut self, ch: CharId, v: CharId) {
         let level = self.world.ch(ch).map(|c| c.level as i32).unwrap_or(1);
         let dam = if self.skill_roll(ch, "kick") { (level / 2).max(1) + self.dice(1, 4) } else { 0 };
         self.start_fight(ch, v);
         self.damage(ch, v, dam, 0);
         self.set_wait(ch, 6);
-        CmdStatus::Ok
     }
 
     pub fn do_bash(&mut self, ch: CharId, args: &str) -> CmdStatus {
@@ -48,6 +53,12 @@ impl Engine {
             return CmdStatus::Failed;
         }
         let Some(v) = self.skill_victim(ch, args, "Bash") else { return CmdStatus::InvalidTarget };
+        self.perform_bash(ch, v);
+        CmdStatus::Ok
+    }
+
+    /// A bash (the command's, and the `fighter` procedure's).
+    pub(crate) fn perform_bash(&mut self, ch: CharId, v: CharId) {
         self.start_fight(ch, v);
         if self.skill_roll(ch, "bash") {
             self.act("You send $N sprawling with a powerful bash!", ch, Some(v), None, To::Actor, EventKind::Combat);
@@ -68,7 +79,6 @@ impl Engine {
             }
         }
         self.set_wait(ch, 8);
-        CmdStatus::Ok
     }
 
     pub fn do_rescue(&mut self, ch: CharId, args: &str) -> CmdStatus {

@@ -29,6 +29,8 @@ pub enum Target {
     Mob,
     /// A skill used through its own command, not `cast`.
     Skill,
+    /// Everyone in the room but the caster's side (earthquake): no target is named.
+    Area,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,6 +43,12 @@ pub enum AffectKind {
     Charm,
     /// Moving unseen (no arrival or departure messages).
     Sneak,
+    /// Blinded: -4 to hit, 4 points worse armour.
+    Blind,
+    /// Cursed: `modifier` to hit.
+    Curse,
+    /// Poisoned: loses hit points every mud hour (see `magic::poison_tick`).
+    Poison,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,6 +84,19 @@ pub static SPELLS: &[Spell] = &[
     Spell { name: "sneak", mana: 0, target: Target::Skill, levels: &[(THIEF, 1), (NINJA, 2)] },
     Spell { name: "hide", mana: 0, target: Target::Skill, levels: &[(THIEF, 5), (NINJA, 3)] },
     Spell { name: "pick lock", mana: 0, target: Target::Skill, levels: &[(THIEF, 2)] },
+    // CircleMUD's ladder, at its class levels (what `magic_user` and `cleric` mobs cast).
+    Spell { name: "chill touch", mana: 15, target: Target::Offensive, levels: &[(MAGE, 3)] },
+    Spell { name: "shocking grasp", mana: 30, target: Target::Offensive, levels: &[(MAGE, 7)] },
+    Spell { name: "lightning bolt", mana: 30, target: Target::Offensive, levels: &[(MAGE, 9)] },
+    Spell { name: "color spray", mana: 30, target: Target::Offensive, levels: &[(MAGE, 11)] },
+    Spell { name: "fireball", mana: 40, target: Target::Offensive, levels: &[(MAGE, 15)] },
+    Spell { name: "blindness", mana: 35, target: Target::Offensive, levels: &[(MAGE, 9), (CLERIC, 6)] },
+    Spell { name: "curse", mana: 80, target: Target::Offensive, levels: &[(MAGE, 14)] },
+    Spell { name: "poison", mana: 50, target: Target::Offensive, levels: &[(MAGE, 14), (CLERIC, 8)] },
+    Spell { name: "earthquake", mana: 40, target: Target::Area, levels: &[(CLERIC, 12)] },
+    Spell { name: "dispel evil", mana: 40, target: Target::Offensive, levels: &[(CLERIC, 14)] },
+    Spell { name: "heal", mana: 60, target: Target::Defensive, levels: &[(CLERIC, 16)] },
+    Spell { name: "harm", mana: 75, target: Target::Offensive, levels: &[(CLERIC, 19)] },
 ];
 
 pub fn find_spell(name: &str) -> Option<&'static Spell> {
@@ -190,6 +211,13 @@ impl Engine {
             _ => &["psionic", "mage", "magic"],
         };
         self.world.rooms[room].people.iter().copied().find(|p| {
+            // The world's `guild` procedure makes a master of any class it names (or
+            // of every class, when its keywords name none: the original taught the
+            // player's own class).
+            if self.mob_special(*p) == Some("guild") {
+                let named = self.world.ch(*p).and_then(|m| super::specials::places::class_named(&m.keywords));
+                return named.is_none_or(|c| c == class || (class == NINJA && matches!(c, THIEF | WARRIOR)));
+            }
             self.world.ch(*p).is_some_and(|m| {
                 let kw = m.keywords.to_ascii_lowercase();
                 m.is_npc() && kw.contains("guildmaster") && words.iter().any(|w| kw.split_whitespace().any(|k| k == *w))
@@ -217,6 +245,7 @@ impl Engine {
                 (true, Some(f)) => Some(f),
                 _ => self.find_char_room(ch, rest),
             },
+            Target::Area => Some(ch),
             Target::Defensive if rest.is_empty() => Some(ch),
             _ => self.find_char_room(ch, rest),
         };
@@ -251,13 +280,17 @@ impl Engine {
         self.send_text(ch, "Ok.");
         self.act(&format!("$n utters the words, '{}'.", spell.name), ch, None, None, To::Room, EventKind::Text);
         self.spell_effect(spell.name, ch, victim);
+        // An attack spell starts a fight, as a blow does (if both still stand).
+        if spell.target == Target::Offensive && self.world.ch(victim).is_some_and(|v| v.position > Position::Dead) {
+            self.start_fight(ch, victim);
+        }
         if spell.target == Target::Defensive {
             self.record_social(ch, victim, "cooperation", spell.name);
         }
         CmdStatus::Ok
     }
 
-    fn spell_effect(&mut self, name: &str, ch: CharId, victim: CharId) {
+    pub(crate) fn spell_effect(&mut self, name: &str, ch: CharId, victim: CharId) {
         let level = self.world.ch(ch).map(|c| c.level as i32).unwrap_or(1);
         match name {
             "magic missile" | "burning hands" => {
@@ -283,7 +316,7 @@ impl Engine {
                 self.send_text(victim, if kind == AffectKind::Armor { "You feel someone protecting you." } else { "You feel righteous." });
             }
             "charm person" => self.charm(ch, victim, level),
-            _ => {}
+            other => self.magic_effect(other, ch, victim, level),
         }
     }
 
@@ -347,6 +380,9 @@ impl Engine {
                     self.stop_follower(id);
                 }
                 AffectKind::Sneak => self.send_text(id, "You feel less sneaky."),
+                AffectKind::Blind => self.send_text(id, "You feel a cloak of blindness dissolve."),
+                AffectKind::Curse => self.send_text(id, "You feel more optimistic."),
+                AffectKind::Poison => self.send_text(id, "You feel less sick."),
             }
             self.recompute_armour(id);
         }

@@ -79,8 +79,12 @@ pub struct World {
     pub room_index: HashMap<u32, RoomId>,
     pub mob_protos: HashMap<u32, MobProto>,
     /// Mob vnum → the special procedure it runs (from the world's `specials.tsv`, only
-    /// those this server implements: `specials::run`).
+    /// those this server implements: `game/specials`).
     pub mob_specials: HashMap<u32, String>,
+    /// Object vnum → its special procedure (boards, banks, moon gates…).
+    pub obj_specials: HashMap<u32, String>,
+    /// Room vnum → its special procedure.
+    pub room_specials: HashMap<u32, String>,
     pub obj_protos: HashMap<u32, ObjProto>,
     pub zones: Vec<ZoneRt>,
     pub shops: Vec<ShopProto>,
@@ -116,13 +120,17 @@ impl World {
             })
             .collect();
         let uses_food = proto.objs.iter().any(|o| o.item_type == super::tables::item_type::FOOD);
-        let mob_specials = proto
-            .specials
-            .iter()
-            .filter(|a| a.kind == crate::worldfile::specials::SpecialKind::Mob)
-            .filter(|a| crate::worldfile::specials::SUPPORTED.contains(&a.special.as_str()))
-            .map(|a| (a.vnum, a.special.clone()))
-            .collect();
+        let specials_of = |kind: crate::worldfile::specials::SpecialKind| -> HashMap<u32, String> {
+            proto
+                .specials
+                .iter()
+                .filter(|a| a.kind == kind && crate::worldfile::specials::SUPPORTED.contains(&a.special.as_str()))
+                .map(|a| (a.vnum, a.special.clone()))
+                .collect()
+        };
+        let mob_specials = specials_of(crate::worldfile::specials::SpecialKind::Mob);
+        let obj_specials = specials_of(crate::worldfile::specials::SpecialKind::Obj);
+        let room_specials = specials_of(crate::worldfile::specials::SpecialKind::Room);
         World {
             rooms,
             room_index,
@@ -131,6 +139,8 @@ impl World {
             profile: proto.profile,
             mob_protos: proto.mobs.into_iter().map(|m| (m.vnum, m)).collect(),
             mob_specials,
+            obj_specials,
+            room_specials,
             obj_protos: proto.objs.into_iter().map(|o| (o.vnum, o)).collect(),
             zones: proto.zones.into_iter().map(|z| ZoneRt { proto: z, age: 0 }).collect(),
             shops: proto.shops,

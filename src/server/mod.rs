@@ -279,6 +279,11 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
         tokio::task::spawn_blocking(move || store.chat_rooms()).await??
     };
     engine.chat = crate::game::chat_rooms::ChatBook::restore(rooms);
+    let boards = {
+        let store = store.clone();
+        tokio::task::spawn_blocking(move || store.boards()).await??
+    };
+    engine.boards = crate::game::specials::board::BoardBook::restore(boards);
     // The index is derived data: if it cannot be opened the server still plays and
     // records, and says so (search answers `search_unavailable`).
     let (search, feed, indexer) = match (cfg.record && cfg.search).then(|| crate::search::spawn_indexer(store.clone(), cfg.search_every)) {

@@ -38,7 +38,21 @@ pub struct SpecialAssignment {
 
 /// The procedures this server runs natively. Every other name a world assigns is
 /// listed by `pawns world check` as not supported (`game/specials.rs` runs these).
-pub const SUPPORTED: &[&str] = &["fido", "janitor"];
+pub const SUPPORTED: &[&str] = &[
+    "bank",
+    "cityguard",
+    "cleric",
+    "fido",
+    "fighter",
+    "gen_board",
+    "guild",
+    "guild_guard",
+    "janitor",
+    "magic_user",
+    "moon_gate",
+    "snake",
+    "thief",
+];
 
 /// Reads the table; bad rows become warnings.
 pub fn parse(text: &str, warnings: &mut Vec<Warning>) -> Vec<SpecialAssignment> {

@@ -73,6 +73,7 @@ impl Store {
         copy(&rtx, &dst, tables::RESIDENTS, &mut p)?;
         copy(&rtx, &dst, tables::MIND, &mut p)?;
         copy(&rtx, &dst, tables::MIND_META, &mut p)?;
+        copy(&rtx, &dst, tables::BOARDS, &mut p)?;
         drop(dst);
         let (copy, _) = Store::open(out)?;
         copy.inventory()
@@ -126,7 +127,8 @@ fn rows(rtx: &ReadTransaction) -> Result<u64, StoreError> {
         + count(rtx, tables::CHAT_ROOMS)?
         + count(rtx, tables::RESIDENTS)?
         + count(rtx, tables::MIND)?
-        + count(rtx, tables::MIND_META)?)
+        + count(rtx, tables::MIND_META)?
+        + count(rtx, tables::BOARDS)?)
 }
 
 /// Copies one table, a few thousand rows per write transaction.

@@ -256,6 +256,23 @@ impl Store {
         self.decode_all(tables::CHAT_ROOMS)
     }
 
+    /// Saves boards (each record replaces that vnum's row).
+    pub fn put_boards(&self, boards: &[BoardRecord]) -> Result<(), StoreError> {
+        let tx = self.db.begin_write().map_err(redb_err)?;
+        {
+            let mut t = tx.open_table(tables::BOARDS).map_err(redb_err)?;
+            for b in boards {
+                t.insert(b.vnum, codec::encode(b)?.as_slice()).map_err(redb_err)?;
+            }
+        }
+        tx.commit().map_err(redb_err)
+    }
+
+    /// Every board, in vnum order.
+    pub fn boards(&self) -> Result<Vec<BoardRecord>, StoreError> {
+        self.decode_all(tables::BOARDS)
+    }
+
     /// Writes (or replaces) a resident agent's row.
     pub fn put_resident(&self, r: &ResidentRecord) -> Result<(), StoreError> {
         self.put_records(tables::RESIDENTS, &[(r.name.to_ascii_lowercase(), codec::encode(r)?)])

@@ -21,6 +21,8 @@ mod m0005;
 mod m0006;
 #[path = "../../migrations/0007_mind.rs"]
 mod m0007;
+#[path = "../../migrations/0008_boards.rs"]
+mod m0008;
 
 /// `(version, step)` in order. A step brings the file from `version - 1` to `version`.
 type Step = fn(&WriteTransaction) -> Result<(), StoreError>;
@@ -32,10 +34,11 @@ const STEPS: &[(u32, Step)] = &[
     (m0005::VERSION, m0005::apply),
     (m0006::VERSION, |tx| m0006::apply(tx).map_err(StoreError::Redb)),
     (m0007::VERSION, |tx| m0007::apply(tx).map_err(StoreError::Redb)),
+    (m0008::VERSION, |tx| m0008::apply(tx).map_err(StoreError::Redb)),
 ];
 
 /// The schema version this build writes and reads.
-pub const CURRENT_VERSION: u32 = m0007::VERSION;
+pub const CURRENT_VERSION: u32 = m0008::VERSION;
 
 pub const VERSION_KEY: &str = "schema_version";
 

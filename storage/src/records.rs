@@ -78,6 +78,9 @@ pub struct CharacterRecord {
     /// settings its actions made. Older rows read as none.
     #[serde(default)]
     pub hud: Option<HudRecord>,
+    /// Coins kept at the bank (the `bank` special); absent in older records.
+    #[serde(default)]
+    pub bank_gold: i64,
 }
 
 /// An agent's HUD settings and knowledge (protocol §11).
@@ -117,6 +120,24 @@ pub struct AccessRequestRecord {
     pub requester: String,
     pub key: String,
     pub at_us: u64,
+}
+
+/// The messages on the boards of one object vnum (the `gen_board` special).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct BoardRecord {
+    pub vnum: u32,
+    /// Oldest first.
+    pub messages: Vec<BoardMessage>,
+}
+
+/// One message on a board.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct BoardMessage {
+    pub author: String,
+    pub subject: String,
+    pub body: String,
+    /// Unix seconds.
+    pub posted: u64,
 }
 
 /// An agent the server runs itself (a resident agent, issue 15).

@@ -61,6 +61,11 @@ pub const MIND: TableDefinition<(&str, u8, u64), &[u8]> = TableDefinition::new("
 /// Agent lower-cased → a `MindMeta`.
 pub const MIND_META: TableDefinition<&str, &[u8]> = TableDefinition::new("mind_meta");
 
+// Bulletin boards (migration 8).
+
+/// Board object vnum → a `BoardRecord`.
+pub const BOARDS: TableDefinition<u32, &[u8]> = TableDefinition::new("boards");
+
 // Retired: the version-3 record log, converted and dropped by migration 5.
 
 /// Batch id → every record one group commit wrote (`Vec<EventRecord>`), everyone's mixed.

@@ -28,6 +28,7 @@ fn sample(name: &str) -> CharacterRecord {
         practices: 3,
         conditions: Some([0, 20, 18]),
         hud: None,
+        bank_gold: 0,
     }
 }
 
@@ -37,7 +38,7 @@ fn new_file_gets_current_schema_and_reopens() {
     let path = dir.path().join("t.redb");
     let (store, report) = Store::open(&path).unwrap();
     assert!(report.created);
-    assert_eq!(report.migrations_applied, vec![1, 2, 3, 4, 5, 6, 7]);
+    assert_eq!(report.migrations_applied, vec![1, 2, 3, 4, 5, 6, 7, 8]);
     assert_eq!(store.schema_version().unwrap(), migrate::CURRENT_VERSION);
     drop(store);
     let (_store, report) = Store::open(&path).unwrap();
@@ -56,12 +57,18 @@ fn a_version_1_file_is_upgraded_and_keeps_its_characters() {
         store.meta_put(migrate::VERSION_KEY, &1u32.to_le_bytes()).unwrap();
     }
     let (store, report) = Store::open(&path).unwrap();
-    assert_eq!(report.migrations_applied, vec![2, 3, 4, 5, 6, 7]);
-    assert_eq!(store.schema_version().unwrap(), 7);
+    assert_eq!(report.migrations_applied, vec![2, 3, 4, 5, 6, 7, 8]);
+    assert_eq!(store.schema_version().unwrap(), 8);
     assert_eq!(store.character("old").unwrap().unwrap().name, "Old");
     let h = HouseRecord { room_vnum: 8004, contents: vec![ObjRecord { vnum: 1, contains: vec![] }] };
     store.put_houses(std::slice::from_ref(&h)).unwrap();
     assert_eq!(store.houses().unwrap(), vec![h]);
+    let b = BoardRecord {
+        vnum: 3099,
+        messages: vec![BoardMessage { author: "Old".into(), subject: "hello".into(), body: "first".into(), posted: 1 }],
+    };
+    store.put_boards(std::slice::from_ref(&b)).unwrap();
+    assert_eq!(store.boards().unwrap(), vec![b]);
 }
 
 #[test]
@@ -319,7 +326,7 @@ fn a_version_3_file_gains_memories_and_keeps_its_record() {
         store.meta_put(migrate::VERSION_KEY, &3u32.to_le_bytes()).unwrap();
     }
     let (store, report) = Store::open(&path).unwrap();
-    assert_eq!(report.migrations_applied, vec![4, 5, 6, 7]);
+    assert_eq!(report.migrations_applied, vec![4, 5, 6, 7, 8]);
     assert_eq!(store.session_records(7).unwrap().len(), 1);
     assert_eq!(store.memory::<Vec<String>>("ann").unwrap(), None);
     store.put_memory("Ann", &vec!["a memory".to_string()]).unwrap();
@@ -458,7 +465,7 @@ fn a_version_4_record_log_is_converted_to_session_chunks() {
         store.meta_put(migrate::VERSION_KEY, &4u32.to_le_bytes()).unwrap();
     }
     let (store, report) = Store::open(&path).unwrap();
-    assert_eq!(report.migrations_applied, vec![5, 6, 7]);
+    assert_eq!(report.migrations_applied, vec![5, 6, 7, 8]);
     assert_eq!(store.last_record_id().unwrap(), 3);
     let seqs = |s: u64| store.session_records(s).unwrap().iter().map(|r| r.seq).collect::<Vec<_>>();
     assert_eq!(seqs(1), [1, 2, 3]);
@@ -479,7 +486,7 @@ fn a_version_5_file_gains_chat_rooms_and_residents() {
         store.meta_put(migrate::VERSION_KEY, &5u32.to_le_bytes()).unwrap();
     }
     let (store, report) = Store::open(&path).unwrap();
-    assert_eq!(report.migrations_applied, vec![6, 7]);
+    assert_eq!(report.migrations_applied, vec![6, 7, 8]);
     assert_eq!(store.character("old").unwrap().unwrap().name, "Old");
     assert!(store.chat_rooms().unwrap().is_empty() && store.residents().unwrap().is_empty());
     let room = ChatRoomRecord {

@@ -61,7 +61,7 @@ fn the_indexed_world_loads_exactly() {
     assert_eq!(r.warnings.len(), 2, "{:?}", &r.warnings[..r.warnings.len().min(5)]);
     assert!(r.warnings[0].contains("mob 8014 is assigned guild_guard and then guild"), "{}", r.warnings[0]);
     assert!(r.warnings[1].contains("mob 11024 is assigned magic_user and then cleric"), "{}", r.warnings[1]);
-    // Its special procedures are read (and listed; none run yet: issue 17).
+    // Its special procedures are read and listed.
     let spec = |k: &str| r.specials.iter().find(|(n, _)| n == k).map(|(_, c)| *c);
     assert_eq!((spec("magic_user"), spec("cityguard"), spec("gen_board")), (Some(54), Some(8), Some(12)));
     assert!(loaded.world.specials.iter().any(|a| a.vnum == 8014 && a.special == "guild"));
@@ -71,6 +71,27 @@ fn the_indexed_world_loads_exactly() {
     assert_eq!(fidos.len(), 4);
     assert!(fidos.iter().all(|v| world.mob_specials.get(v).map(String::as_str) == Some("fido")), "{fidos:?}");
     assert!(world.mob_specials.values().all(|s| pawns::worldfile::specials::SUPPORTED.contains(&s.as_str())));
+    // Every assignment of a procedure this server runs is attached (the later row of a
+    // twice-assigned mob standing), mobs, boards, banks and gates alike.
+    let supported =
+        |a: &&pawns::worldfile::specials::SpecialAssignment| pawns::worldfile::specials::SUPPORTED.contains(&a.special.as_str());
+    for a in loaded.world.specials.iter().filter(supported) {
+        let map = match a.kind {
+            pawns::worldfile::specials::SpecialKind::Mob => &world.mob_specials,
+            pawns::worldfile::specials::SpecialKind::Obj => &world.obj_specials,
+            pawns::worldfile::specials::SpecialKind::Room => &world.room_specials,
+        };
+        let last = loaded.world.specials.iter().rev().find(|b| b.kind == a.kind && b.vnum == a.vnum).unwrap();
+        if supported(&last) {
+            assert_eq!(map.get(&a.vnum), Some(&last.special), "{a:?}");
+        }
+    }
+    let count = |m: &std::collections::HashMap<u32, String>, k: &str| m.values().filter(|s| s.as_str() == k).count();
+    assert_eq!((count(&world.mob_specials, "magic_user"), count(&world.mob_specials, "cityguard")), (54, 8));
+    assert_eq!(
+        (count(&world.obj_specials, "gen_board"), count(&world.obj_specials, "bank"), count(&world.obj_specials, "moon_gate")),
+        (12, 2, 10)
+    );
     let temple = loaded.world.rooms.iter().find(|r| r.vnum == 8004).expect("room 8004");
     assert!(temple.name.to_lowercase().contains("temple"), "{}", temple.name);
     // The Dark Pawns shapes are kept as data: four flag words, load percentages, E-specs.

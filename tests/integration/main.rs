@@ -19,5 +19,6 @@ mod recording;
 mod residents;
 mod search;
 mod shutdown;
+mod specials;
 mod telnet;
 mod world;

@@ -130,6 +130,13 @@ pub static COMMANDS: &[Command] = &[
     cmd("socials", Dead, Engine::do_socials),
     cmd("chat", Dead, Engine::do_chat),
     cmd("room", Dead, Engine::do_room),
+    // What only a special procedure nearby gives meaning to (a gate, a bank, a board).
+    cmd("enter", Standing, Engine::do_not_here),
+    cmd("balance", Resting, Engine::do_not_here),
+    cmd("deposit", Resting, Engine::do_not_here),
+    cmd("withdraw", Resting, Engine::do_not_here),
+    cmd("read", Resting, Engine::do_not_here),
+    cmd("write", Resting, Engine::do_not_here),
 ];
 
 fn door(e: &mut Engine, c: CharId, args: &str, op: DoorOp) -> CmdStatus {
@@ -222,7 +229,11 @@ impl Engine {
             self.send_text(id, position_refusal(pos));
             return CmdStatus::WrongPosition;
         }
-        let status = (cmd.handler)(self, id, args);
+        // A special procedure here may take the command first (CircleMUD's `special()`).
+        let status = match self.command_special(id, cmd.name, args) {
+            Some(taken) => taken,
+            None => (cmd.handler)(self, id, args),
+        };
         if let Some(c) = self.world.chars.get_mut(&id) {
             c.mark_dirty();
         }
