@@ -12,6 +12,7 @@ pub mod net;
 pub mod protocol;
 pub mod record;
 pub mod resident;
+pub mod script;
 pub mod search;
 pub mod server;
 pub mod time;

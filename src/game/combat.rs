@@ -198,6 +198,10 @@ impl Engine {
         }
         self.start_fight(ch, victim);
         self.damage(ch, victim, dam, wtype);
+        // A mob's `fight` script runs after each of its blows (while it stands).
+        if npc && self.world.ch(ch).is_some_and(|c| c.position > Position::Stunned) {
+            self.mob_script(ch, crate::script::Trigger::Fight, Some(victim), None, None);
+        }
     }
 
     fn damage_messages(&mut self, ch: CharId, victim: CharId, dam: i32, wtype: usize) {
@@ -310,6 +314,10 @@ impl Engine {
         self.act("$n is dead!  R.I.P.", victim, None, None, To::Room, EventKind::Death);
         self.room_event_agents(room, victim, "death", &format!("{v_name} is dead."));
         self.send_event(victim, EventKind::Death, "You are dead!  Sorry...".into(), None);
+        // A mob killed by another runs its `death` script before its corpse is made.
+        if let Some(k) = killer.filter(|k| *k != victim && v_npc) {
+            self.mob_script(victim, crate::script::Trigger::Death, Some(k), None, None);
+        }
         self.make_corpse(victim);
         if let Some(k) = killer.filter(|k| *k != victim) {
             if self.world.ch(k).is_some_and(|c| c.pc.is_some()) {

@@ -186,6 +186,8 @@ pub struct Engine {
     pub chat: super::chat_rooms::ChatBook,
     /// The bulletin boards' messages (the `gen_board` special).
     pub boards: super::specials::board::BoardBook,
+    /// The world's Lua scripts (their Lua state is on this thread: `script::host`).
+    pub scripts: crate::script::ScriptBook,
     /// The agents the server runs itself, by lower-cased name.
     pub residents: std::collections::HashMap<String, super::agents::ResidentInfo>,
     /// Where agent management goes to be carried out (`None`: no resident manager).
@@ -215,6 +217,7 @@ impl Engine {
     pub fn new(proto: WorldProto, cfg: EngineConfig, saves: SaveQueue) -> Engine {
         // `server::start` has checked an asked-for room exists; the world's own may not.
         let start_vnum = crate::worldfile::profile::start_room(&proto, &proto.profile, cfg.start_room).unwrap_or(0);
+        let scripts = crate::script::ScriptBook::new(&proto);
         let world = World::new(proto);
         let start_room = world.room_of_vnum(start_vnum).unwrap_or(0);
         let start_hour = super::clock::starting_hour(cfg.start_hour);
@@ -230,6 +233,7 @@ impl Engine {
             houses: Default::default(),
             chat: Default::default(),
             boards: Default::default(),
+            scripts,
             residents: Default::default(),
             resident_cmds: None,
             wakes: Default::default(),
@@ -345,7 +349,7 @@ impl Engine {
     }
 
     /// Places a character in the world, or hands an in-world one to a new link.
-    pub(super) fn enter(&mut self, record: pawns_storage::CharacterRecord, link: Link, resumed: Option<bool>) -> EnterReply {
+    pub(crate) fn enter(&mut self, record: pawns_storage::CharacterRecord, link: Link, resumed: Option<bool>) -> EnterReply {
         let key = record.name.to_ascii_lowercase();
         let client = link.client.clone();
         if let Some(&id) = self.world.players.get(&key) {
@@ -514,6 +518,7 @@ impl Engine {
         }
         if self.pulse.is_multiple_of(PULSES_PER_MOB_AI) {
             self.mob_activity();
+            self.script_activity();
             phase.lap(&mut self.stats.phase_max[2]);
         }
         if self.pulse.is_multiple_of(PULSES_PER_ZONE_CHECK) {

@@ -50,6 +50,14 @@ impl Engine {
             self.damage(ch, victim, dam, super::combat::TYPE_SPELL);
             return;
         }
+        if let Some(kind) = name.strip_suffix(" breath") {
+            // A dragon's breath (what the world's scripts ask for): its level in dice.
+            self.act(&format!("$n breathes {kind} at $N!"), ch, Some(victim), None, To::NotVictim, EventKind::Combat);
+            self.act(&format!("$n breathes {kind} at you!"), ch, Some(victim), None, To::Victim, EventKind::Combat);
+            let dam = self.dice(level.max(1) / 2 + 1, 10);
+            self.damage(ch, victim, dam, super::combat::TYPE_SPELL);
+            return;
+        }
         match name {
             "blindness" | "curse" | "poison" => {
                 let (kind, modifier, hours, to_victim, to_room) = match name {

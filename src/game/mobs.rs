@@ -28,6 +28,10 @@ impl Engine {
                     continue;
                 }
             }
+            // Then its script: sound, onpulse_all (which may end the turn), onpulse_pc.
+            if self.mob_turn_scripts(id) {
+                continue;
+            }
             let Some(m) = self.world.ch(id) else { continue };
             let peaceful = self.world.rooms[room].proto.flags[0] & room_flag::PEACEFUL != 0;
             // Aggressive mobs and mobs that remember an attacker strike first.

@@ -31,6 +31,7 @@ pub mod persist;
 pub mod pulse_stats;
 pub mod recording;
 pub mod render;
+pub mod scripted;
 pub mod shops;
 pub mod skills;
 pub mod smoke;
@@ -48,4 +49,4 @@ pub use engine::{Engine, EngineConfig, EngineHandle, EngineMsg, EnterReply};
 pub use output::{EventKind, Out};
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -30,6 +30,73 @@ pub trait WorldSource {
     /// Reads `kind/name` (e.g. `wld/index`). `None` when the file does not exist.
     fn read(&self, rel: &str) -> Result<Option<String>, String>;
     fn describe(&self) -> String;
+    /// The world's Lua scripts (see `lua_files`): none unless the source has them.
+    fn lua_scripts(&self, _warnings: &mut Vec<Warning>) -> Result<Vec<LuaScript>, String> {
+        Ok(Vec::new())
+    }
+}
+
+/// The most one script file may weigh, and all of them together.
+pub const MAX_SCRIPT_BYTES: u64 = 1 << 20;
+pub const MAX_SCRIPTS_BYTES: u64 = 64 << 20;
+
+/// Where a world directory keeps its Lua scripts: a `scripts/` folder inside it, or
+/// beside it (the original layout: `lib/world` and `lib/scripts`).
+pub fn scripts_dir(world: &Path) -> Option<PathBuf> {
+    [world.join("scripts"), world.join("..").join("scripts")].into_iter().find(|d| d.is_dir())
+}
+
+/// Every `.lua` file under `root` (hidden folders such as `.svn` skipped), paths
+/// relative to it with `/`, in path order; files too large are warned and left out.
+pub fn lua_files(root: &Path, warnings: &mut Vec<Warning>) -> Result<Vec<LuaScript>, String> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    let mut total = 0u64;
+    while let Some(dir) = stack.pop() {
+        let entries = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| format!("{}: {e}", dir.display()))?;
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let kind = entry.file_type().map_err(|e| format!("{}: {e}", path.display()))?;
+            if name.starts_with('.') {
+                continue;
+            }
+            if kind.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            if !name.ends_with(".lua") || !kind.is_file() {
+                continue;
+            }
+            let rel = path
+                .strip_prefix(root)
+                .unwrap_or(&path)
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/");
+            let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
+            if size > MAX_SCRIPT_BYTES || total + size > MAX_SCRIPTS_BYTES {
+                warnings.push(Warning {
+                    file: format!("scripts/{rel}"),
+                    line: 0,
+                    vnum: None,
+                    message: format!(
+                        "{size} bytes: past the limit for scripts ({MAX_SCRIPT_BYTES} per file, {MAX_SCRIPTS_BYTES} in all); left out"
+                    ),
+                });
+                continue;
+            }
+            total += size;
+            let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            // Old scripts may be Latin-1: each byte its own character, never refused.
+            let source = String::from_utf8(bytes).unwrap_or_else(|e| e.into_bytes().iter().map(|b| *b as char).collect());
+            out.push(LuaScript { path: rel, source });
+        }
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(out)
 }
 
 pub struct DirSource(pub PathBuf);
@@ -46,6 +113,12 @@ impl WorldSource for DirSource {
     }
     fn describe(&self) -> String {
         self.0.display().to_string()
+    }
+    fn lua_scripts(&self, warnings: &mut Vec<Warning>) -> Result<Vec<LuaScript>, String> {
+        match scripts_dir(&self.0) {
+            Some(dir) => lua_files(&dir, warnings),
+            None => Ok(Vec::new()),
+        }
     }
 }
 
@@ -73,6 +146,17 @@ impl WorldSource for MemSource {
     }
     fn describe(&self) -> String {
         "in-memory world".into()
+    }
+    /// Entries named `scripts/<path>.lua`.
+    fn lua_scripts(&self, _warnings: &mut Vec<Warning>) -> Result<Vec<LuaScript>, String> {
+        let mut out: Vec<LuaScript> = self
+            .0
+            .iter()
+            .filter_map(|(k, v)| Some(LuaScript { path: k.strip_prefix("scripts/")?.to_string(), source: v.clone() }))
+            .filter(|s| s.path.ends_with(".lua"))
+            .collect();
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out)
     }
 }
 
@@ -240,6 +324,12 @@ pub fn load(src: &dyn WorldSource) -> Result<Loaded, LoadError> {
         Ok(None) => {}
         Err(reason) => return Err(LoadError::Unreadable { source_name: src.describe(), file: specials::FILE.into(), reason }),
     }
+    // Lua scripts (Dark Pawns): a `scripts/` folder in the world directory or beside it.
+    w.lua_scripts = src.lua_scripts(&mut warnings).map_err(|reason| LoadError::Unreadable {
+        source_name: src.describe(),
+        file: "scripts/".into(),
+        reason,
+    })?;
     if w.rooms.is_empty() {
         return Err(LoadError::Empty(src.describe()));
     }

@@ -39,6 +39,7 @@ pub fn encode(world: &WorldProto) -> Result<Vec<(u32, Vec<u8>)>, StoreError> {
     let last = rows.entry(u32::MAX).or_default();
     last.socials = world.socials.clone();
     last.specials = world.specials.clone();
+    last.lua_scripts = world.lua_scripts.clone();
     last.profile = world.profile.clone();
     rows.into_iter().map(|(k, w)| Ok((k, codec::encode(&w)?))).collect()
 }
@@ -55,6 +56,7 @@ pub fn decode(rows: &[(u32, Vec<u8>)]) -> Result<WorldProto, StoreError> {
         w.shops.extend(part.shops);
         w.socials.extend(part.socials);
         w.specials.extend(part.specials);
+        w.lua_scripts.extend(part.lua_scripts);
         w.triggers.extend(part.triggers);
         w.quests.extend(part.quests);
         if *k == u32::MAX {

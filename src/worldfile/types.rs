@@ -242,9 +242,20 @@ pub struct WorldProto {
     /// Which prototypes run which special procedure (`specials.tsv`).
     #[serde(default)]
     pub specials: Vec<super::specials::SpecialAssignment>,
+    /// The world's Lua scripts (Dark Pawns's `scripts/`), path relative to that folder
+    /// (`mob/122/healer.lua`, `globals.lua`) → source, in path order.
+    #[serde(default)]
+    pub lua_scripts: Vec<LuaScript>,
     /// Start room, welcome, starting kit (see `profile`).
     #[serde(default)]
     pub profile: super::profile::WorldProfile,
+}
+
+/// One Lua script file of the world.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct LuaScript {
+    pub path: String,
+    pub source: String,
 }
 
 /// A problem the loader worked around, with where it was.

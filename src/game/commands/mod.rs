@@ -137,6 +137,7 @@ pub static COMMANDS: &[Command] = &[
     cmd("withdraw", Resting, Engine::do_not_here),
     cmd("read", Resting, Engine::do_not_here),
     cmd("write", Resting, Engine::do_not_here),
+    cmd("behead", Standing, Engine::do_behead),
 ];
 
 fn door(e: &mut Engine, c: CharId, args: &str, op: DoorOp) -> CmdStatus {

@@ -57,6 +57,7 @@ impl Engine {
         self.world.char_to_room(ch, to);
         self.announce(to, ch, true, &format!("{name} has arrived."));
         self.show_room(ch);
+        self.arrival_scripts(ch, to);
     }
 
     /// The room as text, then `state` for JSON sessions.

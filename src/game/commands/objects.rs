@@ -45,6 +45,10 @@ impl Engine {
             self.send_text(ch, &format!("There were {amount} coins."));
         } else {
             self.world.obj_to_char(obj, ch);
+            // The room's `onget` script, the thing now in hand.
+            if let Some(room) = self.world.ch(ch).map(|c| c.room) {
+                self.room_script(room, crate::script::Trigger::OnGet, ch, Some(obj), None);
+            }
         }
     }
 
@@ -148,6 +152,7 @@ impl Engine {
             self.act("You drop $p.", ch, None, Some(o), To::Actor, EventKind::Text);
             self.act("$n drops $p.", ch, None, Some(o), To::Room, EventKind::System);
             self.world.obj_to_room(o, room);
+            self.room_script(room, crate::script::Trigger::OnDrop, ch, Some(o), None);
         }
         CmdStatus::Ok
     }
@@ -219,6 +224,8 @@ impl Engine {
                 self.act(&format!("$n gives you {amount} gold coins."), ch, Some(v), None, To::Victim, EventKind::Text);
                 self.act("$n gives some gold to $N.", ch, Some(v), None, To::NotVictim, EventKind::System);
                 self.record_social(ch, v, "gift", &format!("{amount} gold coins"));
+                // Gold to a mob is a bribe its script may take (the amount in `argument`).
+                self.mob_script(v, crate::script::Trigger::Bribe, Some(ch), None, Some(amount.to_string()));
                 return CmdStatus::Ok;
             }
         }
@@ -243,6 +250,7 @@ impl Engine {
             self.world.obj_to_char(o, v);
             let what = self.world.obj(o).map(|x| x.short_descr.clone()).unwrap_or_default();
             self.record_social(ch, v, "gift", &what);
+            self.mob_script(v, crate::script::Trigger::OnGive, Some(ch), Some(o), None);
         }
         CmdStatus::Ok
     }

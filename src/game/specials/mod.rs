@@ -24,6 +24,7 @@ mod tests;
 
 use super::commands::CmdStatus;
 use super::engine::Engine;
+use super::scripted::CmdStage;
 use super::world::{CharId, ObjId};
 
 impl Engine {
@@ -60,45 +61,68 @@ impl Engine {
         self.world.obj_specials.get(&vnum).map(String::as_str)
     }
 
-    /// Offers command `cmd` (its full name) to the procedures around `ch`; `Some` when
-    /// one took it.
+    /// Offers command `cmd` (its full name) to the procedures and `oncmd` scripts around
+    /// `ch`, in the original's `special()` order: the room, each worn thing, each carried
+    /// thing, each mob here, each thing on the floor (a thing's procedure before its
+    /// script). `Some` when one took it.
     pub(crate) fn command_special(&mut self, ch: CharId, cmd: &str, args: &str) -> Option<CmdStatus> {
-        if self.world.mob_specials.is_empty() && self.world.obj_specials.is_empty() && self.world.room_specials.is_empty() {
+        let scripts = !self.scripts.attached.is_empty() && !self.scripts.off;
+        let specials = !(self.world.mob_specials.is_empty() && self.world.obj_specials.is_empty());
+        if !scripts && !specials {
             return None;
+        }
+        // The script hears the full command name and the rest of the line ("enter portal").
+        let argument = if args.is_empty() { cmd.to_string() } else { format!("{cmd} {args}") };
+        let taken = Some(CmdStatus::Ok);
+        if scripts && self.command_scripts(ch, &argument, CmdStage::Room) {
+            return taken;
         }
         let c = self.world.ch(ch)?;
         let room = c.room;
-        let mut things: Vec<ObjId> = c.equipment.iter().flatten().copied().collect();
-        things.extend(c.inventory.iter().copied());
-        things.extend(self.world.rooms[room].contents.iter().copied());
-        let mobs: Vec<(CharId, String)> = self.world.rooms[room]
-            .people
-            .iter()
-            .filter(|p| **p != ch)
-            .filter_map(|p| Some((*p, self.mob_special(*p)?.to_string())))
-            .collect();
-        for (mob, name) in mobs {
-            let taken = match name.as_str() {
-                "guild_guard" => self.spec_guild_guard(mob, ch, cmd),
-                _ => None,
-            };
-            if taken.is_some() {
+        let mut carried: Vec<ObjId> = c.equipment.iter().flatten().copied().collect();
+        carried.extend(c.inventory.iter().copied());
+        for o in carried {
+            if let Some(status) = self.thing_special(ch, o, cmd, args) {
+                return Some(status);
+            }
+            if scripts && self.command_scripts(ch, &argument, CmdStage::Thing(o)) {
                 return taken;
             }
         }
-        let objs: Vec<(ObjId, String)> = things.into_iter().filter_map(|o| Some((o, self.obj_special(o)?.to_string()))).collect();
-        for (obj, name) in objs {
-            let taken = match name.as_str() {
-                "bank" => self.spec_bank(ch, cmd, args),
-                "gen_board" => self.spec_board(ch, obj, cmd, args),
-                "moon_gate" => self.spec_moon_gate(ch, obj, cmd, args),
+        let mobs: Vec<CharId> = self.world.rooms[room].people.iter().copied().filter(|p| *p != ch).collect();
+        for mob in mobs {
+            let special = self.mob_special(mob).map(str::to_string);
+            let status = match special.as_deref() {
+                Some("guild_guard") => self.spec_guild_guard(mob, ch, cmd),
                 _ => None,
             };
-            if taken.is_some() {
+            if status.is_some() {
+                return status;
+            }
+            if scripts && self.command_scripts(ch, &argument, CmdStage::Mob(mob)) {
+                return taken;
+            }
+        }
+        let floor: Vec<ObjId> = self.world.rooms[room].contents.clone();
+        for o in floor {
+            if let Some(status) = self.thing_special(ch, o, cmd, args) {
+                return Some(status);
+            }
+            if scripts && self.command_scripts(ch, &argument, CmdStage::Thing(o)) {
                 return taken;
             }
         }
         None
+    }
+
+    /// A thing's procedure, offered a command.
+    fn thing_special(&mut self, ch: CharId, obj: ObjId, cmd: &str, args: &str) -> Option<CmdStatus> {
+        match self.obj_special(obj)?.to_string().as_str() {
+            "bank" => self.spec_bank(ch, cmd, args),
+            "gen_board" => self.spec_board(ch, obj, cmd, args),
+            "moon_gate" => self.spec_moon_gate(ch, obj, cmd, args),
+            _ => None,
+        }
     }
 
     /// The commands only a procedure gives meaning to (`enter`, `deposit`, `read`…):
