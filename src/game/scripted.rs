@@ -57,7 +57,7 @@ impl Engine {
             tracing::debug!(target: "pawns::script", "{path}: {} not run, triggers {MAX_DEPTH} deep", trigger.function());
             return 0;
         }
-        let chunk = match host.chunk(&self.scripts, &path) {
+        let chunk = match host.chunk(&path) {
             Ok(f) => f,
             Err(e) => {
                 self.disable_script(kind, vnum, &path, trigger, e);

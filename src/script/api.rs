@@ -339,10 +339,10 @@ pub fn register_dofile(lua: &Lua) -> mlua::Result<()> {
         "dofile",
         lua.create_function(|lua, path: Value| {
             let path = text(&path);
-            let f = with_engine(lua, |e| Ok(super::host::host(&e.scripts).ok().map(|h| h.chunk(&e.scripts, &path))))?;
-            match f {
-                Some(Ok(f)) => f.call::<mlua::MultiValue>(()),
-                _ => Ok(mlua::MultiValue::from_vec(vec![Value::Nil, Value::String(lua.create_string("file error")?)])),
+            check(lua)?;
+            match super::host::chunk(lua, &path) {
+                Ok(f) => f.call::<mlua::MultiValue>(()),
+                Err(_) => Ok(mlua::MultiValue::from_vec(vec![Value::Nil, Value::String(lua.create_string("file error")?)])),
             }
         })?,
     )

@@ -53,9 +53,14 @@ impl Budget {
 
 pub struct Host {
     pub lua: Lua,
-    /// Compiled files by path (an error is kept: the file is not compiled again).
-    chunks: RefCell<HashMap<String, Result<Function, String>>>,
 }
+
+/// The world's script files, kept with the state (for `dofile` at any time).
+struct Sources(std::collections::BTreeMap<String, String>);
+
+/// Registry tables: compiled files by path, and the files that failed, with why.
+const CHUNKS: &str = "pawns.chunks";
+const CHUNK_ERRORS: &str = "pawns.chunk_errors";
 
 thread_local! {
     static HOSTS: RefCell<HashMap<u64, Rc<Host>>> = RefCell::new(HashMap::new());
@@ -86,6 +91,9 @@ impl Host {
     fn new(book: &ScriptBook) -> mlua::Result<Host> {
         let lua = Lua::new_with(StdLib::STRING | StdLib::TABLE | StdLib::MATH, LuaOptions::default())?;
         lua.set_app_data(Budget::default());
+        lua.set_app_data(Sources(book.sources.clone()));
+        lua.set_named_registry_value(CHUNKS, lua.create_table()?)?;
+        lua.set_named_registry_value(CHUNK_ERRORS, lua.create_table()?)?;
         lua.set_memory_limit(STATE_MEMORY)?;
         lua.set_hook(HookTriggers::new().every_nth_instruction(HOOK_EVERY), |lua, _| {
             let Some(b) = lua.app_data_ref::<Budget>() else { return Ok(VmState::Continue) };
@@ -123,7 +131,7 @@ impl Host {
             })?,
         )?;
         super::api::register(&lua)?;
-        let host = Host { lua, chunks: RefCell::new(HashMap::new()) };
+        let host = Host { lua };
         host.start_call();
         let compat = host.lua.load(super::compat::SOURCE).set_name("=compat4.lua").set_mode(mlua::chunk::ChunkMode::Text).exec();
         // The loaders go once the layer holds its own `load` (for `dostring`).
@@ -165,19 +173,35 @@ impl Host {
     }
 
     /// The compiled file at `path` (under the scripts folder), compiled once.
-    pub fn chunk(&self, book: &ScriptBook, path: &str) -> Result<Function, String> {
-        if let Some(c) = self.chunks.borrow().get(path) {
-            return c.clone();
-        }
-        let compiled = compile(&self.lua, book, path);
-        self.chunks.borrow_mut().insert(path.to_string(), compiled.clone());
-        compiled
+    pub fn chunk(&self, path: &str) -> Result<Function, String> {
+        chunk(&self.lua, path)
     }
 }
 
+/// The compiled file at `path`, compiled once per state (a failure is kept too).
+pub fn chunk(lua: &Lua, path: &str) -> Result<Function, String> {
+    let chunks: mlua::Table = lua.named_registry_value(CHUNKS).map_err(|e| e.to_string())?;
+    let errors: mlua::Table = lua.named_registry_value(CHUNK_ERRORS).map_err(|e| e.to_string())?;
+    if let Ok(Value::Function(f)) = chunks.raw_get::<Value>(path) {
+        return Ok(f);
+    }
+    if let Ok(Value::String(e)) = errors.raw_get::<Value>(path) {
+        return Err(e.to_string_lossy());
+    }
+    let compiled = match lua.app_data_ref::<Sources>() {
+        Some(sources) => compile(lua, &sources.0, path),
+        None => Err("no scripts".into()),
+    };
+    let _ = match &compiled {
+        Ok(f) => chunks.raw_set(path, f.clone()),
+        Err(e) => errors.raw_set(path, e.as_str()),
+    };
+    compiled
+}
+
 /// Compiles one file (text only, never bytecode), its Lua-4 table loops rewritten.
-pub fn compile(lua: &Lua, book: &ScriptBook, path: &str) -> Result<Function, String> {
-    let Some((name, source)) = super::resolve(&book.sources, path) else {
+pub fn compile(lua: &Lua, sources: &std::collections::BTreeMap<String, String>, path: &str) -> Result<Function, String> {
+    let Some((name, source)) = super::resolve(sources, path) else {
         return Err(format!("no such script file: scripts/{path}"));
     };
     let source = super::compat::rewrite_table_for(source);

@@ -10,6 +10,7 @@ mod errors;
 mod gameplay;
 mod http_edge;
 mod hud;
+mod lua_scripts;
 mod memory;
 mod mind;
 mod persistence;
