@@ -52,6 +52,7 @@ fn main() -> ExitCode {
             Cmd::Bench { what: BenchCmd::Hud(args) } => bench::hud::run(args),
             Cmd::Bench { what: BenchCmd::Residents(args) } => bench::residents::run(args).await,
             Cmd::Bench { what: BenchCmd::Mind(args) } => bench::mind::run(args).await,
+            Cmd::Bench { what: BenchCmd::Scripts(args) } => bench::scripts::run(args),
         }
     });
     match result {

@@ -11,5 +11,6 @@ pub mod dream;
 pub mod hud;
 pub mod mind;
 pub mod residents;
+pub mod scripts;
 pub mod search;
 pub mod world;

@@ -23,6 +23,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     cfg.record = !args.no_record;
     cfg.keep_observation_days = args.keep_observations;
     cfg.engine.record_humans = !args.no_record_humans;
+    cfg.engine.scripts = !args.no_scripts;
     if args.index_every < Duration::from_millis(10) {
         bail!("--index-every must be at least 10ms");
     }

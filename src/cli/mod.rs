@@ -109,6 +109,10 @@ pub struct ServeArgs {
     /// Record agents only, not humans (humans are recorded by default).
     #[arg(long)]
     pub no_record_humans: bool,
+    /// Run none of the world's own behaviour: no Lua scripts, no special procedures
+    /// (for measuring what they cost, or playing a world without them).
+    #[arg(long)]
+    pub no_scripts: bool,
     /// How often the search index commits: the most a recorded event waits to be found.
     #[arg(long, default_value = "2s", value_parser = parse_duration)]
     pub index_every: Duration,
@@ -320,6 +324,28 @@ pub enum BenchCmd {
     Residents(BenchResidentsArgs),
     /// The memory an agent keeps itself: `recall` over N memories, `remember`, self-care.
     Mind(BenchMindArgs),
+    /// The world's own behaviour (Lua scripts, special procedures): N players walking a
+    /// world in-process, every pulse timed with them on and off, and the cost of one
+    /// script call.
+    Scripts(BenchScriptsArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct BenchScriptsArgs {
+    /// The world directory (its `scripts/` and `specials.tsv` are read with it).
+    pub dir: PathBuf,
+    /// Players walking the world, one command a second each.
+    #[arg(long, default_value_t = 1000)]
+    pub agents: usize,
+    /// Seconds of game time (ten pulses a second), each run.
+    #[arg(long, default_value_t = 60)]
+    pub seconds: u32,
+    #[arg(long, default_value_t = 7)]
+    pub seed: u64,
+    /// Start the players in the rooms that carry scripts (a load of script calls),
+    /// instead of spread over the whole world.
+    #[arg(long)]
+    pub in_scripted_rooms: bool,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -128,6 +128,8 @@ pub struct Char {
     pub mob_flags: u64,
     pub default_position: Position,
     pub position: Position,
+    /// A mob whose prototype has a special procedure or a script (see `Room::behaving`).
+    pub behaves: bool,
     pub fighting: Option<CharId>,
     pub room: RoomId,
     pub inventory: Vec<ObjId>,
@@ -196,6 +198,7 @@ impl Char {
             master: None,
             followers: Vec::new(),
             grouped: false,
+            behaves: false,
             affects: Vec::new(),
             pc: None,
         }
@@ -241,6 +244,7 @@ impl Char {
             master: None,
             followers: Vec::new(),
             grouped: false,
+            behaves: false,
             affects: Vec::new(),
             pc: Some(Box::new(PcState {
                 is_agent: r.is_agent,

@@ -43,6 +43,9 @@ pub struct EngineConfig {
     pub save_interval: Duration,
     /// Tests only: the `__panic` and `__panic_engine` commands (see `boundary`).
     pub fault_injection: bool,
+    /// The world's own behaviour: its Lua scripts and special procedures
+    /// (`serve --no-scripts` turns both off).
+    pub scripts: bool,
 }
 
 impl Default for EngineConfig {
@@ -56,6 +59,7 @@ impl Default for EngineConfig {
             linkdead_grace: Duration::from_secs(300),
             save_interval: Duration::from_secs(60),
             fault_injection: false,
+            scripts: true,
         }
     }
 }
@@ -217,8 +221,17 @@ impl Engine {
     pub fn new(proto: WorldProto, cfg: EngineConfig, saves: SaveQueue) -> Engine {
         // `server::start` has checked an asked-for room exists; the world's own may not.
         let start_vnum = crate::worldfile::profile::start_room(&proto, &proto.profile, cfg.start_room).unwrap_or(0);
-        let scripts = crate::script::ScriptBook::new(&proto);
-        let world = World::new(proto);
+        let mut scripts = crate::script::ScriptBook::new(&proto);
+        let mut world = World::new(proto);
+        if !cfg.scripts {
+            scripts.off = true;
+            world.mob_specials.clear();
+            world.obj_specials.clear();
+            world.room_specials.clear();
+            world.behaving_vnums.clear();
+        } else {
+            world.behaving_vnums.extend(scripts.attached.keys().filter(|(k, _)| *k == crate::script::ScriptKind::Mob).map(|(_, v)| *v));
+        }
         let start_room = world.room_of_vnum(start_vnum).unwrap_or(0);
         let start_hour = super::clock::starting_hour(cfg.start_hour);
         let mut e = Engine {
@@ -273,6 +286,7 @@ impl Engine {
     /// runs before the next message, so a flooded inbox never delays the game's time
     /// (messages wait at most one pulse; long pulses also look at the inbox as they go).
     pub async fn run(mut self, mut rx: mpsc::Receiver<EngineMsg>) -> Engine {
+        self.warm_scripts();
         let mut tick = tokio::time::interval(self.cfg.pulse);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
@@ -342,6 +356,9 @@ impl Engine {
         }
         self.save_houses(false);
         self.save_chat_rooms(false);
+        self.save_boards();
+        // The Lua state lives on this thread; it goes with the engine.
+        crate::script::host::drop_host(self.scripts.uid);
     }
 
     pub fn pc_link_matches(&self, id: CharId, link_id: u64) -> bool {

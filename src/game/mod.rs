@@ -31,6 +31,7 @@ pub mod persist;
 pub mod pulse_stats;
 pub mod recording;
 pub mod render;
+pub mod script_bench;
 pub mod scripted;
 pub mod shops;
 pub mod skills;

@@ -128,6 +128,17 @@ impl Engine {
         }
     }
 
+    /// Makes the Lua state now (its libraries, the compatibility layer, the world's
+    /// `globals.lua`), so the first trigger in play does not pay for it.
+    pub fn warm_scripts(&mut self) {
+        if !self.scripts.off && !self.scripts.attached.is_empty() {
+            if let Err(e) = host::host(&self.scripts) {
+                tracing::error!(target: "pawns::script", "{e}; scripts are off");
+                self.scripts.off = true;
+            }
+        }
+    }
+
     fn disable_script(&mut self, kind: ScriptKind, vnum: u32, path: &str, trigger: Trigger, why: String) {
         // The first line says where (`mob/x.lua:12: …`); the traceback follows.
         let first = why.lines().next().unwrap_or("").to_string();
@@ -173,8 +184,13 @@ impl Engine {
         if self.scripts.attached.is_empty() {
             return;
         }
-        if !self.affected(mover, super::spells::AffectKind::Sneak) {
-            let mobs: Vec<CharId> = self.world.rooms[to].people.iter().copied().filter(|p| *p != mover).collect();
+        if self.world.rooms[to].behaving > 0 && !self.affected(mover, super::spells::AffectKind::Sneak) {
+            let mobs: Vec<CharId> = self.world.rooms[to]
+                .people
+                .iter()
+                .copied()
+                .filter(|p| *p != mover && self.world.ch(*p).is_some_and(|c| c.behaves))
+                .collect();
             for m in mobs {
                 if self.world.ch(mover).is_some_and(|c| c.room == to) && self.world.ch(m).is_some_and(|c| c.room == to) {
                     self.mob_script(m, Trigger::Greet, Some(mover), None, None);

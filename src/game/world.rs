@@ -29,6 +29,9 @@ pub struct Room {
     pub people: Vec<CharId>,
     pub contents: Vec<ObjId>,
     pub doors: [DoorState; 6],
+    /// Mobs here with a procedure or a script (a command's `special()` pass looks at
+    /// the people only where there are some).
+    pub behaving: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -81,6 +84,8 @@ pub struct World {
     /// Mob vnum → the special procedure it runs (from the world's `specials.tsv`, only
     /// those this server implements: `game/specials`).
     pub mob_specials: HashMap<u32, String>,
+    /// Mob vnums with a special procedure or a script: their mobs are `behaves`.
+    pub behaving_vnums: std::collections::HashSet<u32>,
     /// Object vnum → its special procedure (boards, banks, moon gates…).
     pub obj_specials: HashMap<u32, String>,
     /// Room vnum → its special procedure.
@@ -116,7 +121,7 @@ impl World {
                         }
                     }
                 }
-                Room { proto: r, people: Vec::new(), contents: Vec::new(), doors }
+                Room { proto: r, people: Vec::new(), contents: Vec::new(), doors, behaving: 0 }
             })
             .collect();
         let uses_food = proto.objs.iter().any(|o| o.item_type == super::tables::item_type::FOOD);
@@ -138,6 +143,7 @@ impl World {
             socials: crate::worldfile::social::merged(&proto.socials),
             profile: proto.profile,
             mob_protos: proto.mobs.into_iter().map(|m| (m.vnum, m)).collect(),
+            behaving_vnums: mob_specials.keys().copied().collect(),
             mob_specials,
             obj_specials,
             room_specials,
@@ -188,13 +194,20 @@ impl World {
         if let Some(c) = self.chars.get_mut(&id) {
             c.room = room;
             self.rooms[room].people.insert(0, id);
+            if c.behaves {
+                self.rooms[room].behaving += 1;
+            }
         }
     }
 
     pub fn char_from_room(&mut self, id: CharId) {
         if let Some(c) = self.chars.get(&id) {
             let r = c.room;
+            let before = self.rooms[r].people.len();
             self.rooms[r].people.retain(|p| *p != id);
+            if c.behaves && self.rooms[r].people.len() < before {
+                self.rooms[r].behaving = self.rooms[r].behaving.saturating_sub(1);
+            }
         }
     }
 
@@ -207,7 +220,8 @@ impl World {
     pub fn create_mob(&mut self, vnum: u32, room: RoomId, roll: &mut impl FnMut(i32, i32) -> i32) -> Option<CharId> {
         let proto = self.mob_protos.get(&vnum)?;
         let id = self.next_id;
-        let ch = Char::from_mob(id, proto, room, roll);
+        let mut ch = Char::from_mob(id, proto, room, roll);
+        ch.behaves = self.behaving_vnums.contains(&vnum);
         self.next_id += 1;
         self.chars.insert(id, ch);
         self.char_to_room(id, room);

@@ -188,7 +188,6 @@ pub fn register(lua: &Lua) -> mlua::Result<()> {
                 let id = e.world.create_mob(int(&vnum).max(0) as u32, r, &mut |lo, hi| rand::Rng::gen_range(&mut rng, lo..=hi.max(lo)));
                 e.rng = rng;
                 let Some(id) = id else { return Ok(Value::Nil) };
-                e.world.char_to_room(id, r);
                 tables::char_table(lua, e, id)
             })
         })?,

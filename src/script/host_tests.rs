@@ -98,9 +98,7 @@ async fn greet_enter_and_pulse_fire_and_ch_is_written_back() {
     let imp = {
         let r = e.world.room_of_vnum(101).unwrap();
         let mut roll = |lo: i32, _hi: i32| lo;
-        let id = e.world.create_mob(200, r, &mut roll).unwrap();
-        e.world.char_to_room(id, r);
-        id
+        e.world.create_mob(200, r, &mut roll).unwrap()
     };
     let (pc, mut rx) = player(&mut e, "Walker");
     e.dispatch(pc, "north");

@@ -185,7 +185,8 @@ impl ScriptBook {
         let mut b = ScriptBook { uid: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed), ..Default::default() };
         b.sources = world.lua_scripts.iter().map(|s| (s.path.clone(), s.source.clone())).collect();
         for (kind, vnum, line) in attachments(world) {
-            if let Some(a) = parse_attachment(&line) {
+            // A mask of 0 never fires (Dark Pawns's room 3023): not attached.
+            if let Some(a) = parse_attachment(&line).filter(|a| a.mask != 0) {
                 if kind == ScriptKind::Obj && a.mask & Trigger::ObjPulse.spec().1 != 0 {
                     b.pulsing_objs.insert(vnum);
                 }
@@ -271,3 +272,47 @@ mod tests {
 
 #[cfg(test)]
 mod host_tests;
+#[cfg(test)]
+mod world_tests;
+
+/// What `pawns world check` says of a world's scripts.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ScriptCheck {
+    /// `.lua` files in the world's scripts folder.
+    pub files: usize,
+    /// Prototypes carrying a script: mobs, rooms, objects.
+    pub attached: [usize; 3],
+    /// Attached scripts that do not compile or name a missing file: "mob 14412:
+    /// mob/144/hisc.lua: …".
+    pub failing: Vec<String>,
+}
+
+/// Compiles every script a world attaches (in a throwaway state, no world).
+pub fn check(world: &WorldProto) -> ScriptCheck {
+    let mut c = ScriptCheck { files: world.lua_scripts.len(), ..Default::default() };
+    let book = ScriptBook::new(world);
+    let lua = mlua::Lua::new_with(mlua::StdLib::STRING | mlua::StdLib::TABLE | mlua::StdLib::MATH, mlua::LuaOptions::default());
+    let mut attached: Vec<_> = book.attached.iter().collect();
+    attached.sort_by_key(|((k, v), _)| (*k, *v));
+    for ((kind, vnum), a) in attached {
+        c.attached[*kind as usize] += 1;
+        let path = ScriptBook::file_path(*kind, &a.file);
+        let result = match &lua {
+            Ok(lua) => host::compile(lua, &book.sources, &path).map(|_| ()),
+            Err(e) => Err(e.to_string()),
+        };
+        if let Err(e) = result {
+            c.failing.push(format!("{} {vnum}: {path}: {e}", kind.as_str()));
+        }
+    }
+    c
+}
+
+/// Compiles one source as a world file would be (the table loops rewritten), in a
+/// throwaway state: what `world check` and the fuzz target do.
+pub fn compile_source(source: &str) -> Result<(), String> {
+    let lua = mlua::Lua::new_with(mlua::StdLib::STRING | mlua::StdLib::TABLE | mlua::StdLib::MATH, mlua::LuaOptions::default())
+        .map_err(|e| e.to_string())?;
+    let sources: BTreeMap<String, String> = [("x.lua".to_string(), source.to_string())].into_iter().collect();
+    host::compile(&lua, &sources, "x.lua").map(|_| ())
+}

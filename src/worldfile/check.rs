@@ -65,6 +65,8 @@ pub struct Report {
     /// Special procedures assigned (name, how many prototypes), by name; which of them
     /// this server runs is `specials::SUPPORTED`.
     pub specials: Vec<(String, usize)>,
+    /// The world's Lua scripts: files, attachments, and those that fail to compile.
+    pub scripts: crate::script::ScriptCheck,
     pub warnings: Vec<String>,
 }
 
@@ -186,6 +188,7 @@ pub fn report(source: String, loaded: &Loaded) -> Report {
             }
             by.into_iter().collect()
         },
+        scripts: crate::script::check(w),
         warnings: loaded.warnings.iter().map(|w| w.to_string()).collect(),
     }
 }
@@ -218,6 +221,19 @@ impl Report {
             );
             if !not.is_empty() {
                 let _ = writeln!(s, "  not supported (assigned, not run): {}", list(&not));
+            }
+        }
+        let sc = &self.scripts;
+        if sc.files + sc.attached.iter().sum::<usize>() > 0 {
+            let [m, r, o] = sc.attached;
+            let _ = writeln!(
+                s,
+                "  {} Lua script files; scripts attached to {m} mobs, {r} rooms, {o} objects; {}",
+                sc.files,
+                if sc.failing.is_empty() { "all compile".to_string() } else { format!("{} fail:", sc.failing.len()) }
+            );
+            for f in &sc.failing {
+                let _ = writeln!(s, "    {f}");
             }
         }
         let p = &self.profile;

@@ -260,3 +260,28 @@ mod fuzz {
         }
     }
 }
+
+/// Scripts are data of the world: they ride in the data file with it, whole.
+#[test]
+fn lua_scripts_are_stored_with_the_world() {
+    let mut w = super::load(&super::StarterWorld).unwrap().world;
+    w.lua_scripts = vec![
+        super::LuaScript { path: "globals.lua".into(), source: "function default() end".into() },
+        super::LuaScript { path: "mob/archive/x.lua".into(), source: "function greet() say('hi') end".into() },
+    ];
+    let rows = super::stored::encode(&w).unwrap();
+    let back = super::stored::decode(&rows).unwrap();
+    assert_eq!(back.lua_scripts, w.lua_scripts);
+    // A directory's `scripts/` folder (or one beside it) is read, hidden folders skipped.
+    let dir = tempfile::tempdir().unwrap();
+    let world = dir.path().join("world");
+    std::fs::create_dir_all(world.join("wld")).unwrap();
+    for (p, t) in [("scripts/mob/a.lua", "x = 1"), ("scripts/.svn/b.lua", "y = 2"), ("scripts/room/c.txt", "z")] {
+        let path = dir.path().join(p);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, t).unwrap();
+    }
+    let mut warnings = Vec::new();
+    let found = super::lua_files(&super::scripts_dir(&world).unwrap(), &mut warnings).unwrap();
+    assert_eq!(found, vec![super::LuaScript { path: "mob/a.lua".into(), source: "x = 1".into() }]);
+}

@@ -26,6 +26,7 @@ use super::commands::CmdStatus;
 use super::engine::Engine;
 use super::scripted::CmdStage;
 use super::world::{CharId, ObjId};
+use crate::script::ScriptKind;
 
 impl Engine {
     /// Runs mob `id`'s procedure `name` in its turn (not fighting); whether it acted.
@@ -79,8 +80,12 @@ impl Engine {
         }
         let c = self.world.ch(ch)?;
         let room = c.room;
-        let mut carried: Vec<ObjId> = c.equipment.iter().flatten().copied().collect();
-        carried.extend(c.inventory.iter().copied());
+        let active = |e: &Engine, o: &ObjId| {
+            e.world.obj(*o).is_some_and(|o| {
+                e.world.obj_specials.contains_key(&o.vnum) || (scripts && e.scripts.attached.contains_key(&(ScriptKind::Obj, o.vnum)))
+            })
+        };
+        let carried: Vec<ObjId> = c.equipment.iter().flatten().chain(c.inventory.iter()).copied().filter(|o| active(self, o)).collect();
         for o in carried {
             if let Some(status) = self.thing_special(ch, o, cmd, args) {
                 return Some(status);
@@ -89,7 +94,13 @@ impl Engine {
                 return taken;
             }
         }
-        let mobs: Vec<CharId> = self.world.rooms[room].people.iter().copied().filter(|p| *p != ch).collect();
+        // Only mobs with a procedure or a script are asked, and only where there are
+        // some (a crowd of players costs nothing here).
+        let mobs: Vec<CharId> = if self.world.rooms[room].behaving == 0 {
+            Vec::new()
+        } else {
+            self.world.rooms[room].people.iter().copied().filter(|p| *p != ch && self.world.ch(*p).is_some_and(|c| c.behaves)).collect()
+        };
         for mob in mobs {
             let special = self.mob_special(mob).map(str::to_string);
             let status = match special.as_deref() {
@@ -103,7 +114,7 @@ impl Engine {
                 return taken;
             }
         }
-        let floor: Vec<ObjId> = self.world.rooms[room].contents.clone();
+        let floor: Vec<ObjId> = self.world.rooms[room].contents.iter().copied().filter(|o| active(self, o)).collect();
         for o in floor {
             if let Some(status) = self.thing_special(ch, o, cmd, args) {
                 return Some(status);

@@ -14,15 +14,12 @@ fn mob(e: &mut Engine, n: usize, special: &str, room: usize) -> CharId {
     let mut vnums: Vec<u32> = e.world.mob_protos.keys().copied().collect();
     vnums.sort_unstable();
     let vnum = vnums[n];
-    let id = {
-        let mut rng = |lo: i32, _hi: i32| lo;
-        e.world.create_mob(vnum, room, &mut rng).unwrap()
-    };
-    e.world.char_to_room(id, room);
     if !special.is_empty() {
         e.world.mob_specials.insert(vnum, special.into());
+        e.world.behaving_vnums.insert(vnum);
     }
-    id
+    let mut rng = |lo: i32, _hi: i32| lo;
+    e.world.create_mob(vnum, room, &mut rng).unwrap()
 }
 
 /// A player of `class` in `room`, and what it is sent.

@@ -1,0 +1,41 @@
+//! `pawns bench scripts DIR`: the pulse time of a world with N players walking it, with
+//! its Lua scripts and special procedures on and then off, and what one script call
+//! costs (`game::script_bench` does the work in-process).
+
+use crate::cli::BenchScriptsArgs;
+use pawns::game::script_bench::{measure, ScriptBenchReport};
+use pawns::worldfile;
+
+fn line(r: &ScriptBenchReport) {
+    println!(
+        "  {:<4} pulse p50 {:>6} µs   p99 {:>6} µs   p99.9 {:>6} µs   max {:>6} µs   over 10 ms: {}",
+        if r.scripts { "on" } else { "off" },
+        r.pulse_us.first().map(|_| r.pulse_pct(0.5)).unwrap_or(0),
+        r.pulse_pct(0.99),
+        r.pulse_pct(0.999),
+        r.pulse_us.last().copied().unwrap_or(0),
+        r.pulse_us.iter().filter(|u| **u > 10_000).count()
+    );
+}
+
+pub fn run(args: BenchScriptsArgs) -> anyhow::Result<()> {
+    let loaded = worldfile::load_dir(&args.dir).map_err(|e| anyhow::anyhow!("{e} ({})", e.code()))?;
+    let check = worldfile::check::report(args.dir.display().to_string(), &loaded);
+    println!("====== pawns bench scripts ======");
+    println!("  world:   {}", args.dir.display());
+    println!(
+        "  scripts: {} files, attached to {:?} (mobs, rooms, objects); {} special assignments",
+        check.scripts.files, check.scripts.attached, check.counts.specials
+    );
+    println!("  load:    {} players, one command a second each, {} s of pulses per run", args.agents, args.seconds);
+    let pulses = args.seconds * 10;
+    let on = measure(loaded.world.clone(), args.agents, pulses, true, args.seed, args.in_scripted_rooms);
+    let off = measure(loaded.world, args.agents, pulses, false, args.seed, args.in_scripted_rooms);
+    line(&on);
+    line(&off);
+    println!(
+        "  script calls: {} ({} errors, {} scripts turned off); one call p50 {} µs, p99 {} µs; {} special procedures attached",
+        on.script_calls, on.script_errors, on.scripts_disabled, on.script_us.0, on.script_us.1, on.specials
+    );
+    Ok(())
+}
