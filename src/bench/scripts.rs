@@ -8,7 +8,7 @@ use pawns::worldfile;
 
 fn line(r: &ScriptBenchReport) {
     println!(
-        "  {:<4} pulse p50 {:>6} µs   p99 {:>6} µs   p99.9 {:>6} µs   max {:>6} µs   over 10 ms: {}",
+        " {:<4} pulse p50 {:>6} µs   p99 {:>6} µs   p99.9 {:>6} µs   max {:>6} µs   over 10 ms: {}",
         if r.scripts { "on" } else { "off" },
         r.pulse_us.first().map(|_| r.pulse_pct(0.5)).unwrap_or(0),
         r.pulse_pct(0.99),
@@ -29,10 +29,18 @@ pub fn run(args: BenchScriptsArgs) -> anyhow::Result<()> {
     );
     println!("  load:    {} players, one command a second each, {} s of pulses per run", args.agents, args.seconds);
     let pulses = args.seconds * 10;
-    let on = measure(loaded.world.clone(), args.agents, pulses, true, args.seed, args.in_scripted_rooms);
-    let off = measure(loaded.world, args.agents, pulses, false, args.seed, args.in_scripted_rooms);
-    line(&on);
-    line(&off);
+    // On and off in turn, so neither run is always the one that warms the process.
+    let mut on = ScriptBenchReport::default();
+    for round in 0..args.rounds.max(1) {
+        for scripts in [true, false] {
+            let r = measure(loaded.world.clone(), args.agents, pulses, scripts, args.seed, args.in_scripted_rooms);
+            print!("  round {}", round + 1);
+            line(&r);
+            if scripts {
+                on = r;
+            }
+        }
+    }
     println!(
         "  script calls: {} ({} errors, {} scripts turned off); one call p50 {} µs, p99 {} µs; {} special procedures attached",
         on.script_calls, on.script_errors, on.scripts_disabled, on.script_us.0, on.script_us.1, on.specials

@@ -342,6 +342,9 @@ pub struct BenchScriptsArgs {
     pub seconds: u32,
     #[arg(long, default_value_t = 7)]
     pub seed: u64,
+    /// Runs of each (on, off, on, off…).
+    #[arg(long, default_value_t = 2)]
+    pub rounds: u32,
     /// Start the players in the rooms that carry scripts (a load of script calls),
     /// instead of spread over the whole world.
     #[arg(long)]

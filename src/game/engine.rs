@@ -535,9 +535,10 @@ impl Engine {
         }
         if self.pulse.is_multiple_of(PULSES_PER_MOB_AI) {
             self.mob_activity();
-            self.script_activity();
             phase.lap(&mut self.stats.phase_max[2]);
         }
+        // Room and object pulses: every 4 s for each, spread over the 4 s.
+        self.script_activity();
         if self.pulse.is_multiple_of(PULSES_PER_ZONE_CHECK) {
             self.zone_update();
             phase.lap(&mut self.stats.phase_max[3]);

@@ -202,14 +202,17 @@ impl Engine {
         }
     }
 
-    /// Every 4 s: each room's `onpulse` once per player in it, and every object's
+    /// Every 4 s for each: a room's `onpulse` once per player in it, and every object's
     /// `onpulse` (not drink containers, fountains or corpses; a carried or worn one in
-    /// its carrier's room).
+    /// its carrier's room). Called every pulse, each player and object in its own
+    /// pulse of the 40, so a crowd on a scripted floor is not one long pulse.
     pub fn script_activity(&mut self) {
         if self.scripts.attached.is_empty() || self.scripts.off {
             return;
         }
-        let players: Vec<CharId> = self.world.players.values().copied().collect();
+        let slot = self.pulse % super::engine::PULSES_PER_MOB_AI;
+        let mine = |id: u64| id % super::engine::PULSES_PER_MOB_AI == slot;
+        let players: Vec<CharId> = self.world.players.values().copied().filter(|p| mine(*p)).collect();
         for p in players {
             if let Some(room) = self.world.ch(p).map(|c| c.room) {
                 self.room_script(room, Trigger::RoomPulse, p, None, None);
@@ -222,7 +225,7 @@ impl Engine {
             .world
             .objs
             .values()
-            .filter(|o| self.scripts.pulsing_objs.contains(&o.vnum))
+            .filter(|o| mine(o.id) && self.scripts.pulsing_objs.contains(&o.vnum))
             .filter(|o| !(matches!(o.item_type, super::tables::item_type::DRINKCON | 23) || o.vnum == 0 && o.keywords.contains("corpse")))
             .map(|o| o.id)
             .collect();

@@ -46,6 +46,14 @@ fn player(e: &mut Engine, name: &str) -> (u64, mpsc::Receiver<Out>) {
     (e.enter(record, link, None).char_id, rx)
 }
 
+/// Four seconds of room and object pulses (each player has its own pulse of the 40).
+fn pulse_4s(e: &mut Engine) {
+    for _ in 0..crate::game::engine::PULSES_PER_MOB_AI {
+        e.pulse += 1;
+        e.script_activity();
+    }
+}
+
 fn heard(rx: &mut mpsc::Receiver<Out>) -> String {
     let mut s = String::new();
     while let Ok(o) = rx.try_recv() {
@@ -106,7 +114,7 @@ async fn greet_enter_and_pulse_fire_and_ch_is_written_back() {
     assert!(h.contains("An imp says, 'Welcome, Walker!'") || h.contains("says, 'Welcome, Walker!'"), "{h}");
     let _ = imp;
     let hp = e.world.ch(pc).unwrap().hit;
-    e.script_activity();
+    pulse_4s(&mut e);
     assert_eq!(e.world.ch(pc).unwrap().hit, hp - 3, "the room's pulse took 3 hit points through ch's write-back");
 }
 
@@ -153,7 +161,7 @@ end
     assert!(why.contains("memory"), "{why}");
     e.dispatch(pc, "north");
     let hp = e.world.ch(pc).unwrap().hit;
-    e.script_activity();
+    pulse_4s(&mut e);
     assert_eq!(e.world.ch(pc).unwrap().hit, hp - 3, "other scripts still run");
 }
 

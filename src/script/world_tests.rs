@@ -70,7 +70,8 @@ async fn the_live_world_scripts_run_where_the_world_puts_them() {
         .unwrap();
     place(&mut e, pc, pattern);
     heard(&mut rx);
-    for _ in 0..40 {
+    for _ in 0..400 {
+        e.pulse += 1;
         e.script_activity();
         if e.world.ch(pc).unwrap().hit < 500 {
             break;
