@@ -45,5 +45,9 @@ pub fn run(args: BenchScriptsArgs) -> anyhow::Result<()> {
         "  script calls: {} ({} errors, {} scripts turned off); one call p50 {} µs, p99 {} µs; {} special procedures attached",
         on.script_calls, on.script_errors, on.scripts_disabled, on.script_us.0, on.script_us.1, on.specials
     );
+    println!(
+        "  DG Scripts: {} runs ({} errors, each turning its trigger off); one run p50 {} µs, p99 {} µs; {} attached triggers run here",
+        on.dg_runs, on.dg_errors, on.dg_us.0, on.dg_us.1, check.dg.runnable
+    );
     Ok(())
 }

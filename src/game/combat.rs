@@ -151,6 +151,12 @@ impl Engine {
                 continue;
             }
             self.hit(id, v);
+            // A mob's DG fight triggers roll their chance each round.
+            if self.world.ch(id).is_some_and(|c| c.behaves && c.fighting.is_some()) {
+                let roll = self.roll(1, 100);
+                let ctx = super::dg_run::DgCtx { actor: Some(v), ..Default::default() };
+                self.dg_fire_if(super::dg_run::Owner::Mob(id), 'k', ctx, |narg, _| roll <= narg.max(1));
+            }
             // A fighting mob's procedure acts after its blow (magic users cast…).
             if let Some(special) = self.mob_special(id).map(str::to_string) {
                 if self.world.ch(id).is_some_and(|c| c.fighting.is_some()) {
@@ -317,6 +323,17 @@ impl Engine {
         // A mob killed by another runs its `death` script before its corpse is made.
         if let Some(k) = killer.filter(|k| *k != victim && v_npc) {
             self.mob_script(victim, crate::script::Trigger::Death, Some(k), None, None);
+        }
+        if v_npc && self.world.ch(victim).is_some_and(|c| c.behaves) {
+            // Its last words are spoken standing (as tbaMUD's raw_kill stood it up).
+            let ctx = super::dg_run::DgCtx { actor: killer.filter(|k| *k != victim), ..Default::default() };
+            if let Some(c) = self.world.chars.get_mut(&victim) {
+                c.position = Position::Standing;
+            }
+            self.dg_fire(super::dg_run::Owner::Mob(victim), 'f', ctx);
+            if let Some(c) = self.world.chars.get_mut(&victim) {
+                c.position = Position::Dead;
+            }
         }
         self.make_corpse(victim);
         if let Some(k) = killer.filter(|k| *k != victim) {

@@ -192,6 +192,9 @@ pub struct Engine {
     pub boards: super::specials::board::BoardBook,
     /// The world's Lua scripts (their Lua state is on this thread: `script::host`).
     pub scripts: crate::script::ScriptBook,
+    /// The world's DG Scripts triggers (tbaMUD), and the runs waiting on `wait`.
+    pub dg: crate::dg::DgBook,
+    pub dg_waiting: Vec<super::dg_run::Waiting>,
     /// The agents the server runs itself, by lower-cased name.
     pub residents: std::collections::HashMap<String, super::agents::ResidentInfo>,
     /// Where agent management goes to be carried out (`None`: no resident manager).
@@ -222,6 +225,7 @@ impl Engine {
         // `server::start` has checked an asked-for room exists; the world's own may not.
         let start_vnum = crate::worldfile::profile::start_room(&proto, &proto.profile, cfg.start_room).unwrap_or(0);
         let mut scripts = crate::script::ScriptBook::new(&proto);
+        let mut dg = crate::dg::DgBook::new(&proto);
         let mut world = World::new(proto);
         if !cfg.scripts {
             scripts.off = true;
@@ -229,8 +233,11 @@ impl Engine {
             world.obj_specials.clear();
             world.room_specials.clear();
             world.behaving_vnums.clear();
+            dg.off = true;
         } else {
             world.behaving_vnums.extend(scripts.attached.keys().filter(|(k, _)| *k == crate::script::ScriptKind::Mob).map(|(_, v)| *v));
+            // Mobs carrying DG triggers behave too.
+            world.behaving_vnums.extend(world.mob_protos.values().filter(|m| !m.triggers.is_empty()).map(|m| m.vnum));
         }
         let start_room = world.room_of_vnum(start_vnum).unwrap_or(0);
         let start_hour = super::clock::starting_hour(cfg.start_hour);
@@ -247,6 +254,8 @@ impl Engine {
             chat: Default::default(),
             boards: Default::default(),
             scripts,
+            dg,
+            dg_waiting: Vec::new(),
             residents: Default::default(),
             resident_cmds: None,
             wakes: Default::default(),
@@ -539,6 +548,8 @@ impl Engine {
         }
         // Room and object pulses: every 4 s for each, spread over the 4 s.
         self.script_activity();
+        // DG Scripts: runs whose wait is over, and random triggers every 13 s.
+        self.dg_pulse();
         if self.pulse.is_multiple_of(PULSES_PER_ZONE_CHECK) {
             self.zone_update();
             phase.lap(&mut self.stats.phase_max[3]);

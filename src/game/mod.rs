@@ -14,6 +14,8 @@ pub mod combat;
 pub mod commands;
 pub mod crowd;
 pub mod deliver;
+pub mod dg_host;
+pub mod dg_run;
 pub mod doors;
 pub mod engine;
 pub mod flush;

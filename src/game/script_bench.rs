@@ -22,6 +22,10 @@ pub struct ScriptBenchReport {
     /// One top-level script call, microseconds (p50, p99).
     pub script_us: (u32, u32),
     pub scripts_disabled: usize,
+    /// DG Scripts: runs (a resumed `wait` counts again), errors, one run (p50, p99).
+    pub dg_runs: u64,
+    pub dg_errors: u64,
+    pub dg_us: (u32, u32),
     /// Special procedures assigned and run natively (prototypes).
     pub specials: usize,
 }
@@ -85,6 +89,9 @@ pub fn measure(world: WorldProto, agents: usize, pulses: u32, scripts: bool, see
     r.script_errors = e.scripts.stats.errors;
     r.script_us = e.scripts.stats.percentiles();
     r.scripts_disabled = e.scripts.disabled.len();
+    r.dg_runs = e.dg.stats.calls;
+    r.dg_errors = e.dg.stats.errors;
+    r.dg_us = e.dg.stats.percentiles();
     crate::script::host::drop_host(e.scripts.uid);
     r
 }

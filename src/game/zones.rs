@@ -62,6 +62,9 @@ impl Engine {
                         let id = self.world.create_mob(a0 as u32, room, &mut |lo, hi| rand::Rng::gen_range(&mut rng, lo..=hi.max(lo)));
                         self.rng = rng;
                         last_mob = id;
+                        if let Some(id) = id.filter(|id| self.world.ch(*id).is_some_and(|c| c.behaves)) {
+                            self.dg_fire(super::dg_run::Owner::Mob(id), 'n', Default::default());
+                        }
                         id.is_some()
                     }
                     _ => false,

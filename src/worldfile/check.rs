@@ -67,6 +67,8 @@ pub struct Report {
     pub specials: Vec<(String, usize)>,
     /// The world's Lua scripts: files, attachments, and those that fail to compile.
     pub scripts: crate::script::ScriptCheck,
+    /// The world's DG Scripts triggers: how many attached ones run, and which do not.
+    pub dg: crate::dg::DgCheck,
     pub warnings: Vec<String>,
 }
 
@@ -189,6 +191,7 @@ pub fn report(source: String, loaded: &Loaded) -> Report {
             by.into_iter().collect()
         },
         scripts: crate::script::check(w),
+        dg: crate::dg::check(w),
         warnings: loaded.warnings.iter().map(|w| w.to_string()).collect(),
     }
 }
@@ -234,6 +237,23 @@ impl Report {
             );
             for f in &sc.failing {
                 let _ = writeln!(s, "    {f}");
+            }
+        }
+        let dg = &self.dg;
+        if dg.triggers > 0 {
+            let _ = writeln!(
+                s,
+                "  DG Scripts: {} attached triggers run here; {} do not (or not whole){}",
+                dg.runnable,
+                dg.not_run.len(),
+                if dg.not_run.is_empty() { "" } else { ":" }
+            );
+            let shown = if verbose { dg.not_run.len() } else { dg.not_run.len().min(20) };
+            for n in &dg.not_run[..shown] {
+                let _ = writeln!(s, "    {n}");
+            }
+            if shown < dg.not_run.len() {
+                let _ = writeln!(s, "    … and {} more (--verbose lists them all)", dg.not_run.len() - shown);
             }
         }
         let p = &self.profile;

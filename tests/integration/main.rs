@@ -6,6 +6,7 @@ mod chat_rooms;
 mod combat;
 mod common;
 mod darkpawns;
+mod dg_scripts;
 mod errors;
 mod gameplay;
 mod http_edge;

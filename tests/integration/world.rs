@@ -115,7 +115,7 @@ S
 The Test House~
 A house whose floor keeps what is dropped on it. An innkeeper dozes here.
 ~
-90 h 0
+90 l 0
 D2
 ~
 ~

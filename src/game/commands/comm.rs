@@ -34,6 +34,9 @@ impl Engine {
         // Mobs' names begin in lower case ("a sparring partner"); a sentence does not.
         let line = crate::game::messaging::capitalize(&format!("{name} says, '{msg}'"));
         self.room_event(room, &[ch], EventKind::Say, "say", &line, Some(&name));
+        // DG speech triggers hear what was said (not a mob's own words).
+        let msg = msg.to_string();
+        self.dg_speech(ch, &msg);
         CmdStatus::Ok
     }
 

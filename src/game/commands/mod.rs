@@ -211,6 +211,11 @@ impl Engine {
                 None => (line, ""),
             }
         };
+        // DG command triggers hear the word before the command table does (so a
+        // script can give meaning to `pull lever`).
+        if self.dg_command(id, word, args) {
+            return CmdStatus::Ok;
+        }
         let Some(cmd) = lookup(word) else {
             if let Some(social) = self.find_social(word) {
                 return self.do_social(id, social, args);

@@ -32,6 +32,14 @@ impl Engine {
             return CmdStatus::Failed;
         };
         let need = (move_cost(self.world.rooms[room].proto.sector) + move_cost(self.world.rooms[to].proto.sector)) / 2;
+        let tired = c.pc.is_some() && c.moves < need;
+        // A leave trigger that answers 0 keeps the character here.
+        if !tired && !self.dg_leave(ch, room, dir) {
+            return CmdStatus::Failed;
+        }
+        let Some(c) = self.world.ch(ch) else {
+            return CmdStatus::Failed;
+        };
         if c.pc.is_some() && c.moves < need {
             self.send_text(ch, "You are too exhausted.");
             return CmdStatus::Failed;
@@ -58,6 +66,7 @@ impl Engine {
         self.announce(to, ch, true, &format!("{name} has arrived."));
         self.show_room(ch);
         self.arrival_scripts(ch, to);
+        self.dg_arrival(ch, to, dir);
     }
 
     /// The room as text, then `state` for JSON sessions.

@@ -244,6 +244,16 @@ impl Engine {
                 self.act("$N seems to have $S hands full.", ch, Some(v), None, To::Actor, EventKind::Text);
                 continue;
             }
+            // A receive trigger that answers 0 refuses the thing.
+            if self.world.ch(v).is_some_and(|c| c.behaves) {
+                let ctx = crate::game::dg_run::DgCtx { actor: Some(ch), object: Some(o), ..Default::default() };
+                if self.dg_fire(crate::game::dg_run::Owner::Mob(v), 'j', ctx) == Some(0) {
+                    continue;
+                }
+                if self.world.obj(o).is_none_or(|x| x.loc != crate::game::world::ObjLoc::Carried(ch)) {
+                    continue;
+                }
+            }
             self.act("You give $p to $N.", ch, Some(v), Some(o), To::Actor, EventKind::Text);
             self.act("$n gives you $p.", ch, Some(v), Some(o), To::Victim, EventKind::Text);
             self.act("$n gives $p to $N.", ch, Some(v), Some(o), To::NotVictim, EventKind::System);

@@ -1,0 +1,168 @@
+//! tbaMUD's DG Scripts: triggers (`trg/`) attached to mobs, objects and rooms by `T`
+//! lines, run by an interpreter of our own (`program.rs`: the lines and their blocks;
+//! `expr.rs`: expressions; `subst.rs`: `%…%` variables). The engine's side is
+//! `game/dg_run.rs` (what a script's variables and commands mean in the world, where
+//! each trigger fires, and the runs waiting on `wait`).
+//!
+//! Supported trigger types (the letters of a trigger's type field):
+//! mobs — `b` random, `c` command, `d` speech, `f` death, `g` greet, `h` greet-all,
+//! `j` receive, `k` fight, `n` load, `q` leave (`a` global lets random run without
+//! players in the zone); objects — `b` random, `c` command, `n` load; rooms — `b`
+//! random, `c` command, `d` speech, `g` enter, `q` leave. `pawns world check` lists
+//! every attached trigger that uses another type or fails to compile.
+
+pub mod expr;
+pub mod program;
+pub mod subst;
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::worldfile::{TriggerProto, WorldProto};
+
+/// What a trigger is attached to (the file's attach type: 0 mob, 1 object, 2 room).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Attach {
+    Mob,
+    Obj,
+    Room,
+}
+
+impl Attach {
+    pub fn of(t: &TriggerProto) -> Option<Attach> {
+        match t.attach_type {
+            0 => Some(Attach::Mob),
+            1 => Some(Attach::Obj),
+            2 => Some(Attach::Room),
+            _ => None,
+        }
+    }
+    /// The prefix of its script commands (`msend`, `osend`, `wsend`).
+    pub fn prefix(self) -> char {
+        match self {
+            Attach::Mob => 'm',
+            Attach::Obj => 'o',
+            Attach::Room => 'w',
+        }
+    }
+}
+
+/// A trigger type: its letter's bit in `TriggerProto.flags`.
+pub const fn bit(letter: char) -> u64 {
+    1 << (letter as u8 - b'a')
+}
+
+/// The types this server runs, per attach type.
+pub fn supported(attach: Attach) -> &'static str {
+    match attach {
+        Attach::Mob => "abcdfghjknq",
+        Attach::Obj => "abcn",
+        Attach::Room => "abcdgq",
+    }
+}
+
+/// The letters of a trigger's types that are not run here.
+pub fn unsupported_types(t: &TriggerProto) -> String {
+    let Some(a) = Attach::of(t) else { return "?".into() };
+    (b'a'..=b'z').map(|c| c as char).filter(|c| t.flags & bit(*c) != 0 && !supported(a).contains(*c)).collect()
+}
+
+/// The world's triggers, compiled: the engine owns it.
+#[derive(Default)]
+pub struct DgBook {
+    pub triggers: HashMap<u32, TriggerProto>,
+    pub programs: HashMap<u32, Result<program::Program, String>>,
+    /// Triggers off until the world reloads (an error, or a run past its budget): why.
+    pub disabled: HashMap<u32, String>,
+    /// Each entity's global variables (`global`, `remote`), by its uid.
+    pub globals: HashMap<String, BTreeMap<String, String>>,
+    pub off: bool,
+    pub stats: crate::script::ScriptStats,
+}
+
+impl DgBook {
+    pub fn new(world: &WorldProto) -> DgBook {
+        let mut b = DgBook::default();
+        for t in &world.triggers {
+            b.programs.insert(t.vnum, program::compile(&t.commands));
+            b.triggers.insert(t.vnum, t.clone());
+        }
+        b
+    }
+
+    /// The trigger `vnum` if it runs for `letter` on `attach`, compiled and on.
+    pub fn runnable(&self, vnum: u32, attach: Attach, letter: char) -> Option<(&TriggerProto, &program::Program)> {
+        if self.off || self.disabled.contains_key(&vnum) {
+            return None;
+        }
+        let t = self.triggers.get(&vnum)?;
+        if Attach::of(t) != Some(attach) || t.flags & bit(letter) == 0 {
+            return None;
+        }
+        let p = self.programs.get(&vnum)?.as_ref().ok()?;
+        Some((t, p))
+    }
+}
+
+/// The script commands pawns does not run (the rest of the line is skipped by an
+/// error that turns the trigger off, or is a mob's unknown command).
+const UNSUPPORTED: &[&str] =
+    &["dg_cast", "dg_affect", "attach", "detach", "mat", "oat", "wat", "mtransform", "otransform", "wtransform", "%at%", "%transform%"];
+
+/// The first command of a program pawns does not run, if any (`wait until` too).
+pub fn unsupported_commands(p: &program::Program) -> Option<String> {
+    p.ops.iter().find_map(|op| match op {
+        program::Op::Command(line) => {
+            let w = line.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
+            UNSUPPORTED.contains(&w.as_str()).then_some(w)
+        }
+        program::Op::Wait(arg) if arg.trim_start().starts_with("until") => Some("wait until".into()),
+        _ => None,
+    })
+}
+
+/// What `pawns world check` says of a world's DG Scripts.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct DgCheck {
+    pub triggers: usize,
+    /// Attached (by `T` lines) and runnable here.
+    pub runnable: usize,
+    /// "trigger 3000 (mob, q): …" for every attached trigger that will not run whole.
+    pub not_run: Vec<String>,
+}
+
+pub fn check(world: &WorldProto) -> DgCheck {
+    let mut c = DgCheck { triggers: world.triggers.len(), ..Default::default() };
+    let mut attached: Vec<u32> = world
+        .rooms
+        .iter()
+        .flat_map(|r| r.triggers.iter())
+        .chain(world.mobs.iter().flat_map(|m| m.triggers.iter()))
+        .chain(world.objs.iter().flat_map(|o| o.triggers.iter()))
+        .copied()
+        .collect();
+    attached.sort_unstable();
+    attached.dedup();
+    let by: HashMap<u32, &TriggerProto> = world.triggers.iter().map(|t| (t.vnum, t)).collect();
+    for v in attached {
+        let Some(t) = by.get(&v) else {
+            c.not_run.push(format!("trigger {v}: attached but not defined"));
+            continue;
+        };
+        let kind = match Attach::of(t) {
+            Some(Attach::Mob) => "mob",
+            Some(Attach::Obj) => "obj",
+            Some(Attach::Room) => "room",
+            None => "?",
+        };
+        let unsupported = unsupported_types(t);
+        match program::compile(&t.commands) {
+            Err(e) => c.not_run.push(format!("trigger {v} ({kind}): {e}")),
+            Ok(_) if !unsupported.is_empty() => c.not_run.push(format!("trigger {v} ({kind}): type {unsupported} is not run")),
+            Ok(p) => match unsupported_commands(&p) {
+                Some(cmd) => c.not_run.push(format!("trigger {v} ({kind}): uses {cmd}, which is not run")),
+                None => c.runnable += 1,
+            },
+        }
+    }
+    c
+}
