@@ -49,5 +49,8 @@ pub fn run(args: BenchScriptsArgs) -> anyhow::Result<()> {
         "  DG Scripts: {} runs ({} errors, each turning its trigger off); one run p50 {} µs, p99 {} µs; {} attached triggers run here",
         on.dg_runs, on.dg_errors, on.dg_us.0, on.dg_us.1, check.dg.runnable
     );
+    for off in &on.turned_off {
+        println!("    turned off: {off}");
+    }
     Ok(())
 }

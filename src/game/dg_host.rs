@@ -330,7 +330,11 @@ impl DgHostCtx<'_> {
                 }
             }
             "damage" => {
-                let amount: i32 = tail.trim().parse().map_err(|_| "damage how much?")?;
+                // tbaMUD took `atoi` of it: `24 + 2` (a `set`, not an `eval`) is 24.
+                let word = tail.split_whitespace().next().unwrap_or("");
+                let digits: String =
+                    word.chars().enumerate().take_while(|(i, c)| c.is_ascii_digit() || (*i == 0 && *c == '-')).map(|(_, c)| c).collect();
+                let amount: i32 = digits.parse().map_err(|_| "damage how much?")?;
                 if let Some(c) = self.target_char(first) {
                     if amount < 0 {
                         if let Some(ch) = self.e.world.chars.get_mut(&c) {

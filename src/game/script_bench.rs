@@ -26,6 +26,8 @@ pub struct ScriptBenchReport {
     pub dg_runs: u64,
     pub dg_errors: u64,
     pub dg_us: (u32, u32),
+    /// The triggers (and scripts) turned off, with why.
+    pub turned_off: Vec<String>,
     /// Special procedures assigned and run natively (prototypes).
     pub specials: usize,
 }
@@ -92,6 +94,8 @@ pub fn measure(world: WorldProto, agents: usize, pulses: u32, scripts: bool, see
     r.dg_runs = e.dg.stats.calls;
     r.dg_errors = e.dg.stats.errors;
     r.dg_us = e.dg.stats.percentiles();
+    r.turned_off = e.dg.disabled.iter().map(|(v, why)| format!("trigger {v}: {why}")).chain(e.scripts.disabled.values().cloned()).collect();
+    r.turned_off.sort();
     crate::script::host::drop_host(e.scripts.uid);
     r
 }
