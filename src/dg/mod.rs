@@ -77,6 +77,8 @@ pub struct DgBook {
     pub globals: HashMap<String, BTreeMap<String, String>>,
     pub off: bool,
     pub stats: crate::script::ScriptStats,
+    /// Triggers running inside triggers right now.
+    pub depth: u32,
 }
 
 impl DgBook {

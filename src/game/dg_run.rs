@@ -87,15 +87,22 @@ impl Engine {
         answer
     }
 
-    /// Runs (or resumes) one trigger; its answer (1 while it waits).
+    /// Runs (or resumes) one trigger; its answer (1 while it waits). Triggers that
+    /// fire triggers (two mobs answering each other's speech) stop four deep.
     pub(crate) fn dg_run(&mut self, owner: Owner, trig: u32, mut run: Run, ctx: DgCtx) -> i64 {
         let attach = Self::attach_of(owner);
+        if self.dg.depth >= crate::script::host::MAX_DEPTH {
+            tracing::debug!(target: "pawns::dg", trigger = trig, "not run: triggers {} deep", self.dg.depth);
+            return 0;
+        }
         let Some(p) = self.dg.programs.get(&trig).and_then(|p| p.as_ref().ok()).cloned() else { return 0 };
         let started = std::time::Instant::now();
+        self.dg.depth += 1;
         let outcome = {
             let mut host = DgHostCtx { e: self, owner, attach, ctx: &ctx };
             execute(&p, &mut run, &mut host, super::clock::PULSES_PER_MUD_HOUR)
         };
+        self.dg.depth -= 1;
         self.dg.stats.note(started.elapsed());
         match outcome {
             Outcome::Done(n) => n,
@@ -308,5 +315,42 @@ impl Engine {
             }
         }
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::engine::EngineConfig;
+
+    /// Two mobs whose speech triggers answer anything said: one word must not become
+    /// an endless exchange inside one command.
+    #[tokio::test]
+    async fn mobs_answering_each_other_stop_four_deep() {
+        let mut src = crate::worldfile::MemSource::default();
+        let files = [
+            ("wld/index", "1.wld\n$\n"),
+            ("wld/1.wld", "#100\nHall~\nA hall.\n~\n1 0 0\nS\n$\n"),
+            ("mob/index", "1.mob\n$\n"),
+            ("mob/1.mob", "#200\nparrot~\na parrot~\nA parrot.\n~\nA parrot.\n~\nb 0 0 S\n5 10 5 5d5+50 1d2+0\n10 0\n8 8 1\nT 1\n#201\nmynah~\na mynah~\nA mynah.\n~\nA mynah.\n~\nb 0 0 S\n5 10 5 5d5+50 1d2+0\n10 0\n8 8 1\nT 1\n$\n"),
+            ("trg/index", "1.trg\n$\n"),
+            ("trg/1.trg", "#1\nEcho~\n0 d 100\n*~\nsay %speech%!\n~\n$\n"),
+            ("zon/index", "1.zon\n$\n"),
+            ("zon/1.zon", "#1\nTest~\n199 30 2\nM 0 200 1 100\nM 0 201 1 100\nS\n$\n"),
+        ];
+        for (k, v) in files {
+            src.0.insert(k.into(), v.into());
+        }
+        let world = crate::worldfile::load(&src).unwrap().world;
+        let dir = tempfile::tempdir().unwrap();
+        let (store, _) = pawns_storage::Store::open(dir.path().join("t.redb")).unwrap();
+        let (saves, _w) = crate::game::persist::spawn_writer(std::sync::Arc::new(store), Default::default());
+        let mut e = Engine::new(world, EngineConfig { seed: 5, ..EngineConfig::default() }, saves);
+        let (link, _rx) = crate::game::tests::link(1, 4096);
+        let pc = e.enter(crate::game::character::new_record("Talker", 3, 0, 1, true, [13; 6], 100), link, None).char_id;
+        e.dispatch(pc, "say hello");
+        // Each answer is heard by the other bird: the chain stops at the depth limit.
+        assert!(e.dg.stats.calls >= 2 && e.dg.stats.calls <= 8, "{} runs", e.dg.stats.calls);
+        assert_eq!(e.dg.depth, 0);
     }
 }
