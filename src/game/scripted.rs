@@ -104,7 +104,7 @@ impl Engine {
             // `save_char(me)` or `ch = me` when they mean it).
             if ctx.ch.is_some() {
                 if let Value::Table(t) = g.raw_get::<Value>("ch")? {
-                    ud.borrow_mut_scoped::<Engine, _>(|e| tables::write_char(e, &t))??;
+                    ud.borrow_mut_scoped::<Engine, _>(|e| tables::write_char(&lua, e, &t))??;
                 }
             }
             Ok(tables::int(&answer))

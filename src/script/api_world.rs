@@ -127,9 +127,9 @@ pub fn register(lua: &Lua) -> mlua::Result<()> {
         }
         Ok(Value::Nil)
     })?;
-    query(lua, "save_char", |e, _, v| {
+    query(lua, "save_char", |e, lua, v| {
         if let Value::Table(t) = v {
-            tables::write_char(e, t)?;
+            tables::write_char(lua, e, t)?;
         }
         Ok(Value::Nil)
     })?;

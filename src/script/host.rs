@@ -91,6 +91,7 @@ impl Host {
     fn new(book: &ScriptBook) -> mlua::Result<Host> {
         let lua = Lua::new_with(StdLib::STRING | StdLib::TABLE | StdLib::MATH, LuaOptions::default())?;
         lua.set_app_data(Budget::default());
+        lua.set_app_data(super::tables::Originals::default());
         lua.set_app_data(Sources(book.sources.clone()));
         lua.set_named_registry_value(CHUNKS, lua.create_table()?)?;
         lua.set_named_registry_value(CHUNK_ERRORS, lua.create_table()?)?;
@@ -157,6 +158,9 @@ impl Host {
 
     /// A top-level call begins: a fresh budget and the per-call memory ceiling.
     pub fn start_call(&self) {
+        if let Some(o) = self.lua.app_data_ref::<super::tables::Originals>() {
+            o.0.borrow_mut().clear();
+        }
         let b = self.budget();
         b.instructions.set(0);
         b.started.set(Some(Instant::now()));

@@ -81,6 +81,28 @@ fn with_meta(lua: &Lua, t: &Table, key: &str) -> mlua::Result<()> {
     Ok(())
 }
 
+/// The write-back fields of a character as a table shows them (in `CHAR_BACK` order).
+fn back_values(c: &crate::game::character::Char) -> [Option<i64>; 10] {
+    let pc = c.pc.as_ref();
+    [
+        Some(c.alignment as i64),
+        Some(c.gold),
+        Some(c.level as i64),
+        Some(c.hit as i64),
+        Some(c.position as i64),
+        c.pc.is_none().then_some(c.wait as i64),
+        pc.map(|p| p.bank_gold),
+        pc.map(|_| c.exp),
+        pc.map(|_| c.mana as i64),
+        pc.map(|_| c.moves as i64),
+    ]
+}
+
+/// The write-back fields of every character a call was shown (cleared per top-level
+/// call): a field is written back only if the script changed it.
+#[derive(Default)]
+pub struct Originals(pub std::cell::RefCell<std::collections::HashMap<CharId, [Option<i64>; 10]>>);
+
 /// `ch`, `me`, `room.char[i]`…: nil for one who is gone.
 pub fn char_table(lua: &Lua, e: &Engine, id: CharId) -> mlua::Result<Value> {
     let Some(c) = e.world.ch(id) else { return Ok(Value::Nil) };
@@ -113,11 +135,10 @@ pub fn char_table(lua: &Lua, e: &Engine, id: CharId) -> mlua::Result<Value> {
             t.raw_set("timer", c.wait)?;
         }
     }
-    let orig = lua.create_table()?;
-    for k in CHAR_BACK {
-        orig.raw_set(*k, t.raw_get::<Value>(*k)?)?;
+    // What the script was shown, kept on the Rust side for the write-back.
+    if let Some(o) = lua.app_data_ref::<Originals>() {
+        o.0.borrow_mut().insert(id, back_values(c));
     }
-    t.raw_set("__orig", orig)?;
     with_meta(lua, &t, CHAR_META)?;
     Ok(Value::Table(t))
 }
@@ -211,14 +232,14 @@ pub fn lazy_field(lua: &Lua, e: &Engine, t: &Table, key: &str) -> mlua::Result<V
 }
 
 /// `table_to_char`: the fields the script changed, with the original's clamps.
-pub fn write_char(e: &mut Engine, t: &Table) -> mlua::Result<()> {
+pub fn write_char(lua: &Lua, e: &mut Engine, t: &Table) -> mlua::Result<()> {
     let Some(id) = char_of(e, &Value::Table(t.clone())) else { return Ok(()) };
-    let orig: Option<Table> = t.raw_get("__orig")?;
+    let shown = lua.app_data_ref::<Originals>().and_then(|o| o.0.borrow().get(&id).copied());
     let mut changed = Vec::new();
-    for k in CHAR_BACK {
+    for (i, k) in CHAR_BACK.iter().enumerate() {
         let now: Value = t.raw_get(*k)?;
-        let was: Value = orig.as_ref().map(|o| o.raw_get(*k)).transpose()?.unwrap_or(Value::Nil);
-        if now.is_nil() || (!was.is_nil() && int(&now) == int(&was)) {
+        let was = shown.and_then(|s| s[i]);
+        if now.is_nil() || was == Some(int(&now)) {
             continue;
         }
         changed.push((*k, int(&now)));
