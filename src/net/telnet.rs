@@ -37,8 +37,19 @@ const MAX_SB: usize = 4096;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum TelnetEvent {
-    Line { bytes: Vec<u8>, truncated: bool },
-    Negotiate { verb: u8, opt: u8 },
+    Line {
+        bytes: Vec<u8>,
+        truncated: bool,
+    },
+    Negotiate {
+        verb: u8,
+        opt: u8,
+    },
+    /// `IAC SB opt data IAC SE` (data unescaped; one longer than 4 KiB is dropped).
+    Sub {
+        opt: u8,
+        data: Vec<u8>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -58,11 +69,13 @@ pub struct TelnetParser {
     line: Vec<u8>,
     truncated: bool,
     sb_len: usize,
+    /// The sub-negotiation being read (its option first).
+    sb: Vec<u8>,
 }
 
 impl Default for TelnetParser {
     fn default() -> Self {
-        TelnetParser { st: St::Data, line: Vec::new(), truncated: false, sb_len: 0 }
+        TelnetParser { st: St::Data, line: Vec::new(), truncated: false, sb_len: 0, sb: Vec::new() }
     }
 }
 
@@ -119,6 +132,7 @@ impl TelnetParser {
                     WILL | WONT | DO | DONT => St::Verb(b),
                     SB => {
                         self.sb_len = 0;
+                        self.sb.clear();
                         St::Sb
                     }
                     _ => St::Data, // NOP, GA, AYT, ... carry nothing for us
@@ -131,14 +145,26 @@ impl TelnetParser {
                     self.sb_len += 1;
                     if b == IAC {
                         St::SbIac
-                    } else if self.sb_len > MAX_SB {
-                        St::Data
                     } else {
+                        // Past the bound the rest is read and dropped, never taken as text.
+                        if self.sb_len <= MAX_SB {
+                            self.sb.push(b);
+                        }
                         St::Sb
                     }
                 }
                 St::SbIac => match b {
-                    SE => St::Data,
+                    SE => {
+                        if let Some((&opt, data)) = self.sb.split_first().filter(|_| self.sb_len <= MAX_SB) {
+                            out.push(TelnetEvent::Sub { opt, data: data.to_vec() });
+                        }
+                        self.sb.clear();
+                        St::Data
+                    }
+                    IAC => {
+                        self.sb.push(IAC);
+                        St::Sb
+                    }
                     _ => St::Sb,
                 },
             };
@@ -204,6 +230,8 @@ struct Conn {
     shared: Arc<Shared>,
     peer: SocketAddr,
     opts: Options,
+    /// The MUD options (MSSP, EOR, NAWS, TTYPE) and what the client said.
+    mud: negotiate::Negotiator,
 }
 
 impl Conn {
@@ -222,12 +250,13 @@ impl Conn {
 
 pub async fn run(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>, permit: Option<ConnPermit>) {
     let (mut r, w) = stream.into_split();
-    let mut conn = Conn { w, shared: shared.clone(), peer, opts: Options::default() };
+    let mut conn = Conn { w, shared: shared.clone(), peer, opts: Options::default(), mud: Default::default() };
     if permit.is_none() {
         conn.say("Sorry, the game is full right now (too_many_connections). Try again later.\n").await;
         return;
     }
-    if !conn.say(BANNER).await || !conn.say("By what name do you wish to be known? ").await {
+    // The MUD options are offered, never waited for.
+    if !conn.write(&negotiate::offers()).await || !conn.say(BANNER).await || !conn.say("By what name do you wish to be known? ").await {
         return;
     }
     let mut parser = TelnetParser::default();
@@ -248,7 +277,11 @@ pub async fn run(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>, permi
                 let Some(out) = out else { break };
                 match out {
                     Out::Event { text, .. } => { if !conn.say(&format!("{text}\n")).await { break } }
-                    Out::Prompt(p) => { if !conn.say(&format!("\n{p}")).await { break } }
+                    Out::Prompt(p) => {
+                        if !conn.say(&format!("\n{p}")).await { break }
+                        // A client that agreed to EOR learns where the prompt ends.
+                        if conn.mud.caps.eor && !conn.write(&[IAC, negotiate::EOR]).await { break }
+                    }
                     Out::Error { message, .. } => { if !conn.say(&format!("{message}\n")).await { break } }
                     Out::Close { message, .. } => { conn.say(&format!("{message}\n")).await; break; }
                     Out::State { .. } | Out::Vars { .. } | Out::MemoryBootstrap { .. } | Out::MemorySummary(_) | Out::Reply { .. } => {}
@@ -259,10 +292,18 @@ pub async fn run(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>, permi
                 parser.feed(&buf[..n], &mut events);
                 for ev in std::mem::take(&mut events) {
                     match ev {
+                        TelnetEvent::Negotiate { verb, opt } if negotiate::handles(opt) => {
+                            let answer = conn.mud.on_negotiate(verb, opt);
+                            if !answer_mud(&mut conn, answer).await { break 'conn; }
+                        }
                         TelnetEvent::Negotiate { verb, opt } => {
                             if let Some(reply) = conn.opts.reply(verb, opt) {
                                 if !conn.write(&reply).await { break 'conn; }
                             }
+                        }
+                        TelnetEvent::Sub { opt, data } => {
+                            let answer = conn.mud.on_sub(opt, &data);
+                            if !answer_mud(&mut conn, answer).await { break 'conn; }
                         }
                         TelnetEvent::Line { bytes, truncated } => {
                             let line = match String::from_utf8(bytes) {
@@ -290,6 +331,33 @@ pub async fn run(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>, permi
         let _ = shared.engine.tx.send(EngineMsg::Detach { char_id, link_id }).await;
     }
     let _ = conn.w.shutdown().await;
+}
+
+/// Carries out what a MUD-option negotiation asked; false when the socket is gone.
+async fn answer_mud(conn: &mut Conn, answer: negotiate::Answer) -> bool {
+    match answer {
+        negotiate::Answer::Nothing => true,
+        negotiate::Answer::Bytes(b) => conn.write(&b).await,
+        negotiate::Answer::Mssp => {
+            let shared = conn.shared.clone();
+            let players = shared.who().await.len();
+            let port = conn.w.local_addr().map(|a| a.port()).unwrap_or(0);
+            let vars = [
+                ("NAME", "pawns".to_string()),
+                ("PLAYERS", players.to_string()),
+                ("UPTIME", (crate::time::unix_secs().saturating_sub(shared.started.elapsed().as_secs())).to_string()),
+                ("CODEBASE", format!("pawns {}", env!("CARGO_PKG_VERSION"))),
+                ("CRAWL DELAY", "-1".to_string()),
+                ("PORT", port.to_string()),
+                ("FAMILY", "DikuMUD".to_string()),
+                ("ANSI", "0".to_string()),
+                ("UTF-8", "1".to_string()),
+                ("MSSP", "1".to_string()),
+                ("EOR", "1".to_string()),
+            ];
+            conn.write(&negotiate::mssp(&vars)).await
+        }
+    }
 }
 
 /// Advances the login dialogue (or plays a command); `None` closes the connection.
@@ -460,3 +528,5 @@ async fn enter(conn: &mut Conn, record: pawns_storage::CharacterRecord, out_tx: 
 
 #[cfg(test)]
 mod tests;
+
+pub mod negotiate;

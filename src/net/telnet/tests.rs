@@ -11,6 +11,7 @@ fn lines(input: &[u8]) -> (Vec<Vec<u8>>, Vec<(u8, u8)>) {
         match e {
             TelnetEvent::Line { bytes, .. } => l.push(bytes),
             TelnetEvent::Negotiate { verb, opt } => n.push((verb, opt)),
+            TelnetEvent::Sub { .. } => {}
         }
     }
     (l, n)
@@ -21,6 +22,28 @@ fn iac_sequences_never_reach_the_text() {
     let (l, n) = lines(&[b'h', IAC, DO, 24, b'i', IAC, SB, 24, 1, 2, IAC, SE, b'\r', b'\n']);
     assert_eq!(l, vec![b"hi".to_vec()]);
     assert_eq!(n, vec![(DO, 24)]);
+}
+
+#[test]
+fn sub_negotiations_come_out_whole_and_unescaped() {
+    let mut p = TelnetParser::default();
+    let mut out = Vec::new();
+    // NAWS 255x40 (the 255 doubled), split across two reads, then TTYPE IS MUDLET.
+    p.feed(&[IAC, SB, 31, 0, IAC], &mut out);
+    p.feed(&[IAC, 0, 40, IAC, SE, IAC, SB, 24, 0], &mut out);
+    p.feed(b"MUDLET", &mut out);
+    p.feed(&[IAC, SE, b'o', b'k', b'\n'], &mut out);
+    assert_eq!(out[0], TelnetEvent::Sub { opt: 31, data: vec![0, 255, 0, 40] });
+    assert_eq!(out[1], TelnetEvent::Sub { opt: 24, data: b"\0MUDLET".to_vec() });
+    assert_eq!(out[2], TelnetEvent::Line { bytes: b"ok".to_vec(), truncated: false });
+    // One past the bound is dropped whole, and the text after it still reads.
+    let mut out = Vec::new();
+    let mut big = vec![IAC, SB, 24];
+    big.extend(vec![b'x'; MAX_SB + 10]);
+    big.extend([IAC, SE, b'h', b'i', b'\n']);
+    p.feed(&big, &mut out);
+    assert!(!out.iter().any(|e| matches!(e, TelnetEvent::Sub { .. })), "{out:?}");
+    assert!(out.iter().any(|e| matches!(e, TelnetEvent::Line { bytes, .. } if bytes == b"hi")), "{out:?}");
 }
 
 #[test]
