@@ -270,14 +270,6 @@ pub fn execute(p: &Program, run: &mut Run, host: &mut dyn Host, pulses_per_hour:
         let was_testing = std::mem::replace(&mut testing, false);
         match &p.ops[i] {
             Op::Nothing | Op::End | Op::Case(_) | Op::Default | Op::Context => run.pc += 1,
-            Op::MakeUid(s) => {
-                let line = sub(run, host, s);
-                let (name, value) = word_rest(&line);
-                if !name.is_empty() {
-                    run.locals.insert(name.to_string(), value.to_string());
-                }
-                run.pc += 1;
-            }
             Op::If(c) => {
                 let v = expr::eval(&sub(run, host, c));
                 if expr::truthy(&v) {
@@ -325,7 +317,8 @@ pub fn execute(p: &Program, run: &mut Run, host: &mut dyn Host, pulses_per_hour:
                 run.pc = target.or(default).map(|c| c + 1).unwrap_or(p.jump[i] + 1);
             }
             Op::Break => run.pc = p.jump[i] + 1,
-            Op::Set(s) => {
+            // `makeuid var uid` is a `set`: our uids are the values `%x.id%` gives.
+            Op::Set(s) | Op::MakeUid(s) => {
                 let line = sub(run, host, s);
                 let (name, value) = word_rest(&line);
                 if !name.is_empty() {

@@ -256,6 +256,15 @@ impl DgHostCtx<'_> {
         }
     }
 
+    /// Sets (or, with `None`, removes) one of an entity's global variables.
+    fn put_global(&mut self, uid: String, name: &str, value: Option<&str>) {
+        let g = self.e.dg.globals.entry(uid).or_default();
+        match value {
+            Some(v) => g.insert(name.to_string(), v.to_string()),
+            None => g.remove(name),
+        };
+    }
+
     fn send_to(&mut self, who: CharId, text: &str) {
         self.e.send_text(who, text);
     }
@@ -553,30 +562,13 @@ impl Host for DgHostCtx<'_> {
 
     fn set_global(&mut self, name: &str, value: Option<&str>) {
         let uid = self.owner_uid();
-        let g = self.e.dg.globals.entry(uid).or_default();
-        match value {
-            Some(v) => {
-                g.insert(name.to_string(), v.to_string());
-            }
-            None => {
-                g.remove(name);
-            }
-        }
+        self.put_global(uid, name, value);
     }
 
     fn remote(&mut self, name: &str, value: Option<&str>, target: &str) {
         let uid = target.trim().to_string();
-        if self.ent(&uid).is_none() {
-            return;
-        }
-        let g = self.e.dg.globals.entry(uid).or_default();
-        match value {
-            Some(v) => {
-                g.insert(name.to_string(), v.to_string());
-            }
-            None => {
-                g.remove(name);
-            }
+        if self.ent(&uid).is_some() {
+            self.put_global(uid, name, value);
         }
     }
 }

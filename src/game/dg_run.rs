@@ -184,15 +184,11 @@ impl Engine {
         }
         let from = crate::worldfile::DIR_NAMES[super::doors::REV_DIR[dir]].to_string();
         let ctx = DgCtx { actor: Some(ch), vars: vec![("direction", from)], ..Default::default() };
-        if self.world.rooms[to].behaving > 0 {
-            let mobs: Vec<CharId> =
-                self.world.rooms[to].people.iter().copied().filter(|p| *p != ch && self.world.ch(*p).is_some_and(|c| c.behaves)).collect();
-            for m in mobs {
-                for letter in ['g', 'h'] {
-                    if self.world.ch(ch).is_some_and(|c| c.room == to) {
-                        let roll = self.roll(1, 100);
-                        self.dg_fire_if(Owner::Mob(m), letter, ctx.clone(), |narg, _| roll <= narg.max(1));
-                    }
+        for m in self.world.behaving_in(to, ch) {
+            for letter in ['g', 'h'] {
+                if self.world.ch(ch).is_some_and(|c| c.room == to) {
+                    let roll = self.roll(1, 100);
+                    self.dg_fire_if(Owner::Mob(m), letter, ctx.clone(), |narg, _| roll <= narg.max(1));
                 }
             }
         }
@@ -202,6 +198,16 @@ impl Engine {
         }
     }
 
+    /// Who in `room` may carry triggers for what `ch` does there: its mobs with
+    /// behaviour, then the room itself.
+    fn dg_owners_here(&self, room: RoomId, ch: CharId) -> Vec<Owner> {
+        let mut owners: Vec<Owner> = self.world.behaving_in(room, ch).into_iter().map(Owner::Mob).collect();
+        if !self.world.rooms[room].proto.triggers.is_empty() {
+            owners.push(Owner::Room(room));
+        }
+        owners
+    }
+
     /// Leaving `from` toward `dir`: the mobs' and the room's leave triggers (`q`); any
     /// that answers 0 keeps the character here (the script says why).
     pub fn dg_leave(&mut self, ch: CharId, from: RoomId, dir: usize) -> bool {
@@ -209,20 +215,7 @@ impl Engine {
             return true;
         }
         let ctx = DgCtx { actor: Some(ch), vars: vec![("direction", crate::worldfile::DIR_NAMES[dir].to_string())], ..Default::default() };
-        let mut owners: Vec<Owner> = Vec::new();
-        if self.world.rooms[from].behaving > 0 {
-            owners.extend(
-                self.world.rooms[from]
-                    .people
-                    .iter()
-                    .copied()
-                    .filter(|p| *p != ch && self.world.ch(*p).is_some_and(|c| c.behaves))
-                    .map(Owner::Mob),
-            );
-        }
-        if !self.world.rooms[from].proto.triggers.is_empty() {
-            owners.push(Owner::Room(from));
-        }
+        let owners = self.dg_owners_here(from, ch);
         for o in owners {
             let roll = self.roll(1, 100);
             if self.dg_fire_if(o, 'q', ctx.clone(), |narg, _| roll <= narg.max(1)) == Some(0) {
@@ -249,20 +242,7 @@ impl Engine {
                 }
         };
         let ctx = DgCtx { actor: Some(ch), vars: vec![("speech", speech.to_string())], ..Default::default() };
-        let mut owners: Vec<Owner> = Vec::new();
-        if self.world.rooms[room].behaving > 0 {
-            owners.extend(
-                self.world.rooms[room]
-                    .people
-                    .iter()
-                    .copied()
-                    .filter(|p| *p != ch && self.world.ch(*p).is_some_and(|c| c.behaves))
-                    .map(Owner::Mob),
-            );
-        }
-        if !self.world.rooms[room].proto.triggers.is_empty() {
-            owners.push(Owner::Room(room));
-        }
+        let owners = self.dg_owners_here(room, ch);
         for o in owners {
             self.dg_fire_if(o, 'd', ctx.clone(), heard);
         }
@@ -279,20 +259,12 @@ impl Engine {
         }
         let Some(c) = self.world.ch(ch) else { return false };
         let room = c.room;
+        // The room's triggers hear a command first (tbaMUD's order), then its mobs'.
         let mut owners: Vec<Owner> = Vec::new();
         if !self.world.rooms[room].proto.triggers.is_empty() {
             owners.push(Owner::Room(room));
         }
-        if self.world.rooms[room].behaving > 0 {
-            owners.extend(
-                self.world.rooms[room]
-                    .people
-                    .iter()
-                    .copied()
-                    .filter(|p| *p != ch && self.world.ch(*p).is_some_and(|c| c.behaves))
-                    .map(Owner::Mob),
-            );
-        }
+        owners.extend(self.world.behaving_in(room, ch).into_iter().map(Owner::Mob));
         let scripted =
             |e: &Engine, o: &u64| e.world.obj(*o).is_some_and(|o| e.world.obj_protos.get(&o.vnum).is_some_and(|p| !p.triggers.is_empty()));
         let mut things: Vec<(Owner, i32)> = Vec::new();

@@ -184,14 +184,8 @@ impl Engine {
         if self.scripts.attached.is_empty() {
             return;
         }
-        if self.world.rooms[to].behaving > 0 && !self.affected(mover, super::spells::AffectKind::Sneak) {
-            let mobs: Vec<CharId> = self.world.rooms[to]
-                .people
-                .iter()
-                .copied()
-                .filter(|p| *p != mover && self.world.ch(*p).is_some_and(|c| c.behaves))
-                .collect();
-            for m in mobs {
+        if !self.affected(mover, super::spells::AffectKind::Sneak) {
+            for m in self.world.behaving_in(to, mover) {
                 if self.world.ch(mover).is_some_and(|c| c.room == to) && self.world.ch(m).is_some_and(|c| c.room == to) {
                     self.mob_script(m, Trigger::Greet, Some(mover), None, None);
                 }

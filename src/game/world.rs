@@ -200,6 +200,15 @@ impl World {
         }
     }
 
+    /// The mobs in `room` with a procedure, a script or triggers, but `except`
+    /// (nothing to scan where there are none: a crowd of players costs nothing).
+    pub fn behaving_in(&self, room: RoomId, except: CharId) -> Vec<CharId> {
+        if self.rooms[room].behaving == 0 {
+            return Vec::new();
+        }
+        self.rooms[room].people.iter().copied().filter(|p| *p != except && self.ch(*p).is_some_and(|c| c.behaves)).collect()
+    }
+
     pub fn char_from_room(&mut self, id: CharId) {
         if let Some(c) = self.chars.get(&id) {
             let r = c.room;

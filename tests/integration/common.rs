@@ -145,6 +145,26 @@ impl WsClient {
         self.send(json!({"type": "command", "data": {"command": c}, "id": id})).await;
     }
 
+    /// Reads events until one contains `needle`; its text.
+    pub async fn hear(&mut self, needle: &str) -> String {
+        let v = self.until(|v| v["type"] == "event" && v["data"]["text"].as_str().is_some_and(|t| t.contains(needle))).await;
+        v["data"]["text"].as_str().unwrap_or("").to_string()
+    }
+
+    /// Sends a command and waits for the `state` naming the room it ends in.
+    pub async fn room_after(&mut self, c: &str, id: &str) -> u64 {
+        self.cmd(c, id).await;
+        self.until(|v| v["re"] == id && v["type"] == "state").await["data"]["room"]["vnum"].as_u64().unwrap()
+    }
+
+    /// Creates a new warrior named `name` and waits for its first `state`.
+    pub async fn newcomer(addr: SocketAddr, name: &str) -> WsClient {
+        let mut a = WsClient::connect(addr).await;
+        a.send(json!({"type": "login", "data": {"player_name": name, "password": "pw-newcomer", "new_char": true, "class": 3}})).await;
+        a.expect("state").await;
+        a
+    }
+
     /// Text of the event answering command `id`.
     pub async fn reply_text(&mut self, id: &str) -> String {
         let v = self.until(|v| v["re"] == id && v["type"] == "event").await;

@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::common::*;
 use crate::darkpawns::darkpawns_dir;
@@ -92,26 +92,8 @@ async fn scriptland() -> Option<TestServer> {
     )
 }
 
-async fn login(srv: &TestServer, name: &str) -> WsClient {
-    let mut a = WsClient::connect(srv.addr).await;
-    a.send(json!({"type": "login", "data": {"player_name": name, "password": "pw-scriptland", "new_char": true, "class": 3}})).await;
-    a.expect("state").await;
-    a
-}
-
 fn text(v: &Value) -> &str {
     v["data"]["text"].as_str().unwrap_or("")
-}
-
-/// Reads events until one contains `needle`; its text.
-async fn hear(a: &mut WsClient, needle: &str) -> String {
-    text(&a.until(|v| v["type"] == "event" && text(v).contains(needle)).await).to_string()
-}
-
-/// Sends a command and waits for the `state` naming the room it ends in.
-async fn room_after(a: &mut WsClient, c: &str, id: &str) -> u64 {
-    a.cmd(c, id).await;
-    a.until(|v| v["re"] == id && v["type"] == "state").await["data"]["room"]["vnum"].as_u64().unwrap()
 }
 
 /// Flees until out of the fight (a flee can fail).
@@ -131,38 +113,38 @@ async fn flee(a: &mut WsClient, tag: &str) {
 #[tokio::test]
 async fn an_agent_triggers_each_script_and_sees_what_it_does() {
     let Some(srv) = scriptland().await else { return };
-    let mut hero = login(&srv, "Hero").await;
+    let mut hero = WsClient::newcomer(srv.addr, "Hero").await;
     // The dragon greets (and attacks), and in the fight breathes frost now and then.
     hero.cmd("north", "n1").await;
-    hear(&mut hero, "So, you have found my lair...").await;
-    hear(&mut hero, "breathes frost at you!").await;
+    hero.hear("So, you have found my lair...").await;
+    hero.hear("breathes frost at you!").await;
     flee(&mut hero, "f").await;
     // The master column's enter trap, then the portal back.
-    assert_eq!(room_after(&mut hero, "up", "u1").await, 1315);
-    hear(&mut hero, "your vision fades").await;
+    assert_eq!(hero.room_after("up", "u1").await, 1315);
+    hero.hear("your vision fades").await;
     let v = hero.until(|v| v["type"] == "state" && v["data"]["room"]["vnum"] != 1315).await;
     assert_eq!(v["data"]["room"]["vnum"], 1320, "no talismans: the first hall");
     hero.cmd("enter portal", "p1").await;
-    assert!(hear(&mut hero, "You step into the portal").await.contains("strange feeling"));
+    assert!(hero.hear("You step into the portal").await.contains("strange feeling"));
     let v = hero.until(|v| v["re"] == "p1" && v["type"] == "state").await;
     assert_eq!(v["data"]["room"]["vnum"], 100, "the portal's cost is where it goes");
     // The brain eater, once there is a corpse.
-    assert_eq!(room_after(&mut hero, "west", "w1").await, 104);
+    assert_eq!(hero.room_after("west", "w1").await, 104);
     hero.cmd("kill rat", "k1").await;
-    hear(&mut hero, "beheads the corpse of a rat").await;
-    hear(&mut hero, "eats it with a noisy slurp").await;
+    hero.hear("beheads the corpse of a rat").await;
+    hero.hear("eats it with a noisy slurp").await;
     // The phoenix's rider leaps off as it dies.
-    assert_eq!(room_after(&mut hero, "east", "e1").await, 100);
-    assert_eq!(room_after(&mut hero, "south", "s1").await, 103);
+    assert_eq!(hero.room_after("east", "e1").await, 100);
+    assert_eq!(hero.room_after("south", "s1").await, 103);
     hero.cmd("kill phoenix", "k2").await;
-    hear(&mut hero, "crashes to the ground, a rider leaps off").await;
+    hero.hear("crashes to the ground, a rider leaps off").await;
     flee(&mut hero, "g").await;
     // The pattern hurts who stands on it; Hisc lets nobody south.
-    assert_eq!(room_after(&mut hero, "down", "d1").await, 110);
+    assert_eq!(hero.room_after("down", "d1").await, 110);
     let before = hero.seen.iter().rev().find_map(|v| v["data"]["player"]["health"].as_i64()).unwrap();
     hero.until(|v| v["type"] == "event" && ["pattern", "strength", "Sparks"].iter().any(|w| text(v).contains(w))).await;
     hero.cmd("south", "s2").await;
-    assert!(hear(&mut hero, "blocks your way").await.contains("Hisc"));
+    assert!(hero.hear("blocks your way").await.contains("Hisc"));
     hero.cmd("look", "l1").await;
     let v = hero.until(|v| v["re"] == "l1" && v["type"] == "state").await;
     assert_eq!(v["data"]["room"]["vnum"], 110, "still on the pattern");
@@ -170,13 +152,13 @@ async fn an_agent_triggers_each_script_and_sees_what_it_does() {
     assert!(after <= before, "{before} → {after}");
 
     // The city guard: a thug fighting someone gets the guard's attention (onpulse_pc)…
-    let mut watch = login(&srv, "Watcher").await;
-    assert_eq!(room_after(&mut watch, "east", "e1").await, 102);
+    let mut watch = WsClient::newcomer(srv.addr, "Watcher").await;
+    assert_eq!(watch.room_after("east", "e1").await, 102);
     watch.cmd("kill thug", "k1").await;
-    hear(&mut watch, "You just pissed me off, a thug!").await;
-    hear(&mut watch, "thug is dead!").await;
+    watch.hear("You just pissed me off, a thug!").await;
+    watch.hear("thug is dead!").await;
     // …and a bribe is taken badly or well.
-    assert_eq!(room_after(&mut watch, "east", "e2").await, 105);
+    assert_eq!(watch.room_after("east", "e2").await, 105);
     watch.cmd("give 5 coins gatekeeper", "b1").await;
     let v = watch.until(|v| v["type"] == "event" && (text(v).contains("bribe me") || text(v).contains("falls asleep on the job"))).await;
     assert!(!text(&v).is_empty());

@@ -96,12 +96,7 @@ impl Engine {
         }
         // Only mobs with a procedure or a script are asked, and only where there are
         // some (a crowd of players costs nothing here).
-        let mobs: Vec<CharId> = if self.world.rooms[room].behaving == 0 {
-            Vec::new()
-        } else {
-            self.world.rooms[room].people.iter().copied().filter(|p| *p != ch && self.world.ch(*p).is_some_and(|c| c.behaves)).collect()
-        };
-        for mob in mobs {
+        for mob in self.world.behaving_in(room, ch) {
             let special = self.mob_special(mob).map(str::to_string);
             let status = match special.as_deref() {
                 Some("guild_guard") => self.spec_guild_guard(mob, ch, cmd),
