@@ -71,6 +71,8 @@ pub struct PcState {
     pub subscribed: VarSet,
     /// What this session was last sent, per variable.
     pub last_sent: Option<Box<VarValues>>,
+    /// A MUD client's last `CHAR_INFO` (`mud_vars`): sent again only when it changes.
+    pub mud_char: Option<Box<serde_json::Value>>,
     pub events: VecDeque<EventEntry>,
     pub events_dropped: u64,
     /// `id` of the command dispatched this pulse: the vars flush that follows carries it.
@@ -252,6 +254,7 @@ impl Char {
                 queue: VecDeque::new(),
                 subscribed: VarSet::empty(),
                 last_sent: None,
+                mud_char: None,
                 events: VecDeque::new(),
                 events_dropped: 0,
                 pulse_re: None,

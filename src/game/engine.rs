@@ -446,10 +446,20 @@ impl Engine {
             None
         };
         let fresh = vars::compute(&self.world, ch);
+        // A MUD client (telnet with GMCP/MSDP) also starts from the room and itself.
+        let mud = pc.link.as_ref().is_some_and(|l| !l.json);
+        let values = values.map(|mut v| {
+            if mud {
+                v.push((super::mud_vars::ROOM_INFO, super::mud_vars::room_info(&self.world, ch.room)));
+                v.push((super::mud_vars::CHAR_INFO, super::mud_vars::char_info(&self.world, ch)));
+            }
+            v
+        });
         let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) else {
             return;
         };
         pc.subscribed = after;
+        pc.mud_char = None;
         // What was just sent (and what the next flush compares against) is the full picture.
         if pc.last_sent.is_some() {
             pc.last_sent = Some(Box::new(fresh));

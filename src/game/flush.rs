@@ -2,6 +2,7 @@
 //! prompts. Values are computed and compared with what each session was last sent.
 
 use super::engine::Engine;
+use super::mud_vars;
 use super::output::Out;
 use super::vars::{self, EVENTS_VAR, VAR_NAMES};
 use super::world::CharId;
@@ -28,18 +29,12 @@ impl Engine {
             let Some(link) = pc.link.as_ref() else {
                 continue;
             };
-            if !link.json {
-                if pc.sent_this_pulse {
-                    let p = super::render::prompt(ch);
-                    self.deliver(id, Out::Prompt(p));
-                }
-                if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
-                    pc.sent_this_pulse = false;
-                    pc.pulse_re = None;
-                }
+            let json = link.json;
+            let subs = pc.subscribed;
+            if !json && subs.is_empty() {
+                self.telnet_prompt(id);
                 continue;
             }
-            let subs = pc.subscribed;
             if subs.is_empty() {
                 if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
                     pc.events.clear();
@@ -66,9 +61,21 @@ impl Engine {
                     }
                 }
             }
+            // A MUD client (GMCP/MSDP over telnet) also gets the room as mappers read it
+            // and who it fights, each only when it changed.
+            let mud_char = (!json).then(|| mud_vars::char_info(&self.world, ch));
+            if !json && values.iter().any(|(n, _)| matches!(*n, "ROOM_VNUM" | "ROOM_NAME" | "ROOM_EXITS")) {
+                values.push((mud_vars::ROOM_INFO, mud_vars::room_info(&self.world, ch.room)));
+            }
             let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) else {
                 continue;
             };
+            if let Some(info) = mud_char {
+                if pc.mud_char.as_deref() != Some(&info) {
+                    values.push((mud_vars::CHAR_INFO, info.clone()));
+                    pc.mud_char = Some(Box::new(info));
+                }
+            }
             if subs.contains(EVENTS_VAR) && (!pc.events.is_empty() || pc.events_dropped > 0) {
                 let mut list: Vec<serde_json::Value> = Vec::with_capacity(pc.events.len() + 1);
                 if pc.events_dropped > 0 {
@@ -81,11 +88,28 @@ impl Engine {
                 pc.events.clear();
             }
             pc.last_sent = Some(Box::new(now));
-            let re = pc.pulse_re.take();
+            let re = if json { pc.pulse_re.take() } else { None };
             if !values.is_empty() {
                 self.deliver(id, Out::Vars { values, re, resumed: None });
             }
+            if !json {
+                // Gauges first, then the prompt the text ends with.
+                self.telnet_prompt(id);
+            }
         }
         self.room_vars = rooms;
+    }
+
+    /// A telnet session gets a prompt after a pulse that sent it anything.
+    fn telnet_prompt(&mut self, id: CharId) {
+        let Some(ch) = self.world.ch(id) else { return };
+        if ch.pc.as_ref().is_some_and(|pc| pc.sent_this_pulse) {
+            let p = super::render::prompt(ch);
+            self.deliver(id, Out::Prompt(p));
+        }
+        if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
+            pc.sent_this_pulse = false;
+            pc.pulse_re = None;
+        }
     }
 }

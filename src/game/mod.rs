@@ -28,6 +28,7 @@ pub mod kit;
 pub mod magic;
 pub mod messaging;
 pub mod mobs;
+pub mod mud_vars;
 pub mod output;
 pub mod persist;
 pub mod pulse_stats;

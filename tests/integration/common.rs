@@ -199,12 +199,21 @@ impl WsClient {
 /// A raw telnet client.
 pub struct Telnet {
     pub s: TcpStream,
+    /// What was read, decompressed (MCCP2) when the server compresses.
     pub buf: Vec<u8>,
+    /// MCCP2: the zlib stream after `IAC SB MCCP2 IAC SE`, until it ends.
+    inflate: Option<flate2::Decompress>,
+    /// Bytes that came over the socket (compressed or not).
+    pub wire: usize,
+    /// The server ended its compressed stream cleanly (zlib's stream end).
+    pub stream_ended: bool,
 }
+
+const MCCP2_START: [u8; 5] = [255, 250, 86, 255, 240];
 
 impl Telnet {
     pub async fn connect(addr: SocketAddr) -> Telnet {
-        Telnet { s: TcpStream::connect(addr).await.unwrap(), buf: Vec::new() }
+        Telnet { s: TcpStream::connect(addr).await.unwrap(), buf: Vec::new(), inflate: None, wire: 0, stream_ended: false }
     }
 
     pub async fn send_bytes(&mut self, b: &[u8]) {
@@ -222,21 +231,69 @@ impl Telnet {
 
     /// Like `until`, with the raw bytes (telnet negotiation included).
     pub async fn until_bytes(&mut self, needle: &str) -> Vec<u8> {
+        self.until_raw(needle.as_bytes()).await
+    }
+
+    /// Reads until the bytes `needle` arrive; everything up to and including them.
+    pub async fn until_raw(&mut self, needle: &[u8]) -> Vec<u8> {
         let deadline = tokio::time::Instant::now() + WAIT;
         loop {
-            if let Some(i) = find(&self.buf, needle.as_bytes()) {
+            if let Some(i) = find(&self.buf, needle) {
                 let rest = self.buf.split_off(i + needle.len());
                 return std::mem::replace(&mut self.buf, rest);
             }
-            let mut chunk = [0u8; 4096];
-            let n = tokio::time::timeout_at(deadline, self.s.read(&mut chunk))
-                .await
-                .unwrap_or_else(|_| panic!("timed out waiting for {needle:?}; have {:?}", String::from_utf8_lossy(&self.buf)))
-                .unwrap();
+            let n = self.read_some(deadline).await;
             if n == 0 {
                 panic!("connection closed waiting for {needle:?}; have {:?}", String::from_utf8_lossy(&self.buf));
             }
-            self.buf.extend_from_slice(&chunk[..n]);
+        }
+    }
+
+    /// One read from the socket into `buf` (through MCCP2 once it started); 0 at close.
+    pub async fn read_some(&mut self, deadline: tokio::time::Instant) -> usize {
+        let mut chunk = [0u8; 4096];
+        let n = tokio::time::timeout_at(deadline, self.s.read(&mut chunk))
+            .await
+            .unwrap_or_else(|_| panic!("timed out; have {:?}", String::from_utf8_lossy(&self.buf)))
+            .unwrap();
+        self.wire += n;
+        self.take(&chunk[..n]);
+        n
+    }
+
+    fn take(&mut self, mut bytes: &[u8]) {
+        while !bytes.is_empty() {
+            match self.inflate.as_mut() {
+                None => {
+                    let before = self.buf.len();
+                    self.buf.extend_from_slice(bytes);
+                    bytes = &[];
+                    // The start marker may straddle reads: look back a little.
+                    let from = before.saturating_sub(MCCP2_START.len());
+                    if let Some(i) = find(&self.buf[from..], &MCCP2_START) {
+                        let at = from + i + MCCP2_START.len();
+                        let compressed = self.buf.split_off(at);
+                        self.inflate = Some(flate2::Decompress::new(true));
+                        self.take(&compressed);
+                    }
+                }
+                Some(z) => {
+                    let mut out = vec![0u8; 64 * 1024];
+                    let in_before = z.total_in();
+                    let out_before = z.total_out();
+                    let status = z.decompress(bytes, &mut out, flate2::FlushDecompress::Sync).expect("the server's zlib stream is valid");
+                    let used = (z.total_in() - in_before) as usize;
+                    let made = (z.total_out() - out_before) as usize;
+                    self.buf.extend_from_slice(&out[..made]);
+                    bytes = &bytes[used..];
+                    if status == flate2::Status::StreamEnd {
+                        self.inflate = None;
+                        self.stream_ended = true;
+                    } else if used == 0 && made == 0 {
+                        panic!("zlib stream stalled");
+                    }
+                }
+            }
         }
     }
 

@@ -14,6 +14,7 @@ mod hud;
 mod lua_scripts;
 mod memory;
 mod mind;
+mod mud_clients;
 mod persistence;
 mod real_clients;
 mod real_worlds;

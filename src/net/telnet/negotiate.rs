@@ -1,6 +1,7 @@
-//! The MUD telnet options a connection offers and what the client tells back (issue 18,
-//! first part): MSSP (70) for MUD crawlers, EOR (25) after every prompt, NAWS (31) the
-//! window size, TTYPE (24) the client's name and, through MTTS, its capabilities.
+//! The MUD telnet options a connection offers and what the client tells back: MSSP (70)
+//! for MUD crawlers, GMCP (201) and MSDP (69) for the client's gauges and mapper, MCCP2
+//! (86) compression, EOR (25) after every prompt, NAWS (31) the window size, TTYPE (24)
+//! the client's name and, through MTTS, its capabilities, CHARSET (42) UTF-8.
 //!
 //! Offered on connect and never waited for: a client that ignores or refuses them
 //! (plain `telnet`, `nc`) plays exactly as before. Each request is answered once (no
@@ -12,6 +13,13 @@ pub const OPT_TTYPE: u8 = 24;
 pub const OPT_EOR: u8 = 25;
 pub const OPT_NAWS: u8 = 31;
 pub const OPT_MSSP: u8 = 70;
+pub const OPT_MSDP: u8 = super::msdp::OPT_MSDP;
+pub const OPT_GMCP: u8 = super::gmcp::OPT_GMCP;
+pub const OPT_MCCP2: u8 = 86;
+pub const OPT_CHARSET: u8 = 42;
+const CHARSET_REQUEST: u8 = 1;
+const CHARSET_ACCEPTED: u8 = 2;
+const CHARSET_REJECTED: u8 = 3;
 /// IAC EOR (the command, not the option): ends a prompt for clients that asked.
 pub const EOR: u8 = 239;
 const TTYPE_IS: u8 = 0;
@@ -32,22 +40,39 @@ pub struct ClientCaps {
     pub ttype: Vec<String>,
     /// The MTTS bits (1 ANSI, 4 UTF-8, 8 256 colours, 256 truecolour…).
     pub mtts: Option<u32>,
+    /// The client has sent any telnet command at all (`nc` never does).
+    pub telnet: bool,
+    /// The character set the client accepted (CHARSET), e.g. `UTF-8`.
+    pub charset: Option<String>,
 }
 
 impl ClientCaps {
     pub fn utf8(&self) -> bool {
-        self.mtts.is_some_and(|m| m & 4 != 0)
+        self.mtts.is_some_and(|m| m & 4 != 0) || self.charset.as_deref().is_some_and(|c| c.eq_ignore_ascii_case("UTF-8"))
     }
 }
 
 /// The offers a connection starts with.
 pub fn offers() -> Vec<u8> {
-    vec![IAC, WILL, OPT_MSSP, IAC, WILL, OPT_EOR, IAC, DO, OPT_NAWS, IAC, DO, OPT_TTYPE]
+    let mut v = Vec::with_capacity(24);
+    for (verb, opt) in [
+        (WILL, OPT_MSSP),
+        (WILL, OPT_GMCP),
+        (WILL, OPT_MSDP),
+        (WILL, OPT_MCCP2),
+        (WILL, OPT_EOR),
+        (DO, OPT_NAWS),
+        (DO, OPT_TTYPE),
+        (WILL, OPT_CHARSET),
+    ] {
+        v.extend([IAC, verb, opt]);
+    }
+    v
 }
 
 /// Whether this module handles the option (everything else is `telnet::Options`').
 pub fn handles(opt: u8) -> bool {
-    matches!(opt, OPT_TTYPE | OPT_EOR | OPT_NAWS | OPT_MSSP)
+    matches!(opt, OPT_TTYPE | OPT_EOR | OPT_NAWS | OPT_MSSP | OPT_GMCP | OPT_MSDP | OPT_MCCP2 | OPT_CHARSET)
 }
 
 /// An MSSP sub-negotiation: `IAC SB MSSP (VAR name VAL value)… IAC SE`. Names and
@@ -65,6 +90,13 @@ pub fn mssp(vars: &[(&str, String)]) -> Vec<u8> {
     out
 }
 
+fn charset(verb: u8, name: &str) -> Vec<u8> {
+    let mut v = vec![IAC, SB, OPT_CHARSET, verb];
+    v.extend(name.bytes());
+    v.extend([IAC, SE]);
+    v
+}
+
 fn ttype_send() -> Vec<u8> {
     vec![IAC, SB, OPT_TTYPE, TTYPE_SEND, IAC, SE]
 }
@@ -76,6 +108,20 @@ pub enum Answer {
     Bytes(Vec<u8>),
     /// The client asked for MSSP: send the server's variables (the session knows them).
     Mssp,
+    /// The client turned an option of ours on or off.
+    On(Feature),
+    Off(Feature),
+    /// A GMCP or MSDP message from the client (its sub-negotiation's data).
+    Gmcp(Vec<u8>),
+    Msdp(Vec<u8>),
+}
+
+/// Options that change what the session does once the client agrees.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Feature {
+    Gmcp,
+    Msdp,
+    Mccp2,
 }
 
 #[derive(Default)]
@@ -90,6 +136,16 @@ impl Negotiator {
     pub fn on_negotiate(&mut self, verb: u8, opt: u8) -> Answer {
         match (verb, opt) {
             (DO, OPT_MSSP) => Answer::Mssp,
+            (DO, OPT_GMCP) => Answer::On(Feature::Gmcp),
+            (DO, OPT_MSDP) => Answer::On(Feature::Msdp),
+            (DO, OPT_MCCP2) => Answer::On(Feature::Mccp2),
+            (DONT, OPT_GMCP) => Answer::Off(Feature::Gmcp),
+            (DONT, OPT_MSDP) => Answer::Off(Feature::Msdp),
+            (DONT, OPT_MCCP2) => Answer::Off(Feature::Mccp2),
+            // CHARSET agreed: we ask for UTF-8 (the client answers ACCEPTED or REJECTED).
+            (DO, OPT_CHARSET) if self.refused.insert((DO, OPT_CHARSET)) => Answer::Bytes(charset(CHARSET_REQUEST, ";UTF-8")),
+            // A client offering CHARSET itself will send its REQUEST.
+            (WILL, OPT_CHARSET) if self.refused.insert((WILL, OPT_CHARSET)) => Answer::Bytes(vec![IAC, DO, OPT_CHARSET]),
             (DO, OPT_EOR) => {
                 self.caps.eor = true;
                 Answer::Nothing
@@ -133,6 +189,30 @@ impl Negotiator {
                     Answer::Bytes(ttype_send())
                 }
             }
+            OPT_GMCP => Answer::Gmcp(data.to_vec()),
+            OPT_MSDP => Answer::Msdp(data.to_vec()),
+            OPT_CHARSET => match data.split_first() {
+                Some((&CHARSET_ACCEPTED, name)) => {
+                    self.caps.charset = Some(String::from_utf8_lossy(name).chars().filter(|c| !c.is_control()).take(32).collect());
+                    Answer::Nothing
+                }
+                Some((&CHARSET_REJECTED, _)) => {
+                    self.caps.charset = None;
+                    Answer::Nothing
+                }
+                // The client's own REQUEST: `sep name sep name…`; only UTF-8 is taken.
+                Some((&CHARSET_REQUEST, rest)) if !rest.is_empty() => {
+                    let sep = rest[0];
+                    let utf8 = rest[1..].split(|b| *b == sep).any(|n| n.eq_ignore_ascii_case(b"UTF-8"));
+                    if utf8 {
+                        self.caps.charset = Some("UTF-8".into());
+                        Answer::Bytes(charset(CHARSET_ACCEPTED, "UTF-8"))
+                    } else {
+                        Answer::Bytes(charset(CHARSET_REJECTED, ""))
+                    }
+                }
+                _ => Answer::Nothing,
+            },
             _ => Answer::Nothing,
         }
     }
