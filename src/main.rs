@@ -40,6 +40,7 @@ fn main() -> ExitCode {
             Cmd::Dream(args) => cli::dream::dream(args).await,
             Cmd::Agent(args) => cli::agent::agent(args).await,
             Cmd::Backup(args) => cli::commands::backup(args).await,
+            Cmd::Admin { what: cli::AdminCmd::Token(args) } => cli::commands::admin_token(args).await,
             Cmd::Restore(args) => cli::commands::restore(args).await,
             Cmd::Export { what: ExportCmd::Sessions(args) } => cli::commands::export(args, false).await,
             Cmd::Export { what: ExportCmd::Decisions(args) } => cli::commands::export(args, true).await,

@@ -26,6 +26,20 @@ impl TokenKey {
         m.finalize().into_bytes().to_vec()
     }
 
+    /// The observatory's admin token: derived from this data file's key, so
+    /// `pawns admin token` prints the same one (online or offline) until the key changes.
+    pub fn admin_token(&self) -> String {
+        format!("adm_{}", hex::encode(self.mac(b"pawns observatory admin token v1")))
+    }
+
+    /// Whether `token` is the admin token (compared in constant time).
+    pub fn is_admin_token(&self, token: &str) -> bool {
+        let Some(sig) = token.strip_prefix("adm_").and_then(|h| hex::decode(h).ok()) else { return false };
+        let mut m = HmacSha256::new_from_slice(&self.0).expect("hmac takes any key length");
+        m.update(b"pawns observatory admin token v1");
+        m.verify_slice(&sig).is_ok()
+    }
+
     pub fn issue(&self, name: &str, now: u64) -> String {
         let payload = format!("{}|{}", name.to_ascii_lowercase(), now);
         format!("{}.{}", URL_SAFE_NO_PAD.encode(&payload), URL_SAFE_NO_PAD.encode(self.mac(payload.as_bytes())))
@@ -52,6 +66,18 @@ impl TokenKey {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_admin_token_is_the_keys_own() {
+        let k = TokenKey([7; 32]);
+        let t = k.admin_token();
+        assert!(t.starts_with("adm_") && k.is_admin_token(&t));
+        assert_eq!(t, TokenKey([7; 32]).admin_token(), "stable for one key");
+        assert!(!TokenKey([8; 32]).is_admin_token(&t), "another file's key refuses it");
+        for bad in ["", "adm_", "adm_zz", &t[..t.len() - 2], "dp_abc"] {
+            assert!(!k.is_admin_token(bad), "{bad}");
+        }
+    }
 
     #[test]
     fn tokens_verify_expire_and_resist_tampering() {

@@ -6,7 +6,7 @@ use std::time::Duration;
 use anyhow::{bail, Context};
 use pawns_storage::{Store, StoreError};
 
-use crate::cli::{BackupArgs, ExportArgs, KeygenArgs, RestoreArgs, ServeArgs, WorldCheckArgs};
+use crate::cli::{AdminTokenArgs, BackupArgs, ExportArgs, KeygenArgs, RestoreArgs, ServeArgs, WorldCheckArgs};
 use pawns::auth::accounts::Accounts;
 use pawns::server::{self, ServerConfig};
 
@@ -362,4 +362,56 @@ fn percent(s: &str) -> String {
             _ => format!("%{b:02X}"),
         })
         .collect()
+}
+
+/// `pawns admin token`: the observatory's admin token, from the data file's key (offline)
+/// or from the running server that holds it.
+pub async fn admin_token(args: AdminTokenArgs) -> anyhow::Result<()> {
+    let server = args.server.clone().unwrap_or_else(|| crate::cli::DEFAULT_SERVER.to_string());
+    let db = match (&args.db, &args.server) {
+        (Some(db), _) => Some(db.clone()),
+        (None, Some(_)) => None,
+        (None, None) => Some(PathBuf::from("pawns.redb")).filter(|p| p.exists()),
+    };
+    let ask = |why: String| {
+        let server = server.clone();
+        async move {
+            let url = format!("{}/api/admin/token", server.trim_end_matches('/'));
+            let body = pawns::net::client::get(&url).await.with_context(|| why.clone())?;
+            let v: serde_json::Value = serde_json::from_str(&body).context("the server answered with something that is not JSON")?;
+            match v.get("token").and_then(|t| t.as_str()) {
+                Some(t) => anyhow::Ok(t.to_string()),
+                None => bail!("the server refused: {}", v.get("message").and_then(|m| m.as_str()).unwrap_or(&body)),
+            }
+        }
+    };
+    let token = match db {
+        None => {
+            ask(format!("asking the server at {server} for the admin token failed (connect_failed); pass --db FILE to read a data file"))
+                .await?
+        }
+        Some(db) => {
+            if !db.exists() {
+                bail!("no data file at {} (not_found); pass --db FILE or --server URL", db.display());
+            }
+            let db2 = db.clone();
+            let offline = tokio::task::spawn_blocking(move || -> anyhow::Result<Result<[u8; 32], StoreError>> {
+                match Store::open(&db2) {
+                    Ok((store, _)) => Ok(Ok(server::token_key(&store)?)),
+                    Err(e) => Ok(Err(e)),
+                }
+            })
+            .await??;
+            match offline {
+                Ok(key) => pawns::auth::tokens::TokenKey(key).admin_token(),
+                Err(StoreError::Locked { .. }) => {
+                    ask(format!("{} is held by a running server, and asking it at {server} failed", db.display())).await?
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+    };
+    println!("{token}");
+    eprintln!("The observatory's admin token: send it as 'Authorization: Bearer ...' or open /observatory?token=...");
+    Ok(())
 }

@@ -49,6 +49,11 @@ pub enum Cmd {
     /// The agent client: play, run logged sessions, send one command, set the config,
     /// ask the server to dream (the seed's `dp-agent`).
     Agent(agent::AgentArgs),
+    /// Operator tools: `pawns admin token` prints the observatory's admin token.
+    Admin {
+        #[command(subcommand)]
+        what: AdminCmd,
+    },
     /// Load generators.
     Bench {
         #[command(subcommand)]
@@ -161,6 +166,25 @@ pub struct KeygenArgs {
     pub db: Option<PathBuf>,
     /// A running server to ask (its loopback admin API). Given alone, the key is made
     /// there and nowhere else; with --db, it is asked when a server holds the file.
+    #[arg(long)]
+    pub server: Option<String>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum AdminCmd {
+    /// Print the observatory's admin token (for browsers not on the server's machine:
+    /// open http://HOST:4350/observatory?token=TOKEN). It is derived from the data
+    /// file's key, so it stays the same across restarts.
+    Token(AdminTokenArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct AdminTokenArgs {
+    /// The data file (read offline; a running server holding it is asked instead).
+    /// Without --db or --server: ./pawns.redb if it exists, else the default server.
+    #[arg(long)]
+    pub db: Option<PathBuf>,
+    /// A running server to ask (its loopback admin API).
     #[arg(long)]
     pub server: Option<String>,
 }

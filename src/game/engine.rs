@@ -123,6 +123,12 @@ pub enum EngineMsg {
     Who {
         reply: oneshot::Sender<Vec<(String, bool)>>,
     },
+    /// The HUD parts of a character in the world, by name (the observatory: whatever
+    /// link it has, or none).
+    HudOf {
+        name: String,
+        reply: oneshot::Sender<Option<super::hud::HudSnapshot>>,
+    },
     /// An `actions` message (protocol §11.1): `responses` and `actions`.
     Actions {
         char_id: CharId,

@@ -1,5 +1,7 @@
 //! HTTP on the shared port: one hyper connection per socket; `GET /ws` upgrades to a
-//! WebSocket session (`ws.rs`), every other request goes to the API router (`api/`).
+//! WebSocket session (`ws.rs`), `GET /api/observe/live` to the observatory's live follow,
+//! the pages (`web.rs`) are served from the binary, every other request goes to the API
+//! router (`api/`).
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -67,6 +69,18 @@ async fn route(mut req: Request<Incoming>, peer: SocketAddr, shared: Arc<Shared>
         return upgrade(&mut req, peer, shared, permit);
     }
     let mut call = super::api::Call::of(&req, peer);
+    if req.method() == Method::GET && req.uri().path() == "/api/observe/live" {
+        // The observatory's live follow: the guard first, then the upgrade.
+        return match super::api::observe::live_guard(&call, &shared) {
+            Ok(agent) => accept_ws(&mut req, peer, 64 * 1024, move |ws| super::api::observe::live(ws, shared, agent)),
+            Err(r) => *r,
+        };
+    }
+    if req.method() == Method::GET {
+        if let Some(page) = super::web::page(req.uri().path()) {
+            return page;
+        }
+    }
     if req.method() == Method::POST {
         use http_body_util::BodyExt;
         let read = http_body_util::Limited::new(req.into_body(), super::api::MAX_BODY).collect();
@@ -84,6 +98,17 @@ async fn route(mut req: Request<Incoming>, peer: SocketAddr, shared: Arc<Shared>
 }
 
 fn upgrade(req: &mut Request<Incoming>, peer: SocketAddr, shared: Arc<Shared>, permit: Arc<Option<ConnPermit>>) -> Response<Body> {
+    // Frames up to 1 MiB are read so that an oversized one can be answered with
+    // `frame_too_large`; the protocol limit (16 KiB) is enforced above.
+    accept_ws(req, peer, 1 << 20, move |ws| super::ws::run(ws, peer, shared, permit))
+}
+
+/// Answers a WebSocket upgrade and runs `session` on the socket once it is switched.
+pub fn accept_ws<F, Fut>(req: &mut Request<Incoming>, peer: SocketAddr, max_message: usize, session: F) -> Response<Body>
+where
+    F: FnOnce(WebSocketStream<TokioIo<hyper::upgrade::Upgraded>>) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
     let is_ws = req.headers().get(UPGRADE).and_then(|v| v.to_str().ok()).is_some_and(|v| v.eq_ignore_ascii_case("websocket"));
     let Some(key) = req.headers().get(SEC_WEBSOCKET_KEY).map(|k| derive_accept_key(k.as_bytes())) else {
         return text(StatusCode::BAD_REQUEST, "expected a WebSocket upgrade\n");
@@ -95,16 +120,14 @@ fn upgrade(req: &mut Request<Incoming>, peer: SocketAddr, shared: Arc<Shared>, p
     tokio::spawn(async move {
         match on_upgrade.await {
             Ok(upgraded) => {
-                // Frames up to 1 MiB are read so that an oversized one can be answered
-                // with `frame_too_large`; the protocol limit (16 KiB) is enforced above.
                 // Small read chunks: thousands of mostly idle agents should not each hold 128 KiB.
                 let cfg = WebSocketConfig::default()
-                    .max_message_size(Some(1 << 20))
-                    .max_frame_size(Some(1 << 20))
+                    .max_message_size(Some(max_message))
+                    .max_frame_size(Some(max_message))
                     .read_buffer_size(4096)
                     .write_buffer_size(16 * 1024);
                 let ws = WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, Some(cfg)).await;
-                super::ws::run(ws, peer, shared, permit).await;
+                session(ws).await;
             }
             Err(e) => tracing::debug!(%peer, "websocket upgrade failed: {e}"),
         }

@@ -12,4 +12,5 @@ pub mod shared;
 pub mod telnet;
 pub mod telnet_login;
 pub mod telnet_mind;
+pub mod web;
 pub mod ws;

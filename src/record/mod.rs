@@ -3,6 +3,7 @@
 
 pub mod export;
 pub mod recorder;
+pub mod watch;
 
 pub use recorder::{spawn_recorder, RecItem, RecorderHandle, RecorderStats};
 

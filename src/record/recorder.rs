@@ -53,6 +53,8 @@ pub enum RecItem {
 /// Counters for metrics, the bench and the closing note.
 #[derive(Default, Debug)]
 pub struct RecorderStats {
+    /// Committed batches for live watchers (the observatory).
+    pub watch: super::watch::Watch,
     pub committed: AtomicU64,
     pub batches: AtomicU64,
     /// Records handed over but not yet committed.
@@ -252,6 +254,7 @@ fn commit(
                         spans.pending.entry(*s).or_default().push(id);
                     }
                 }
+                st.watch.publish(&batch.records);
                 if let Some(f) = feed {
                     f.committed(id, std::mem::take(&mut batch.records));
                 }

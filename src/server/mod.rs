@@ -246,17 +246,25 @@ fn same_source(dir: &std::path::Path, stored: &str) -> bool {
     canonical(dir) == stored || dir.display().to_string() == stored
 }
 
-pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<RunningServer> {
-    let addr = listener.local_addr()?;
-    let cfg2 = cfg.clone();
-    let (store, world) = tokio::task::spawn_blocking(move || prepare_store(&cfg2)).await??;
+/// The data file's token key (made on first use): signs session tokens and derives the
+/// observatory's admin token.
+pub fn token_key(store: &Store) -> anyhow::Result<[u8; 32]> {
     let key = store.meta_get_or_init("token_key", || {
         let mut k = [0u8; 32];
         rand::RngCore::fill_bytes(&mut rand::thread_rng(), &mut k);
         k.to_vec()
     })?;
     let mut token_key = [0u8; 32];
-    token_key.copy_from_slice(&key[..32.min(key.len())]);
+    let n = 32.min(key.len());
+    token_key[..n].copy_from_slice(&key[..n]);
+    Ok(token_key)
+}
+
+pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<RunningServer> {
+    let addr = listener.local_addr()?;
+    let cfg2 = cfg.clone();
+    let (store, world) = tokio::task::spawn_blocking(move || prepare_store(&cfg2)).await??;
+    let token_key = token_key(&store)?;
     let store = Arc::new(store);
     let unsaved = crate::game::persist::Unsaved::default();
     let (saves, writer) = spawn_writer(store.clone(), unsaved.clone());

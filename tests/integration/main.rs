@@ -15,6 +15,7 @@ mod lua_scripts;
 mod memory;
 mod mind;
 mod mud_clients;
+mod observatory;
 mod persistence;
 mod real_clients;
 mod real_worlds;

@@ -70,3 +70,12 @@ pub fn dream_reply(r: Result<crate::memory::DreamResult, DreamError>) -> Respons
         Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, e.code(), &e.to_string()),
     }
 }
+
+/// `GET /api/admin/token` (local callers): the observatory's admin token for remote
+/// browsers (`pawns admin token` prints it).
+pub fn token(call: &Call, shared: &Arc<Shared>) -> Response<Body> {
+    if let Err(r) = local_only(call, "the admin token") {
+        return *r;
+    }
+    json(StatusCode::OK, serde_json::json!({"token": shared.token_key.admin_token()}))
+}

@@ -62,10 +62,14 @@ pub async fn dream(call: &Call, name: &str, shared: &Arc<Shared>) -> Response<Bo
 /// `GET /api/agents/{name}/mind`: the memory the agent keeps itself (§12), every layer
 /// and every record with its history, whether or not it has dreamed.
 pub async fn mind(call: &Call, name: &str, shared: &Arc<Shared>) -> Response<Body> {
-    let name = match agent_or_local(call, shared, name).await {
-        Ok(n) => n,
-        Err(r) => return *r,
-    };
+    match agent_or_local(call, shared, name).await {
+        Ok(n) => mind_of(shared, n).await,
+        Err(r) => *r,
+    }
+}
+
+/// The agent's own layers and relationships (for `mind` and the observatory).
+pub async fn mind_of(shared: &Arc<Shared>, name: String) -> Response<Body> {
     let store = shared.accounts.store().clone();
     let n = name.clone();
     type Lines = Vec<serde_json::Value>;
@@ -80,10 +84,14 @@ pub async fn mind(call: &Call, name: &str, shared: &Arc<Shared>) -> Response<Bod
 }
 
 pub async fn memory(call: &Call, name: &str, shared: &Arc<Shared>) -> Response<Body> {
-    let name = match agent_or_local(call, shared, name).await {
-        Ok(n) => n,
-        Err(r) => return *r,
-    };
+    match agent_or_local(call, shared, name).await {
+        Ok(n) => memory_of(shared, n).await,
+        Err(r) => *r,
+    }
+}
+
+/// The agent's dreamed memory (for `memory` and the observatory).
+pub async fn memory_of(shared: &Arc<Shared>, name: String) -> Response<Body> {
     let store = shared.accounts.store().clone();
     let n = name.clone();
     let row = tokio::task::spawn_blocking(move || {

@@ -2,7 +2,8 @@
 //! - `local_only`: admin routes (keygen, backup, export, search, reindex, dream for any
 //!   agent) answer only callers on the server's own machine;
 //! - `agent_or_local`: an agent's routes answer that agent (its session token or its
-//!   key as a bearer) or a local caller.
+//!   key as a bearer) or a local caller;
+//! - `observer`: the observatory (and search) answer a local caller or the admin token.
 
 use std::sync::Arc;
 
@@ -20,6 +21,23 @@ pub fn local_only(call: &Call, what: &str) -> Result<(), Refused> {
         Ok(())
     } else {
         Err(Box::new(error(StatusCode::FORBIDDEN, "forbidden", &format!("{what} is for local callers only"))))
+    }
+}
+
+/// The observatory's routes: a caller on the server's machine, or one that sends the
+/// admin token (`pawns admin token`) as a bearer or as `?token=` (a browser's page).
+pub fn observer(call: &Call, key: &crate::auth::tokens::TokenKey) -> Result<(), Refused> {
+    if call.peer.ip().is_loopback() {
+        return Ok(());
+    }
+    let token = call.bearer.clone().or_else(|| call.param("token"));
+    match token {
+        Some(t) if key.is_admin_token(&t) => Ok(()),
+        _ => Err(Box::new(error(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "the observatory answers the server's machine, or the admin token (`pawns admin token`) as 'Authorization: Bearer ...' or ?token=",
+        ))),
     }
 }
 
@@ -70,6 +88,23 @@ mod tests {
             peer: peer.parse().unwrap(),
             body: Default::default(),
         }
+    }
+
+    #[test]
+    fn the_observatory_answers_local_callers_and_the_admin_token() {
+        let key = crate::auth::tokens::TokenKey([3; 32]);
+        assert!(observer(&call("127.0.0.1:5000"), &key).is_ok());
+        let mut remote = call("10.1.2.3:5000");
+        assert_eq!(observer(&remote, &key).unwrap_err().status(), StatusCode::UNAUTHORIZED);
+        remote.bearer = Some(key.admin_token());
+        assert!(observer(&remote, &key).is_ok());
+        remote.bearer = Some("adm_00".into());
+        assert!(observer(&remote, &key).is_err());
+        remote.bearer = None;
+        remote.query = format!("agent=x&token={}", key.admin_token());
+        assert!(observer(&remote, &key).is_ok(), "a browser's page sends it in the query");
+        remote.query = format!("token={}", crate::auth::tokens::TokenKey([4; 32]).admin_token());
+        assert!(observer(&remote, &key).is_err(), "another data file's token");
     }
 
     #[test]

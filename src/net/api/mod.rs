@@ -7,6 +7,8 @@
 //! - `residents.rs`: `POST /api/admin/agents` (make a resident agent), `GET /api/admin/agents`
 //! - `export.rs`: `GET /api/export`
 //! - `search.rs`: `GET /api/search`, `GET /api/search/status`, `POST /api/admin/reindex`
+//! - `observe.rs`: the observatory's `GET /api/observe/…` (and its live WebSocket);
+//!   `admin.rs` also `GET /api/admin/token` (the observatory's admin token)
 //! - `agents.rs`: `GET /api/whoami`, `GET /api/agents/{name}/memory`,
 //!   `POST /api/agents/{name}/dream`
 
@@ -14,6 +16,7 @@ pub mod admin;
 pub mod agents;
 pub mod export;
 pub mod guard;
+pub mod observe;
 pub mod residents;
 pub mod search;
 pub mod status;
@@ -85,6 +88,8 @@ pub async fn route(call: Call, shared: &Arc<Shared>) -> Response<Body> {
         (&Method::GET, "/api/search/status") => search::status(&call, shared),
         (&Method::POST, "/api/admin/reindex") => search::reindex(&call, shared),
         (&Method::GET, "/api/whoami") => agents::whoami(&call, shared).await,
+        (&Method::GET, "/api/admin/token") => admin::token(&call, shared),
+        (&Method::GET, p) if p.starts_with("/api/observe/") => observe::route(&call, &p["/api/observe/".len()..], shared).await,
         (m, p) if p.starts_with("/api/agents/") => match (m, p["/api/agents/".len()..].split_once('/')) {
             (&Method::GET, Some((name, "memory"))) => agents::memory(&call, name, shared).await,
             (&Method::GET, Some((name, "mind"))) => agents::mind(&call, name, shared).await,

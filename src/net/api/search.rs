@@ -7,7 +7,7 @@ use std::sync::Arc;
 use hyper::StatusCode;
 use serde_json::json;
 
-use super::guard::local_only;
+use super::guard::observer;
 use super::{json as reply, query_param, Body, Call};
 use crate::net::shared::Shared;
 use crate::search::SearchQuery;
@@ -25,7 +25,7 @@ fn unavailable() -> hyper::Response<Body> {
 /// `GET /api/search?q=&agent=&kind=&since=2d|since_us=&limit=`: matching records,
 /// newest first.
 pub async fn search(call: &Call, shared: &Arc<Shared>) -> hyper::Response<Body> {
-    if let Err(r) = local_only(call, "the search API") {
+    if let Err(r) = observer(call, &shared.token_key) {
         return *r;
     }
     let query = call.query.as_str();
@@ -65,7 +65,7 @@ pub async fn search(call: &Call, shared: &Arc<Shared>) -> hyper::Response<Body> 
 
 /// `GET /api/search/status`: how far the index is, and its lag.
 pub fn status(call: &Call, shared: &Arc<Shared>) -> hyper::Response<Body> {
-    if let Err(r) = local_only(call, "the search API") {
+    if let Err(r) = observer(call, &shared.token_key) {
         return *r;
     }
     let Some(h) = shared.search.as_ref() else { return unavailable() };
@@ -93,7 +93,7 @@ pub fn status(call: &Call, shared: &Arc<Shared>) -> hyper::Response<Body> {
 /// `POST /api/admin/reindex`: starts rebuilding the index from the record; progress is
 /// in `/api/search/status`.
 pub fn reindex(call: &Call, shared: &Arc<Shared>) -> hyper::Response<Body> {
-    if let Err(r) = local_only(call, "the search API") {
+    if let Err(r) = super::guard::local_only(call, "reindexing") {
         return *r;
     }
     let Some(h) = shared.search.as_ref() else { return unavailable() };

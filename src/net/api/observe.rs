@@ -1,0 +1,165 @@
+//! The observatory's API (the operator's view of the agents; the page is `web/`). Every
+//! route answers a caller on the server's machine or one with the admin token:
+//! - `GET /api/observe/who`: who is online, agents marked;
+//! - `GET /api/observe/agents/{name}/timeline?limit=N`: the newest session's records
+//!   (decisions with pre/post state, latency, tokens; what it heard; what changed) and
+//!   its last sessions;
+//! - `GET /api/observe/agents/{name}/memory` and `/mind`: the dreamed memory (summary,
+//!   graph, last dream) and the layers it keeps itself (with the social ledger);
+//! - `GET /api/observe/agents/{name}/hud?format=json|compact_json|toon&budget=N`: its
+//!   HUD as it would receive it now (online agents);
+//! - `GET /api/observe/live?agent=NAME` (WebSocket): each record of that agent as soon
+//!   as it is durable, and who is online every two seconds.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use hyper::{Response, StatusCode};
+use serde_json::json;
+use tokio::sync::broadcast::error::RecvError;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::WebSocketStream;
+
+use super::guard::{observer, Refused};
+use super::{error, json as reply, Body, Call};
+use crate::game::EngineMsg;
+use crate::net::shared::Shared;
+
+/// Records a timeline shows at most.
+const MAX_TIMELINE: usize = 2000;
+/// Sessions listed beside the timeline.
+const SESSIONS_LISTED: usize = 10;
+
+pub async fn route(call: &Call, rest: &str, shared: &Arc<Shared>) -> Response<Body> {
+    if let Err(r) = observer(call, &shared.token_key) {
+        return *r;
+    }
+    if rest == "who" {
+        let list = shared.who().await;
+        return reply(StatusCode::OK, json!(list.iter().map(|(n, a)| json!({"name": n, "is_agent": a})).collect::<Vec<_>>()));
+    }
+    let Some((name, what)) = rest.strip_prefix("agents/").and_then(|r| r.split_once('/')) else {
+        return error(StatusCode::NOT_FOUND, "not_found", "no such observatory route");
+    };
+    if crate::auth::names::check(name).is_err() {
+        return error(StatusCode::BAD_REQUEST, "bad_request", "not a character name");
+    }
+    let name = name.to_ascii_lowercase();
+    match what {
+        "timeline" => timeline(call, name, shared).await,
+        "memory" => super::agents::memory_of(shared, name).await,
+        "mind" => super::agents::mind_of(shared, name).await,
+        "hud" => hud(call, name, shared).await,
+        _ => error(StatusCode::NOT_FOUND, "not_found", "no such observatory route"),
+    }
+}
+
+async fn timeline(call: &Call, name: String, shared: &Arc<Shared>) -> Response<Body> {
+    let limit = match call.param("limit").map(|l| l.parse::<usize>()) {
+        None => 200,
+        Some(Ok(n)) => n.clamp(1, MAX_TIMELINE),
+        Some(Err(_)) => return error(StatusCode::BAD_REQUEST, "bad_request", "limit must be a number"),
+    };
+    let store = shared.accounts.store().clone();
+    let n = name.clone();
+    let read = tokio::task::spawn_blocking(move || -> Result<_, pawns_storage::StoreError> {
+        let mut sessions = store.agent_sessions(&n, 0)?;
+        sessions.sort_by_key(|s| s.started_us);
+        let newest = sessions.last().cloned();
+        let records = match &newest {
+            Some(s) => {
+                let all = store.session_records(s.session)?;
+                let skip = all.len().saturating_sub(limit);
+                all.into_iter().skip(skip).collect()
+            }
+            None => Vec::new(),
+        };
+        let listed: Vec<_> = sessions.into_iter().rev().take(SESSIONS_LISTED).collect();
+        Ok((listed, records))
+    })
+    .await;
+    match read {
+        Ok(Ok((sessions, records))) => reply(StatusCode::OK, json!({"agent": name, "sessions": sessions, "records": records})),
+        Ok(Err(e)) => error(StatusCode::INTERNAL_SERVER_ERROR, e.code(), &e.to_string()),
+        Err(_) => error(StatusCode::INTERNAL_SERVER_ERROR, "internal", "reading the record failed"),
+    }
+}
+
+async fn hud(call: &Call, name: String, shared: &Arc<Shared>) -> Response<Body> {
+    let format = match call.param("format").as_deref().unwrap_or("json").parse::<crate::hud::HudFormat>() {
+        Ok(f) => f,
+        Err(m) => return error(StatusCode::BAD_REQUEST, "bad_request", &m),
+    };
+    let budget = match call.param("budget").map(|b| b.parse::<usize>()) {
+        None => 4000,
+        Some(Ok(b)) if (200..=100_000).contains(&b) => b,
+        Some(_) => return error(StatusCode::BAD_REQUEST, "bad_request", "budget is a number of tokens from 200 to 100000"),
+    };
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    if shared.engine.tx.send(EngineMsg::HudOf { name: name.clone(), reply: tx }).await.is_err() {
+        return error(StatusCode::SERVICE_UNAVAILABLE, "unavailable", "the game is not running");
+    }
+    let Some(snap) = rx.await.ok().flatten() else {
+        return error(StatusCode::NOT_FOUND, "not_online", "that character is not in the world now");
+    };
+    let mut parts = snap.parts;
+    parts.mind = Some(shared.mind.hud_view(&snap.name).await).filter(|v| !v.is_null());
+    match crate::hud::pool::run(move || crate::hud::assemble(&parts, budget, format)).await {
+        Some(Ok(h)) => reply(
+            StatusCode::OK,
+            json!({"agent": name, "format": format.as_str(), "budget": budget, "tokens": h.tokens, "content": h.content}),
+        ),
+        Some(Err(e)) => error(StatusCode::UNPROCESSABLE_ENTITY, e.code(), &e.to_string()),
+        None => error(StatusCode::INTERNAL_SERVER_ERROR, "internal", "building the HUD failed"),
+    }
+}
+
+/// The live follow's guard: the caller, then the agent named (if any).
+pub fn live_guard(call: &Call, shared: &Shared) -> Result<Option<String>, Refused> {
+    observer(call, &shared.token_key)?;
+    match call.param("agent").filter(|a| !a.is_empty()) {
+        None => Ok(None),
+        Some(a) if crate::auth::names::check(&a).is_ok() => Ok(Some(a.to_ascii_lowercase())),
+        Some(_) => Err(Box::new(error(StatusCode::BAD_REQUEST, "bad_request", "not a character name"))),
+    }
+}
+
+/// One observatory socket: the followed agent's records as they become durable, who is
+/// online every two seconds. A watcher that falls behind is told what it missed.
+pub async fn live<S>(mut ws: WebSocketStream<S>, shared: Arc<Shared>, agent: Option<String>)
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
+    let mut records = shared.record_stats.as_ref().map(|s| s.watch.subscribe());
+    if records.is_none() {
+        let _ = ws.send(Message::text(json!({"type": "error", "code": "not_recording", "message": "recording is off"}).to_string())).await;
+    }
+    let mut who = tokio::time::interval(Duration::from_secs(2));
+    loop {
+        let out = tokio::select! {
+            batch = async { records.as_mut().expect("guarded").recv().await }, if records.is_some() => match batch {
+                Ok(batch) => {
+                    let mine: Vec<_> = batch.iter().filter(|r| agent.as_deref() == Some(r.agent.as_str())).collect();
+                    if mine.is_empty() { continue }
+                    json!({"type": "records", "records": mine, "sent_us": crate::time::unix_us()})
+                }
+                Err(RecvError::Lagged(n)) => json!({"type": "lagged", "missed_batches": n}),
+                Err(RecvError::Closed) => break,
+            },
+            _ = who.tick() => {
+                let list = shared.who().await;
+                json!({"type": "who", "who": list.iter().map(|(n, a)| json!({"name": n, "is_agent": a})).collect::<Vec<_>>()})
+            }
+            msg = ws.next() => match msg {
+                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
+                _ => continue,
+            },
+        };
+        let send = tokio::time::timeout(Duration::from_secs(10), ws.send(Message::text(out.to_string())));
+        if !matches!(send.await, Ok(Ok(()))) {
+            break;
+        }
+    }
+    let _ = ws.close(None).await;
+}
