@@ -6,32 +6,36 @@ function drawMemoryGraph(svg, graph) {
   const W = svg.clientWidth || 800, H = svg.clientHeight || 480;
   svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
   svg.textContent = "";
-  const nodes = graph.nodes.map((n, i) => ({ ...n, x: W / 2 + Math.cos(i) * (40 + i * 3), y: H / 2 + Math.sin(i) * (40 + i * 3), vx: 0, vy: 0 }));
+  const n0 = Math.max(1, graph.nodes.length);
+  const nodes = graph.nodes.map((n, i) => ({ ...n, x: W / 2 + (W / 3) * Math.cos((2 * Math.PI * i) / n0), y: H / 2 + (H / 3) * Math.sin((2 * Math.PI * i) / n0) }));
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const edges = graph.edges.filter((e) => byId.has(e.from) && byId.has(e.to)).map((e) => [byId.get(e.from), byId.get(e.to), e.kind]);
-  // A few hundred steps of springs and repulsion: enough for the graphs a dream keeps.
-  const steps = nodes.length > 400 ? 60 : 200;
+  // Fruchterman–Reingold: repulsion k²/d between all, attraction d²/k along links, a
+  // temperature that cools; enough steps for the few hundred memories a dream keeps.
+  const k = 0.6 * Math.sqrt((W * H) / n0);
+  const steps = nodes.length > 400 ? 50 : 150;
+  let temp = W / 8;
   for (let s = 0; s < steps; s++) {
+    for (const n of nodes) { n.dx = 0; n.dy = 0; }
     for (let i = 0; i < nodes.length; i++) {
-      const a = nodes[i];
       for (let j = i + 1; j < nodes.length; j++) {
-        const b = nodes[j];
-        let dx = a.x - b.x, dy = a.y - b.y, d2 = dx * dx + dy * dy + 0.01;
-        const f = 900 / d2;
-        a.vx += dx * f; a.vy += dy * f; b.vx -= dx * f; b.vy -= dy * f;
+        const a = nodes[i], b = nodes[j];
+        const dx = a.x - b.x, dy = a.y - b.y, d = Math.max(0.5, Math.hypot(dx, dy)), f = (k * k) / d;
+        a.dx += (dx / d) * f; a.dy += (dy / d) * f; b.dx -= (dx / d) * f; b.dy -= (dy / d) * f;
       }
     }
     for (const [a, b] of edges) {
-      const dx = b.x - a.x, dy = b.y - a.y, d = Math.sqrt(dx * dx + dy * dy) + 0.01, f = (d - 60) * 0.02;
-      a.vx += (dx / d) * f * d * 0.05; a.vy += (dy / d) * f * d * 0.05;
-      b.vx -= (dx / d) * f * d * 0.05; b.vy -= (dy / d) * f * d * 0.05;
+      const dx = a.x - b.x, dy = a.y - b.y, d = Math.max(0.5, Math.hypot(dx, dy)), f = (d * d) / k;
+      a.dx -= (dx / d) * f; a.dy -= (dy / d) * f; b.dx += (dx / d) * f; b.dy += (dy / d) * f;
     }
     for (const n of nodes) {
-      n.vx += (W / 2 - n.x) * 0.002; n.vy += (H / 2 - n.y) * 0.002;
-      n.x = Math.max(10, Math.min(W - 10, n.x + Math.max(-20, Math.min(20, n.vx))));
-      n.y = Math.max(10, Math.min(H - 10, n.y + Math.max(-20, Math.min(20, n.vy))));
-      n.vx *= 0.5; n.vy *= 0.5;
+      // A pull to the middle keeps unlinked memories on the page.
+      n.dx += (W / 2 - n.x) * 0.05; n.dy += (H / 2 - n.y) * 0.05;
+      const d = Math.max(0.5, Math.hypot(n.dx, n.dy)), step = Math.min(d, temp);
+      n.x = Math.max(16, Math.min(W - 16, n.x + (n.dx / d) * step));
+      n.y = Math.max(16, Math.min(H - 16, n.y + (n.dy / d) * step));
     }
+    temp *= 0.96;
   }
   for (const [a, b] of edges) {
     const l = document.createElementNS(NS, "line");

@@ -68,7 +68,7 @@ function addRecord(r, fresh) {
     cells.push(`heard (${b.event_type}): ${b.text}`, "", "", "", "");
   } else {
     tr.dataset.kind = "transition";
-    const { what, ...rest } = b;
+    const { what, kind, ...rest } = b;
     cells.push(`${what}: ${JSON.stringify(rest)}`, "", "", "", "");
   }
   for (const c of cells) { const td = document.createElement("td"); td.textContent = c; tr.appendChild(td); }

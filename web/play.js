@@ -3,7 +3,7 @@
 const $ = (id) => document.getElementById(id);
 const DIRS = { north: [0, -1], east: [1, 0], south: [0, 1], west: [-1, 0], up: [0.5, -0.5], down: [-0.5, 0.5] };
 const SHORT = { n: "north", e: "east", s: "south", w: "west", u: "up", d: "down" };
-let ws = null, vars = {}, history = [], histAt = 0, lastDir = null, playing = false;
+let ws = null, vars = {}, history = [], histAt = 0, lastDir = null, playing = false, shownFirstRoom = false;
 const map = { rooms: new Map(), links: [], here: null };
 
 function status(t) { $("status").textContent = t; }
@@ -80,6 +80,9 @@ function onState(d) {
     $("cmd").focus();
   }
   if (d.token) sessionStorage.setItem("pawns-token", d.token);
+  // After login the game narrates rooms itself (as events); `state` then only updates.
+  if (shownFirstRoom) return;
+  shownFirstRoom = true;
   const r = d.room;
   out(r.name, "room-name");
   out(r.description.trimEnd());
