@@ -54,6 +54,8 @@ fn main() -> ExitCode {
             Cmd::Bench { what: BenchCmd::Residents(args) } => bench::residents::run(args).await,
             Cmd::Bench { what: BenchCmd::Mind(args) } => bench::mind::run(args).await,
             Cmd::Bench { what: BenchCmd::Scripts(args) } => bench::scripts::run(args),
+            Cmd::Bench { what: BenchCmd::Mud(args) } => bench::mud::run(args).await,
+            Cmd::Bench { what: BenchCmd::Observatory(args) } => bench::observe::run(args).await,
         }
     });
     match result {

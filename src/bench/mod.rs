@@ -3,13 +3,16 @@
 //! (reading, importing and loading a world), `search` (writing, indexing and querying
 //! a record), `dream` (one agent's dreams, and its dream as the log grows), `decide`
 //! (the agent client's decision path), `hud` (a HUD's build time and tokens),
-//! `residents` (resident agents against a stand-in model).
+//! `residents` (resident agents against a stand-in model), `mud` (telnet players' bytes
+//! per second, plain and MCCP2), `observatory` (its page load and live-follow lateness).
 
 pub mod agents;
 pub mod decide;
 pub mod dream;
 pub mod hud;
 pub mod mind;
+pub mod mud;
+pub mod observe;
 pub mod residents;
 pub mod scripts;
 pub mod search;

@@ -178,6 +178,35 @@ pub enum AdminCmd {
     Token(AdminTokenArgs),
 }
 
+#[derive(Args, Debug, Clone)]
+pub struct BenchMudArgs {
+    /// The running server's telnet address.
+    #[arg(long, default_value = "127.0.0.1:4350")]
+    pub server: String,
+    /// Players in the room.
+    #[arg(long, default_value_t = 20)]
+    pub players: usize,
+    /// Seconds of talk per arm (plain, then MCCP2).
+    #[arg(long, default_value_t = 30)]
+    pub seconds: u64,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct BenchObservatoryArgs {
+    /// The running server.
+    #[arg(long, default_value = "http://127.0.0.1:4350")]
+    pub server: String,
+    /// The agent whose timeline is loaded and followed live.
+    #[arg(long)]
+    pub follow: String,
+    /// Page loads to time.
+    #[arg(long, default_value_t = 20)]
+    pub loads: usize,
+    /// Seconds of live follow.
+    #[arg(long, default_value_t = 30)]
+    pub seconds: u64,
+}
+
 #[derive(Args, Debug)]
 pub struct AdminTokenArgs {
     /// The data file (read offline; a running server holding it is asked instead).
@@ -352,6 +381,12 @@ pub enum BenchCmd {
     /// world in-process, every pulse timed with them on and off, and the cost of one
     /// script call.
     Scripts(BenchScriptsArgs),
+    /// MUD clients: N telnet players talking in one room, plain then with MCCP2 (and
+    /// GMCP); the bytes per second a player receives on the wire in each.
+    Mud(BenchMudArgs),
+    /// The observatory against a running server: page load (page, files, who, a
+    /// timeline) and how late the live follow shows an agent's records.
+    Observatory(BenchObservatoryArgs),
 }
 
 #[derive(Args, Debug, Clone)]
