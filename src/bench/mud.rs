@@ -191,7 +191,9 @@ pub async fn run(args: BenchMudArgs) -> anyhow::Result<()> {
         bail!("--players and --seconds must be at least 1 (bad_request)");
     }
     eprintln!("{} telnet players in one room, each saying a line a second, {} s per arm", args.players, args.seconds);
-    for (label, compress, gmcp, tag) in [("plain", false, false, "Pl"), ("mccp2", true, false, "Zc"), ("gmcp", false, true, "Gm"), ("gmcp+mccp2", true, true, "Gz")] {
+    for (label, compress, gmcp, tag) in
+        [("plain", false, false, "Pl"), ("mccp2", true, false, "Zc"), ("gmcp", false, true, "Gm"), ("gmcp+mccp2", true, true, "Gz")]
+    {
         let (wire, text) = arm(&args, compress, gmcp, tag).await?;
         println!("{label:<11} {wire:>8.0} bytes/s per player on the wire ({text:.0} bytes/s of telnet data before compression)");
     }

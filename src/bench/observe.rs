@@ -55,9 +55,11 @@ pub async fn run(args: BenchObservatoryArgs) -> anyhow::Result<()> {
         sizes.1
     );
     let ws_base = base.replacen("http://", "ws://", 1);
-    let (mut ws, _) = tokio_tungstenite::connect_async(format!("{ws_base}/api/observe/live?agent={agent}")).await.context("the live follow")?;
+    let (mut ws, _) =
+        tokio_tungstenite::connect_async(format!("{ws_base}/api/observe/live?agent={agent}")).await.context("the live follow")?;
     let until = Instant::now() + Duration::from_secs(args.seconds);
     let mut late = Vec::new();
+    let mut by_kind: std::collections::BTreeMap<String, Vec<f64>> = Default::default();
     let mut who_msgs = 0;
     while let Ok(Some(msg)) = tokio::time::timeout(until.saturating_duration_since(Instant::now()), ws.next()).await {
         let now = pawns::time::unix_us();
@@ -65,7 +67,14 @@ pub async fn run(args: BenchObservatoryArgs) -> anyhow::Result<()> {
         match v["type"].as_str() {
             Some("records") => {
                 for r in v["records"].as_array().into_iter().flatten() {
-                    late.push(now.saturating_sub(r["at_us"].as_u64().unwrap_or(now)) as f64 / 1000.0);
+                    let ms = now.saturating_sub(r["at_us"].as_u64().unwrap_or(now)) as f64 / 1000.0;
+                    late.push(ms);
+                    let kind = match r["body"]["kind"].as_str().unwrap_or("?") {
+                        "transition" => format!("transition {}", r["body"]["what"].as_str().unwrap_or("?")),
+                        "observation" => format!("observation {}", r["body"]["event_type"].as_str().unwrap_or("?")),
+                        k => k.to_string(),
+                    };
+                    by_kind.entry(kind).or_default().push(ms);
                 }
             }
             Some("who") => who_msgs += 1,
@@ -85,5 +94,9 @@ pub async fn run(args: BenchObservatoryArgs) -> anyhow::Result<()> {
         pct(&mut late, 1.0),
         who_msgs
     );
+    for (kind, mut v) in by_kind {
+        let n = v.len();
+        println!("  {kind:<24} {n:>5} records, p50 {:.1} ms, p99 {:.1} ms", pct(&mut v.clone(), 0.5), pct(&mut v, 0.99));
+    }
     Ok(())
 }

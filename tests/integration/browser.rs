@@ -138,6 +138,16 @@ async fn a_person_plays_in_the_browser_and_the_observatory_follows_an_agent() {
     )
     .await;
     screenshot(&c, "play-fight.png").await;
+    // On a phone's screen the side panel sits above the text, and the command line stays.
+    c.set_window_size(390, 844).await.unwrap();
+    until_js(
+        &c,
+        "the phone layout",
+        "const s = document.getElementById('side').getBoundingClientRect(), o = document.getElementById('output').getBoundingClientRect(); return s.bottom <= o.top + 1 && document.getElementById('cmd').getBoundingClientRect().bottom <= window.innerHeight",
+    )
+    .await;
+    screenshot(&c, "play-phone.png").await;
+    c.set_window_size(1280, 860).await.unwrap();
 
     // The observatory: an agent plays; its decisions appear live; its memory renders.
     let key = srv.key("brenda").await;
