@@ -300,6 +300,13 @@ impl Telnet {
     /// Creates a character through the prompts and waits for the first game prompt.
     pub async fn create(&mut self, name: &str, password: &str) {
         self.until("known? ").await;
+        self.answer_creation(name, password).await;
+        self.until("mv > ").await;
+    }
+
+    /// The creation dialogue after the name prompt (a female human warrior), up to the
+    /// last answer sent: what comes next (GMCP, the first prompt) is left unread.
+    pub async fn answer_creation(&mut self, name: &str, password: &str) {
         self.line(name).await;
         self.until("(Y/N)? ").await;
         self.line("y").await;
@@ -315,7 +322,6 @@ impl Telnet {
         self.line("3").await;
         self.until("reroll (R)? ").await;
         self.line("k").await;
-        self.until("mv > ").await;
     }
 
     pub async fn login(&mut self, name: &str, password: &str) {

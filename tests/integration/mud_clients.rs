@@ -66,24 +66,6 @@ fn body(out: &str) -> &str {
     out.rsplit_once("\n<").map(|(a, _)| a).unwrap_or(out)
 }
 
-async fn create_after_negotiation(t: &mut Telnet, name: &str) {
-    t.line(name).await;
-    t.until("(Y/N)? ").await;
-    t.line("y").await;
-    t.until(": ").await;
-    t.line("pass99").await;
-    t.until("retype password: ").await;
-    t.line("pass99").await;
-    t.until("(M/F)? ").await;
-    t.line("f").await;
-    t.until("Race: ").await;
-    t.line("0").await;
-    t.until("Class: ").await;
-    t.line("3").await;
-    t.until("reroll (R)? ").await;
-    t.line("k").await;
-}
-
 /// Mudlet, as its source answers each offer: DO MSSP; DO GMCP with Core.Hello and
 /// Core.Supports.Set; DO MSDP with LIST COMMANDS; DO MCCP2; DO EOR; WILL NAWS and its
 /// size; WILL TTYPE (MUDLET, ANSI-TRUECOLOR, MTTS); DO CHARSET (ACCEPTED UTF-8).
@@ -118,7 +100,7 @@ async fn a_mudlet_shaped_client_gets_gmcp_msdp_mssp_and_compression() {
     t.send_bytes(b"\xff\xfa\x2a\x02UTF-8\xff\xf0\xff\xfa\x18\x00ANSI-TRUECOLOR\xff\xf0").await;
     t.until_raw(&TTYPE_SEND).await;
     t.send_bytes(b"\xff\xfa\x18\x00MTTS 2349\xff\xf0").await;
-    create_after_negotiation(&mut t, "Mudlet").await;
+    t.answer_creation("Mudlet", "pass99").await;
     // In the game: the whole picture for the packages it supports.
     let vitals = until_gmcp(&mut t, "Char.Vitals", |_| true).await;
     assert_eq!(vitals["hp"], vitals["maxhp"]);
@@ -179,7 +161,7 @@ async fn a_tintin_shaped_client_gets_compression_and_eor_but_no_gmcp() {
         t.until_raw(&TTYPE_SEND).await;
     }
     t.send_bytes(b"\xff\xfa\x18\x00MTTS 2831\xff\xf0\xff\xfa\x2a\x02UTF-8\xff\xf0").await;
-    create_after_negotiation(&mut t, "Tintin").await;
+    t.answer_creation("Tintin", "pass99").await;
     t.until_raw(&[255, 239]).await;
     t.line("look").await;
     let got = t.until_raw(&[255, 239]).await;
@@ -206,7 +188,7 @@ async fn compressed_output_is_the_same_text_in_fewer_bytes() {
     // DO MCCP2, and DO SGA (so no GA follows its prompts, as none follows plain's).
     z.send_bytes(&[255, 253, 86, 255, 253, 3]).await;
     z.until_raw(&[255, 250, 86, 255, 240]).await;
-    create_after_negotiation(&mut z, "Zippy").await;
+    z.answer_creation("Zippy", "pass99").await;
     z.until("mv > ").await;
     plain.until("Zippy has entered the game.").await;
     plain.until("mv > ").await;
@@ -297,7 +279,7 @@ async fn garbage_sub_negotiations_are_ignored() {
     junk.extend([255, 240]);
     t.send_bytes(&junk).await;
     t.send_bytes(b"\xff\xfa\xc9Core.Supports.Set [\"Char 1\"]\xff\xf0").await;
-    create_after_negotiation(&mut t, "Junky").await;
+    t.answer_creation("Junky", "pass99").await;
     let vitals = until_gmcp(&mut t, "Char.Vitals", |_| true).await;
     assert!(vitals["hp"].as_i64().unwrap() > 0);
     assert!(t.cmd("look").await.contains("The Test Temple"));

@@ -37,7 +37,7 @@ pub async fn route(call: &Call, rest: &str, shared: &Arc<Shared>) -> Response<Bo
     }
     if rest == "who" {
         let list = shared.who().await;
-        return reply(StatusCode::OK, json!(list.iter().map(|(n, a)| json!({"name": n, "is_agent": a})).collect::<Vec<_>>()));
+        return reply(StatusCode::OK, super::status::who_json(&list));
     }
     let Some((name, what)) = rest.strip_prefix("agents/").and_then(|r| r.split_once('/')) else {
         return error(StatusCode::NOT_FOUND, "not_found", "no such observatory route");
@@ -149,7 +149,7 @@ where
             },
             _ = who.tick() => {
                 let list = shared.who().await;
-                json!({"type": "who", "who": list.iter().map(|(n, a)| json!({"name": n, "is_agent": a})).collect::<Vec<_>>()})
+                json!({"type": "who", "who": super::status::who_json(&list)})
             }
             msg = ws.next() => match msg {
                 Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,

@@ -21,7 +21,12 @@ pub fn health(shared: &Arc<Shared>) -> Response<Body> {
 /// `GET /api/who`: who is on, and which of them are agents.
 pub async fn who(shared: &Arc<Shared>) -> Response<Body> {
     let list = shared.who().await;
-    json(StatusCode::OK, json!(list.iter().map(|(n, a)| json!({"name": n, "is_agent": a})).collect::<Vec<_>>()))
+    json(StatusCode::OK, who_json(&list))
+}
+
+/// Who is on, as `/api/who` and the observatory show it: `[{name, is_agent}]`.
+pub fn who_json(list: &[(String, bool)]) -> serde_json::Value {
+    json!(list.iter().map(|(n, a)| json!({"name": n, "is_agent": a})).collect::<Vec<_>>())
 }
 
 /// `GET /api/record`: the recorder's progress (`last_batch` and everything before it is

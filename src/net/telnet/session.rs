@@ -147,24 +147,8 @@ async fn answer_mud(conn: &mut Conn, answer: Answer) -> bool {
     match answer {
         Answer::Nothing => true,
         Answer::Bytes(b) => conn.write(&b).await,
-        Answer::On(Feature::Mccp2) => conn.start_compression().await,
-        Answer::Off(Feature::Mccp2) => conn.end_compression().await,
-        Answer::On(Feature::Gmcp) => {
-            conn.data.gmcp = true;
-            true
-        }
-        Answer::On(Feature::Msdp) => {
-            conn.data.msdp = true;
-            true
-        }
-        Answer::Off(Feature::Gmcp) => {
-            conn.data.gmcp = false;
-            true
-        }
-        Answer::Off(Feature::Msdp) => {
-            conn.data.msdp = false;
-            true
-        }
+        Answer::On(f) => switch(conn, f, true).await,
+        Answer::Off(f) => switch(conn, f, false).await,
         Answer::Gmcp(data) => {
             let reply = conn.data.on_gmcp(&data);
             conn.write(&reply.bytes).await
@@ -198,6 +182,22 @@ async fn answer_mud(conn: &mut Conn, answer: Answer) -> bool {
                 ("WEBSITE", format!("http://localhost:{port}/")),
             ];
             conn.write(&negotiate::mssp(&vars)).await
+        }
+    }
+}
+
+/// The client turned one of our options on or off.
+async fn switch(conn: &mut Conn, f: Feature, on: bool) -> bool {
+    match (f, on) {
+        (Feature::Mccp2, true) => conn.start_compression().await,
+        (Feature::Mccp2, false) => conn.end_compression().await,
+        (Feature::Gmcp, _) => {
+            conn.data.gmcp = on;
+            true
+        }
+        (Feature::Msdp, _) => {
+            conn.data.msdp = on;
+            true
         }
     }
 }
