@@ -61,9 +61,23 @@ pub struct MemEvent {
     pub room_vnum: u32,
     pub room_name: String,
     pub kind: EventKind,
+    /// Recorded in a `valence: false` session (protocol §4, the ablation): the event
+    /// counts with valence 0 — no emotional salience, no feeling in the summary.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub valence_off: bool,
 }
 
 impl MemEvent {
+    /// The event's valence as memory counts it: the game's rule, or 0 in an ablation
+    /// session.
+    pub fn valence(&self) -> i8 {
+        if self.valence_off {
+            0
+        } else {
+            crate::valence::valence(&self.kind)
+        }
+    }
+
     /// The other party, if any (a mob, a player).
     pub fn other(&self) -> Option<&str> {
         let who = match &self.kind {

@@ -9,7 +9,7 @@ use petgraph::visit::{EdgeRef, IntoEdgeReferences};
 use serde::{Deserialize, Serialize};
 
 use crate::event::{EventKind, MemEvent};
-use crate::valence::{item_valence, valence};
+use crate::valence::item_valence;
 
 /// Consolidation parameters (the seed's defaults).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -196,7 +196,7 @@ impl MemoryGraph {
 
     /// Adds one event (or, for a move, a room transition); returns nodes reinforced.
     fn add_event(&mut self, e: &MemEvent, p: &Params, touched: &mut HashSet<NodeIndex>) -> usize {
-        let v = valence(&e.kind);
+        let v = e.valence();
         let mut reinforced = 0;
         let room = self.touch(
             format!("room:{}", e.room_vnum),

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::event::{EventKind, MemEvent, SocialAct};
 use crate::graph::blend;
-use crate::valence::{hp_pct, valence};
+use crate::valence::hp_pct;
 
 /// Reasons kept per player, newest last.
 const LEDGER_REASONS: usize = 3;
@@ -155,13 +155,13 @@ impl Profile {
                     self.map.keys.insert(item.clone());
                 }
                 if let Some(f) = from {
-                    self.note(e.at_us, f, valence(&e.kind).max(2), format!("gave you {item}"), false);
+                    self.note(e.at_us, f, if e.valence_off { 0 } else { e.valence().max(2) }, format!("gave you {item}"), false);
                 }
                 "item".into()
             }
             EventKind::LevelUp { .. } => "level".into(),
             EventKind::Social { act, other, by_agent, text } => {
-                let v = valence(&e.kind);
+                let v = e.valence();
                 let reason = match (act, by_agent) {
                     (SocialAct::Gift, false) => format!("gave you {text}"),
                     (SocialAct::Gift, true) => format!("you gave them {text}"),

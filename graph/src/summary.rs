@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::event::{EventKind, MemEvent, SocialAct};
 use crate::graph::{MemoryGraph, Node, NodeKind};
 use crate::profile::Profile;
-use crate::valence::{parenthetical, valence};
+use crate::valence::parenthetical;
 
 /// A gap this long between events starts a new session.
 pub const SESSION_GAP_US: u64 = 30 * 60 * 1_000_000;
@@ -178,7 +178,7 @@ pub fn build_summary_with(g: &MemoryGraph, profile: Option<&Profile>, opts: &Sum
     for (i, n) in events.iter().enumerate() {
         let Some(e) = n.event.as_ref().filter(|_| chosen[i]) else { continue };
         let mut text = describe(e);
-        if let Some(p) = parenthetical(valence(&e.kind)) {
+        if let Some(p) = parenthetical(e.valence()) {
             text.pop();
             text.push_str(&format!(" ({p})."));
         }

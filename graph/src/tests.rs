@@ -9,7 +9,7 @@ const MIN: u64 = 60 * 1_000_000;
 const T0: u64 = 1_799_766_900_000_000;
 
 fn ev(n: u64, at_us: u64, room: u32, kind: EventKind) -> MemEvent {
-    MemEvent { id: format!("1:{n}"), at_us, session: 1, room_vnum: room, room_name: format!("Room {room}"), kind }
+    MemEvent { id: format!("1:{n}"), at_us, session: 1, room_vnum: room, room_name: format!("Room {room}"), kind, valence_off: false }
 }
 
 fn kill(n: u64, at: u64, victim: &str, victim_level: u8, agent_level: u8) -> MemEvent {
@@ -242,4 +242,32 @@ proptest! {
             prop_assert!(after.nodes.iter().any(|n| n.id == e.from) && after.nodes.iter().any(|n| n.id == e.to));
         }
     }
+}
+
+#[test]
+fn an_ablation_session_remembers_with_valence_zero() {
+    let p = Params::default();
+    let death = |n: u64, off: bool| MemEvent {
+        valence_off: off,
+        ..ev(n, T0 + n * MIN, 100, EventKind::Death { killer: Some("a cave bear".into()) })
+    };
+    let mut on = MemoryGraph::new();
+    on.dream(&[death(1, false)], &p);
+    let mut off = MemoryGraph::new();
+    off.dream(&[death(1, true)], &p);
+    let (a, b) = (on.node("ev:1:1").unwrap(), off.node("ev:1:1").unwrap());
+    assert_eq!((a.valence, b.valence), (-3.0, 0.0));
+    assert!((a.salience - 0.9).abs() < 1e-6 && (b.salience - 0.3).abs() < 1e-6, "{} {}", a.salience, b.salience);
+    assert_eq!(off.node("ent:a cave bear").unwrap().valence, 0.0);
+    let text = |g: &MemoryGraph| build_summary(g, &SummaryOptions { budget_tokens: 500, utc_offset_secs: 0 }).text;
+    assert!(text(&on).contains("Was killed by a cave bear in Room 100 ("), "{}", text(&on));
+    assert!(text(&off).contains("Was killed by a cave bear in Room 100.\n"), "{}", text(&off));
+    assert!(text(&on).contains("dangerous") && !text(&off).contains("dangerous"));
+    // With nothing met again, the flat memory is pruned after three cycles, the felt one lasts.
+    for n in 2..=4u64 {
+        let walk = ev(n, T0 + n * MIN, 101, EventKind::LevelUp { level: n as u8 });
+        on.dream(&[walk.clone()], &p);
+        off.dream(&[walk], &p);
+    }
+    assert!(off.node("ev:1:1").is_none() && on.node("ev:1:1").is_some());
 }

@@ -495,6 +495,10 @@ impl Engine {
     fn send_memory(&mut self, id: CharId, client: &ClientInfo) {
         let Some(m) = client.memory.clone() else { return };
         self.note_memory_ids(id, &m.memory_ids);
+        self.note_known(id, &m.known, client.valence);
+        if m.summary.trim().is_empty() {
+            return;
+        }
         if !self.world.ch(id).and_then(|c| c.pc.as_ref()).and_then(|p| p.link.as_ref()).is_some_and(|l| l.json) {
             return;
         }

@@ -8,11 +8,14 @@ use std::time::Instant;
 
 use pawns_storage::{ClientFields, DecisionRecord, EventRecord, RecordBody, SessionMeta, StateSnapshot, Stimulus, Transition};
 
+use rustc_hash::FxHashMap;
+
 use super::character::ClientInfo;
 use super::engine::Engine;
 use super::output::EventKind;
 use super::tables::NUM_WEARS;
 use super::world::{CharId, ObjId};
+use crate::memory::encounters::{KnownEntity, Relation};
 use crate::protocol::CommandClient;
 use crate::record::unix_us;
 use crate::record::RecItem;
@@ -33,6 +36,17 @@ pub struct SessionRec {
     last_entered: Option<String>,
     last_message: Option<String>,
     client: ClientInfo,
+    /// Whom the agent knows of (lower-cased name): from its memory at login, and what
+    /// happened this session. Classifies each decision's stimulus.
+    known: FxHashMap<String, Known>,
+}
+
+/// One party the session knows of.
+#[derive(Debug, Clone, Default)]
+struct Known {
+    relation: Relation,
+    /// The injected memory about them felt most strongly, and its valence as injected.
+    memory: Option<(String, f32)>,
 }
 
 #[derive(Clone, PartialEq)]
@@ -170,6 +184,7 @@ impl Engine {
                 last_entered: None,
                 last_message: None,
                 client: client.clone(),
+                known: FxHashMap::default(),
             }));
         }
     }
@@ -199,6 +214,13 @@ impl Engine {
     fn emit(&mut self, id: CharId, body: RecordBody) {
         let room_vnum = self.world.ch(id).map(|c| self.world.rooms[c.room].proto.vnum).unwrap_or(0);
         let Some(rec) = self.rec_mut(id) else { return };
+        if let Some((who, r)) = match &body {
+            RecordBody::Transition(t) => Relation::from_transition(t),
+            _ => None,
+        } {
+            let k = rec.known.entry(who).or_default();
+            k.relation = k.relation.max(r);
+        }
         let r = stamp(rec, room_vnum, body);
         self.rec_out.push(RecItem::Record(r));
     }
@@ -239,22 +261,42 @@ impl Engine {
         })
     }
 
+    /// What the agent faces as it decides: who is here, and the one who matters most to
+    /// it (the strongest relation; the first in the room on a tie) with the injected
+    /// memory about them.
     fn stimulus(&self, id: CharId) -> Stimulus {
         let Some(c) = self.world.ch(id) else { return Stimulus::default() };
-        let mobs_present = self.world.rooms[c.room]
-            .people
-            .iter()
-            .filter_map(|p| self.world.ch(*p))
-            .filter(|m| m.is_npc())
-            .take(STIMULUS_MOBS)
-            .map(|m| m.name.clone())
-            .collect();
         let rec = c.pc.as_ref().and_then(|p| p.rec.as_ref());
-        Stimulus {
-            mobs_present,
+        let mut s = Stimulus {
             last_entered: rec.and_then(|r| r.last_entered.clone()),
             last_message: rec.and_then(|r| r.last_message.clone()),
+            kind: "none".into(),
+            ..Default::default()
+        };
+        let known = rec.map(|r| &r.known).filter(|k| !k.is_empty());
+        let mut best: Option<(Relation, &str, Option<&(String, f32)>)> = None;
+        for other in self.world.rooms[c.room].people.iter().filter(|p| **p != id).filter_map(|p| self.world.ch(*p)) {
+            if other.is_npc() {
+                if s.mobs_present.len() < STIMULUS_MOBS {
+                    s.mobs_present.push(other.name.clone());
+                }
+            } else if s.players_present.len() < STIMULUS_MOBS {
+                s.players_present.push(other.name.clone());
+            }
+            // Most agents know no one here: the first one present is the stimulus.
+            let k = known.and_then(|k| k.get(&other.name.to_lowercase()));
+            let relation = k.map(|k| k.relation).unwrap_or_default();
+            if best.as_ref().is_none_or(|(r, _, _)| relation > *r) {
+                best = Some((relation, other.name.as_str(), k.and_then(|k| k.memory.as_ref())));
+            }
         }
+        if let Some((relation, name, memory)) = best {
+            s.kind = relation.as_str().into();
+            s.target = Some(name.to_lowercase());
+            s.memory_id = memory.map(|m| m.0.clone());
+            s.memory_valence = memory.map(|m| m.1);
+        }
+        s
     }
 
     /// Before a command runs: the state and stimulus its decision records (`None` when
@@ -330,6 +372,18 @@ impl Engine {
         rec.meta.memory_ids = ids.to_vec();
         let meta = rec.meta.clone();
         self.rec_out.push(RecItem::Session(meta));
+    }
+
+    /// Whom the agent knows of at login, and the memories about them it was given (felt
+    /// as nothing in a `valence: false` session).
+    pub fn note_known(&mut self, id: CharId, known: &[KnownEntity], valence: bool) {
+        let Some(rec) = self.rec_mut(id) else { return };
+        for k in known {
+            let memory = k.memory_id.clone().map(|m| (m, if valence { k.memory_valence.unwrap_or(0.0) } else { 0.0 }));
+            let e = rec.known.entry(k.name.clone()).or_default();
+            e.relation = e.relation.max(k.relation);
+            e.memory = memory;
+        }
     }
 
     pub fn record_transition(&mut self, id: CharId, t: Transition) {

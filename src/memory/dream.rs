@@ -69,6 +69,7 @@ pub fn dream_agent(store: &Store, agent: &str, opts: &DreamOptions) -> Result<Dr
             return Err(MemoryError::Cancelled);
         }
         let (after, from_batch) = if s.session == wm.session { (wm.seq, wm.batch) } else { (0, 0) };
+        x.valence_off = !s.valence;
         let mut last = None;
         let scan = store.scan_session(s, after, from_batch, &mut |b, r| {
             last = Some((r.seq, b));
@@ -103,6 +104,7 @@ pub fn dream_agent(store: &Store, agent: &str, opts: &DreamOptions) -> Result<Dr
     let report = graph.dream(&x.events, &opts.params);
     let observed = x.observed();
     mem.profile.absorb(&x.events, Some(&observed));
+    mem.history.absorb(&x.events);
     mem.profile.identity.name = agent.clone();
     if let Some(c) = store.character(&agent)? {
         mem.profile.identity.class = Some(crate::game::tables::class_name(c.class).to_string());

@@ -9,7 +9,7 @@ use pawns_graph::{EventKind, MemEvent, Observed, SocialAct};
 use pawns_storage::{EventRecord, RecordBody, Transition};
 
 /// Hit points under this share of the maximum are "badly hurt" (the seed's 15 %).
-const HURT_PCT: i64 = 15;
+pub(crate) const HURT_PCT: i64 = 15;
 /// ... and under this, "near death".
 const NEAR_DEATH_PCT: i64 = 5;
 
@@ -28,6 +28,8 @@ pub struct Extractor {
     step: Option<String>,
     /// An item someone just gave: its arrival in the inventory is the same event.
     gift: Option<String>,
+    /// The session being read is a `valence: false` one: its events count with valence 0.
+    pub valence_off: bool,
 }
 
 /// The protocol's direction words, and their one-letter forms.
@@ -85,6 +87,7 @@ impl Extractor {
             room_vnum: room,
             room_name: self.room_name(room),
             kind,
+            valence_off: self.valence_off,
         });
     }
 

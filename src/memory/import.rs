@@ -98,6 +98,7 @@ pub fn extract_file(text: &str, file_key: &str, session: u64) -> (Vec<MemEvent>,
                 room_vnum: l.room_vnum,
                 room_name: l.room_name.clone(),
                 kind,
+                valence_off: false,
             })
         };
         if let Some(p) = &prev {

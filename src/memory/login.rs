@@ -20,6 +20,9 @@ pub struct LoginMemory {
     pub memory_ids: Vec<String>,
     /// The agent's soul entries (§12): always given, first.
     pub soul: Vec<String>,
+    /// Everyone the agent knows of, and the injected memory about each (the decisions'
+    /// stimuli: `memory::encounters`).
+    pub known: Vec<super::encounters::KnownEntity>,
 }
 
 /// The soul section that heads the login summary.
@@ -78,7 +81,9 @@ fn dreamed_memory(store: &Store, agent: &str, tier: Option<&str>) -> Result<Opti
         render_summary(&mem, budget, mem.chronicle.as_deref())
     };
     if summary.memory_ids.is_empty() && summary.text.trim().is_empty() {
-        return Ok(None);
+        // Nothing to tell, but whom it has met still classifies what it meets.
+        let known = super::encounters::known_at_login(&mem.history, &mem.graph, &[]);
+        return Ok((!known.is_empty()).then(|| LoginMemory { known, ..Default::default() }));
     }
     let count = summary.latest_block.lines().filter(|l| !l.is_empty() && !l.starts_with("###")).count();
     Ok(Some(LoginMemory {
@@ -86,6 +91,7 @@ fn dreamed_memory(store: &Store, agent: &str, tier: Option<&str>) -> Result<Opti
         count,
         summaries: summary.sessions,
         summary: summary.text,
+        known: super::encounters::known_at_login(&mem.history, &mem.graph, &summary.memory_ids),
         memory_ids: summary.memory_ids,
         soul: Vec::new(),
     }))

@@ -5,6 +5,7 @@
 
 pub mod dream;
 pub mod dreamer;
+pub mod encounters;
 pub mod extract;
 pub mod import;
 pub mod llm;
@@ -86,6 +87,10 @@ pub struct AgentMemory {
     /// The UTC offset the session headings were written in.
     #[serde(default)]
     pub utc_offset_secs: i32,
+    /// Everyone met and what happened between them, never pruned (the research
+    /// metrics' stimuli). Empty in memories older than it.
+    #[serde(default)]
+    pub history: encounters::Encounters,
 }
 
 /// Why a memory operation failed, with a stable code.

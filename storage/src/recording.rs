@@ -31,6 +31,25 @@ pub struct Stimulus {
     pub last_entered: Option<String>,
     /// The last thing said or told to the agent ("Ann says, 'hi'").
     pub last_message: Option<String>,
+    /// The other players in the room, by name.
+    #[serde(default)]
+    pub players_present: Vec<String>,
+    /// What the research metrics call the stimulus: who here matters most to the agent
+    /// and why, from what happened between them (never pruned, valence-independent):
+    /// `killer`, `betrayer`, `attacker`, `benefactor`, `prey`, `known`, `stranger`, or
+    /// `none` when nobody else is here. Empty in records older than the metrics.
+    #[serde(default)]
+    pub kind: String,
+    /// That one, lower-cased as the game names them ("a cave bear", "bram").
+    #[serde(default)]
+    pub target: Option<String>,
+    /// The memory injected at login that is about the target (the one felt most
+    /// strongly), by id (`ev:{session}:{seq}`); none: no injected memory of them.
+    #[serde(default)]
+    pub memory_id: Option<String>,
+    /// That memory's valence as injected (0 in a `valence: false` session).
+    #[serde(default)]
+    pub memory_valence: Option<f32>,
 }
 
 /// What the client says about itself (login) and about this command (its `data`).
