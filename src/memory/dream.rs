@@ -63,6 +63,7 @@ pub fn dream_agent(store: &Store, agent: &str, opts: &DreamOptions) -> Result<Dr
     let mut x = Extractor::new();
     let mut new_wm = wm;
     let mut sessions_read = 0;
+    let (mut raw_tokens, mut sessions_off) = (0u64, 0usize);
     let cancelled = || opts.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
     for s in &sessions {
         if cancelled() {
@@ -73,10 +74,12 @@ pub fn dream_agent(store: &Store, agent: &str, opts: &DreamOptions) -> Result<Dr
         let mut last = None;
         let scan = store.scan_session(s, after, from_batch, &mut |b, r| {
             last = Some((r.seq, b));
+            raw_tokens += pawns_graph::count_tokens(&crate::search::doc::search_doc(&r).text) as u64;
             x.feed(&r);
         })?;
         if scan.records > 0 {
             sessions_read += 1;
+            sessions_off += usize::from(!s.valence);
         }
         if let Some((seq, batch)) = last {
             new_wm = new_wm.max(Watermark { session: s.session, seq, batch });
@@ -101,7 +104,21 @@ pub fn dream_agent(store: &Store, agent: &str, opts: &DreamOptions) -> Result<Dr
         result.elapsed_ms = started.elapsed().as_secs_f64() * 1e3;
         return Ok(result);
     }
+    let before: std::collections::HashSet<String> = memory_ids(&graph).map(str::to_string).collect();
     let report = graph.dream(&x.events, &opts.params);
+    let memories: Vec<super::SalienceRow> = graph
+        .nodes()
+        .filter(|n| n.kind == pawns_graph::NodeKind::Event)
+        .map(|n| super::SalienceRow {
+            id: n.id.clone(),
+            salience: n.salience,
+            valence: n.valence,
+            game_valence: n.event.as_ref().map(|e| pawns_graph::valence(&e.kind)).unwrap_or(0),
+        })
+        .collect();
+    let now: std::collections::HashSet<&str> = memory_ids(&graph).collect();
+    let mut pruned: Vec<String> = before.into_iter().filter(|id| !now.contains(id.as_str())).collect();
+    pruned.sort();
     let observed = x.observed();
     mem.profile.absorb(&x.events, Some(&observed));
     mem.history.absorb(&x.events);
@@ -136,7 +153,25 @@ pub fn dream_agent(store: &Store, agent: &str, opts: &DreamOptions) -> Result<Dr
     result.elapsed_ms = started.elapsed().as_secs_f64() * 1e3;
     mem.last = Some(result.clone());
     if !opts.dry_run {
-        store.put_memory(&agent, &mem)?;
+        let snap = super::DreamSnapshot {
+            cycle: graph.cycles,
+            trigger: result.trigger.clone(),
+            records_read: result.records_read,
+            events: result.events_extracted,
+            raw_tokens,
+            summary_tokens: result.summary_tokens,
+            elapsed_ms: result.elapsed_ms,
+            sessions: sessions_read,
+            sessions_valence_off: sessions_off,
+            memories,
+            pruned,
+        };
+        store.put_memory_logged(&agent, &mem, Some((result.at_us, &snap)))?;
     }
     Ok(result)
+}
+
+/// The ids of the graph's memories (event nodes).
+fn memory_ids(g: &MemoryGraph) -> impl Iterator<Item = &str> {
+    g.nodes().filter(|n| n.kind == pawns_graph::NodeKind::Event).map(|n| n.id.as_str())
 }

@@ -71,6 +71,42 @@ impl DreamResult {
     }
 }
 
+/// One memory as a dream left it (the dream log).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SalienceRow {
+    /// `ev:{session}:{seq}`.
+    pub id: String,
+    pub salience: f32,
+    /// As the memory holds it (0 when dreamed from a `valence: false` session).
+    pub valence: f32,
+    /// What the game makes of the event, whatever the session: the band a decay curve
+    /// puts it in, the same in both arms of an ablation.
+    pub game_valence: i8,
+}
+
+/// What one dream did, kept for research (table `dream_log`, one row per dream that
+/// folded something in): every memory's salience after it, what it pruned, its cost.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DreamSnapshot {
+    /// The graph's consolidation cycle this dream ran (1 for the first).
+    pub cycle: u64,
+    pub trigger: String,
+    pub records_read: u64,
+    pub events: usize,
+    /// cl100k tokens of the records read, each as its search line: what carrying the raw
+    /// stream would cost, against `summary_tokens`.
+    pub raw_tokens: u64,
+    pub summary_tokens: usize,
+    pub elapsed_ms: f64,
+    /// Sessions read, and how many of them were `valence: false`.
+    pub sessions: usize,
+    pub sessions_valence_off: usize,
+    /// Every memory (event node) after the dream.
+    pub memories: Vec<SalienceRow>,
+    /// Memories this dream pruned, by id.
+    pub pruned: Vec<String>,
+}
+
 /// An agent's memory as the data file keeps it (table `memories`).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct AgentMemory {

@@ -21,13 +21,42 @@ impl Store {
 
     /// Replaces an agent's memory row.
     pub fn put_memory<T: Serialize>(&self, agent: &str, row: &T) -> Result<(), StoreError> {
+        self.put_memory_logged::<T, ()>(agent, row, None)
+    }
+
+    /// Replaces an agent's memory row and, in the same transaction, logs the dream that
+    /// made it (`(dream end in µs, snapshot)`).
+    pub fn put_memory_logged<T: Serialize, D: Serialize>(&self, agent: &str, row: &T, dream: Option<(u64, &D)>) -> Result<(), StoreError> {
         let bytes = codec::encode(row)?;
+        let logged = dream.map(|(at, d)| codec::encode(d).map(|b| (at, b))).transpose()?;
+        let agent = agent.to_ascii_lowercase();
         let tx = self.database().begin_write().map_err(redb_err)?;
         {
             let mut t = tx.open_table(tables::MEMORIES).map_err(redb_err)?;
-            t.insert(agent.to_ascii_lowercase().as_str(), bytes.as_slice()).map_err(redb_err)?;
+            t.insert(agent.as_str(), bytes.as_slice()).map_err(redb_err)?;
+            if let Some((at, b)) = logged {
+                let mut log = tx.open_table(tables::DREAM_LOG).map_err(redb_err)?;
+                log.insert((agent.as_str(), at), b.as_slice()).map_err(redb_err)?;
+            }
         }
         tx.commit().map_err(redb_err)
+    }
+
+    /// An agent's logged dreams, oldest first.
+    pub fn dream_log<D: DeserializeOwned>(&self, agent: &str) -> Result<Vec<(u64, D)>, StoreError> {
+        let tx = self.database().begin_read().map_err(redb_err)?;
+        let t = match tx.open_table(tables::DREAM_LOG) {
+            Ok(t) => t,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+            Err(e) => return Err(redb_err(e)),
+        };
+        let agent = agent.to_ascii_lowercase();
+        let mut out = Vec::new();
+        for row in t.range((agent.as_str(), 0)..=(agent.as_str(), u64::MAX)).map_err(redb_err)? {
+            let (k, v) = row.map_err(redb_err)?;
+            out.push((k.value().1, codec::decode(v.value())?));
+        }
+        Ok(out)
     }
 
     /// Every agent with a memory row.

@@ -23,6 +23,8 @@ mod m0006;
 mod m0007;
 #[path = "../../migrations/0008_boards.rs"]
 mod m0008;
+#[path = "../../migrations/0009_dream_log.rs"]
+mod m0009;
 
 /// `(version, step)` in order. A step brings the file from `version - 1` to `version`.
 type Step = fn(&WriteTransaction) -> Result<(), StoreError>;
@@ -35,10 +37,11 @@ const STEPS: &[(u32, Step)] = &[
     (m0006::VERSION, |tx| m0006::apply(tx).map_err(StoreError::Redb)),
     (m0007::VERSION, |tx| m0007::apply(tx).map_err(StoreError::Redb)),
     (m0008::VERSION, |tx| m0008::apply(tx).map_err(StoreError::Redb)),
+    (m0009::VERSION, |tx| m0009::apply(tx).map_err(StoreError::Redb)),
 ];
 
 /// The schema version this build writes and reads.
-pub const CURRENT_VERSION: u32 = m0008::VERSION;
+pub const CURRENT_VERSION: u32 = m0009::VERSION;
 
 pub const VERSION_KEY: &str = "schema_version";
 

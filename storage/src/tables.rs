@@ -66,6 +66,12 @@ pub const MIND_META: TableDefinition<&str, &[u8]> = TableDefinition::new("mind_m
 /// Board object vnum → a `BoardRecord`.
 pub const BOARDS: TableDefinition<u32, &[u8]> = TableDefinition::new("boards");
 
+// The dream log (migration 9).
+
+/// (agent lower-cased, dream end in unix µs) → one dream's snapshot, an encoded record
+/// whose type the server's memory module owns.
+pub const DREAM_LOG: TableDefinition<(&str, u64), &[u8]> = TableDefinition::new("dream_log");
+
 // Retired: the version-3 record log, converted and dropped by migration 5.
 
 /// Batch id → every record one group commit wrote (`Vec<EventRecord>`), everyone's mixed.

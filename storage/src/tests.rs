@@ -57,8 +57,8 @@ fn a_version_1_file_is_upgraded_and_keeps_its_characters() {
         store.meta_put(migrate::VERSION_KEY, &1u32.to_le_bytes()).unwrap();
     }
     let (store, report) = Store::open(&path).unwrap();
-    assert_eq!(report.migrations_applied, vec![2, 3, 4, 5, 6, 7, 8]);
-    assert_eq!(store.schema_version().unwrap(), 8);
+    assert_eq!(report.migrations_applied, vec![2, 3, 4, 5, 6, 7, 8, 9]);
+    assert_eq!(store.schema_version().unwrap(), 9);
     assert_eq!(store.character("old").unwrap().unwrap().name, "Old");
     let h = HouseRecord { room_vnum: 8004, contents: vec![ObjRecord { vnum: 1, contains: vec![] }] };
     store.put_houses(std::slice::from_ref(&h)).unwrap();

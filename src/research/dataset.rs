@@ -1,0 +1,152 @@
+//! What the metrics read, taken from the record once: the sessions chosen, their
+//! decisions (what was faced and what was done), the social acts others did to the
+//! agent, and the dream log. Plain rows, so the metrics are pure functions a test can
+//! feed by hand.
+
+use pawns_storage::{RecordBody, SessionMeta, Store, StoreError, Transition};
+
+use crate::memory::DreamSnapshot;
+
+/// Which part of the record an evaluation reads.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Filter {
+    /// Lower-cased names; empty: every agent (humans are never evaluated).
+    pub agents: Vec<String>,
+    /// Sessions started at or after this (unix µs).
+    pub since_us: u64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SessionRow {
+    pub session: u64,
+    pub agent: String,
+    pub valence: bool,
+    pub started_us: u64,
+    pub ended_us: Option<u64>,
+    pub model: Option<String>,
+    pub records: u64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DecisionRow {
+    /// Index into `Dataset::sessions`.
+    pub session: usize,
+    pub seq: u64,
+    pub at_us: u64,
+    pub room: u32,
+    /// The verb as typed, lower-cased, and the rest of the line.
+    pub verb: String,
+    pub args: String,
+    pub status: String,
+    /// The stimulus kind (`killer`…, `none`; empty in records older than the metrics).
+    pub kind: String,
+    pub target: Option<String>,
+    /// The injected memory about the target, and its valence as injected.
+    pub memory_id: Option<String>,
+    pub memory_valence: Option<f32>,
+    /// Other players present, lower-cased.
+    pub players: Vec<String>,
+    pub tokens_prompt: Option<u64>,
+    pub tokens_completion: Option<u64>,
+    pub latency_us: u64,
+}
+
+/// Something another player did to the agent (`act`: gift, cooperation, betrayal,
+/// greet, insult).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SocialRow {
+    pub session: usize,
+    pub seq: u64,
+    pub at_us: u64,
+    pub act: String,
+    /// Lower-cased.
+    pub other: String,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DreamRow {
+    pub agent: String,
+    pub at_us: u64,
+    pub snap: DreamSnapshot,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Dataset {
+    pub sessions: Vec<SessionRow>,
+    pub decisions: Vec<DecisionRow>,
+    pub socials: Vec<SocialRow>,
+    pub dreams: Vec<DreamRow>,
+}
+
+impl Dataset {
+    /// Reads the chosen agents' sessions (agents only), in time order per agent, with
+    /// `progress(sessions read, sessions)` after each.
+    pub fn read(store: &Store, filter: &Filter, progress: &mut dyn FnMut(usize, usize)) -> Result<Dataset, StoreError> {
+        let mut metas: Vec<SessionMeta> = store
+            .all_sessions()?
+            .into_iter()
+            .filter(|s| s.is_agent && s.started_us >= filter.since_us)
+            .filter(|s| filter.agents.is_empty() || filter.agents.contains(&s.agent))
+            .collect();
+        metas.sort_by(|a, b| (&a.agent, a.started_us, a.session).cmp(&(&b.agent, b.started_us, b.session)));
+        let mut ds = Dataset::default();
+        let total = metas.len();
+        for (i, m) in metas.iter().enumerate() {
+            let ix = ds.sessions.len();
+            ds.sessions.push(SessionRow {
+                session: m.session,
+                agent: m.agent.clone(),
+                valence: m.valence,
+                started_us: m.started_us,
+                ended_us: m.ended_us,
+                model: m.model.clone(),
+                records: m.records,
+            });
+            store.scan_session(m, 0, 0, &mut |_, r| ds.take(ix, r))?;
+            progress(i + 1, total);
+        }
+        let mut agents: Vec<&str> = ds.sessions.iter().map(|s| s.agent.as_str()).collect();
+        agents.dedup();
+        let agents: Vec<String> = agents.into_iter().map(str::to_string).collect();
+        for agent in agents {
+            for (at_us, snap) in store.dream_log::<DreamSnapshot>(&agent)? {
+                ds.dreams.push(DreamRow { agent: agent.clone(), at_us, snap });
+            }
+        }
+        Ok(ds)
+    }
+
+    fn take(&mut self, session: usize, r: pawns_storage::EventRecord) {
+        match r.body {
+            RecordBody::Decision(d) => {
+                let d = *d;
+                self.decisions.push(DecisionRow {
+                    session,
+                    seq: r.seq,
+                    at_us: r.at_us,
+                    room: r.room_vnum,
+                    verb: d.command.to_lowercase(),
+                    args: d.args,
+                    status: d.status,
+                    kind: d.stimulus.kind,
+                    target: d.stimulus.target,
+                    memory_id: d.stimulus.memory_id,
+                    memory_valence: d.stimulus.memory_valence,
+                    players: d.stimulus.players_present.iter().map(|p| p.to_lowercase()).collect(),
+                    tokens_prompt: d.client.tokens_prompt,
+                    tokens_completion: d.client.tokens_completion,
+                    latency_us: d.latency_us,
+                });
+            }
+            RecordBody::Transition(Transition::Social { act, other, by_me: false, text }) => {
+                self.socials.push(SocialRow { session, seq: r.seq, at_us: r.at_us, act, other: other.to_lowercase(), text });
+            }
+            _ => {}
+        }
+    }
+
+    pub fn agent_of(&self, d: &DecisionRow) -> &str {
+        &self.sessions[d.session].agent
+    }
+}

@@ -1,0 +1,146 @@
+//! The statistics the metrics share: proportions, means, percentile bootstrap intervals
+//! (seeded, so a report is reproducible), a least-squares slope.
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use serde::{Deserialize, Serialize};
+
+/// Resamples per bootstrap interval.
+pub const BOOTSTRAP: usize = 1_000;
+/// The seed every interval starts from: the same data gives the same interval.
+pub const SEED: u64 = 0x5eed_19;
+/// Trials above this are resampled with the binomial's normal approximation (a
+/// million-decision record stays quick; below it, trial by trial).
+const EXACT_UP_TO: u64 = 2_000;
+
+/// k successes in n trials, the estimate and its 95 % bootstrap interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Proportion {
+    pub n: u64,
+    pub k: u64,
+    /// k / n; none without trials.
+    pub p: Option<f64>,
+}
+
+impl Proportion {
+    pub fn new(k: u64, n: u64) -> Proportion {
+        Proportion { n, k, p: (n > 0).then(|| k as f64 / n as f64) }
+    }
+}
+
+/// One resample's proportion: `n` trials at the observed rate `p`.
+pub fn resample_p(rng: &mut SmallRng, n: u64, p: f64) -> f64 {
+    if n == 0 {
+        return 0.0;
+    }
+    if n <= EXACT_UP_TO {
+        let k = (0..n).filter(|_| rng.gen::<f64>() < p).count();
+        return k as f64 / n as f64;
+    }
+    // Box–Muller: the binomial's normal approximation, clamped to [0, n].
+    let (u1, u2): (f64, f64) = (rng.gen::<f64>().max(f64::MIN_POSITIVE), rng.gen());
+    let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+    let mean = n as f64 * p;
+    let sd = (n as f64 * p * (1.0 - p)).sqrt();
+    (mean + z * sd).round().clamp(0.0, n as f64) / n as f64
+}
+
+/// The 2.5th and 97.5th percentiles of `xs` (sorted here).
+pub fn interval(mut xs: Vec<f64>) -> Option<[f64; 2]> {
+    if xs.is_empty() {
+        return None;
+    }
+    xs.sort_by(f64::total_cmp);
+    let at = |q: f64| xs[((xs.len() - 1) as f64 * q).round() as usize];
+    Some([at(0.025), at(0.975)])
+}
+
+/// The 95 % interval of |p₁ − p₂| by resampling both groups.
+pub fn diff_interval(a: Proportion, b: Proportion, absolute: bool) -> Option<[f64; 2]> {
+    let (pa, pb) = (a.p?, b.p?);
+    let mut rng = SmallRng::seed_from_u64(SEED);
+    let xs = (0..BOOTSTRAP)
+        .map(|_| {
+            let d = resample_p(&mut rng, a.n, pa) - resample_p(&mut rng, b.n, pb);
+            if absolute {
+                d.abs()
+            } else {
+                d
+            }
+        })
+        .collect();
+    interval(xs)
+}
+
+/// The mean of `xs` and its 95 % bootstrap interval.
+pub fn mean_interval(xs: &[f64]) -> (Option<f64>, Option<[f64; 2]>) {
+    if xs.is_empty() {
+        return (None, None);
+    }
+    let mean = xs.iter().sum::<f64>() / xs.len() as f64;
+    let mut rng = SmallRng::seed_from_u64(SEED);
+    let means = (0..BOOTSTRAP).map(|_| (0..xs.len()).map(|_| xs[rng.gen_range(0..xs.len())]).sum::<f64>() / xs.len() as f64).collect();
+    (Some(mean), interval(means))
+}
+
+/// Least squares: the slope of y on x and the intercept (none for fewer than two
+/// distinct x).
+pub fn fit_line(points: &[(f64, f64)]) -> Option<(f64, f64)> {
+    let n = points.len() as f64;
+    if points.len() < 2 {
+        return None;
+    }
+    let (sx, sy) = points.iter().fold((0.0, 0.0), |(a, b), (x, y)| (a + x, b + y));
+    let (mx, my) = (sx / n, sy / n);
+    let sxx: f64 = points.iter().map(|(x, _)| (x - mx).powi(2)).sum();
+    if sxx == 0.0 {
+        return None;
+    }
+    let sxy: f64 = points.iter().map(|(x, y)| (x - mx) * (y - my)).sum();
+    let slope = sxy / sxx;
+    Some((slope, my - slope * mx))
+}
+
+/// The median of `xs` (sorted here).
+pub fn median(mut xs: Vec<f64>) -> Option<f64> {
+    if xs.is_empty() {
+        return None;
+    }
+    xs.sort_by(f64::total_cmp);
+    let m = xs.len() / 2;
+    Some(if xs.len() % 2 == 1 { xs[m] } else { (xs[m - 1] + xs[m]) / 2.0 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_formulas_give_what_a_hand_gives() {
+        assert_eq!(Proportion::new(3, 4).p, Some(0.75));
+        assert_eq!(Proportion::new(0, 0).p, None);
+        assert_eq!(fit_line(&[(0.0, 1.0), (1.0, 0.9), (2.0, 0.8)]).map(|(s, i)| ((s * 1e9).round() / 1e9, i)), Some((-0.1, 1.0)));
+        assert_eq!(fit_line(&[(1.0, 1.0), (1.0, 2.0)]), None);
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), Some(2.5));
+        assert_eq!(interval((0..=1000).map(f64::from).collect()), Some([25.0, 975.0]));
+    }
+
+    #[test]
+    fn intervals_hold_the_estimate_and_narrow_with_more_trials() {
+        let (a, b) = (Proportion::new(8, 10), Proportion::new(2, 10));
+        let ci = diff_interval(a, b, true).unwrap();
+        assert!(ci[0] < 0.6 && 0.6 < ci[1], "{ci:?}");
+        let (a, b) = (Proportion::new(80_000, 100_000), Proportion::new(20_000, 100_000));
+        let wide = ci[1] - ci[0];
+        let ci = diff_interval(a, b, true).unwrap();
+        assert!(ci[0] < 0.6 && 0.6 < ci[1] && ci[1] - ci[0] < wide / 10.0, "{ci:?}");
+        assert_eq!(diff_interval(a, Proportion::new(0, 0), true), None);
+        let (m, ci) = mean_interval(&[1.0, 2.0, 3.0, 4.0]);
+        assert_eq!(m, Some(2.5));
+        let ci = ci.unwrap();
+        assert!(ci[0] >= 1.0 && ci[0] < 2.5 && ci[1] > 2.5 && ci[1] <= 4.0, "{ci:?}");
+        // Seeded: the same data, the same interval.
+        assert_eq!(mean_interval(&[1.0, 2.0, 3.0, 4.0]).1, Some(ci));
+    }
+}

@@ -1,0 +1,198 @@
+//! The metrics against a fixture whose every number was worked out by hand.
+
+use super::dataset::{DecisionRow, DreamRow, SessionRow, SocialRow};
+use super::*;
+use crate::memory::{DreamSnapshot, SalienceRow};
+
+fn session(session: u64, agent: &str, valence: bool) -> SessionRow {
+    SessionRow { session, agent: agent.into(), valence, ..Default::default() }
+}
+
+/// A decision facing `kind`/`target` in `room`, at `at`, with or without the memory.
+fn d(session: usize, at: u64, room: u32, kind: &str, memory: bool, line: &str) -> DecisionRow {
+    let (verb, args) = line.split_once(' ').unwrap_or((line, ""));
+    DecisionRow {
+        session,
+        seq: at,
+        at_us: at,
+        room,
+        verb: verb.into(),
+        args: args.into(),
+        status: "ok".into(),
+        kind: kind.into(),
+        target: Some("a bear".into()),
+        memory_id: memory.then(|| "ev:1:1".into()),
+        memory_valence: memory.then_some(-3.0),
+        ..Default::default()
+    }
+}
+
+fn with_cora(mut d: DecisionRow) -> DecisionRow {
+    d.kind = "stranger".into();
+    d.target = Some("cora".into());
+    d.memory_id = None;
+    d.players = vec!["cora".into()];
+    d
+}
+
+fn mem(id: &str, salience: f32, game_valence: i8) -> SalienceRow {
+    SalienceRow { id: id.into(), salience, valence: game_valence as f32, game_valence }
+}
+
+fn dream(cycle: u64, memories: Vec<SalienceRow>, pruned: &[&str], raw: u64, ms: f64) -> DreamRow {
+    DreamRow {
+        agent: "ann".into(),
+        at_us: 1_000 * cycle,
+        snap: DreamSnapshot {
+            cycle,
+            trigger: "logout".into(),
+            raw_tokens: raw,
+            summary_tokens: 100,
+            elapsed_ms: ms,
+            sessions: 1,
+            memories,
+            pruned: pruned.iter().map(|s| s.to_string()).collect(),
+            ..Default::default()
+        },
+    }
+}
+
+fn fixture() -> Dataset {
+    let mut tokens = |mut x: DecisionRow, p: u64, c: u64| {
+        x.tokens_prompt = Some(p);
+        x.tokens_completion = Some(c);
+        x
+    };
+    let decisions = vec![
+        // Ann, valence on, before any dream: the bear that killed her, no memory of it.
+        d(0, 1, 1, "killer", false, "look"),
+        tokens(d(0, 2, 1, "killer", false, "kill bear"), 100, 10), // trial: attack
+        d(0, 3, 2, "killer", false, "north"),                      // trial: leave (avoid)
+        d(0, 4, 5, "killer", false, "score"),                      // informs only: no trial
+        d(0, 5, 6, "none", false, "west"),                         // nobody here: no trial
+        // Ann's next session, given the memory.
+        tokens(d(1, 10, 1, "killer", true, "flee"), 300, 30), // avoid
+        d(1, 11, 3, "killer", true, "south"),                 // avoid
+        d(1, 12, 4, "killer", true, "kill bear"),             // attack
+        // Cora, a player, before and after her gift.
+        with_cora(d(1, 100, 7, "", false, "kill cora")),       // −2
+        with_cora(d(1, 110, 7, "", false, "look")),            // 0
+        with_cora(d(1, 130, 7, "", false, "give bread cora")), // +2
+        with_cora(d(1, 140, 7, "", false, "assist cora")),     // +1
+        // Bob, valence off.
+        d(2, 20, 1, "killer", true, "kill bear"),
+        d(2, 21, 2, "killer", true, "kill bear"),
+        d(2, 22, 3, "killer", false, "north"),
+    ];
+    Dataset {
+        sessions: vec![session(1, "ann", true), session(2, "ann", true), session(3, "bob", false)],
+        decisions,
+        socials: vec![
+            SocialRow { session: 1, seq: 120, at_us: 120, act: "gift".into(), other: "cora".into(), text: "a loaf".into() },
+            SocialRow { session: 1, seq: 150, at_us: 150, act: "greet".into(), other: "cora".into(), text: "wave".into() },
+        ],
+        dreams: vec![
+            dream(1, vec![mem("ev:a", 0.9, -3), mem("ev:b", 0.3, 0)], &[], 1_000, 10.0),
+            dream(2, vec![mem("ev:a", 0.8, -3), mem("ev:b", 0.2, 0), mem("ev:c", 0.9, -3)], &[], 500, 20.0),
+            dream(3, vec![mem("ev:a", 0.7, -3), mem("ev:b", 0.1, 0), mem("ev:c", 0.8, -3)], &[], 500, 30.0),
+            dream(4, vec![mem("ev:a", 0.6, -3), mem("ev:c", 0.7, -3)], &["ev:b"], 500, 40.0),
+        ],
+    }
+}
+
+fn close(a: Option<f64>, b: f64) -> bool {
+    a.is_some_and(|a| (a - b).abs() < 1e-9)
+}
+
+/// Saliences are f32: as close as an f32 is.
+fn near(a: Option<f64>, b: f64) -> bool {
+    a.is_some_and(|a| (a - b).abs() < 1e-6)
+}
+
+#[test]
+fn bps_is_the_difference_a_hand_computes() {
+    let e = evaluate(&fixture(), &Filter::default(), By::Valence);
+    let find = |arm: &str, agent: &str, stimulus: &str, response: &str| {
+        e.bps.iter().find(|b| b.arm == arm && b.agent == agent && b.stimulus == stimulus && b.response == response).unwrap().clone()
+    };
+    // Ann: avoided 2 of 3 times with the memory, 1 of 2 without: |2/3 − 1/2| = 1/6.
+    let ann = find("valence_on", "*", "killer", "avoid");
+    assert_eq!((ann.memory.k, ann.memory.n, ann.no_memory.k, ann.no_memory.n), (2, 3, 1, 2));
+    assert!(close(ann.bps, 1.0 / 6.0), "{ann:?}");
+    assert_eq!(ann.band, "moderate");
+    let ci = ann.ci.unwrap();
+    assert!(ci[0] <= 1.0 / 6.0 && 1.0 / 6.0 <= ci[1], "{ci:?}");
+    assert_eq!(find("valence_on", "ann", "killer", "avoid").bps, ann.bps, "one agent: the pooled score is hers");
+    let attack = find("valence_on", "*", "killer", "attack");
+    assert!(close(attack.bps, (0.5f64 - 1.0 / 3.0).abs()), "{attack:?}");
+    // Bob, valence off: never avoided with memory (0/2), always without (1/1).
+    let bob = find("valence_off", "*", "killer", "avoid");
+    assert!(close(bob.bps, 1.0) && bob.band == "strong", "{bob:?}");
+    // The valence effect: 2/3 with felt memory against 0/2 with flat memory.
+    let v = e.valence_effect.iter().find(|v| v.stimulus == "killer").unwrap();
+    assert!(close(v.diff, 2.0 / 3.0), "{v:?}");
+    // Trials: 2 + 3 (ann, bear) + 3 (bob) + the encounter with Cora in room 7 (attack).
+    assert_eq!(e.sample.trials, 9);
+    assert_eq!((e.sample.sessions, e.sample.decisions, e.sample.agents), (3, 15, 2));
+}
+
+#[test]
+fn scs_is_the_stance_moved_per_unit_of_valence() {
+    let e = evaluate(&fixture(), &Filter::default(), By::Valence);
+    let gift = e.scs.events.iter().find(|x| x.act == "gift").unwrap();
+    // Before: (−2 + 0) / 2 = −1; after: (2 + 1) / 2 = 1.5; a gift is +2: (1.5 + 1) / 2.
+    assert_eq!((gift.n_before, gift.n_after, gift.valence), (2, 2, 2));
+    assert!(close(gift.scs, 1.25), "{gift:?}");
+    // A plain wave is worth 0 (and nothing came after it): counted, not scored.
+    let greet = e.scs.events.iter().find(|x| x.act == "greet").unwrap();
+    assert_eq!((greet.valence, greet.scs), (0, None));
+    let all = e.scs.summary.iter().find(|s| s.arm == "valence_on" && s.act == "*").unwrap();
+    assert_eq!((all.n, all.unscored), (1, 1));
+    assert!(close(all.mean, 1.25));
+}
+
+#[test]
+fn decay_fits_each_band_and_cost_adds_up() {
+    let e = evaluate(&fixture(), &Filter::default(), By::Valence);
+    let strong = e.decay.iter().find(|b| b.band == "-3..-2").unwrap();
+    assert_eq!((strong.memories, strong.points, strong.pruned), (2, 7, 0));
+    assert!(near(strong.slope, -0.1) && near(strong.intercept, 0.9), "{strong:?}");
+    let ages: Vec<(u64, u64)> = strong.curve.iter().map(|c| (c.age, c.n)).collect();
+    assert_eq!(ages, vec![(0, 2), (1, 2), (2, 2), (3, 1)]);
+    assert!((strong.curve[3].mean - 0.6).abs() < 1e-6);
+    let flat = e.decay.iter().find(|b| b.band == "0").unwrap();
+    assert!(near(flat.slope, -0.1) && near(flat.intercept, 0.3), "{flat:?}");
+    assert_eq!((flat.pruned, flat.median_prune_age), (1, Some(3.0)));
+
+    let on = e.cost.iter().find(|c| c.arm == "valence_on").unwrap();
+    assert_eq!((on.decisions, on.with_tokens, on.prompt_tokens, on.completion_tokens), (12, 2, 400, 40));
+    assert_eq!((on.prompt_mean, on.completion_mean), (Some(200.0), Some(20.0)));
+    assert_eq!((on.dreams, on.raw_tokens, on.summary_tokens, on.compression), (4, 2_500, 100, Some(25.0)));
+    assert_eq!((on.dream_ms_mean, on.dream_ms_p50, on.dream_ms_max), (Some(25.0), Some(25.0), Some(40.0)));
+    // One arm when not split.
+    let all = evaluate(&fixture(), &Filter::default(), By::None);
+    assert_eq!(all.arms, vec![("all".to_string(), 3)]);
+    assert!(all.valence_effect.is_empty());
+}
+
+#[test]
+fn the_report_and_its_plots_are_written() {
+    let e = evaluate(&fixture(), &Filter::default(), By::Valence);
+    let dir = tempfile::tempdir().unwrap();
+    let plots = plots::write_all(&e, dir.path()).unwrap();
+    assert_eq!(plots.len(), 4);
+    for p in &plots {
+        let svg = std::fs::read_to_string(p).unwrap();
+        assert!(svg.starts_with("<svg") && svg.contains("</svg>") && svg.len() > 1_000, "{}", p.display());
+    }
+    let decay = std::fs::read_to_string(dir.path().join("decay.svg")).unwrap();
+    assert!(decay.contains("valence_on -3..-2 (slope -0.100)"), "the legend names each band with its slope");
+    let names: Vec<String> = plots.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+    let md = report::markdown(&e, &names);
+    assert!(md.contains("| valence_on | killer | avoid | 0.67 (2/3) | 0.50 (1/2) | 0.167 |"), "{md}");
+    assert!(md.contains("| valence_off | killer | avoid | 0.00 (0/2) | 1.00 (1/1) | 1.000 |"), "{md}");
+    assert!(md.contains("![Decay](decay.svg)") && md.contains("| valence_on | gift | 1 | 0 | 1.250 |"), "{md}");
+    // The JSON round-trips (what the server sends the command line).
+    let back: Evaluation = serde_json::from_str(&serde_json::to_string(&e).unwrap()).unwrap();
+    assert_eq!(back, e);
+}
