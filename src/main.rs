@@ -42,6 +42,8 @@ fn main() -> ExitCode {
             Cmd::Backup(args) => cli::commands::backup(args).await,
             Cmd::Admin { what: cli::AdminCmd::Token(args) } => cli::commands::admin_token(args).await,
             Cmd::Restore(args) => cli::commands::restore(args).await,
+            Cmd::Eval(args) => cli::research::eval(args).await,
+            Cmd::Experiment(args) => cli::research::experiment(args).await,
             Cmd::Export { what: ExportCmd::Sessions(args) } => cli::commands::export(args, false).await,
             Cmd::Export { what: ExportCmd::Decisions(args) } => cli::commands::export(args, true).await,
             Cmd::Export { what: ExportCmd::Memory(args) } => cli::commands::export_memory(args).await,

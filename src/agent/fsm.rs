@@ -7,7 +7,11 @@
 //! [`Planner`] is `--policy fsm`: a whole player without an LLM. It fights only what
 //! `consider` (the same command a human uses) calls an even match or easier, loots
 //! corpses and what lies on the floor, rests when hurt, and explores the exits it has
-//! used least, avoiding the rooms where it died. [`random_action`] is `--policy random`.
+//! used least, avoiding the rooms where it died. It reads the memory the server injected
+//! at login as a player would: whoever its `### Relationships` call dangerous (a mob)
+//! or a rival (a player) it leaves the room rather than face — so what an agent
+//! remembers, and how it felt about it, shows in what it does. [`random_action`] is
+//! `--policy random`.
 
 use std::collections::{HashMap, HashSet};
 
@@ -113,6 +117,27 @@ pub struct Planner {
     resting: bool,
     /// Where the last move started, to learn which exit leads to a deadly room.
     last_move: Option<(i64, String)>,
+    /// Whom the injected memory calls dangerous or a rival (lower-cased), and the
+    /// summary it was read from.
+    feared: HashSet<String>,
+    read_summary: String,
+}
+
+/// Whom a memory summary's `### Relationships` call dangerous (mobs) or a rival or wary
+/// (players), lower-cased: "A grizzly bear — dangerous (met 3 times)".
+pub fn feared_in(summary: &str) -> HashSet<String> {
+    let Some(at) = summary.find("### Relationships") else { return HashSet::new() };
+    summary[at..]
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with("###"))
+        .filter_map(|l| {
+            let mut parts = l.split(" — ");
+            let who = parts.next()?.trim();
+            let how = parts.next()?;
+            ["dangerous", "rival", "wary"].iter().any(|w| how.starts_with(w)).then(|| who.to_lowercase())
+        })
+        .collect()
 }
 
 impl Planner {
@@ -127,6 +152,8 @@ impl Planner {
             deadly: HashSet::new(),
             resting: false,
             last_move: None,
+            feared: HashSet::new(),
+            read_summary: String::new(),
         }
     }
 
@@ -166,6 +193,15 @@ impl Planner {
                 return Some(Action::new("stand", "rested"));
             }
             _ => {}
+        }
+        if s.memory_summary != self.read_summary {
+            self.feared = feared_in(&s.memory_summary);
+            self.read_summary = s.memory_summary.clone();
+        }
+        let feared = s.mobs.iter().map(|m| &m.name).chain(&s.players).find(|n| self.feared.contains(&n.to_lowercase()));
+        if let Some(who) = feared {
+            let why = format!("remembers {who} as dangerous: leaving");
+            return self.explore(s).map(|a| Action { why, ..a });
         }
         if s.hp_pct() < 50 {
             self.resting = true;
@@ -307,6 +343,22 @@ mod tests {
         let mut dead = st(1, true, vec![goblin(true)]);
         dead.position = "stunned".into();
         assert_eq!(survival(&dead), None);
+    }
+
+    #[test]
+    fn the_planner_leaves_what_its_memory_calls_dangerous() {
+        let summary = "## Memory\n\n### Session 1\n\nWas killed by a small goblin (a harrowing moment).\n\n### Relationships\n\nA small goblin — dangerous (met 2 times)\nBram — rival (met once)\nCora — friendly (met once)\n\n### World map\n\nThe Yard: east → 8011\n";
+        assert_eq!(feared_in(summary), ["a small goblin", "bram"].into_iter().map(String::from).collect());
+        let mut p = Planner::new(SmallRng::seed_from_u64(1));
+        let mut s = st(100, false, vec![goblin(false)]);
+        assert_eq!(p.decide(&s).unwrap().command, "consider 2.goblin", "no memory: sizes it up");
+        s.memory_summary = summary.into();
+        let a = p.decide(&s).unwrap();
+        assert_eq!((a.command.as_str(), a.why.as_str()), ("north", "remembers a small goblin as dangerous: leaving"));
+        // Felt as nothing (a valence:false memory says "known"): it stays and sizes it up.
+        let mut p = Planner::new(SmallRng::seed_from_u64(1));
+        s.memory_summary = summary.replace("dangerous", "known");
+        assert_eq!(p.decide(&s).unwrap().command, "consider 2.goblin");
     }
 
     #[test]

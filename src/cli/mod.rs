@@ -3,6 +3,7 @@
 pub mod agent;
 pub mod commands;
 pub mod dream;
+pub mod research;
 pub mod resident;
 pub mod search;
 
@@ -49,6 +50,14 @@ pub enum Cmd {
     /// The agent client: play, run logged sessions, send one command, set the config,
     /// ask the server to dream (the seed's `dp-agent`).
     Agent(agent::AgentArgs),
+    /// Research metrics from the record — Behavioral Persistence Score, Social
+    /// Consequence Score, salience decay curves, cost — as a Markdown report with SVG
+    /// plots (or JSON), split by the sessions' valence flag.
+    Eval(EvalArgs),
+    /// The valence ablation in one command: a fleet of agents plays the running server
+    /// in two arms (valence on / off), dreaming between sessions, then the evaluation
+    /// of exactly those agents is written as a report.
+    Experiment(ExperimentArgs),
     /// Operator tools: `pawns admin token` prints the observatory's admin token.
     Admin {
         #[command(subcommand)]
@@ -59,6 +68,68 @@ pub enum Cmd {
         #[command(subcommand)]
         what: BenchCmd,
     },
+}
+
+#[derive(Args, Debug)]
+pub struct EvalArgs {
+    /// Only these agents (comma-separated or repeated; default: every agent).
+    #[arg(long)]
+    pub agents: Vec<String>,
+    /// Only sessions begun since: a span back from now (2h, 7d), a date (2026-11-23) or a
+    /// time (2026-11-23T10:00:00Z).
+    #[arg(long)]
+    pub since: Option<String>,
+    /// How sessions are split into arms: valence (on / off) or none.
+    #[arg(long, default_value = "valence")]
+    pub by: String,
+    /// Where the report, its plots and evaluation.json go.
+    #[arg(long, default_value = "pawns-eval")]
+    pub out: PathBuf,
+    /// Print the evaluation as JSON instead of writing the report.
+    #[arg(long)]
+    pub json: bool,
+    /// The data file (used when no server holds it).
+    #[arg(long, default_value = "pawns.redb")]
+    pub db: PathBuf,
+    /// A running server to ask when the data file is held.
+    #[arg(long, default_value = "http://127.0.0.1:4350")]
+    pub server: String,
+}
+
+#[derive(Args, Debug)]
+pub struct ExperimentArgs {
+    /// Agents in the fleet, split evenly: the first half valence on, the rest off.
+    #[arg(long, default_value_t = 20)]
+    pub agents: usize,
+    /// How long the fleet plays.
+    #[arg(long, default_value_t = 20.0)]
+    pub minutes: f64,
+    /// One session's length: then the agent quits, dreams and logs in again.
+    #[arg(long, default_value_t = 4.0)]
+    pub session_minutes: f64,
+    /// What decides: fsm (the built-in planner, which reads its injected memory) or llm.
+    #[arg(long, value_enum, default_value = "fsm")]
+    pub policy: pawns::agent::Policy,
+    /// An OpenAI-compatible endpoint, for --policy llm.
+    #[arg(long, default_value = "")]
+    pub llm_endpoint: String,
+    /// The model to ask, for --policy llm.
+    #[arg(long, default_value = "")]
+    pub model: String,
+    /// The agents' names are PREFIXon01… and PREFIXoff01….
+    #[arg(long, default_value = "exp")]
+    pub prefix: String,
+    /// Least time between two decisions of one agent.
+    #[arg(long, default_value = "500ms", value_parser = parse_duration)]
+    pub pace: Duration,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Where the report goes.
+    #[arg(long, default_value = "pawns-experiment")]
+    pub out: PathBuf,
+    /// The running server (its admin API answers loopback callers).
+    #[arg(long, default_value = "http://127.0.0.1:4350")]
+    pub server: String,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -15,6 +15,7 @@ pub mod bps;
 pub mod cost;
 pub mod dataset;
 pub mod decay;
+pub mod experiment;
 pub mod plots;
 pub mod report;
 pub mod scs;

@@ -92,3 +92,139 @@ async fn a_decision_records_who_it_faced_and_the_memory_it_was_given_about_them(
     }
     s.shutdown().await;
 }
+
+fn pawns_bin() -> std::process::Command {
+    std::process::Command::new(env!("CARGO_BIN_EXE_pawns"))
+}
+
+async fn output(mut c: std::process::Command) -> (bool, String, String) {
+    let o = tokio::time::timeout(WAIT * 6, tokio::task::spawn_blocking(move || c.output().unwrap())).await.unwrap().unwrap();
+    (o.status.success(), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+fn read_json(p: &std::path::Path) -> Value {
+    serde_json::from_slice(&std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))).unwrap()
+}
+
+/// The report a run of `pawns eval`/`experiment` wrote: every file there, both arms.
+fn check_report(dir: &std::path::Path, agents: u64, memories: bool) -> Value {
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    for section in ["## Behavioral Persistence Score", "## Social Consequence Score", "## Salience decay", "## Cost"] {
+        assert!(md.contains(section), "{section}:\n{md}");
+    }
+    for svg in ["bps.svg", "scs.svg", "decay.svg", "cost.svg"] {
+        let s = std::fs::read_to_string(dir.join(svg)).unwrap();
+        assert!(s.starts_with("<svg") && md.contains(&format!("({svg})")), "{svg}");
+    }
+    let e = read_json(&dir.join("evaluation.json"));
+    assert_eq!(e["sample"]["agents"], agents, "{}", e["sample"]);
+    let arms: Vec<&str> = e["arms"].as_array().unwrap().iter().map(|a| a[0].as_str().unwrap()).collect();
+    assert_eq!(arms, vec!["valence_off", "valence_on"], "{}", e["arms"]);
+    assert!(e["sample"]["decisions"].as_u64().unwrap() > 10, "{}", e["sample"]);
+    // Every session was dreamed: the dream log has them, and memories in decay bands.
+    assert!(e["sample"]["dreams"].as_u64().unwrap() >= agents, "{}", e["sample"]);
+    assert_eq!(!e["decay"].as_array().unwrap().is_empty(), memories, "{}", e["decay"]);
+    for c in e["cost"].as_array().unwrap() {
+        assert!(c["raw_tokens"].as_u64().unwrap() > 0 && c["summary_tokens"].as_u64().unwrap() > 0, "{c}");
+    }
+    e
+}
+
+#[tokio::test]
+async fn an_experiment_with_the_planner_plays_both_arms_and_eval_reads_the_same_offline() {
+    let s = TestServer::start_with(fast).await;
+    let out = tempfile::tempdir().unwrap();
+    let mut c = pawns_bin();
+    c.args(["experiment", "--agents", "4", "--minutes", "0.4", "--session-minutes", "0.12", "--pace", "50ms", "--prefix", "pl"])
+        .arg("--server")
+        .arg(format!("http://{}", s.addr))
+        .arg("--out")
+        .arg(out.path());
+    let (ok, stdout, stderr) = output(c).await;
+    assert!(ok, "{stdout}{stderr}");
+    assert!(stdout.contains("4 agents (2 valence on, 2 off)") && stdout.contains("Report: "), "{stdout}");
+    let fleet = read_json(&out.path().join("fleet.json"));
+    assert!(fleet["sessions"].as_u64().unwrap() >= 8, "two sessions or more each: {fleet}");
+    assert_eq!(fleet["failures"], json!([]), "{fleet}");
+    let online = check_report(out.path(), 4, true);
+    // The planner's decisions carry their stimuli.
+    let (_, body) = http_get(s.addr, "/api/export?what=decisions&agent=plon01").await;
+    let first: Value = serde_json::from_str(body.lines().next().unwrap()).unwrap();
+    assert!(first["decision"]["stimulus"]["kind"].is_string(), "{first}");
+
+    // Offline, on the data file the server left: the same numbers.
+    let dir = s.shutdown_keep_dir().await;
+    let offline = tempfile::tempdir().unwrap();
+    let mut c = pawns_bin();
+    c.args(["eval", "--agents", "plon01,plon02", "--agents", "ploff01,ploff02"])
+        .arg("--since")
+        .arg(chrono::DateTime::from_timestamp_micros(fleet["started_us"].as_i64().unwrap()).unwrap().to_rfc3339())
+        .arg("--db")
+        .arg(dir.path().join("test.redb"))
+        .arg("--out")
+        .arg(offline.path());
+    let (ok, stdout, stderr) = output(c).await;
+    assert!(ok, "{stdout}{stderr}");
+    assert!(stdout.contains("Evaluated 4 agents"), "{stdout}");
+    let again = check_report(offline.path(), 4, true);
+    for part in ["sample", "bps", "scs", "decay"] {
+        assert_eq!(again[part], online[part], "{part}");
+    }
+    // --json prints what the report was written from.
+    let mut c = pawns_bin();
+    c.args(["eval", "--json", "--by", "none"]).arg("--db").arg(dir.path().join("test.redb"));
+    let (ok, stdout, stderr) = output(c).await;
+    assert!(ok, "{stderr}");
+    let e: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(e["arms"][0][0], "all");
+
+    // Bad input: clear errors with stable codes, nothing written.
+    let db = dir.path().join("test.redb");
+    for (args, code) in [
+        (vec!["--by", "mood"], "bad_request"),
+        (vec!["--since", "last tuesday"], "bad_request"),
+        (vec!["--agents", "no such!"], "invalid_name"),
+        (vec!["--agents", "nobody"], "no_sessions"),
+    ] {
+        let nowhere = tempfile::tempdir().unwrap();
+        let mut c = pawns_bin();
+        c.arg("eval").args(&args).arg("--db").arg(&db).arg("--out").arg(nowhere.path().join("r"));
+        let (ok, _, stderr) = output(c).await;
+        assert!(!ok && stderr.contains(code), "{args:?}: {stderr}");
+        assert!(!nowhere.path().join("r").exists(), "{args:?}");
+    }
+}
+
+#[tokio::test]
+async fn an_experiment_with_a_language_model_records_its_tokens() {
+    // The stand-in model: leaves a room where it remembers being hurt, else walks east.
+    let (endpoint, seen) = llm_stub_with(|req: &Value| {
+        let prompt = req["messages"].to_string();
+        let cmd = if prompt.contains("dangerous") { "flee" } else { "east" };
+        StubAnswer::Text(format!("{{\"command\": \"{cmd}\"}}"))
+    })
+    .await;
+    let s = TestServer::start_with(fast).await;
+    let out = tempfile::tempdir().unwrap();
+    let mut c = pawns_bin();
+    c.args(["experiment", "--agents", "2", "--minutes", "0.25", "--session-minutes", "0.1", "--pace", "50ms", "--prefix", "lm"])
+        .args(["--policy", "llm", "--model", "stand-in", "--llm-endpoint", &endpoint])
+        .arg("--server")
+        .arg(format!("http://{}", s.addr))
+        .arg("--out")
+        .arg(out.path());
+    let (ok, stdout, stderr) = output(c).await;
+    assert!(ok, "{stdout}{stderr}");
+    assert!(seen.lock().unwrap().len() > 4, "the model was asked");
+    // Walking east remembers no event (only the map): no decay curve.
+    let e = check_report(out.path(), 2, false);
+    for c in e["cost"].as_array().unwrap() {
+        assert!(c["with_tokens"].as_u64().unwrap() > 0 && c["prompt_mean"].as_f64().unwrap() > 10.0, "{c}");
+    }
+    // Without an endpoint: refused before anything plays.
+    let mut c = pawns_bin();
+    c.args(["experiment", "--policy", "llm", "--agents", "2"]).arg("--server").arg(format!("http://{}", s.addr));
+    let (ok, _, stderr) = output(c).await;
+    assert!(!ok && stderr.contains("--llm-endpoint"), "{stderr}");
+    s.shutdown().await;
+}

@@ -1,0 +1,167 @@
+//! `pawns eval`: the metrics from the record — offline on the data file, or computed by
+//! the running server that holds it — written as a Markdown report with SVG plots, or
+//! printed as JSON.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use pawns::research::{By, Evaluation, Filter};
+use pawns_storage::{Store, StoreError};
+
+use super::EvalArgs;
+
+/// `--since`: a span back from now (`2h`, `7d`), a date (`2026-11-23`) or a time
+/// (`2026-11-23T10:00:00Z`); unix µs.
+pub fn parse_since(s: &str) -> Result<u64, String> {
+    if let Ok(d) = pawns::time::parse_duration(s) {
+        return Ok(pawns::record::unix_us().saturating_sub(d.as_micros() as u64));
+    }
+    if let Ok(t) = chrono::DateTime::parse_from_rfc3339(s) {
+        return u64::try_from(t.timestamp_micros()).map_err(|_| format!("{s:?} is before 1970"));
+    }
+    if let Ok(d) = chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d") {
+        let t = d.and_hms_opt(0, 0, 0).map(|t| t.and_utc().timestamp_micros()).unwrap_or(0);
+        return u64::try_from(t).map_err(|_| format!("{s:?} is before 1970"));
+    }
+    Err(format!("{s:?} is neither a span back from now (2h, 7d), a date (2026-11-23) nor a time (2026-11-23T10:00:00Z)"))
+}
+
+/// The filter from `--agents` and `--since`.
+pub fn filter(agents: &[String], since: Option<u64>) -> anyhow::Result<Filter> {
+    let mut out = Vec::new();
+    for a in agents.iter().flat_map(|a| a.split(',')).map(str::trim).filter(|a| !a.is_empty()) {
+        pawns::auth::names::check(a).map_err(|m| anyhow::anyhow!("--agents: {a:?}: {m} (invalid_name)"))?;
+        out.push(a.to_ascii_lowercase());
+    }
+    Ok(Filter { agents: out, since_us: since.unwrap_or(0) })
+}
+
+/// The evaluation: from the data file if no server holds it, else from the server.
+pub async fn evaluate(db: &Path, server: &str, filter: Filter, by: By, quiet: bool) -> anyhow::Result<Evaluation> {
+    if db.exists() {
+        let (path, f) = (db.to_path_buf(), filter.clone());
+        let offline = tokio::task::spawn_blocking(move || -> Result<Evaluation, StoreError> {
+            let (store, _) = Store::open(&path)?;
+            let mut last = 0;
+            pawns::research::evaluate_store(&store, &f, by, &mut |done, total| {
+                let pct = done * 100 / total.max(1);
+                if !quiet && pct >= last + 10 {
+                    last = pct;
+                    eprintln!("  read {done} of {total} sessions ({pct} %)");
+                }
+            })
+        })
+        .await?;
+        match offline {
+            Ok(e) => return Ok(e),
+            Err(StoreError::Locked { .. }) => {}
+            Err(e) => return Err(anyhow::anyhow!("{e} ({})", e.code())),
+        }
+    }
+    let by_s = if by == By::Valence { "valence" } else { "none" };
+    let url = format!(
+        "{}/api/admin/eval?agents={}&since_us={}&by={by_s}",
+        server.trim_end_matches('/'),
+        filter.agents.join(","),
+        filter.since_us
+    );
+    let body = pawns::net::client::get(&url)
+        .await
+        .with_context(|| format!("{} is missing or held by a running server, and asking {server} failed", db.display()))?;
+    serde_json::from_str(&body).context("the server's evaluation is not what this build reads")
+}
+
+/// Writes `report.md`, `evaluation.json` and the plots into `dir`; the report's path.
+pub fn write_report(e: &Evaluation, dir: &Path) -> anyhow::Result<PathBuf> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let plots = pawns::research::plots::write_all(e, dir).map_err(|m| anyhow::anyhow!("drawing the plots: {m}"))?;
+    let names: Vec<String> = plots.iter().filter_map(|p| p.file_name()).map(|n| n.to_string_lossy().into_owned()).collect();
+    let report = dir.join("report.md");
+    std::fs::write(&report, pawns::research::report::markdown(e, &names)).with_context(|| format!("writing {}", report.display()))?;
+    let json = dir.join("evaluation.json");
+    std::fs::write(&json, serde_json::to_vec_pretty(e)?).with_context(|| format!("writing {}", json.display()))?;
+    Ok(report)
+}
+
+pub async fn eval(args: EvalArgs) -> anyhow::Result<()> {
+    let by = By::parse(&args.by).map_err(|m| anyhow::anyhow!("--by: {m} (bad_request)"))?;
+    let since = args.since.as_deref().map(parse_since).transpose().map_err(|m| anyhow::anyhow!("--since: {m} (bad_request)"))?;
+    let filter = filter(&args.agents, since)?;
+    let e = evaluate(&args.db, &args.server, filter, by, args.json).await?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&e)?);
+        return Ok(());
+    }
+    if e.sample.sessions == 0 {
+        bail!(
+            "no agent session matches (agents: {}, since: {}): nothing to evaluate (no_sessions)",
+            if e.filter.agents.is_empty() { "all".into() } else { e.filter.agents.join(",") },
+            e.filter.since_us
+        );
+    }
+    let report = write_report(&e, &args.out)?;
+    let s = &e.sample;
+    println!(
+        "Evaluated {} agents: {} sessions, {} decisions, {} trials, {} social acts, {} dreams in {:.0} ms.",
+        s.agents, s.sessions, s.decisions, s.trials, s.social_events, s.dreams, e.elapsed_ms
+    );
+    println!("Report: {} (with bps.svg, scs.svg, decay.svg, cost.svg, evaluation.json)", report.display());
+    Ok(())
+}
+
+pub async fn experiment(args: super::ExperimentArgs) -> anyhow::Result<()> {
+    use pawns::research::experiment::{run_fleet, ExperimentOptions, FleetReport};
+    if !(args.minutes > 0.0 && args.session_minutes > 0.0) {
+        bail!("--minutes and --session-minutes must be more than 0 (bad_request)");
+    }
+    if args.agents == 0 {
+        bail!("--agents must be at least 1 (bad_request)");
+    }
+    pawns::auth::names::check(&format!("{}off01", args.prefix)).map_err(|m| anyhow::anyhow!("--prefix: {m} (invalid_name)"))?;
+    let opts = ExperimentOptions {
+        server: args.server.clone(),
+        agents: args.agents,
+        duration: std::time::Duration::from_secs_f64(args.minutes * 60.0),
+        session: std::time::Duration::from_secs_f64(args.session_minutes * 60.0),
+        policy: args.policy,
+        llm_endpoint: args.llm_endpoint.clone(),
+        model: args.model.clone(),
+        prefix: args.prefix.clone(),
+        pace: args.pace,
+        seed: args.seed,
+    };
+    println!(
+        "Experiment: {} agents ({} valence on, {} off), {:.1} min in sessions of {:.1} min, policy {}, against {}",
+        args.agents,
+        args.agents.div_ceil(2),
+        args.agents / 2,
+        args.minutes,
+        args.session_minutes,
+        args.policy.name(),
+        args.server
+    );
+    let progress = std::sync::Arc::new(|r: &FleetReport, line: &str| {
+        println!("  [{} sessions, {} turns, {} deaths] {line}", r.sessions, r.turns, r.deaths);
+    });
+    let fleet = run_fleet(&opts, progress).await.map_err(|m| anyhow::anyhow!("{m}"))?;
+    println!(
+        "Played {:.0} s: {} sessions, {} turns, {} deaths, {} kills; {} failures.",
+        fleet.secs,
+        fleet.sessions,
+        fleet.turns,
+        fleet.deaths,
+        fleet.kills,
+        fleet.failures.len()
+    );
+    for f in fleet.failures.iter().take(10) {
+        println!("  ! {f}");
+    }
+    let names: Vec<String> = pawns::research::experiment::members(&args.prefix, args.agents).into_iter().map(|m| m.name).collect();
+    let filter = Filter { agents: names, since_us: fleet.started_us };
+    // The server holds the data file: it evaluates.
+    let e = evaluate(Path::new(""), &args.server, filter, By::Valence, true).await?;
+    let report = write_report(&e, &args.out)?;
+    std::fs::write(args.out.join("fleet.json"), serde_json::to_vec_pretty(&fleet)?)?;
+    println!("Report: {}", report.display());
+    Ok(())
+}

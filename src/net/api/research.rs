@@ -1,0 +1,45 @@
+//! Research routes for the command line while a server holds the data file (local
+//! callers only): `GET /api/admin/eval` (what `pawns eval` reports, computed on the
+//! blocking pool from the record), `POST /api/admin/export/parquet` (the record as
+//! Parquet files, written by the server into a directory on this machine).
+
+use std::sync::Arc;
+
+use hyper::{Response, StatusCode};
+
+use super::guard::local_only;
+use super::{error, json, Body, Call};
+use crate::net::shared::Shared;
+use crate::research::{By, Filter};
+
+/// The filter and split from `agents=a,b&since_us=N&by=valence|none`.
+pub fn filter_of(call: &Call) -> Result<(Filter, By), String> {
+    let mut agents = Vec::new();
+    for a in call.param("agents").unwrap_or_default().split(',').map(str::trim).filter(|a| !a.is_empty()) {
+        crate::auth::names::check(a).map_err(|m| format!("agents: {a:?}: {m}"))?;
+        agents.push(a.to_ascii_lowercase());
+    }
+    let since_us = match call.param("since_us") {
+        None => 0,
+        Some(s) => s.parse::<u64>().map_err(|_| "since_us must be a number of microseconds".to_string())?,
+    };
+    let by = By::parse(call.param("by").as_deref().unwrap_or("valence"))?;
+    Ok((Filter { agents, since_us }, by))
+}
+
+/// `GET /api/admin/eval?agents=&since_us=&by=`: the evaluation as JSON.
+pub async fn eval(call: &Call, shared: &Arc<Shared>) -> Response<Body> {
+    if let Err(r) = local_only(call, "the admin API") {
+        return *r;
+    }
+    let (filter, by) = match filter_of(call) {
+        Ok(f) => f,
+        Err(m) => return error(StatusCode::BAD_REQUEST, "bad_request", &m),
+    };
+    let store = shared.accounts.store().clone();
+    match tokio::task::spawn_blocking(move || crate::research::evaluate_store(&store, &filter, by, &mut |_, _| {})).await {
+        Ok(Ok(e)) => json(StatusCode::OK, serde_json::to_value(e).unwrap_or_default()),
+        Ok(Err(e)) => error(StatusCode::INTERNAL_SERVER_ERROR, e.code(), &e.to_string()),
+        Err(_) => error(StatusCode::INTERNAL_SERVER_ERROR, "internal", "the evaluation failed"),
+    }
+}

@@ -1,0 +1,197 @@
+//! `pawns experiment`: the paper's ablation in one command. A fleet of agents plays the
+//! running server in two arms — valence on and valence off (protocol §4) — through the
+//! real agent client (`agent::run`) over the public WebSocket protocol, session after
+//! session, each session ended by `quit` and dreamed before the next login (the logout
+//! dream, then `POST /api/admin/dream` so the next session is given the new memory).
+//! Then the record of exactly those agents, since the experiment began, is evaluated.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::Mutex;
+
+use crate::agent::config::AgentConfig;
+use crate::agent::run::{self, RunOptions};
+use crate::agent::{AgentError, Policy};
+
+#[derive(Debug, Clone)]
+pub struct ExperimentOptions {
+    /// `http://host:port` of the running server (its admin API must be reachable:
+    /// loopback).
+    pub server: String,
+    pub agents: usize,
+    /// How long the whole experiment plays.
+    pub duration: Duration,
+    /// One session's length (the agent quits, dreams, logs in again).
+    pub session: Duration,
+    pub policy: Policy,
+    pub llm_endpoint: String,
+    pub model: String,
+    /// Names are `{prefix}on01…` and `{prefix}off01…`.
+    pub prefix: String,
+    /// Least time between two decisions of one agent.
+    pub pace: Duration,
+    pub seed: u64,
+}
+
+/// One agent of the fleet.
+#[derive(Debug, Clone)]
+pub struct Member {
+    pub name: String,
+    pub valence: bool,
+}
+
+/// What the fleet did.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct FleetReport {
+    pub agents: usize,
+    pub sessions: u64,
+    pub turns: u64,
+    pub deaths: u64,
+    pub kills: u64,
+    /// Sessions that ended in an error (after retries), with why.
+    pub failures: Vec<String>,
+    pub started_us: u64,
+    pub secs: f64,
+}
+
+/// The fleet's names and arms: the first half (rounded up) valence on.
+pub fn members(prefix: &str, n: usize) -> Vec<Member> {
+    let on = n.div_ceil(2);
+    (0..n)
+        .map(|i| {
+            let valence = i < on;
+            let k = if valence { i + 1 } else { i + 1 - on };
+            Member { name: format!("{prefix}{}{k:02}", if valence { "on" } else { "off" }), valence }
+        })
+        .collect()
+}
+
+/// Waits (at most a minute) for the dream that follows a logout at `ended_us`: the
+/// agent's last dream ending after it. Without one, asks for a dream.
+async fn logout_dreamed(server: &str, agent: &str, ended_us: u64) -> Result<(), String> {
+    let base = server.trim_end_matches('/');
+    let give_up = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < give_up {
+        if let Ok(body) = crate::net::client::get(&format!("{base}/api/agents/{agent}/memory")).await {
+            let v: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();
+            if v["last_dream"]["at_us"].as_u64().is_some_and(|at| at >= ended_us) {
+                return Ok(());
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    crate::net::client::post(&format!("{base}/api/admin/dream?agent={agent}")).await.map(|_| ()).map_err(|e| format!("dream: {e:#}"))
+}
+
+fn host_port(server: &str) -> Result<(String, u16), String> {
+    let rest =
+        server.trim_end_matches('/').strip_prefix("http://").ok_or_else(|| format!("{server:?}: give the server as http://host:port"))?;
+    let (host, port) = rest.rsplit_once(':').ok_or_else(|| format!("{server:?}: give the server as http://host:port"))?;
+    let port = port.parse().map_err(|_| format!("{server:?}: {port:?} is not a port"))?;
+    Ok((host.to_string(), port))
+}
+
+/// Runs the fleet; `progress` is told each session that ends.
+pub async fn run_fleet(opts: &ExperimentOptions, progress: Arc<dyn Fn(&FleetReport, &str) + Send + Sync>) -> Result<FleetReport, String> {
+    let (host, port) = host_port(&opts.server)?;
+    if opts.agents == 0 {
+        return Err("--agents must be at least 1".into());
+    }
+    if opts.policy == Policy::Llm && opts.llm_endpoint.is_empty() {
+        return Err("--policy llm needs --llm-endpoint".into());
+    }
+    let fleet = members(&opts.prefix, opts.agents);
+    let mut configs = Vec::new();
+    for m in &fleet {
+        let key = crate::net::client::create_key(&opts.server, &m.name).await.map_err(|e| format!("making a key for {}: {e:#}", m.name))?;
+        configs.push(AgentConfig {
+            key,
+            player_name: m.name.clone(),
+            game_host: host.clone(),
+            game_port: port,
+            valence: m.valence,
+            llm_endpoint: opts.llm_endpoint.clone(),
+            model_fast: if opts.model.is_empty() { AgentConfig::default().model_fast } else { opts.model.clone() },
+            ..AgentConfig::default()
+        });
+    }
+    let started = Instant::now();
+    let report = Arc::new(Mutex::new(FleetReport { agents: fleet.len(), started_us: crate::record::unix_us(), ..Default::default() }));
+    let mut tasks = Vec::new();
+    for (i, cfg) in configs.into_iter().enumerate() {
+        let (opts, report, progress) = (opts.clone(), report.clone(), progress.clone());
+        tasks.push(tokio::spawn(async move {
+            // Logins are spread out: the server limits how fast one address logs in.
+            tokio::time::sleep(Duration::from_millis(250 * i as u64)).await;
+            let deadline = started + opts.duration;
+            let mut n = 0u64;
+            while Instant::now() + Duration::from_secs(5) < deadline {
+                let left = deadline.saturating_duration_since(Instant::now());
+                let run_opts = RunOptions {
+                    policy: opts.policy,
+                    duration: Some(opts.session.min(left)),
+                    pace: opts.pace,
+                    seed: Some(opts.seed.wrapping_add(i as u64 * 1_000 + n)),
+                    chatter: false,
+                    ..RunOptions::default()
+                };
+                n += 1;
+                let outcome = run::run(&cfg, run_opts, &mut std::io::sink()).await;
+                let ended_us = crate::record::unix_us();
+                let line = {
+                    let mut r = report.lock().await;
+                    match &outcome {
+                        Ok(s) => {
+                            r.sessions += 1;
+                            r.turns += s.turns;
+                            r.deaths += u64::from(s.deaths);
+                            r.kills += u64::from(s.kills);
+                            format!("{}: session {n}: {} turns, {} deaths, {} kills", cfg.player_name, s.turns, s.deaths, s.kills)
+                        }
+                        Err(e) => {
+                            r.failures.push(format!("{}: {e}", cfg.player_name));
+                            format!("{}: session {n} failed: {e}", cfg.player_name)
+                        }
+                    }
+                };
+                progress(&*report.lock().await, &line);
+                if let Err(AgentError::Refused { code, .. }) = &outcome {
+                    if code != "rate_limited" {
+                        return;
+                    }
+                }
+                if outcome.is_err() {
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                    continue;
+                }
+                // Dreamed before the next login: the logout's dream, which runs once the
+                // session's last records are durable.
+                if let Err(e) = logout_dreamed(&opts.server, &cfg.player_name, ended_us).await {
+                    report.lock().await.failures.push(format!("{}: {e}", cfg.player_name));
+                }
+            }
+        }));
+    }
+    for t in tasks {
+        let _ = t.await;
+    }
+    let mut r = report.lock().await.clone();
+    r.secs = started.elapsed().as_secs_f64();
+    Ok(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fleet_is_split_in_two_arms_with_valid_names() {
+        let m = members("exp", 5);
+        let names: Vec<(&str, bool)> = m.iter().map(|m| (m.name.as_str(), m.valence)).collect();
+        assert_eq!(names, vec![("expon01", true), ("expon02", true), ("expon03", true), ("expoff01", false), ("expoff02", false)]);
+        assert!(m.iter().all(|m| crate::auth::names::check(&m.name).is_ok()));
+        assert_eq!(host_port("http://127.0.0.1:4350/").unwrap(), ("127.0.0.1".to_string(), 4350));
+        assert!(host_port("127.0.0.1:4350").is_err());
+    }
+}
