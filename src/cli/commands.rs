@@ -355,7 +355,7 @@ fn inventory_text(i: &pawns_storage::backup::Inventory) -> String {
     )
 }
 
-fn percent(s: &str) -> String {
+pub fn percent(s: &str) -> String {
     s.bytes()
         .map(|b| match b {
             b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'/' | b'~' => (b as char).to_string(),

@@ -360,8 +360,12 @@ pub enum ExportCmd {
     /// One line per decision: timestamp, room_vnum, room_name, hp, max_hp, agent_level,
     /// mobs_present, fighting, action, args, say_line, latency_ms, valence.
     Sessions(ExportArgs),
-    /// The full decision records (pre/post state, timestamps, stimulus, client fields), as JSONL.
+    /// The full decision records (pre/post state, timestamps, stimulus, client fields), as
+    /// JSONL, or (--format parquet --out DIR) as DIR/decisions.parquet.
     Decisions(ExportArgs),
+    /// Every table of the record as Parquet files in --out DIR (sessions, decisions,
+    /// observations, transitions, dreams, memory_snapshots) for DuckDB, pandas, polars, Spark.
+    Tables(ExportArgs),
     /// The memory an agent keeps itself (§12): every layer, every record with its
     /// history and end, as JSONL.
     Memory(ExportMemoryArgs),
@@ -391,10 +395,10 @@ pub struct ExportArgs {
     /// Only sessions that began this long ago or later (e.g. 2d, 12h, 30m).
     #[arg(long, value_parser = parse_duration)]
     pub since: Option<Duration>,
-    /// jsonl or csv (sessions only).
+    /// jsonl, csv (sessions only) or parquet (--out is then a directory).
     #[arg(long, default_value = "jsonl")]
     pub format: String,
-    /// Write here instead of standard output.
+    /// Write here instead of standard output (parquet: the directory for the files).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// The data file (used when no server holds it).

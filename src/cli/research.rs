@@ -165,3 +165,58 @@ pub async fn experiment(args: super::ExperimentArgs) -> anyhow::Result<()> {
     println!("Report: {}", report.display());
     Ok(())
 }
+
+/// `pawns export tables|decisions|sessions --format parquet --out DIR`: the record's
+/// tables as Parquet (`table` empty: all of them), from the data file or by the server.
+pub async fn parquet(args: super::ExportArgs, table: &str) -> anyhow::Result<()> {
+    if args.format != "parquet" {
+        bail!("--format: tables are exported as parquet only (bad_request)");
+    }
+    let Some(out) = args.out.clone() else { bail!("--out DIR is required for parquet: the files go there (bad_request)") };
+    if !args.agent.is_empty() {
+        pawns::auth::names::check(&args.agent).map_err(|m| anyhow::anyhow!("--agent: {m} (invalid_name)"))?;
+    }
+    let since_us = args.since.map(|d| pawns::record::unix_us().saturating_sub(d.as_micros() as u64)).unwrap_or(0);
+    let filter = Filter { agents: if args.agent.is_empty() { vec![] } else { vec![args.agent.to_ascii_lowercase()] }, since_us };
+    let tables: Vec<String> = if table.is_empty() { vec![] } else { vec![table.to_string()] };
+    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    let out = out.canonicalize().with_context(|| format!("finding {}", out.display()))?;
+    let written = if args.db.exists() {
+        let (db, f, dir, t) = (args.db.clone(), filter.clone(), out.clone(), tables.clone());
+        let offline = tokio::task::spawn_blocking(move || -> Result<_, pawns::research::parquet::ExportError> {
+            let (store, _) = Store::open(&db)?;
+            pawns::research::parquet::export(&store, &f, &dir, &t)
+        })
+        .await?;
+        match offline {
+            Ok(w) => Some(w),
+            Err(pawns::research::parquet::ExportError::Store(StoreError::Locked { .. })) => None,
+            Err(e) => bail!("{e} ({})", e.code()),
+        }
+    } else {
+        None
+    };
+    let written = match written {
+        Some(w) => w,
+        None => {
+            let url = format!(
+                "{}/api/admin/export/parquet?dir={}&agents={}&since_us={since_us}&tables={}",
+                args.server.trim_end_matches('/'),
+                super::commands::percent(&out.display().to_string()),
+                filter.agents.join(","),
+                tables.join(",")
+            );
+            let (status, body) = pawns::net::client::call(reqwest::Method::POST, &url, None).await.with_context(|| {
+                format!("{} is missing or held by a running server, and asking {} failed", args.db.display(), args.server)
+            })?;
+            if status != 200 {
+                bail!("the server answered {status}: {}", body.trim());
+            }
+            serde_json::from_str(&body).context("the server's answer is not what this build reads")?
+        }
+    };
+    for (path, rows) in &written.files {
+        println!("{path}: {rows} rows");
+    }
+    Ok(())
+}

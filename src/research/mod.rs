@@ -16,6 +16,7 @@ pub mod cost;
 pub mod dataset;
 pub mod decay;
 pub mod experiment;
+pub mod parquet;
 pub mod plots;
 pub mod report;
 pub mod scs;

@@ -6,7 +6,8 @@
 //! - `admin.rs`: `POST /api/admin/keygen`, `/api/admin/backup`, `/api/admin/dream`
 //! - `residents.rs`: `POST /api/admin/agents` (make a resident agent), `GET /api/admin/agents`
 //! - `export.rs`: `GET /api/export`
-//! - `research.rs`: `GET /api/admin/eval` (the metrics of `pawns eval`)
+//! - `research.rs`: `GET /api/admin/eval` (the metrics of `pawns eval`), `POST
+//!   /api/admin/export/parquet` (the record's tables as Parquet files)
 //! - `search.rs`: `GET /api/search`, `GET /api/search/status`, `POST /api/admin/reindex`
 //! - `observe.rs`: the observatory's `GET /api/observe/…` (and its live WebSocket);
 //!   `admin.rs` also `GET /api/admin/token` (the observatory's admin token)
@@ -92,6 +93,7 @@ pub async fn route(call: Call, shared: &Arc<Shared>) -> Response<Body> {
         (&Method::GET, "/api/whoami") => agents::whoami(&call, shared).await,
         (&Method::GET, "/api/admin/token") => admin::token(&call, shared),
         (&Method::GET, "/api/admin/eval") => research::eval(&call, shared).await,
+        (&Method::POST, "/api/admin/export/parquet") => research::parquet(&call, shared).await,
         (&Method::GET, p) if p.starts_with("/api/observe/") => observe::route(&call, &p["/api/observe/".len()..], shared).await,
         (m, p) if p.starts_with("/api/agents/") => match (m, p["/api/agents/".len()..].split_once('/')) {
             (&Method::GET, Some((name, "memory"))) => agents::memory(&call, name, shared).await,

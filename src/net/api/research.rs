@@ -43,3 +43,28 @@ pub async fn eval(call: &Call, shared: &Arc<Shared>) -> Response<Body> {
         Err(_) => error(StatusCode::INTERNAL_SERVER_ERROR, "internal", "the evaluation failed"),
     }
 }
+
+/// `POST /api/admin/export/parquet?dir=ABS&agents=&since_us=&tables=`: the record's
+/// tables as Parquet files, written by the server into `dir` (an absolute path on this
+/// machine); answers with each file and its rows.
+pub async fn parquet(call: &Call, shared: &Arc<Shared>) -> Response<Body> {
+    if let Err(r) = local_only(call, "the admin API") {
+        return *r;
+    }
+    let (filter, _) = match filter_of(call) {
+        Ok(f) => f,
+        Err(m) => return error(StatusCode::BAD_REQUEST, "bad_request", &m),
+    };
+    let dir = std::path::PathBuf::from(call.param("dir").unwrap_or_default());
+    if !dir.is_absolute() {
+        return error(StatusCode::BAD_REQUEST, "bad_request", "dir must be an absolute path");
+    }
+    let tables: Vec<String> = call.param("tables").unwrap_or_default().split(',').filter(|t| !t.is_empty()).map(str::to_string).collect();
+    let store = shared.accounts.store().clone();
+    match tokio::task::spawn_blocking(move || crate::research::parquet::export(&store, &filter, &dir, &tables)).await {
+        Ok(Ok(w)) => json(StatusCode::OK, serde_json::to_value(w).unwrap_or_default()),
+        Ok(Err(e @ crate::research::parquet::ExportError::BadInput(_))) => error(StatusCode::BAD_REQUEST, e.code(), &e.to_string()),
+        Ok(Err(e)) => error(StatusCode::INTERNAL_SERVER_ERROR, e.code(), &e.to_string()),
+        Err(_) => error(StatusCode::INTERNAL_SERVER_ERROR, "internal", "the export failed"),
+    }
+}

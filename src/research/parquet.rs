@@ -1,0 +1,614 @@
+//! The record as Parquet, for the analysis world (DuckDB, pandas, polars, Spark): one
+//! file per table — `sessions`, `decisions`, `observations`, `transitions`, `dreams` and
+//! `memory_snapshots` — written with the `parquet` crate's column writers (no Arrow),
+//! Snappy-compressed, 65,536 rows a row group. Times are unix µs (`*_us`, INT64); text is
+//! UTF-8; lists (the mobs present, the memories injected) are `|`-joined strings.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use parquet::basic::Compression;
+use parquet::data_type::{BoolType, ByteArray, ByteArrayType, DoubleType, Int64Type};
+use parquet::file::properties::WriterProperties;
+use parquet::file::writer::SerializedFileWriter;
+use pawns_storage::{EventRecord, RecordBody, SessionMeta, StateSnapshot, Store, Transition};
+
+use super::dataset::Filter;
+use crate::memory::DreamSnapshot;
+
+/// Rows per row group.
+const ROW_GROUP: usize = 65_536;
+
+/// The tables, by file stem.
+pub const TABLES: [&str; 6] = ["sessions", "decisions", "observations", "transitions", "dreams", "memory_snapshots"];
+
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    #[error("{0}")]
+    Store(#[from] pawns_storage::StoreError),
+    #[error("writing {path}: {msg}")]
+    Write { path: String, msg: String },
+    #[error("{0}")]
+    BadInput(String),
+}
+
+impl ExportError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            ExportError::Store(e) => e.code(),
+            ExportError::Write { .. } => "io_error",
+            ExportError::BadInput(_) => "bad_request",
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    I64,
+    F64,
+    Bool,
+    Str,
+}
+
+enum Data {
+    I64(Vec<i64>),
+    F64(Vec<f64>),
+    Bool(Vec<bool>),
+    Str(Vec<ByteArray>),
+}
+
+struct Column {
+    name: &'static str,
+    optional: bool,
+    data: Data,
+    /// Definition levels (optional columns): 1 present, 0 null.
+    def: Vec<i16>,
+}
+
+/// One table being written: its columns' buffers, flushed a row group at a time.
+struct Table {
+    path: PathBuf,
+    writer: SerializedFileWriter<File>,
+    cols: Vec<Column>,
+    /// The column the next value goes to.
+    at: usize,
+    rows: usize,
+    pub written: u64,
+}
+
+/// A value for the next column of the row.
+pub enum V<'a> {
+    I(Option<i64>),
+    F(Option<f64>),
+    B(Option<bool>),
+    S(Option<&'a str>),
+}
+
+fn werr(path: &Path, e: impl std::fmt::Display) -> ExportError {
+    ExportError::Write { path: path.display().to_string(), msg: e.to_string() }
+}
+
+impl Table {
+    /// `schema`: (name, kind, optional) in order.
+    fn create(dir: &Path, stem: &str, schema: &[(&'static str, Kind, bool)]) -> Result<Table, ExportError> {
+        let path = dir.join(format!("{stem}.parquet"));
+        let mut msg = format!("message {stem} {{\n");
+        for (name, kind, optional) in schema {
+            let rep = if *optional { "OPTIONAL" } else { "REQUIRED" };
+            let ty = match kind {
+                Kind::I64 => "INT64",
+                Kind::F64 => "DOUBLE",
+                Kind::Bool => "BOOLEAN",
+                Kind::Str => "BYTE_ARRAY",
+            };
+            let ann = if *kind == Kind::Str { " (UTF8)" } else { "" };
+            msg.push_str(&format!("  {rep} {ty} {name}{ann};\n"));
+        }
+        msg.push('}');
+        let schema_t = Arc::new(parquet::schema::parser::parse_message_type(&msg).map_err(|e| werr(&path, e))?);
+        let props = Arc::new(WriterProperties::builder().set_compression(Compression::SNAPPY).build());
+        let file = File::create(&path).map_err(|e| werr(&path, e))?;
+        let writer = SerializedFileWriter::new(file, schema_t, props).map_err(|e| werr(&path, e))?;
+        let cols = schema
+            .iter()
+            .map(|(name, kind, optional)| Column {
+                name,
+                optional: *optional,
+                data: match kind {
+                    Kind::I64 => Data::I64(Vec::new()),
+                    Kind::F64 => Data::F64(Vec::new()),
+                    Kind::Bool => Data::Bool(Vec::new()),
+                    Kind::Str => Data::Str(Vec::new()),
+                },
+                def: Vec::new(),
+            })
+            .collect();
+        Ok(Table { path, writer, cols, at: 0, rows: 0, written: 0 })
+    }
+
+    /// Adds one row, its values in schema order.
+    fn row(&mut self, values: &[V<'_>]) -> Result<(), ExportError> {
+        debug_assert_eq!(values.len(), self.cols.len());
+        for v in values {
+            let c = &mut self.cols[self.at];
+            let present = match (v, &mut c.data) {
+                (V::I(x), Data::I64(d)) => x.map(|x| d.push(x)).is_some(),
+                (V::F(x), Data::F64(d)) => x.map(|x| d.push(x)).is_some(),
+                (V::B(x), Data::Bool(d)) => x.map(|x| d.push(x)).is_some(),
+                (V::S(x), Data::Str(d)) => x.map(|x| d.push(ByteArray::from(x))).is_some(),
+                _ => return Err(werr(&self.path, format!("column {} got a value of another type", c.name))),
+            };
+            if c.optional {
+                c.def.push(i16::from(present));
+            } else if !present {
+                return Err(werr(&self.path, format!("column {} is required", c.name)));
+            }
+            self.at += 1;
+        }
+        self.at = 0;
+        self.rows += 1;
+        if self.rows >= ROW_GROUP {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), ExportError> {
+        if self.rows == 0 {
+            return Ok(());
+        }
+        let path = self.path.clone();
+        let mut rg = self.writer.next_row_group().map_err(|e| werr(&path, e))?;
+        for c in &mut self.cols {
+            let mut w = rg.next_column().map_err(|e| werr(&path, e))?.ok_or_else(|| werr(&path, "fewer columns than the schema"))?;
+            let def = c.optional.then_some(c.def.as_slice());
+            let r = match &mut c.data {
+                Data::I64(d) => w.typed::<Int64Type>().write_batch(d, def, None),
+                Data::F64(d) => w.typed::<DoubleType>().write_batch(d, def, None),
+                Data::Bool(d) => w.typed::<BoolType>().write_batch(d, def, None),
+                Data::Str(d) => w.typed::<ByteArrayType>().write_batch(d, def, None),
+            };
+            r.map_err(|e| werr(&path, e))?;
+            w.close().map_err(|e| werr(&path, e))?;
+            match &mut c.data {
+                Data::I64(d) => d.clear(),
+                Data::F64(d) => d.clear(),
+                Data::Bool(d) => d.clear(),
+                Data::Str(d) => d.clear(),
+            }
+            c.def.clear();
+        }
+        rg.close().map_err(|e| werr(&path, e))?;
+        self.written += self.rows as u64;
+        self.rows = 0;
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<(PathBuf, u64), ExportError> {
+        self.flush()?;
+        let path = self.path.clone();
+        self.writer.close().map_err(|e| werr(&path, e))?;
+        Ok((path, self.written))
+    }
+}
+
+use Kind::{Bool as B, Str as S, F64 as F, I64 as I};
+
+const SESSIONS: &[(&str, Kind, bool)] = &[
+    ("session", I, false),
+    ("agent", S, false),
+    ("is_agent", B, false),
+    ("valence", B, false),
+    ("started_us", I, false),
+    ("ended_us", I, true),
+    ("ended_how", S, true),
+    ("harness", S, true),
+    ("model", S, true),
+    ("version", S, true),
+    ("tier", S, true),
+    ("records", I, false),
+    ("memory_ids", S, false),
+];
+
+const STATE: [&str; 12] =
+    ["hp", "max_hp", "mana", "max_mana", "moves", "max_moves", "position", "room_vnum", "fighting", "level", "exp", "gold"];
+
+fn decision_schema() -> Vec<(&'static str, Kind, bool)> {
+    let mut s: Vec<(&'static str, Kind, bool)> = vec![
+        ("session", I, false),
+        ("seq", I, false),
+        ("agent", S, false),
+        ("at_us", I, false),
+        ("room_vnum", I, false),
+        ("turn", I, false),
+        ("command", S, false),
+        ("args", S, false),
+        ("status", S, false),
+    ];
+    const PRE: [&str; 12] = [
+        "pre_hp",
+        "pre_max_hp",
+        "pre_mana",
+        "pre_max_mana",
+        "pre_moves",
+        "pre_max_moves",
+        "pre_position",
+        "pre_room_vnum",
+        "pre_fighting",
+        "pre_level",
+        "pre_exp",
+        "pre_gold",
+    ];
+    const POST: [&str; 12] = [
+        "post_hp",
+        "post_max_hp",
+        "post_mana",
+        "post_max_mana",
+        "post_moves",
+        "post_max_moves",
+        "post_position",
+        "post_room_vnum",
+        "post_fighting",
+        "post_level",
+        "post_exp",
+        "post_gold",
+    ];
+    for names in [PRE, POST] {
+        for (n, field) in names.iter().zip(STATE) {
+            let kind = if field == "position" || field == "fighting" { S } else { I };
+            s.push((n, kind, field == "fighting"));
+        }
+    }
+    s.extend_from_slice(&[
+        ("received_us", I, false),
+        ("dispatched_us", I, false),
+        ("completed_us", I, false),
+        ("latency_us", I, false),
+        ("stimulus_kind", S, false),
+        ("stimulus_target", S, true),
+        ("memory_id", S, true),
+        ("memory_valence", F, true),
+        ("mobs_present", S, false),
+        ("players_present", S, false),
+        ("last_entered", S, true),
+        ("last_message", S, true),
+        ("memory_ids", S, false),
+        ("harness", S, true),
+        ("model", S, true),
+        ("tokens_prompt", I, true),
+        ("tokens_completion", I, true),
+        ("client_latency_ms", F, true),
+        ("re", S, true),
+    ]);
+    s
+}
+
+const OBSERVATIONS: &[(&str, Kind, bool)] = &[
+    ("session", I, false),
+    ("seq", I, false),
+    ("agent", S, false),
+    ("at_us", I, false),
+    ("room_vnum", I, false),
+    ("event_type", S, false),
+    ("text", S, false),
+    ("from", S, true),
+];
+
+const TRANSITIONS: &[(&str, Kind, bool)] = &[
+    ("session", I, false),
+    ("seq", I, false),
+    ("agent", S, false),
+    ("at_us", I, false),
+    ("room_vnum", I, false),
+    ("what", S, false),
+    ("from_value", I, true),
+    ("to_value", I, true),
+    ("max", I, true),
+    ("other", S, true),
+    ("vnum", I, true),
+    ("name", S, true),
+    ("level", I, true),
+    ("text", S, true),
+    ("flag", B, true),
+];
+
+const DREAMS: &[(&str, Kind, bool)] = &[
+    ("agent", S, false),
+    ("at_us", I, false),
+    ("cycle", I, false),
+    ("trigger", S, false),
+    ("records_read", I, false),
+    ("events", I, false),
+    ("raw_tokens", I, false),
+    ("summary_tokens", I, false),
+    ("elapsed_ms", F, false),
+    ("sessions", I, false),
+    ("sessions_valence_off", I, false),
+    ("memories", I, false),
+    ("pruned", I, false),
+];
+
+const SNAPSHOTS: &[(&str, Kind, bool)] = &[
+    ("agent", S, false),
+    ("dream_at_us", I, false),
+    ("cycle", I, false),
+    ("memory_id", S, false),
+    ("salience", F, true),
+    ("valence", F, true),
+    ("game_valence", I, true),
+    ("pruned", B, false),
+];
+
+fn state_values(s: &StateSnapshot) -> [V<'_>; 12] {
+    [
+        V::I(Some(s.hp.into())),
+        V::I(Some(s.max_hp.into())),
+        V::I(Some(s.mana.into())),
+        V::I(Some(s.max_mana.into())),
+        V::I(Some(s.moves.into())),
+        V::I(Some(s.max_moves.into())),
+        V::S(Some(&s.position)),
+        V::I(Some(s.room_vnum.into())),
+        V::S(s.fighting.as_deref()),
+        V::I(Some(s.level.into())),
+        V::I(Some(s.exp)),
+        V::I(Some(s.gold)),
+    ]
+}
+
+fn u(x: u64) -> Option<i64> {
+    i64::try_from(x).ok()
+}
+
+/// What a transition puts in its row: (what, from, to, max, other, vnum, name, level, text, flag).
+type TransRow<'a> = (
+    &'a str,
+    Option<i64>,
+    Option<i64>,
+    Option<i64>,
+    Option<&'a str>,
+    Option<i64>,
+    Option<&'a str>,
+    Option<i64>,
+    Option<&'a str>,
+    Option<bool>,
+);
+
+fn transition_row(t: &Transition) -> TransRow<'_> {
+    match t {
+        Transition::Hp { from, to, max, by } => {
+            ("hp", Some((*from).into()), Some((*to).into()), Some((*max).into()), by.as_deref(), None, None, None, None, None)
+        }
+        Transition::Level { from, to } => ("level", Some((*from).into()), Some((*to).into()), None, None, None, None, None, None, None),
+        Transition::Exp { from, to } => ("exp", Some(*from), Some(*to), None, None, None, None, None, None, None),
+        Transition::Gold { from, to } => ("gold", Some(*from), Some(*to), None, None, None, None, None, None, None),
+        Transition::Room { from, to, name } => {
+            ("room", Some((*from).into()), Some((*to).into()), None, None, Some((*to).into()), Some(name), None, None, None)
+        }
+        Transition::ItemAcquired { vnum, name, level } => {
+            ("item_acquired", None, None, None, None, Some((*vnum).into()), Some(name), Some((*level).into()), None, None)
+        }
+        Transition::ItemLost { vnum, name } => ("item_lost", None, None, None, None, Some((*vnum).into()), Some(name), None, None, None),
+        Transition::Equipped { slot, vnum, name } => {
+            ("equipped", None, Some((*slot).into()), None, None, Some((*vnum).into()), Some(name), None, None, None)
+        }
+        Transition::Unequipped { slot, vnum, name } => {
+            ("unequipped", Some((*slot).into()), None, None, None, Some((*vnum).into()), Some(name), None, None, None)
+        }
+        Transition::Death { killer, exp_lost } => {
+            ("death", None, None, None, killer.as_deref(), None, None, None, None, None).with_from(*exp_lost)
+        }
+        Transition::Kill { victim, victim_level, victim_is_player, level } => {
+            ("kill", None, None, None, Some(victim.as_str()), None, None, Some((*victim_level).into()), None, Some(*victim_is_player))
+                .with_from((*level).into())
+        }
+        Transition::Social { act, other, by_me, text } => {
+            ("social", None, None, None, Some(other.as_str()), None, Some(act.as_str()), None, Some(text.as_str()), Some(*by_me))
+        }
+        Transition::Mind { layer, id, text } => {
+            ("mind", None, None, None, None, u(*id), Some(layer.as_str()), None, Some(text.as_str()), None)
+        }
+    }
+}
+
+trait WithFrom {
+    fn with_from(self, v: i64) -> Self;
+}
+
+impl WithFrom for TransRow<'_> {
+    fn with_from(mut self, v: i64) -> Self {
+        self.1 = Some(v);
+        self
+    }
+}
+
+/// What was written: each table's file and rows.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub struct Written {
+    pub files: Vec<(String, u64)>,
+}
+
+/// Writes the chosen `tables` (all of `TABLES` when empty) of the record into `dir`.
+pub fn export(store: &Store, filter: &Filter, dir: &Path, tables: &[String]) -> Result<Written, ExportError> {
+    for t in tables {
+        if !TABLES.contains(&t.as_str()) {
+            return Err(ExportError::BadInput(format!("no table {t:?}: the tables are {}", TABLES.join(", "))));
+        }
+    }
+    let want = |t: &str| tables.is_empty() || tables.iter().any(|x| x == t);
+    std::fs::create_dir_all(dir).map_err(|e| werr(dir, e))?;
+    let mut sessions: Vec<SessionMeta> = store
+        .all_sessions()?
+        .into_iter()
+        .filter(|s| s.started_us >= filter.since_us && (filter.agents.is_empty() || filter.agents.contains(&s.agent)))
+        .collect();
+    sessions.sort_by_key(|s| (s.started_us, s.session));
+    let dschema = decision_schema();
+    let mut t_sessions = want("sessions").then(|| Table::create(dir, "sessions", SESSIONS)).transpose()?;
+    let mut t_dec = want("decisions").then(|| Table::create(dir, "decisions", &dschema)).transpose()?;
+    let mut t_obs = want("observations").then(|| Table::create(dir, "observations", OBSERVATIONS)).transpose()?;
+    let mut t_tr = want("transitions").then(|| Table::create(dir, "transitions", TRANSITIONS)).transpose()?;
+    for s in &sessions {
+        if let Some(t) = t_sessions.as_mut() {
+            let ids = s.memory_ids.join("|");
+            t.row(&[
+                V::I(u(s.session)),
+                V::S(Some(&s.agent)),
+                V::B(Some(s.is_agent)),
+                V::B(Some(s.valence)),
+                V::I(u(s.started_us)),
+                V::I(s.ended_us.and_then(u)),
+                V::S(s.ended_how.as_deref()),
+                V::S(s.harness.as_deref()),
+                V::S(s.model.as_deref()),
+                V::S(s.version.as_deref()),
+                V::S(s.tier.as_deref()),
+                V::I(u(s.records)),
+                V::S(Some(&ids)),
+            ])?;
+        }
+        if t_dec.is_none() && t_obs.is_none() && t_tr.is_none() {
+            continue;
+        }
+        let mut failed = None;
+        store.scan_session(s, 0, 0, &mut |_, r| {
+            if failed.is_none() {
+                if let Err(e) = record_row(&r, t_dec.as_mut(), t_obs.as_mut(), t_tr.as_mut()) {
+                    failed = Some(e);
+                }
+            }
+        })?;
+        if let Some(e) = failed {
+            return Err(e);
+        }
+    }
+    let mut out = Written::default();
+    for t in [t_sessions, t_dec, t_obs, t_tr].into_iter().flatten() {
+        let (p, n) = t.finish()?;
+        out.files.push((p.display().to_string(), n));
+    }
+    if want("dreams") || want("memory_snapshots") {
+        let mut agents: Vec<String> = sessions.iter().map(|s| s.agent.clone()).collect();
+        agents.sort();
+        agents.dedup();
+        let mut t_dr = want("dreams").then(|| Table::create(dir, "dreams", DREAMS)).transpose()?;
+        let mut t_snap = want("memory_snapshots").then(|| Table::create(dir, "memory_snapshots", SNAPSHOTS)).transpose()?;
+        for a in &agents {
+            for (at, d) in store.dream_log::<DreamSnapshot>(a)? {
+                dream_rows(a, at, &d, t_dr.as_mut(), t_snap.as_mut())?;
+            }
+        }
+        for t in [t_dr, t_snap].into_iter().flatten() {
+            let (p, n) = t.finish()?;
+            out.files.push((p.display().to_string(), n));
+        }
+    }
+    Ok(out)
+}
+
+fn record_row(r: &EventRecord, dec: Option<&mut Table>, obs: Option<&mut Table>, tr: Option<&mut Table>) -> Result<(), ExportError> {
+    let head = [V::I(u(r.session)), V::I(u(r.seq)), V::S(Some(&r.agent)), V::I(u(r.at_us)), V::I(Some(r.room_vnum.into()))];
+    match (&r.body, dec, obs, tr) {
+        (RecordBody::Decision(d), Some(t), _, _) => {
+            let (mobs, players, ids) = (d.stimulus.mobs_present.join("|"), d.stimulus.players_present.join("|"), d.memory_ids.join("|"));
+            let st = &d.stimulus;
+            let mut row: Vec<V<'_>> = head.into_iter().collect();
+            row.extend([V::I(u(d.turn)), V::S(Some(&d.command)), V::S(Some(&d.args)), V::S(Some(&d.status))]);
+            row.extend(state_values(&d.pre));
+            row.extend(state_values(&d.post));
+            row.extend([
+                V::I(u(d.received_us)),
+                V::I(u(d.dispatched_us)),
+                V::I(u(d.completed_us)),
+                V::I(u(d.latency_us)),
+                V::S(Some(&st.kind)),
+                V::S(st.target.as_deref()),
+                V::S(st.memory_id.as_deref()),
+                V::F(st.memory_valence.map(f64::from)),
+                V::S(Some(&mobs)),
+                V::S(Some(&players)),
+                V::S(st.last_entered.as_deref()),
+                V::S(st.last_message.as_deref()),
+                V::S(Some(&ids)),
+                V::S(d.client.harness.as_deref()),
+                V::S(d.client.model.as_deref()),
+                V::I(d.client.tokens_prompt.and_then(u)),
+                V::I(d.client.tokens_completion.and_then(u)),
+                V::F(d.client.latency_ms),
+                V::S(d.re.as_deref()),
+            ]);
+            t.row(&row)
+        }
+        (RecordBody::Observation { event_type, text, from }, _, Some(t), _) => {
+            let mut row: Vec<V<'_>> = head.into_iter().collect();
+            row.extend([V::S(Some(event_type)), V::S(Some(text)), V::S(from.as_deref())]);
+            t.row(&row)
+        }
+        (RecordBody::Transition(x), _, _, Some(t)) => {
+            let (what, from, to, max, other, vnum, name, level, text, flag) = transition_row(x);
+            let mut row: Vec<V<'_>> = head.into_iter().collect();
+            row.extend([
+                V::S(Some(what)),
+                V::I(from),
+                V::I(to),
+                V::I(max),
+                V::S(other),
+                V::I(vnum),
+                V::S(name),
+                V::I(level),
+                V::S(text),
+                V::B(flag),
+            ]);
+            t.row(&row)
+        }
+        _ => Ok(()),
+    }
+}
+
+fn dream_rows(agent: &str, at: u64, d: &DreamSnapshot, dr: Option<&mut Table>, snap: Option<&mut Table>) -> Result<(), ExportError> {
+    if let Some(t) = dr {
+        t.row(&[
+            V::S(Some(agent)),
+            V::I(u(at)),
+            V::I(u(d.cycle)),
+            V::S(Some(&d.trigger)),
+            V::I(u(d.records_read)),
+            V::I(u(d.events as u64)),
+            V::I(u(d.raw_tokens)),
+            V::I(u(d.summary_tokens as u64)),
+            V::F(Some(d.elapsed_ms)),
+            V::I(u(d.sessions as u64)),
+            V::I(u(d.sessions_valence_off as u64)),
+            V::I(u(d.memories.len() as u64)),
+            V::I(u(d.pruned.len() as u64)),
+        ])?;
+    }
+    if let Some(t) = snap {
+        for m in &d.memories {
+            t.row(&[
+                V::S(Some(agent)),
+                V::I(u(at)),
+                V::I(u(d.cycle)),
+                V::S(Some(&m.id)),
+                V::F(Some(f64::from(m.salience))),
+                V::F(Some(f64::from(m.valence))),
+                V::I(Some(m.game_valence.into())),
+                V::B(Some(false)),
+            ])?;
+        }
+        for id in &d.pruned {
+            t.row(&[
+                V::S(Some(agent)),
+                V::I(u(at)),
+                V::I(u(d.cycle)),
+                V::S(Some(id)),
+                V::F(None),
+                V::F(None),
+                V::I(None),
+                V::B(Some(true)),
+            ])?;
+        }
+    }
+    Ok(())
+}
