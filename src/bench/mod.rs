@@ -9,6 +9,7 @@
 pub mod agents;
 pub mod decide;
 pub mod dream;
+pub mod eval;
 pub mod hud;
 pub mod mind;
 pub mod mud;

@@ -462,6 +462,28 @@ pub enum BenchCmd {
     /// The observatory against a running server: page load (page, files, who, a
     /// timeline) and how late the live follow shows an agent's records.
     Observatory(BenchObservatoryArgs),
+    /// `pawns eval` over a record of N decisions shaped like play (stimuli, social acts,
+    /// a dream per session): the time to read it and to compute the metrics.
+    Eval(BenchEvalArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct BenchEvalArgs {
+    /// Decisions in the record (each with an observation after it).
+    #[arg(long, default_value_t = 1_000_000)]
+    pub decisions: u64,
+    /// Agents they are spread over (half valence on, half off).
+    #[arg(long, default_value_t = 200)]
+    pub agents: u64,
+    /// Decisions per session (a dream is logged after each).
+    #[arg(long, default_value_t = 500)]
+    pub per_session: u64,
+    /// Evaluations timed.
+    #[arg(long, default_value_t = 2)]
+    pub rounds: u32,
+    /// Keep the data file here (an existing one is evaluated as it is).
+    #[arg(long)]
+    pub db: Option<PathBuf>,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -9,9 +9,8 @@ use serde::{Deserialize, Serialize};
 pub const BOOTSTRAP: usize = 1_000;
 /// The seed every interval starts from: the same data gives the same interval.
 pub const SEED: u64 = 0x5eed_19;
-/// Trials above this are resampled with the binomial's normal approximation (a
-/// million-decision record stays quick; below it, trial by trial).
-const EXACT_UP_TO: u64 = 2_000;
+/// Up to this many trials, a resample is drawn trial by trial.
+const EXACT_UP_TO: u64 = 64;
 
 /// k successes in n trials, the estimate and its 95 % bootstrap interval.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -28,7 +27,10 @@ impl Proportion {
     }
 }
 
-/// One resample's proportion: `n` trials at the observed rate `p`.
+/// One resample's proportion: a Binomial(`n`, `p`) draw over `n`. Few trials are drawn
+/// one by one; a wide binomial (variance ≥ 9) by its normal approximation; a narrow one
+/// by counting geometric gaps between the rarer outcome (exact, O(np)). A million
+/// decisions stay quick.
 pub fn resample_p(rng: &mut SmallRng, n: u64, p: f64) -> f64 {
     if n == 0 {
         return 0.0;
@@ -37,12 +39,30 @@ pub fn resample_p(rng: &mut SmallRng, n: u64, p: f64) -> f64 {
         let k = (0..n).filter(|_| rng.gen::<f64>() < p).count();
         return k as f64 / n as f64;
     }
-    // Box–Muller: the binomial's normal approximation, clamped to [0, n].
-    let (u1, u2): (f64, f64) = (rng.gen::<f64>().max(f64::MIN_POSITIVE), rng.gen());
-    let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
-    let mean = n as f64 * p;
-    let sd = (n as f64 * p * (1.0 - p)).sqrt();
-    (mean + z * sd).round().clamp(0.0, n as f64) / n as f64
+    let var = n as f64 * p * (1.0 - p);
+    if var >= 9.0 {
+        // Box–Muller, clamped to [0, n].
+        let (u1, u2): (f64, f64) = (rng.gen::<f64>().max(f64::MIN_POSITIVE), rng.gen());
+        let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+        return (n as f64 * p + z * var.sqrt()).round().clamp(0.0, n as f64) / n as f64;
+    }
+    let (q, flip) = if p <= 0.5 { (p, false) } else { (1.0 - p, true) };
+    if q <= 0.0 {
+        return if flip { 1.0 } else { 0.0 };
+    }
+    // Trials until each success are Geometric(q): count the successes that fit in n.
+    let log_q = (1.0 - q).ln();
+    let (mut k, mut used) = (0u64, 0u64);
+    loop {
+        let u: f64 = rng.gen::<f64>().max(f64::MIN_POSITIVE);
+        used += (u.ln() / log_q).floor() as u64 + 1;
+        if used > n {
+            break;
+        }
+        k += 1;
+    }
+    let k = if flip { n - k } else { k };
+    k as f64 / n as f64
 }
 
 /// The 2.5th and 97.5th percentiles of `xs` (sorted here).
@@ -124,6 +144,22 @@ mod tests {
         assert_eq!(median(vec![3.0, 1.0, 2.0]), Some(2.0));
         assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), Some(2.5));
         assert_eq!(interval((0..=1000).map(f64::from).collect()), Some([25.0, 975.0]));
+    }
+
+    #[test]
+    fn every_way_of_resampling_keeps_the_binomials_mean_and_spread() {
+        let mut rng = SmallRng::seed_from_u64(3);
+        // Trial by trial, the normal approximation, and the geometric gaps (both tails).
+        for (n, p) in [(40u64, 0.3f64), (5_000, 0.4), (5_000, 0.001), (5_000, 0.999)] {
+            let draws: Vec<f64> = (0..4_000).map(|_| resample_p(&mut rng, n, p)).collect();
+            let mean = draws.iter().sum::<f64>() / draws.len() as f64;
+            let var = draws.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / draws.len() as f64;
+            let want = p * (1.0 - p) / n as f64;
+            assert!((mean - p).abs() < 4.0 * (want / 4_000.0).sqrt() + 1e-9, "n {n} p {p}: mean {mean}");
+            assert!((var / want - 1.0).abs() < 0.15, "n {n} p {p}: variance {var} against {want}");
+        }
+        assert_eq!(resample_p(&mut rng, 100, 0.0), 0.0);
+        assert_eq!(resample_p(&mut rng, 100, 1.0), 1.0);
     }
 
     #[test]
