@@ -12,6 +12,7 @@ pub mod mind;
 pub mod net;
 pub mod protocol;
 pub mod record;
+pub mod replay;
 pub mod research;
 pub mod resident;
 pub mod script;

@@ -266,7 +266,7 @@ fn an_ablation_session_remembers_with_valence_zero() {
     // With nothing met again, the flat memory is pruned after three cycles, the felt one lasts.
     for n in 2..=4u64 {
         let walk = ev(n, T0 + n * MIN, 101, EventKind::LevelUp { level: n as u8 });
-        on.dream(&[walk.clone()], &p);
+        on.dream(std::slice::from_ref(&walk), &p);
         off.dream(&[walk], &p);
     }
     assert!(off.node("ev:1:1").is_none() && on.node("ev:1:1").is_some());

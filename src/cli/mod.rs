@@ -58,6 +58,9 @@ pub enum Cmd {
     /// in two arms (valence on / off), dreaming between sessions, then the evaluation
     /// of exactly those agents is written as a report.
     Experiment(ExperimentArgs),
+    /// Re-run the engine from a run's boot and its journaled inputs, and check that it
+    /// makes the same records, byte for byte (the first difference is named).
+    Replay(ReplayArgs),
     /// Operator tools: `pawns admin token` prints the observatory's admin token.
     Admin {
         #[command(subcommand)]
@@ -94,6 +97,25 @@ pub struct EvalArgs {
     /// A running server to ask when the data file is held.
     #[arg(long, default_value = "http://127.0.0.1:4350")]
     pub server: String,
+}
+
+#[derive(Args, Debug)]
+pub struct ReplayArgs {
+    /// The session to replay (its id, as the record and `pawns export` name it).
+    #[arg(long, conflicts_with_all = ["from", "to"])]
+    pub session: Option<u64>,
+    /// Every session begun from this time (RFC 3339, a date, or a span back like 2h) …
+    #[arg(long)]
+    pub from: Option<String>,
+    /// … to this one (default: now).
+    #[arg(long)]
+    pub to: Option<String>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// The data file (a server must not hold it: replay a backup of a live one).
+    #[arg(long, default_value = "pawns.redb")]
+    pub db: PathBuf,
 }
 
 #[derive(Args, Debug)]

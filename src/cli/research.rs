@@ -220,3 +220,61 @@ pub async fn parquet(args: super::ExportArgs, table: &str) -> anyhow::Result<()>
     }
     Ok(())
 }
+
+/// `pawns replay`: offline (the engine is rebuilt here), on a file no server holds.
+pub async fn replay(args: super::ReplayArgs) -> anyhow::Result<()> {
+    use pawns::replay::run::{ReplayError, ReplayOptions};
+    let window = match (&args.from, &args.to) {
+        (None, None) => None,
+        (Some(f), to) => {
+            let from = parse_since(f).map_err(|m| anyhow::anyhow!("--from: {m} (bad_request)"))?;
+            let to = to.as_deref().map(parse_since).transpose().map_err(|m| anyhow::anyhow!("--to: {m} (bad_request)"))?;
+            Some((from, to.unwrap_or(u64::MAX)))
+        }
+        (None, Some(_)) => bail!("--to needs --from (bad_request)"),
+    };
+    if args.session.is_none() && window.is_none() {
+        bail!("name a session (--session ID) or a window (--from T [--to T]) (bad_request)");
+    }
+    if !args.db.exists() {
+        bail!("{} does not exist (pass --db FILE) (not_found)", args.db.display());
+    }
+    let opts = ReplayOptions { session: args.session, window };
+    let (db, quiet) = (args.db.clone(), args.json);
+    let out = tokio::task::spawn_blocking(move || -> Result<_, ReplayError> {
+        let (store, _) = Store::open(&db)?;
+        pawns::replay::run::replay(&store, &opts, &mut |done, total| {
+            if !quiet {
+                eprintln!("  replayed {done} of {total} pulses");
+            }
+        })
+    })
+    .await?;
+    let report = match out {
+        Ok(r) => r,
+        Err(ReplayError::Store(StoreError::Locked { .. })) => {
+            bail!(
+                "{} is held by a running server: stop it, or replay a copy (pawns backup --out copy.redb) (store_locked)",
+                args.db.display()
+            )
+        }
+        Err(e) => bail!("{e} ({})", e.code()),
+    };
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!("Replayed run {}: {} pulses, {} inputs in {:.0} ms.", report.run, report.pulses, report.inputs, report.elapsed_ms);
+        for s in &report.sessions {
+            println!("  session {} ({}): {} records {}", s.session, s.agent, s.records, if s.identical { "identical" } else { "DIFFER" });
+        }
+    }
+    if let Some(d) = &report.divergence {
+        if !args.json {
+            println!("First difference: session {} seq {}", d.session, d.seq);
+            println!("  recorded: {}", d.recorded.as_ref().map(|v| v.to_string()).unwrap_or_else(|| "(none)".into()));
+            println!("  replayed: {}", d.replayed.as_ref().map(|v| v.to_string()).unwrap_or_else(|| "(none)".into()));
+        }
+        bail!("the replay diverged from the record at session {} seq {} (replay_diverged)", d.session, d.seq);
+    }
+    Ok(())
+}

@@ -153,7 +153,8 @@ impl Engine {
     /// else queued like any other (one command per pulse).
     fn submit(&mut self, id: CharId, line: String, re: Option<Arc<str>>) {
         let link_id = self.world.ch(id).and_then(|c| c.pc.as_ref()).and_then(|p| p.link.as_ref()).map(|l| l.id).unwrap_or(0);
-        self.handle_command(id, link_id, line, re, Instant::now(), None);
+        let now = self.now_us;
+        self.handle_command(id, link_id, line, re, Instant::now(), now, None);
     }
 
     fn act_on(&mut self, id: CharId, item: &Value, re: Option<Arc<str>>) -> Outcome {

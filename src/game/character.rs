@@ -43,6 +43,7 @@ pub struct Queued {
     pub line: String,
     pub id: Option<Arc<str>>,
     pub received: Instant,
+    pub received_us: u64,
     pub client: Option<Box<crate::protocol::CommandClient>>,
 }
 

@@ -4,7 +4,7 @@
 //! crowd of N costs N messages per step and N² per pulse; with it, one per person per
 //! pulse. Rooms below the threshold behave exactly as CircleMUD's.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use super::engine::Engine;
 use super::output::EventKind;
@@ -24,7 +24,8 @@ pub struct CrowdNote {
     fighting_pairs: std::collections::HashSet<(CharId, CharId)>,
 }
 
-pub type CrowdNotes = HashMap<RoomId, CrowdNote>;
+/// Fx-hashed: told in the same order every run (a replay makes the same records).
+pub type CrowdNotes = FxHashMap<RoomId, CrowdNote>;
 
 /// Whether `room` hears its crowd notice in `pulse` (each room once every `period`).
 pub fn crowd_turn(room: RoomId, pulse: u64, period: u64) -> bool {

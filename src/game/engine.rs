@@ -224,6 +224,20 @@ pub struct Engine {
     pub(crate) fault_next_pulse: bool,
     /// The HUD's server-wide message ids (and the context of what is being sent).
     pub message_ids: super::hud::MessageIds,
+    /// The time this step's records carry (unix µs): read once per pulse (and at its
+    /// flush) and per message, journaled, so a replay stamps the same (`journal.rs`).
+    pub now_us: u64,
+    /// The last session id given (ids are start times, unique within the run).
+    pub last_session_id: u64,
+    /// The inputs journaled since the last hand-over (none: not journaling).
+    pub journal: Option<super::journal::Journal>,
+    /// A replay's inputs for the middle of pulses (none: live).
+    pub replay: Option<Box<super::journal::ReplayFeed>>,
+    /// Looks at the inbox so far in this pulse, and the one in progress (0: between pulses).
+    pub(crate) drain_calls: u32,
+    pub(crate) draining: u32,
+    /// The command being handled: when its session read it, as journaled.
+    pub(crate) command_received_us: Option<u64>,
 }
 
 impl Engine {
@@ -275,6 +289,13 @@ impl Engine {
             pending_shutdown: None,
             fault_next_pulse: false,
             message_ids: Default::default(),
+            now_us: crate::time::unix_us(),
+            last_session_id: 0,
+            journal: None,
+            replay: None,
+            drain_calls: 0,
+            draining: 0,
+            command_received_us: None,
         };
         e.reset_all_zones();
         e
@@ -348,7 +369,13 @@ impl Engine {
     /// with what was last sent, so a change made now goes out at the next flush at the
     /// latest.
     pub fn drain_inbox(&mut self) {
+        self.drain_calls += 1;
+        if self.replay.is_some() {
+            self.replay_drain();
+            return;
+        }
         let Some(mut rx) = self.inbox.take() else { return };
+        self.draining = self.drain_calls;
         for _ in 0..4096 {
             match rx.try_recv() {
                 Ok(EngineMsg::Shutdown { reply }) => {
@@ -359,10 +386,12 @@ impl Engine {
                 Err(_) => break,
             }
         }
+        self.draining = 0;
         self.inbox = Some(rx);
     }
 
-    fn shutdown(&mut self) {
+    pub(crate) fn shutdown(&mut self) {
+        self.journal_shutdown();
         let ids: Vec<CharId> = self.world.players.values().copied().collect();
         for id in ids {
             self.save_char(id);
@@ -546,7 +575,9 @@ impl Engine {
     /// One pulse (the run loop calls it on its clock; tests and fuzzing drive it directly).
     pub fn tick(&mut self) {
         let started = std::time::Instant::now();
+        let recorded = self.tick_started();
         self.tick_inner();
+        self.tick_ended(recorded);
         self.stats.record(started.elapsed(), self.cfg.pulse, self.pulse);
     }
 
@@ -614,7 +645,7 @@ impl Engine {
                 pc.pulse_re = q.id.clone();
                 pc.acted_this_pulse = true;
             }
-            self.run_command(id, &q.line, CommandMeta { received: q.received, re: q.id, client: q.client });
+            self.run_command(id, &q.line, CommandMeta { received: q.received, received_us: q.received_us, re: q.id, client: q.client });
             self.stats.command_us.push(q.received.elapsed().as_micros().min(u32::MAX as u128) as u32);
         }
     }

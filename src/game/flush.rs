@@ -10,6 +10,7 @@ use super::world::CharId;
 impl Engine {
     /// End of pulse: real variable deltas, EVENTS, and telnet prompts.
     pub(crate) fn flush(&mut self) {
+        self.flush_started();
         // The pulse is over: decisions get their post-state, changes become transitions.
         self.record_pulse();
         let ids: Vec<CharId> = self.world.players.values().copied().collect();

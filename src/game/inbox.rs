@@ -21,6 +21,7 @@ impl Engine {
         line: String,
         id: Option<Arc<str>>,
         received: Instant,
+        received_us: u64,
         client: Option<Box<crate::protocol::CommandClient>>,
     ) {
         if !self.pc_link_matches(char_id, link_id) {
@@ -38,7 +39,7 @@ impl Engine {
         if idle && pc.queue.is_empty() && !pc.acted_this_pulse {
             pc.acted_this_pulse = true;
             pc.pulse_re = id.clone();
-            self.run_command(char_id, &line, CommandMeta { received, re: id, client });
+            self.run_command(char_id, &line, CommandMeta { received, received_us, re: id, client });
             self.stats.command_us.push(received.elapsed().as_micros().min(u32::MAX as u128) as u32);
             return;
         }
@@ -46,20 +47,22 @@ impl Engine {
             let refusal =
                 Out::Error { code: "rate_limited", message: "too many commands waiting — slow down".into(), re: id.clone(), extra: None };
             self.deliver(char_id, refusal);
-            self.record_refused(char_id, &line, "rate_limited", id, received);
+            self.record_refused(char_id, &line, "rate_limited", id, received_us);
             return;
         }
-        pc.queue.push_back(Queued { line, id, received, client });
+        pc.queue.push_back(Queued { line, id, received, received_us, client });
     }
 
     pub(super) fn handle(&mut self, msg: EngineMsg) {
+        self.journal_msg(&msg);
         match msg {
             EngineMsg::Enter { record, link, resumed, reply } => {
                 let r = self.enter(*record, link, resumed);
                 let _ = reply.send(r);
             }
             EngineMsg::Command { char_id, link_id, line, id, received, client } => {
-                self.handle_command(char_id, link_id, line, id, received, client);
+                let received_us = self.command_received_us.take().unwrap_or_else(|| self.received_us(received));
+                self.handle_command(char_id, link_id, line, id, received, received_us, client);
             }
             EngineMsg::Resident(note) => self.resident_note(note),
             EngineMsg::Actions { char_id, link_id, batch, re, premade } => {
@@ -116,7 +119,7 @@ impl Engine {
             }
             EngineMsg::RateLimited { char_id, link_id, command } => {
                 if self.pc_link_matches(char_id, link_id) {
-                    self.record_refused(char_id, &command, "rate_limited", None, Instant::now());
+                    self.record_refused(char_id, &command, "rate_limited", None, self.now_us);
                     self.push_event(
                         char_id,
                         EventEntry { kind: "rate_limited", text: None, from: None, command: Some(command), count: None },

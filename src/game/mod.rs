@@ -24,6 +24,7 @@ pub mod groups;
 pub mod houses;
 pub mod hud;
 pub mod inbox;
+pub mod journal;
 pub mod kit;
 pub mod magic;
 pub mod messaging;

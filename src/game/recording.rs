@@ -17,7 +17,6 @@ use super::tables::NUM_WEARS;
 use super::world::{CharId, ObjId};
 use crate::memory::encounters::{KnownEntity, Relation};
 use crate::protocol::CommandClient;
-use crate::record::unix_us;
 use crate::record::RecItem;
 
 /// Mobs named in a decision's stimulus, at most.
@@ -41,6 +40,9 @@ pub struct SessionRec {
     known: FxHashMap<String, Known>,
 }
 
+/// Who a stimulus may name: the relation, the name, the memory about them.
+type Candidate<'a> = (Relation, &'a str, Option<&'a (String, f32)>);
+
 /// One party the session knows of.
 #[derive(Debug, Clone, Default)]
 struct Known {
@@ -62,10 +64,10 @@ struct Snap {
     equipment: [Option<(ObjId, u32)>; NUM_WEARS],
 }
 
-/// Stamps the next `seq` on a record of this session.
-fn stamp(rec: &mut SessionRec, room_vnum: u32, body: RecordBody) -> EventRecord {
+/// Stamps the next `seq` on a record of this session, made at `at_us` (the step's time).
+fn stamp(rec: &mut SessionRec, at_us: u64, room_vnum: u32, body: RecordBody) -> EventRecord {
     rec.seq += 1;
-    EventRecord { session: rec.meta.session, seq: rec.seq, agent: rec.meta.agent.clone(), at_us: unix_us(), room_vnum, body }
+    EventRecord { session: rec.meta.session, seq: rec.seq, agent: rec.meta.agent.clone(), at_us, room_vnum, body }
 }
 
 /// What is known of a command once it has run (or been refused).
@@ -79,6 +81,8 @@ pub(crate) struct DecisionStart {
 /// What came with a command: when the session read it, the client's id, its data.
 pub struct CommandMeta {
     pub received: Instant,
+    /// When the session read it (unix µs), as journaled.
+    pub received_us: u64,
     pub re: Option<Arc<str>>,
     pub client: Option<Box<CommandClient>>,
 }
@@ -88,7 +92,7 @@ struct Issued<'a> {
     status: &'a str,
     pre: StateSnapshot,
     stimulus: Stimulus,
-    received: Instant,
+    received_us: u64,
     dispatched_us: u64,
     re: Option<Arc<str>>,
     client: Option<Box<CommandClient>>,
@@ -96,8 +100,7 @@ struct Issued<'a> {
 
 /// A decision as it stands once dispatched (the post-state comes at the pulse's end).
 fn decision(rec: &mut SessionRec, i: Issued<'_>) -> DecisionRecord {
-    let Issued { line, status, pre, stimulus, received, dispatched_us, re, client } = i;
-    let received_us = dispatched_us.saturating_sub(received.elapsed().as_micros() as u64);
+    let Issued { line, status, pre, stimulus, received_us, dispatched_us, re, client } = i;
     let line = line.trim();
     let (command, args) = line.split_once(char::is_whitespace).map(|(c, a)| (c, a.trim())).unwrap_or((line, ""));
     rec.turn += 1;
@@ -129,21 +132,6 @@ fn decision(rec: &mut SessionRec, i: Issued<'_>) -> DecisionRecord {
 /// A session closed by its player's own command, waiting for that command's decision.
 pub type Ending = Option<(CharId, Box<SessionRec>, StateSnapshot, u32)>;
 
-/// A new session id: the start time in µs, made unique within the process.
-fn new_session_id() -> u64 {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static LAST: AtomicU64 = AtomicU64::new(0);
-    let now = unix_us();
-    let mut prev = LAST.load(Ordering::Relaxed);
-    loop {
-        let next = now.max(prev + 1);
-        match LAST.compare_exchange(prev, next, Ordering::Relaxed, Ordering::Relaxed) {
-            Ok(_) => return next,
-            Err(p) => prev = p,
-        }
-    }
-}
-
 impl Engine {
     fn rec_mut(&mut self, id: CharId) -> Option<&mut SessionRec> {
         self.world.chars.get_mut(&id)?.pc.as_mut()?.rec.as_deref_mut()
@@ -160,11 +148,14 @@ impl Engine {
         if !is_agent && !self.cfg.record_humans {
             return;
         }
+        // A session's id is its start time, made unique within the run.
+        let session = self.now_us.max(self.last_session_id + 1);
+        self.last_session_id = session;
         let meta = SessionMeta {
-            session: new_session_id(),
+            session,
             agent: c.name.to_ascii_lowercase(),
             is_agent,
-            started_us: unix_us(),
+            started_us: self.now_us,
             harness: client.harness.clone(),
             model: client.model.clone(),
             version: client.version.clone(),
@@ -206,13 +197,14 @@ impl Engine {
     }
 
     fn close_session(&mut self, mut rec: Box<SessionRec>) {
-        rec.meta.ended_us = Some(unix_us());
+        rec.meta.ended_us = Some(self.now_us);
         rec.meta.records = rec.seq;
         self.rec_out.push(RecItem::Session(rec.meta));
     }
 
     fn emit(&mut self, id: CharId, body: RecordBody) {
         let room_vnum = self.world.ch(id).map(|c| self.world.rooms[c.room].proto.vnum).unwrap_or(0);
+        let now = self.now_us;
         let Some(rec) = self.rec_mut(id) else { return };
         if let Some((who, r)) = match &body {
             RecordBody::Transition(t) => Relation::from_transition(t),
@@ -221,7 +213,7 @@ impl Engine {
             let k = rec.known.entry(who).or_default();
             k.relation = k.relation.max(r);
         }
-        let r = stamp(rec, room_vnum, body);
+        let r = stamp(rec, now, room_vnum, body);
         self.rec_out.push(RecItem::Record(r));
     }
 
@@ -274,7 +266,7 @@ impl Engine {
             ..Default::default()
         };
         let known = rec.map(|r| &r.known).filter(|k| !k.is_empty());
-        let mut best: Option<(Relation, &str, Option<&(String, f32)>)> = None;
+        let mut best: Option<Candidate<'_>> = None;
         for other in self.world.rooms[c.room].people.iter().filter(|p| **p != id).filter_map(|p| self.world.ch(*p)) {
             if other.is_npc() {
                 if s.mobs_present.len() < STIMULUS_MOBS {
@@ -310,7 +302,7 @@ impl Engine {
         if self.rec_mut(id).is_some_and(|r| !r.pending.is_empty()) {
             self.finish_pulse_records(id);
         }
-        Some(DecisionStart { pre: self.snapshot(id), stimulus: self.stimulus(id), dispatched_us: unix_us() })
+        Some(DecisionStart { pre: self.snapshot(id), stimulus: self.stimulus(id), dispatched_us: self.now_us })
     }
 
     /// After a command ran: its decision, pending until the pulse's end gives it a
@@ -318,15 +310,15 @@ impl Engine {
     /// at once as the session's last record.
     pub(crate) fn decision_end(&mut self, id: CharId, line: &str, status: &str, start: DecisionStart, cmd: CommandMeta) {
         let DecisionStart { pre, stimulus, dispatched_us } = start;
-        let CommandMeta { received, re, client } = cmd;
-        let issued = Issued { line, status, pre, stimulus, received, dispatched_us, re, client };
+        let CommandMeta { received_us, re, client, .. } = cmd;
+        let issued = Issued { line, status, pre, stimulus, received_us, dispatched_us, re, client };
         if let Some((ended, mut rec, post, room_vnum)) = self.ending.take() {
             if ended == id {
                 let mut d = decision(&mut rec, issued);
                 d.post = post;
-                d.completed_us = unix_us();
+                d.completed_us = self.now_us;
                 d.latency_us = d.completed_us.saturating_sub(d.received_us);
-                let r = stamp(&mut rec, room_vnum, RecordBody::Decision(Box::new(d)));
+                let r = stamp(&mut rec, self.now_us, room_vnum, RecordBody::Decision(Box::new(d)));
                 self.rec_out.push(RecItem::Record(r));
                 self.close_session(rec);
                 return;
@@ -337,13 +329,14 @@ impl Engine {
     }
 
     /// A command refused before it ran (rate limited): recorded with the state unchanged.
-    pub fn record_refused(&mut self, id: CharId, line: &str, status: &str, re: Option<Arc<str>>, received: Instant) {
+    pub fn record_refused(&mut self, id: CharId, line: &str, status: &str, re: Option<Arc<str>>, received_us: u64) {
         if self.world.ch(id).and_then(|c| c.pc.as_ref()).is_none_or(|p| p.rec.is_none()) {
             return;
         }
         let pre = self.snapshot(id);
         let stimulus = self.stimulus(id);
-        self.pend_decision(id, Issued { line, status, pre, stimulus, received, dispatched_us: unix_us(), re, client: None });
+        let dispatched_us = self.now_us;
+        self.pend_decision(id, Issued { line, status, pre, stimulus, received_us, dispatched_us, re, client: None });
     }
 
     fn pend_decision(&mut self, id: CharId, issued: Issued<'_>) {
@@ -412,7 +405,7 @@ impl Engine {
         let now = self.snap(id);
         if had_pending {
             let post = self.snapshot(id);
-            let completed = unix_us();
+            let completed = self.now_us;
             let pending = self.rec_mut(id).map(|r| std::mem::take(&mut r.pending)).unwrap_or_default();
             for mut d in pending {
                 d.post = post.clone();
@@ -484,10 +477,11 @@ impl Engine {
     /// Hands what was recorded since the last call to the recorder: the engine calls it
     /// each time it is about to wait, so a burst of records is one message.
     pub fn hand_over_records(&mut self) {
-        if self.rec_out.is_empty() {
+        let mut items = std::mem::take(&mut self.rec_out);
+        self.hand_over_journal(&mut items);
+        if items.is_empty() {
             return;
         }
-        let items = std::mem::take(&mut self.rec_out);
         if let Some(r) = &self.recorder {
             r.send(items);
         }

@@ -100,7 +100,9 @@ pub struct World {
     pub mob_count: HashMap<u32, u32>,
     pub obj_count: HashMap<u32, u32>,
     /// Lower-case name → player character in the world (connected or link-dead).
-    pub players: HashMap<String, CharId>,
+    /// Lower-cased name → the player. Fx-hashed: iterated in the same order every run
+    /// given the same logins, so a replay acts in the same order (`replay`).
+    pub players: FxHashMap<String, CharId>,
     next_id: u64,
 }
 
@@ -154,7 +156,7 @@ impl World {
             objs: FxHashMap::default(),
             mob_count: HashMap::new(),
             obj_count: HashMap::new(),
-            players: HashMap::new(),
+            players: FxHashMap::default(),
             next_id: 1,
         }
     }

@@ -8,7 +8,7 @@ use pawns_storage::Store;
 use super::AgentMemory;
 
 /// The memory messages for one login.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LoginMemory {
     pub block: String,
     /// Memories (event lines) in `block`.

@@ -163,7 +163,9 @@ mod tests {
         });
         let session =
             SessionMeta { session: 1, agent: "ann".into(), started_us: 1_000, ended_us: Some(9_999), first_batch: 1, ..Default::default() };
-        store.write_records(&RecordBatch { sessions: vec![session], records, spans: vec![(1, vec![])], sweep: true }).unwrap();
+        store
+            .write_records(&RecordBatch { sessions: vec![session], records, spans: vec![(1, vec![])], sweep: true, ..Default::default() })
+            .unwrap();
         let live = recent(&store, "ann", Some("bram"), 3, 0).unwrap();
         assert_eq!(live["live"], 1_004, "only conversation lines count");
         assert_eq!(live["partners"]["Bram"], 502);

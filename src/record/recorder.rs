@@ -48,6 +48,8 @@ enum RecMsg {
 pub enum RecItem {
     Record(EventRecord),
     Session(SessionMeta),
+    /// A chunk of the engine's journal: (run, encoded entries).
+    Journal(u64, Vec<u8>),
 }
 
 /// Counters for metrics, the bench and the closing note.
@@ -72,7 +74,30 @@ pub struct RecorderHandle {
     pub stats: Arc<RecorderStats>,
 }
 
+/// What a capturing recorder was handed (a replay reads the engine's records here
+/// instead of writing them).
+pub struct Capture(mpsc::Receiver<RecMsg>);
+
+impl Capture {
+    /// Everything handed over since the last call, in order.
+    pub fn drain(&self) -> Vec<RecItem> {
+        let mut out = Vec::new();
+        while let Ok(m) = self.0.try_recv() {
+            if let RecMsg::Many(items) = m {
+                out.extend(items);
+            }
+        }
+        out
+    }
+}
+
 impl RecorderHandle {
+    /// A recorder that writes nothing: what the engine hands it waits in the `Capture`.
+    pub fn capture() -> (RecorderHandle, Capture) {
+        let (tx, rx) = mpsc::channel();
+        (RecorderHandle { tx, stats: Arc::new(RecorderStats::default()) }, Capture(rx))
+    }
+
     /// Hands over everything the engine gathered since the last call (one message, one
     /// wake-up of the recorder, however many records).
     pub fn send(&self, items: Vec<RecItem>) {
@@ -154,6 +179,7 @@ fn run(
                                     batch.sessions.retain(|x| x.session != s.session);
                                     batch.sessions.push(s);
                                 }
+                                RecItem::Journal(run, bytes) => batch.journal.push((run, bytes)),
                             }
                         }
                     }
@@ -210,7 +236,7 @@ fn commit(
     dream: Option<&mut crate::memory::DreamFeed>,
 ) {
     let n = batch.records.len() as u64;
-    if n == 0 && batch.sessions.is_empty() {
+    if n == 0 && batch.sessions.is_empty() && batch.journal.is_empty() {
         return;
     }
     // The store writes each session's records as one chunk; the index is fed them in

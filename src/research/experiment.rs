@@ -93,7 +93,10 @@ fn host_port(server: &str) -> Result<(String, u16), String> {
 }
 
 /// Runs the fleet; `progress` is told each session that ends.
-pub async fn run_fleet(opts: &ExperimentOptions, progress: Arc<dyn Fn(&FleetReport, &str) + Send + Sync>) -> Result<FleetReport, String> {
+/// Told of each session that ends: the fleet so far, and a line about the session.
+pub type Progress = Arc<dyn Fn(&FleetReport, &str) + Send + Sync>;
+
+pub async fn run_fleet(opts: &ExperimentOptions, progress: Progress) -> Result<FleetReport, String> {
     let (host, port) = host_port(&opts.server)?;
     if opts.agents == 0 {
         return Err("--agents must be at least 1".into());

@@ -170,8 +170,8 @@ fn cost(e: &Evaluation, path: &Path) -> Result<(), String> {
 
 /// Writes the four plots into `dir`; their paths.
 pub fn write_all(e: &Evaluation, dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let plots: [(&str, fn(&Evaluation, &Path) -> Result<(), String>); 4] =
-        [("bps.svg", bps), ("scs.svg", scs), ("decay.svg", decay), ("cost.svg", cost)];
+    type Plot = fn(&Evaluation, &Path) -> Result<(), String>;
+    let plots: [(&str, Plot); 4] = [("bps.svg", bps), ("scs.svg", scs), ("decay.svg", decay), ("cost.svg", cost)];
     let mut out = Vec::new();
     for (name, f) in plots {
         let p = dir.join(name);

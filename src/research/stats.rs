@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 /// Resamples per bootstrap interval.
 pub const BOOTSTRAP: usize = 1_000;
 /// The seed every interval starts from: the same data gives the same interval.
-pub const SEED: u64 = 0x5eed_19;
+pub const SEED: u64 = 0x005e_ed19;
 /// Up to this many trials, a resample is drawn trial by trial.
 const EXACT_UP_TO: u64 = 64;
 

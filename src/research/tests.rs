@@ -58,7 +58,7 @@ fn dream(cycle: u64, memories: Vec<SalienceRow>, pruned: &[&str], raw: u64, ms: 
 }
 
 fn fixture() -> Dataset {
-    let mut tokens = |mut x: DecisionRow, p: u64, c: u64| {
+    let tokens = |mut x: DecisionRow, p: u64, c: u64| {
         x.tokens_prompt = Some(p);
         x.tokens_completion = Some(c);
         x

@@ -198,7 +198,7 @@ pub fn prepare_store(cfg: &ServerConfig) -> anyhow::Result<(Store, crate::worldf
 
 /// A world imported before worlds had profiles gets one now: from its directory when it
 /// is still there, else the defaults of its family (the starter world has its own).
-fn with_profile(mut w: crate::worldfile::WorldProto, source: &str) -> crate::worldfile::WorldProto {
+pub(crate) fn with_profile(mut w: crate::worldfile::WorldProto, source: &str) -> crate::worldfile::WorldProto {
     use crate::worldfile::profile::{family_of, WorldProfile};
     if !w.profile.name.is_empty() {
         return w;
@@ -286,11 +286,13 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
         let store = store.clone();
         tokio::task::spawn_blocking(move || store.chat_rooms()).await??
     };
+    let rooms_saved = rooms.clone();
     engine.chat = crate::game::chat_rooms::ChatBook::restore(rooms);
     let boards = {
         let store = store.clone();
         tokio::task::spawn_blocking(move || store.boards()).await??
     };
+    let boards_saved = boards.clone();
     engine.boards = crate::game::specials::board::BoardBook::restore(boards);
     // The index is derived data: if it cannot be opened the server still plays and
     // records, and says so (search answers `search_unavailable`).
@@ -315,6 +317,12 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
         None
     };
     engine.recorder = recorder.as_ref().map(|(h, _)| h.clone());
+    if cfg.record {
+        // The run's journal: with it `pawns replay` rebuilds this engine and its record.
+        let st = store.clone();
+        let (digest, source) = tokio::task::spawn_blocking(move || crate::replay::run::world_digest(&st)).await??;
+        engine.begin_journal(crate::replay::run::boot_of(&engine, digest, source, houses, rooms_saved, boards_saved));
+    }
     // The engine gets a thread of its own, so thousands of socket tasks on the shared
     // pool can never delay a pulse.
     let (engine_done_tx, engine_task) = oneshot::channel();

@@ -23,7 +23,7 @@ mod m0006;
 mod m0007;
 #[path = "../../migrations/0008_boards.rs"]
 mod m0008;
-#[path = "../../migrations/0009_dream_log.rs"]
+#[path = "../../migrations/0009_research.rs"]
 mod m0009;
 
 /// `(version, step)` in order. A step brings the file from `version - 1` to `version`.

@@ -253,6 +253,8 @@ pub struct RecordBatch {
     /// Every running session's spans are complete with this commit: `spans_through`
     /// moves to this batch (or the last one, when this one holds no records).
     pub sweep: bool,
+    /// Chunks of the engine's journal: (run, encoded chunk), appended to the run in order.
+    pub journal: Vec<(u64, Vec<u8>)>,
 }
 
 /// Days since 1970-01-01 (UTC) of a Unix µs time.

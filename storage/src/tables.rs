@@ -66,11 +66,14 @@ pub const MIND_META: TableDefinition<&str, &[u8]> = TableDefinition::new("mind_m
 /// Board object vnum → a `BoardRecord`.
 pub const BOARDS: TableDefinition<u32, &[u8]> = TableDefinition::new("boards");
 
-// The dream log (migration 9).
+// The dream log and the engine's journal (migration 9).
 
 /// (agent lower-cased, dream end in unix µs) → one dream's snapshot, an encoded record
 /// whose type the server's memory module owns.
 pub const DREAM_LOG: TableDefinition<(&str, u64), &[u8]> = TableDefinition::new("dream_log");
+/// (run id = its boot time in µs, chunk number) → a chunk of the engine's journal (its
+/// inputs in order), an encoded record whose type the server's replay module owns.
+pub const JOURNAL: TableDefinition<(u64, u64), &[u8]> = TableDefinition::new("journal");
 
 // Retired: the version-3 record log, converted and dropped by migration 5.
 

@@ -226,8 +226,12 @@ fn records_commit_in_batches_and_read_back_by_session_agent_and_id() {
     // ...ended ones from the spans their end wrote (session 1 ends with a last record).
     let mut s1_end = s1.clone();
     s1_end.ended_us = Some(11 * day + 9);
-    let third =
-        RecordBatch { sessions: vec![s1_end], records: vec![rec(1, 4, 11 * day + 9, "e")], spans: vec![(1, vec![1, 2])], sweep: false };
+    let third = RecordBatch {
+        sessions: vec![s1_end],
+        records: vec![rec(1, 4, 11 * day + 9, "e")],
+        spans: vec![(1, vec![1, 2])],
+        ..Default::default()
+    };
     assert_eq!(store.write_records(&third).unwrap(), 3);
     assert_eq!(texts(store.session_records(1).unwrap()), ["a", "b", "d", "e"]);
     assert_eq!(store.session(1).unwrap().unwrap().first_batch, 1, "the end keeps where the session began");
@@ -528,4 +532,17 @@ fn mind_records_are_kept_by_agent_and_layer() {
     assert_eq!(store.mind_meta("nobody").unwrap(), MindMeta::default());
     assert_eq!(store.mind_get("ann", 2, 3).unwrap().unwrap().text, "another");
     assert_eq!(store.mind_agents().unwrap(), ["ann", "bob"]);
+}
+
+#[test]
+fn journal_chunks_append_per_run_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = Store::open(dir.path().join("j.redb")).unwrap();
+    assert!(store.journal_runs().unwrap().is_empty());
+    store.write_records(&RecordBatch { journal: vec![(7, b"a".to_vec()), (9, b"x".to_vec())], ..Default::default() }).unwrap();
+    store.write_records(&RecordBatch { journal: vec![(7, b"b".to_vec()), (7, b"c".to_vec())], ..Default::default() }).unwrap();
+    assert_eq!(store.journal_runs().unwrap(), vec![7, 9]);
+    let mut seen = Vec::new();
+    assert_eq!(store.journal_chunks(7, &mut |b| Ok(seen.push(b.to_vec()))).unwrap(), 3);
+    assert_eq!(seen, vec![b"a".to_vec(), b"b".to_vec(), b"c".to_vec()]);
 }

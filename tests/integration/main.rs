@@ -21,6 +21,7 @@ mod persistence;
 mod real_clients;
 mod real_worlds;
 mod recording;
+mod replay;
 mod research;
 mod residents;
 mod search;

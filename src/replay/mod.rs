@@ -1,0 +1,160 @@
+//! Deterministic replay. The engine is a function of its world, its seed and its inputs:
+//! while it runs it journals everything else it is given (`game/journal.rs`) — the boot
+//! (seed, world digest, the houses, chat rooms and boards it restored, the game hour),
+//! every message that changes the world with the pulse it came in (and, for the few
+//! handled in the middle of a long pulse, where in it), and the wall-clock times its
+//! records carry. `pawns replay` (`run.rs`) rebuilds the engine from the boot, feeds it
+//! the same inputs at the same pulses, and compares what it records with the record,
+//! byte for byte.
+//!
+//! Time is the engine's own: every record a step makes (a pulse, a message) is stamped
+//! with the time the step began (`Engine.now_us`), read from the wall clock once and
+//! journaled, so a replay stamps the same.
+
+pub mod run;
+
+use serde::{Deserialize, Serialize};
+
+use pawns_storage::{BoardRecord, CharacterRecord, ChatRoomRecord, HouseRecord};
+
+/// Journal format version (in the boot entry).
+pub const JOURNAL_VERSION: u32 = 1;
+
+/// How the engine was started.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Boot {
+    pub version: u32,
+    /// The run's id: its boot time (µs).
+    pub run: u64,
+    pub seed: u64,
+    pub pulse_us: u64,
+    pub start_room: Option<u32>,
+    /// The game hour at pulse 0, as resolved.
+    pub start_hour: u64,
+    pub record_humans: bool,
+    pub scripts: bool,
+    pub linkdead_grace_us: u64,
+    pub save_interval_us: u64,
+    /// SHA-256 of the world's stored zones and what the world was read from.
+    pub world_digest: String,
+    pub world_source: String,
+    pub houses: Vec<HouseRecord>,
+    pub chat_rooms: Vec<ChatRoomRecord>,
+    pub boards: Vec<BoardRecord>,
+}
+
+/// What a login said about its client.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClientRecord {
+    pub harness: Option<String>,
+    pub model: Option<String>,
+    pub version: Option<String>,
+    pub tier: Option<String>,
+    pub valence: bool,
+    pub memory: Option<crate::memory::login::LoginMemory>,
+    pub notice: Option<String>,
+}
+
+/// A message that changed the world (the engine's `EngineMsg`, without its channels).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Input {
+    Enter {
+        record: Box<CharacterRecord>,
+        link_id: u64,
+        json: bool,
+        client: ClientRecord,
+        resumed: Option<bool>,
+    },
+    Command {
+        char_id: u64,
+        link_id: u64,
+        line: String,
+        id: Option<String>,
+        received_us: u64,
+        tokens_prompt: Option<u64>,
+        tokens_completion: Option<u64>,
+        latency_ms: Option<f64>,
+    },
+    Subscribe {
+        char_id: u64,
+        link_id: u64,
+        names: Vec<String>,
+        add: bool,
+        re: Option<String>,
+    },
+    Detach {
+        char_id: u64,
+        link_id: u64,
+    },
+    Reattach {
+        char_id: u64,
+        link_id: u64,
+        resync: bool,
+    },
+    Resync {
+        char_id: u64,
+        link_id: u64,
+    },
+    RateLimited {
+        char_id: u64,
+        link_id: u64,
+        command: String,
+    },
+    Actions {
+        char_id: u64,
+        link_id: u64,
+        batch: String,
+        re: Option<String>,
+        premade: Vec<(usize, Result<String, (String, String)>)>,
+    },
+    Say {
+        char_id: u64,
+        text: String,
+    },
+    MindRecorded {
+        name: String,
+        items: Vec<(String, u64, String)>,
+    },
+    Hud {
+        char_id: u64,
+        link_id: u64,
+        beat: bool,
+    },
+    ResidentKnown {
+        name: String,
+        kind: String,
+        prompt: String,
+        model: Option<String>,
+        join_room: Option<u64>,
+    },
+    ResidentRetired {
+        name: String,
+    },
+    ResidentTell {
+        to: String,
+        text: String,
+    },
+    /// The server stopped: every session ended.
+    Shutdown,
+}
+
+/// One journal entry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Entry {
+    Boot(Box<Boot>),
+    /// A pulse that recorded something, and the times it stamped: from its start, and
+    /// from its flush.
+    Tick {
+        pulse: u64,
+        start_us: u64,
+        flush_us: u64,
+    },
+    /// A message, handled after `pulse` pulses (`drain` 0) or inside pulse `pulse` at its
+    /// `drain`th look at the inbox; `at_us`: the time its records carry.
+    Input {
+        pulse: u64,
+        drain: u32,
+        at_us: u64,
+        input: Input,
+    },
+}
