@@ -154,7 +154,7 @@ impl Engine {
     fn submit(&mut self, id: CharId, line: String, re: Option<Arc<str>>) {
         let link_id = self.world.ch(id).and_then(|c| c.pc.as_ref()).and_then(|p| p.link.as_ref()).map(|l| l.id).unwrap_or(0);
         let now = self.now_us;
-        self.handle_command(id, link_id, line, re, Instant::now(), now, None);
+        self.handle_command(id, link_id, line, re, (Instant::now(), now), None);
     }
 
     fn act_on(&mut self, id: CharId, item: &Value, re: Option<Arc<str>>) -> Outcome {

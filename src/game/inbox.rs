@@ -20,8 +20,7 @@ impl Engine {
         link_id: u64,
         line: String,
         id: Option<Arc<str>>,
-        received: Instant,
-        received_us: u64,
+        (received, received_us): (Instant, u64),
         client: Option<Box<crate::protocol::CommandClient>>,
     ) {
         if !self.pc_link_matches(char_id, link_id) {
@@ -62,7 +61,7 @@ impl Engine {
             }
             EngineMsg::Command { char_id, link_id, line, id, received, client } => {
                 let received_us = self.command_received_us.take().unwrap_or_else(|| self.received_us(received));
-                self.handle_command(char_id, link_id, line, id, received, received_us, client);
+                self.handle_command(char_id, link_id, line, id, (received, received_us), client);
             }
             EngineMsg::Resident(note) => self.resident_note(note),
             EngineMsg::Actions { char_id, link_id, batch, re, premade } => {

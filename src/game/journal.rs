@@ -81,7 +81,7 @@ impl Engine {
                 record: record.clone(),
                 link_id: link.id,
                 json: link.json,
-                client: client_record(&link.client),
+                client: Box::new(client_record(&link.client)),
                 resumed: *resumed,
             },
             EngineMsg::Command { char_id, link_id, line, id, received, client } => {
@@ -254,6 +254,7 @@ impl Engine {
                 if let Some(f) = self.replay.as_mut() {
                     f.outs.push(rx);
                 }
+                let client = *client;
                 let client = Arc::new(ClientInfo {
                     harness: client.harness,
                     model: client.model,
@@ -269,7 +270,7 @@ impl Engine {
             Input::Command { char_id, link_id, line, id, received_us, tokens_prompt, tokens_completion, latency_ms } => {
                 let client = (tokens_prompt.is_some() || tokens_completion.is_some() || latency_ms.is_some())
                     .then(|| Box::new(crate::protocol::CommandClient { tokens_prompt, tokens_completion, latency_ms }));
-                self.handle_command(char_id, link_id, line, id.map(Arc::from), Instant::now(), received_us, client);
+                self.handle_command(char_id, link_id, line, id.map(Arc::from), (Instant::now(), received_us), client);
                 return;
             }
             Input::Subscribe { char_id, link_id, names, add, re } => {

@@ -55,6 +55,10 @@ pub struct ClientRecord {
     pub notice: Option<String>,
 }
 
+/// A result an `actions` message's session made itself (§12): its index, and the JSON
+/// value or the (code, message) of its error.
+pub type Premade = (usize, Result<String, (String, String)>);
+
 /// A message that changed the world (the engine's `EngineMsg`, without its channels).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Input {
@@ -62,7 +66,7 @@ pub enum Input {
         record: Box<CharacterRecord>,
         link_id: u64,
         json: bool,
-        client: ClientRecord,
+        client: Box<ClientRecord>,
         resumed: Option<bool>,
     },
     Command {
@@ -105,7 +109,7 @@ pub enum Input {
         link_id: u64,
         batch: String,
         re: Option<String>,
-        premade: Vec<(usize, Result<String, (String, String)>)>,
+        premade: Vec<Premade>,
     },
     Say {
         char_id: u64,

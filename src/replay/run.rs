@@ -174,7 +174,8 @@ fn encode(r: &EventRecord) -> Vec<u8> {
 pub fn replay(store: &Store, opts: &ReplayOptions, progress: &mut dyn FnMut(u64, u64)) -> Result<ReplayReport, ReplayError> {
     let started = Instant::now();
     let runs = store.journal_runs()?;
-    let (run, wanted): (u64, Box<dyn Fn(&SessionMeta) -> bool>) = match (opts.session, opts.window) {
+    type Wanted = Box<dyn Fn(&SessionMeta) -> bool>;
+    let (run, wanted): (u64, Wanted) = match (opts.session, opts.window) {
         (Some(s), _) => {
             let meta = store.session(s)?.ok_or_else(|| ReplayError::BadInput(format!("no session {s} in the record")))?;
             let run = run_of(&runs, meta.started_us).ok_or_else(|| {

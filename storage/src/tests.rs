@@ -543,6 +543,12 @@ fn journal_chunks_append_per_run_in_order() {
     store.write_records(&RecordBatch { journal: vec![(7, b"b".to_vec()), (7, b"c".to_vec())], ..Default::default() }).unwrap();
     assert_eq!(store.journal_runs().unwrap(), vec![7, 9]);
     let mut seen = Vec::new();
-    assert_eq!(store.journal_chunks(7, &mut |b| Ok(seen.push(b.to_vec()))).unwrap(), 3);
+    let n = store
+        .journal_chunks(7, &mut |b| {
+            seen.push(b.to_vec());
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(n, 3);
     assert_eq!(seen, vec![b"a".to_vec(), b"b".to_vec(), b"c".to_vec()]);
 }
