@@ -21,6 +21,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     cfg.engine.fault_injection = args.fault_injection;
     cfg.engine.linkdead_grace = Duration::from_secs(args.linkdead_secs);
     cfg.record = !args.no_record;
+    cfg.journal = !args.no_journal;
     cfg.keep_observation_days = args.keep_observations;
     cfg.engine.record_humans = !args.no_record_humans;
     cfg.engine.scripts = !args.no_scripts;

@@ -204,6 +204,9 @@ pub struct ServeArgs {
     /// Record nothing (no sessions, decisions, observations or transitions).
     #[arg(long)]
     pub no_record: bool,
+    /// Keep no journal of the engine's inputs (then `pawns replay` cannot replay this run).
+    #[arg(long)]
+    pub no_journal: bool,
     /// Retention: drop raw observations older than this many days, checked hourly
     /// (decisions and state transitions are kept). Default: keep everything.
     #[arg(long, value_name = "DAYS")]

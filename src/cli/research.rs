@@ -263,7 +263,14 @@ pub async fn replay(args: super::ReplayArgs) -> anyhow::Result<()> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        println!("Replayed run {}: {} pulses, {} inputs in {:.0} ms.", report.run, report.pulses, report.inputs, report.elapsed_ms);
+        println!(
+            "Replayed run {}: {} pulses, {} inputs ({} KiB of journal) in {:.0} ms.",
+            report.run,
+            report.pulses,
+            report.inputs,
+            report.journal_bytes / 1024,
+            report.elapsed_ms
+        );
         for s in &report.sessions {
             println!("  session {} ({}): {} records {}", s.session, s.agent, s.records, if s.identical { "identical" } else { "DIFFER" });
         }

@@ -71,6 +71,8 @@ pub struct ReplayReport {
     pub run: u64,
     pub pulses: u64,
     pub inputs: u64,
+    /// The journal's size in the data file.
+    pub journal_bytes: u64,
     pub sessions: Vec<SessionCheck>,
     pub divergence: Option<Divergence>,
     pub elapsed_ms: f64,
@@ -115,14 +117,15 @@ pub fn boot_of(
     }
 }
 
-/// A run's journal, in order.
-fn entries(store: &Store, run: u64) -> Result<Vec<Entry>, ReplayError> {
-    let mut out = Vec::new();
+/// A run's journal, in order, and its size in the file (bytes).
+fn entries(store: &Store, run: u64) -> Result<(Vec<Entry>, u64), ReplayError> {
+    let (mut out, mut bytes) = (Vec::new(), 0u64);
     store.journal_chunks(run, &mut |b| {
+        bytes += b.len() as u64 + 4;
         out.extend(pawns_storage::codec::decode::<Vec<Entry>>(b)?);
         Ok(())
     })?;
-    Ok(out)
+    Ok((out, bytes))
 }
 
 /// The engine as the run began.
@@ -191,7 +194,7 @@ pub fn replay(store: &Store, opts: &ReplayOptions, progress: &mut dyn FnMut(u64,
         }
         (None, None) => return Err(ReplayError::BadInput("name a session (--session) or a window (--from/--to)".into())),
     };
-    let entries = entries(store, run)?;
+    let (entries, journal_bytes) = entries(store, run)?;
     let Some(Entry::Boot(boot)) = entries.first() else {
         return Err(ReplayError::BadJournal(format!("run {run}'s journal does not begin with its boot")));
     };
@@ -255,7 +258,8 @@ pub fn replay(store: &Store, opts: &ReplayOptions, progress: &mut dyn FnMut(u64,
     if ids.is_empty() {
         return Err(ReplayError::BadInput("no session matches in that run".into()));
     }
-    let mut report = ReplayReport { run, pulses: engine.pulse, inputs, sessions: Vec::new(), divergence: None, elapsed_ms: 0.0 };
+    let mut report =
+        ReplayReport { run, pulses: engine.pulse, inputs, journal_bytes, sessions: Vec::new(), divergence: None, elapsed_ms: 0.0 };
     for id in ids {
         let theirs = store.session_records(id)?;
         let ours = made.remove(&id).unwrap_or_default();

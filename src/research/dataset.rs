@@ -7,6 +7,9 @@ use pawns_storage::{RecordBody, SessionMeta, Store, StoreError, Transition};
 
 use crate::memory::DreamSnapshot;
 
+/// Sessions a reading thread takes at a time.
+const READ_CHUNK: usize = 16;
+
 /// Which part of the record an evaluation reads.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Filter {
@@ -90,9 +93,51 @@ impl Dataset {
             .filter(|s| filter.agents.is_empty() || filter.agents.contains(&s.agent))
             .collect();
         metas.sort_by(|a, b| (&a.agent, a.started_us, a.session).cmp(&(&b.agent, b.started_us, b.session)));
-        let mut ds = Dataset::default();
         let total = metas.len();
-        for (i, m) in metas.iter().enumerate() {
+        // Decoding the record is most of the work: sessions are read on every core, in
+        // chunks taken in turn, and put back in order.
+        let chunks: Vec<&[SessionMeta]> = metas.chunks(READ_CHUNK).collect();
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<Dataset, StoreError>)>();
+        let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(chunks.len().max(1));
+        let mut parts: Vec<Option<Dataset>> = (0..chunks.len()).map(|_| None).collect();
+        std::thread::scope(|scope| -> Result<(), StoreError> {
+            for _ in 0..threads {
+                let (tx, next, chunks) = (tx.clone(), &next, &chunks);
+                scope.spawn(move || loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(chunk) = chunks.get(i) else { break };
+                    let _ = tx.send((i, Dataset::read_sessions(store, chunk)));
+                });
+            }
+            drop(tx);
+            let mut done = 0;
+            for (i, part) in rx {
+                done += chunks[i].len();
+                parts[i] = Some(part?);
+                progress(done, total);
+            }
+            Ok(())
+        })?;
+        let mut ds = Dataset::default();
+        for part in parts.into_iter().flatten() {
+            ds.append(part);
+        }
+        let mut agents: Vec<&str> = ds.sessions.iter().map(|s| s.agent.as_str()).collect();
+        agents.dedup();
+        let agents: Vec<String> = agents.into_iter().map(str::to_string).collect();
+        for agent in agents {
+            for (at_us, snap) in store.dream_log::<DreamSnapshot>(&agent)? {
+                ds.dreams.push(DreamRow { agent: agent.clone(), at_us, snap });
+            }
+        }
+        Ok(ds)
+    }
+
+    /// Sessions read by one thread: rows indexed within this part.
+    fn read_sessions(store: &Store, metas: &[SessionMeta]) -> Result<Dataset, StoreError> {
+        let mut ds = Dataset::default();
+        for m in metas {
             let ix = ds.sessions.len();
             ds.sessions.push(SessionRow {
                 session: m.session,
@@ -104,17 +149,22 @@ impl Dataset {
                 records: m.records,
             });
             store.scan_session(m, 0, 0, &mut |_, r| ds.take(ix, r))?;
-            progress(i + 1, total);
-        }
-        let mut agents: Vec<&str> = ds.sessions.iter().map(|s| s.agent.as_str()).collect();
-        agents.dedup();
-        let agents: Vec<String> = agents.into_iter().map(str::to_string).collect();
-        for agent in agents {
-            for (at_us, snap) in store.dream_log::<DreamSnapshot>(&agent)? {
-                ds.dreams.push(DreamRow { agent: agent.clone(), at_us, snap });
-            }
         }
         Ok(ds)
+    }
+
+    /// Adds a part read after this one (its session indices shifted).
+    fn append(&mut self, part: Dataset) {
+        let base = self.sessions.len();
+        self.sessions.extend(part.sessions);
+        self.decisions.extend(part.decisions.into_iter().map(|mut d| {
+            d.session += base;
+            d
+        }));
+        self.socials.extend(part.socials.into_iter().map(|mut s| {
+            s.session += base;
+            s
+        }));
     }
 
     fn take(&mut self, session: usize, r: pawns_storage::EventRecord) {

@@ -42,6 +42,8 @@ pub struct ServerConfig {
     pub out_queue: usize,
     /// Record sessions, decisions, observations and transitions (see `record`).
     pub record: bool,
+    /// Journal the engine's inputs with the record, for `pawns replay` (see `replay`).
+    pub journal: bool,
     /// Retention: drop raw observations older than this many days (decisions and
     /// transitions are kept). `None`: keep everything.
     pub keep_observation_days: Option<u32>,
@@ -77,6 +79,7 @@ impl Default for ServerConfig {
             link: LinkLimits::default(),
             out_queue: crate::net::ws::OUT_QUEUE,
             record: true,
+            journal: true,
             keep_observation_days: None,
             search: true,
             search_every: crate::search::indexer::COMMIT_EVERY,
@@ -317,7 +320,7 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
         None
     };
     engine.recorder = recorder.as_ref().map(|(h, _)| h.clone());
-    if cfg.record {
+    if cfg.record && cfg.journal {
         // The run's journal: with it `pawns replay` rebuilds this engine and its record.
         let st = store.clone();
         let (digest, source) = tokio::task::spawn_blocking(move || crate::replay::run::world_digest(&st)).await??;
