@@ -123,7 +123,7 @@ impl Engine {
         let words = message.split_whitespace().count() as u32;
         let allowed = {
             let Some(pc) = self.world.ch(id).and_then(|c| c.pc.as_ref()) else { return refuse("internal", "no such player") };
-            let since = pc.hud.last_spoke.get(&context.id()).map(|t| crate::time::unix_us().saturating_sub(*t) as f64 / 1e6);
+            let since = pc.hud.last_spoke.get(&context.id()).map(|t| self.now_us.saturating_sub(*t) as f64 / 1e6);
             word_budget(since, pc.hud.wpm_of(&context.id()))
         };
         if words > allowed {
@@ -230,7 +230,7 @@ impl Engine {
                 Ok(json!({}))
             }
             "sleep" => {
-                let now = crate::time::unix_us();
+                let now = self.now_us;
                 let secs = match (item.get("until").and_then(Value::as_str), item.get("seconds").and_then(Value::as_f64)) {
                     (Some(t), _) => until_secs(t, now),
                     (None, Some(s)) => Some(s),

@@ -68,6 +68,9 @@ pub const EVENTS_CAP: usize = 100;
 pub struct PcState {
     pub is_agent: bool,
     pub link: Option<Link>,
+    /// Everything delivered to this character's sessions so far: where a slow-consumer
+    /// cut happened, for a replay (`journal.rs`).
+    pub delivered: u64,
     pub queue: VecDeque<Queued>,
     pub subscribed: VarSet,
     /// What this session was last sent, per variable.
@@ -250,6 +253,7 @@ impl Char {
             behaves: false,
             affects: Vec::new(),
             pc: Some(Box::new(PcState {
+                delivered: 0,
                 is_agent: r.is_agent,
                 link: None,
                 queue: VecDeque::new(),

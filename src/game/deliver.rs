@@ -21,10 +21,22 @@ impl Engine {
         let pulse = self.pulse;
         let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) else { return false };
         let Some(l) = pc.link.as_ref() else { return false };
-        if l.tx.capacity() > 1 {
+        pc.delivered += 1;
+        let nth = pc.delivered;
+        // A replay cuts where the run did (its queues never fill); the run journals it.
+        let full = match self.replay.as_ref() {
+            Some(f) => f.cuts.contains(&(id, nth)),
+            None => l.tx.capacity() <= 1,
+        };
+        if !full {
             // Only a closed queue fails here (its session is already gone).
             return l.tx.try_send(out).is_ok();
         }
+        if let Some(j) = self.journal.as_mut() {
+            j.entries.push(crate::replay::Entry::Cut { char_id: id, nth });
+        }
+        let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) else { return false };
+        let Some(l) = pc.link.as_ref() else { return false };
         let close = Out::Close { code: SLOW_CONSUMER, message: "you stopped reading; log in again (or resume) to catch up".into() };
         let _ = l.tx.try_send(close);
         pc.link = None;

@@ -252,7 +252,7 @@ impl Engine {
         if !self.message_ids.index.contains_key(&mid) {
             self.message_ids.remember(mid, Said { sender: from.cloned(), context: context.clone(), reactions: Default::default() });
         }
-        let at_us = crate::time::unix_us();
+        let at_us = self.now_us;
         if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
             let h = &mut pc.hud.heard;
             if h.len() >= HEARD_CAP {
@@ -264,7 +264,7 @@ impl Engine {
 
     /// A command ran: the HUD's `recent_actions`, and where the agent last spoke.
     pub(crate) fn note_action(&mut self, id: CharId, line: &str, status: &'static str) {
-        let at_us = crate::time::unix_us();
+        let at_us = self.now_us;
         let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) else { return };
         if !pc.is_agent {
             return;

@@ -32,6 +32,8 @@ pub struct ReplayFeed {
     pub mid: VecDeque<(u64, u32, u64, Input)>,
     /// The sessions' queues: kept open and emptied, so nothing a replay sends is refused.
     pub outs: Vec<mpsc::Receiver<super::output::Out>>,
+    /// Where the run cut slow consumers: (character, its nth delivery).
+    pub cuts: std::collections::HashSet<(u64, u64)>,
 }
 
 /// Capacity of a replayed link's queue (emptied after every step).

@@ -199,10 +199,12 @@ pub fn known_at_login(history: &Encounters, graph: &pawns_graph::StoredGraph, in
         let key = other.to_lowercase();
         let k = out.entry(key.clone()).or_insert_with(|| KnownEntity {
             name: key,
-            relation: Relation::of_event(&e.kind),
+            relation: Relation::Stranger,
             memory_id: None,
             memory_valence: None,
         });
+        // Known from memories alone (older than the ledger): the strongest of them.
+        k.relation = k.relation.max(Relation::of_event(&e.kind));
         let stronger = k.memory_valence.is_none_or(|v| n.valence.abs() > v.abs());
         if stronger {
             k.memory_id = Some(n.id.clone());

@@ -161,4 +161,10 @@ pub enum Entry {
         at_us: u64,
         input: Input,
     },
+    /// A session found full (a slow consumer) at this character's `nth` delivery: its
+    /// link was cut.
+    Cut {
+        char_id: u64,
+        nth: u64,
+    },
 }

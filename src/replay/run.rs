@@ -148,15 +148,15 @@ fn rebuild(store: &Store, boot: &Boot) -> Result<Engine, ReplayError> {
         pulse: Duration::from_micros(boot.pulse_us),
         seed: boot.seed,
         start_room: boot.start_room,
-        start_hour: None,
+        start_hour: Some((boot.start_hour % 24) as u8),
         record_humans: boot.record_humans,
         linkdead_grace: Duration::from_micros(boot.linkdead_grace_us),
         save_interval: Duration::from_micros(boot.save_interval_us),
         fault_injection: false,
         scripts: boot.scripts,
     };
-    let mut e = Engine::new(world, cfg, crate::game::persist::SaveQueue::discard());
-    e.start_hour = boot.start_hour;
+    let e = Engine::new(world, cfg, crate::game::persist::SaveQueue::discard());
+    let mut e = e;
     e.restore_houses(&boot.houses);
     e.chat = crate::game::chat_rooms::ChatBook::restore(boot.chat_rooms.clone());
     e.boards = crate::game::specials::board::BoardBook::restore(boot.boards.clone());
@@ -211,6 +211,9 @@ pub fn replay(store: &Store, opts: &ReplayOptions, progress: &mut dyn FnMut(u64,
             }
             Entry::Input { pulse, drain, at_us, input } if *drain > 0 => feed.mid.push_back((*pulse, *drain, *at_us, input.clone())),
             Entry::Input { pulse, .. } => last_pulse = last_pulse.max(*pulse),
+            Entry::Cut { char_id, nth } => {
+                feed.cuts.insert((*char_id, *nth));
+            }
             Entry::Boot(_) => {}
         }
     }
@@ -252,7 +255,10 @@ pub fn replay(store: &Store, opts: &ReplayOptions, progress: &mut dyn FnMut(u64,
     }
     progress(engine.pulse, last_pulse);
     // Compare: every wanted session the record holds, and any the replay made.
-    let recorded: Vec<SessionMeta> = store.all_sessions()?.into_iter().filter(|m| m.session >= run && wanted(m)).collect();
+    // The run's sessions: begun after its boot and before the next run's.
+    let next_run = runs.iter().copied().filter(|r| *r > run).min().unwrap_or(u64::MAX);
+    let recorded: Vec<SessionMeta> =
+        store.all_sessions()?.into_iter().filter(|m| m.session >= run && m.session < next_run && wanted(m)).collect();
     let mut ids: BTreeSet<u64> = recorded.iter().map(|m| m.session).collect();
     ids.extend(metas.values().filter(|m| wanted(m)).map(|m| m.session));
     if ids.is_empty() {
@@ -265,7 +271,19 @@ pub fn replay(store: &Store, opts: &ReplayOptions, progress: &mut dyn FnMut(u64,
         let ours = made.remove(&id).unwrap_or_default();
         let agent = recorded.iter().find(|m| m.session == id).or_else(|| metas.get(&id)).map(|m| m.agent.clone()).unwrap_or_default();
         let first_diff = (0..theirs.len().max(ours.len())).find(|i| theirs.get(*i).map(encode) != ours.get(*i).map(encode));
-        report.sessions.push(SessionCheck { session: id, agent, records: theirs.len(), identical: first_diff.is_none() });
+        // The session's own row too (what the store adds to it aside).
+        let row = |m: Option<&SessionMeta>| m.map(|m| SessionMeta { first_batch: 0, ..m.clone() });
+        let meta_same = row(recorded.iter().find(|m| m.session == id)) == row(metas.get(&id));
+        report.sessions.push(SessionCheck { session: id, agent, records: theirs.len(), identical: first_diff.is_none() && meta_same });
+        if !meta_same && first_diff.is_none() && report.divergence.is_none() {
+            let json = |m: Option<SessionMeta>| m.and_then(|m| serde_json::to_value(m).ok());
+            report.divergence = Some(Divergence {
+                session: id,
+                seq: 0,
+                recorded: json(row(recorded.iter().find(|m| m.session == id))),
+                replayed: json(row(metas.get(&id))),
+            });
+        }
         if let (Some(i), None) = (first_diff, report.divergence.as_ref()) {
             let json = |r: Option<&EventRecord>| r.and_then(|r| serde_json::to_value(r).ok());
             report.divergence = Some(Divergence {

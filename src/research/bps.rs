@@ -2,9 +2,10 @@
 //! no memory)| for the same stimulus kind, per agent and pooled, per arm.
 //!
 //! - A **trial** is an encounter: consecutive decisions of one session facing the same
-//!   stimulus (kind and target) in the same room. Its **response** is the first of those
-//!   decisions that does something (`look`, `score`, `consider`… only inform, and are
-//!   passed over); an encounter of nothing but such decisions is no trial.
+//!   stimulus (kind and target) in the same room (where it decided). Its **response** is
+//!   the first of those decisions that does something (`look`, `score`, `consider`… only
+//!   inform, and are passed over, as are commands the game did not take: unknown, refused
+//!   over the rate); an encounter of nothing but such decisions is no trial.
 //! - **Memory**: the encounter's first decision carries an injected memory about the
 //!   target (`Stimulus.memory_id`); **no memory**: it does not (never met before it was
 //!   dreamed, or what happened fell out of the summary).
@@ -71,6 +72,10 @@ const TALK: [&str; 9] = ["say", "'", "tell", "whisper", "ask", "shout", "gossip"
 /// What a verb does; none for the commands that only inform.
 pub fn act_of(verb: &str) -> Option<Act> {
     let v = verb.to_ascii_lowercase();
+    // `'hello` and `:waves` are speech and emotes, however they are split.
+    if v.starts_with('\'') || v.starts_with(':') {
+        return Some(Act::Talk);
+    }
     if INFORM.contains(&v.as_str()) {
         return None;
     }
@@ -137,7 +142,8 @@ pub fn trials(ds: &Dataset, arm_of: &dyn Fn(bool) -> String) -> Vec<Trial> {
             if (d.session, &d.kind, &d.target, d.room) != key {
                 break;
             }
-            if act.is_none() {
+            // A command the game did not take (unknown, refused over the rate) is no response.
+            if act.is_none() && !matches!(d.status.as_str(), "unknown_command" | "rate_limited" | "empty") {
                 act = act_of(&d.verb);
             }
             j += 1;

@@ -35,7 +35,10 @@ pub struct DecisionRow {
     /// Index into `Dataset::sessions`.
     pub session: usize,
     pub seq: u64,
+    /// When it was recorded (its pulse's end) and when it ran.
     pub at_us: u64,
+    pub dispatched_us: u64,
+    /// Where the agent was when it decided.
     pub room: u32,
     /// The verb as typed, lower-cased, and the rest of the line.
     pub verb: String,
@@ -175,7 +178,10 @@ impl Dataset {
                     session,
                     seq: r.seq,
                     at_us: r.at_us,
-                    room: r.room_vnum,
+                    dispatched_us: d.dispatched_us,
+                    // The record is made after the command ran: where it was decided is
+                    // the state before it.
+                    room: d.pre.room_vnum,
                     verb: d.command.to_lowercase(),
                     args: d.args,
                     status: d.status,

@@ -67,17 +67,22 @@ pub fn members(prefix: &str, n: usize) -> Vec<Member> {
         .collect()
 }
 
-/// Waits (at most a minute) for the dream that follows a logout at `ended_us`: the
-/// agent's last dream ending after it. Without one, asks for a dream.
-async fn logout_dreamed(server: &str, agent: &str, ended_us: u64) -> Result<(), String> {
+/// When the agent's last dream ended (0: it has not dreamed).
+async fn last_dream_us(base: &str, agent: &str) -> u64 {
+    match crate::net::client::get(&format!("{base}/api/agents/{agent}/memory")).await {
+        Ok(body) => serde_json::from_str::<serde_json::Value>(&body).unwrap_or_default()["last_dream"]["at_us"].as_u64().unwrap_or(0),
+        Err(_) => 0,
+    }
+}
+
+/// Waits (at most a minute) for the dream that follows a session's logout: a dream newer
+/// than `before` (the last one before the session). Without one, asks for a dream.
+async fn logout_dreamed(server: &str, agent: &str, before: u64) -> Result<(), String> {
     let base = server.trim_end_matches('/');
     let give_up = Instant::now() + Duration::from_secs(60);
     while Instant::now() < give_up {
-        if let Ok(body) = crate::net::client::get(&format!("{base}/api/agents/{agent}/memory")).await {
-            let v: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();
-            if v["last_dream"]["at_us"].as_u64().is_some_and(|at| at >= ended_us) {
-                return Ok(());
-            }
+        if last_dream_us(base, agent).await > before {
+            return Ok(());
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
@@ -140,8 +145,8 @@ pub async fn run_fleet(opts: &ExperimentOptions, progress: Progress) -> Result<F
                     ..RunOptions::default()
                 };
                 n += 1;
+                let before = last_dream_us(opts.server.trim_end_matches('/'), &cfg.player_name).await;
                 let outcome = run::run(&cfg, run_opts, &mut std::io::sink()).await;
-                let ended_us = crate::record::unix_us();
                 let line = {
                     let mut r = report.lock().await;
                     match &outcome {
@@ -170,7 +175,7 @@ pub async fn run_fleet(opts: &ExperimentOptions, progress: Progress) -> Result<F
                 }
                 // Dreamed before the next login: the logout's dream, which runs once the
                 // session's last records are durable.
-                if let Err(e) = logout_dreamed(&opts.server, &cfg.player_name, ended_us).await {
+                if let Err(e) = logout_dreamed(&opts.server, &cfg.player_name, before).await {
                     report.lock().await.failures.push(format!("{}: {e}", cfg.player_name));
                 }
             }

@@ -96,10 +96,14 @@ pub fn scs(ds: &Dataset, arm_of: &dyn Fn(bool) -> String) -> Scs {
     for d in &ds.decisions {
         let agent = ds.agent_of(d);
         for x in &d.players {
-            toward.entry((agent, x.as_str())).or_default().push((d.at_us, stance(d, x)));
+            // Ordered by when it ran (its record is made at its pulse's end).
+            toward.entry((agent, x.as_str())).or_default().push((d.dispatched_us, stance(d, x)));
         }
     }
     // (agent, other) → the times of the other's acts, to bound each window.
+    for list in toward.values_mut() {
+        list.sort_by_key(|(t, _)| *t);
+    }
     let mut acts: HashMap<(&str, &str), Vec<u64>> = HashMap::new();
     for s in &ds.socials {
         acts.entry((ds.sessions[s.session].agent.as_str(), s.other.as_str())).or_default().push(s.at_us);

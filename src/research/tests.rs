@@ -15,6 +15,7 @@ fn d(session: usize, at: u64, room: u32, kind: &str, memory: bool, line: &str) -
         session,
         seq: at,
         at_us: at,
+        dispatched_us: at,
         room,
         verb: verb.into(),
         args: args.into(),

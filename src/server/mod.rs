@@ -187,7 +187,8 @@ pub fn prepare_store(cfg: &ServerConfig) -> anyhow::Result<(Store, crate::worldf
             }
             stored::import(&store, &loaded.world, &source)?;
             tracing::info!(rooms = loaded.world.rooms.len(), source = %source, "world imported into the data file");
-            loaded.world
+            // Played as stored (zone rows regroup the world): the world a replay loads.
+            stored::load(&store)?.unwrap_or(loaded.world)
         }
     };
     // Sessions a crash (or kill) left open are closed now, so reads of them are direct.

@@ -250,7 +250,16 @@ async fn a_client_that_never_reads_is_cut_off_as_slow_consumer() {
     // The server keeps serving everyone else, and the agent can come back.
     let mut b = WsClient::connect(srv.addr).await;
     b.login_key("brenda", &key).await;
-    srv.shutdown().await;
+    b.cmd("look", "again").await;
+    b.until(|v| v["re"] == "again" && v["type"] == "state").await;
+    // The cut depends on the socket, not the game: the journal says where it fell, and a
+    // replay makes the same records (the cut session's and the one after it).
+    let dir = srv.shutdown_keep_dir().await;
+    let (store, _) = pawns_storage::Store::open(dir.path().join("test.redb")).unwrap();
+    let opts = pawns::replay::run::ReplayOptions { session: None, window: Some((0, u64::MAX)) };
+    let r = pawns::replay::run::replay(&store, &opts, &mut |_, _| {}).unwrap();
+    assert!(r.divergence.is_none(), "{}", serde_json::to_string_pretty(&r.divergence).unwrap());
+    assert!(r.sessions.len() == 2 && r.sessions.iter().all(|s| s.identical), "{:?}", r.sessions);
 }
 
 /// A command that panics answers its player `internal` with a correlation id; the world,

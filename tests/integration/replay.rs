@@ -44,7 +44,7 @@ async fn a_multi_agent_run_replays_to_the_same_records_byte_for_byte() {
     let opts = pawns::research::experiment::ExperimentOptions {
         server: format!("http://{}", s.addr),
         agents: 3,
-        duration: Duration::from_secs(32),
+        duration: Duration::from_secs(45),
         session: Duration::from_secs(8),
         policy: pawns::agent::Policy::Fsm,
         llm_endpoint: String::new(),
@@ -85,7 +85,8 @@ async fn a_multi_agent_run_replays_to_the_same_records_byte_for_byte() {
     let (ok, stdout, stderr) = output(c).await;
     let r: Value = serde_json::from_str(&stdout).unwrap_or_else(|_| panic!("{stdout}{stderr}"));
     assert!(ok, "{}", serde_json::to_string_pretty(&r["divergence"]).unwrap());
-    // Ten minutes of game time (6,000 pulses of 100 ms), played here at 5 ms a pulse.
+    // Ten minutes of game time (6,000 pulses of 100 ms), played here at 5 ms a pulse (45 s
+    // of it: late pulses on a loaded machine are dropped, not made up).
     assert!(r["pulses"].as_u64().unwrap() >= 6_000, "{}", r["pulses"]);
     let sessions = r["sessions"].as_array().unwrap();
     assert!(sessions.len() >= 8, "{r}");

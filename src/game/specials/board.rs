@@ -117,7 +117,7 @@ impl Engine {
             return CmdStatus::Failed;
         }
         let Some(author) = self.world.ch(ch).filter(|c| c.pc.is_some()).map(|c| c.name.clone()) else { return CmdStatus::Failed };
-        let msg = BoardMessage { author, subject: subject.to_string(), body: body.to_string(), posted: crate::time::unix_secs() };
+        let msg = BoardMessage { author, subject: subject.to_string(), body: body.to_string(), posted: self.now_us / 1_000_000 };
         self.boards.board(vnum).messages.push(msg);
         self.save_boards();
         self.send_text(ch, "You post your message on the board.");
