@@ -286,6 +286,18 @@ async fn the_record_exports_as_parquet_that_duckdb_reads() {
         "select count(*), max(salience), min(game_valence) from 'memory_snapshots.parquet' s join 'dreams.parquet' d on s.dream_at_us = d.at_us where not s.pruned",
     );
     assert!(mem[0][0].as_u64().unwrap() >= 1 && mem[0][2] == -3, "the death is remembered at −3: {mem}");
+    // The routes behind both commands refuse bad input with stable codes.
+    for path in ["/api/admin/eval?by=mood", "/api/admin/eval?agents=no%20such!", "/api/admin/eval?since_us=soon"] {
+        let (status, body) = http_get(s.addr, path).await;
+        assert!(status == 400 && body.contains("bad_request"), "{path}: {status} {body}");
+    }
+    let (status, body) = http_get(s.addr, "/api/admin/eval?agents=vex").await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(serde_json::from_str::<Value>(&body).unwrap()["sample"]["agents"], 1);
+    for path in ["/api/admin/export/parquet?dir=relative/dir", "/api/admin/export/parquet?dir=/tmp&tables=nope"] {
+        let (status, body) = http_post(s.addr, path).await;
+        assert!(status == 400 && body.contains("bad_request"), "{path}: {status} {body}");
+    }
     // Offline, one table; bad input refused.
     let dir = s.shutdown_keep_dir().await;
     let one = tempfile::tempdir().unwrap();
