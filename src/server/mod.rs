@@ -227,7 +227,15 @@ async fn retention(store: Arc<Store>, days: u32, search: Option<crate::search::I
         every.tick().await;
         let today = pawns_storage::day_of(crate::record::unix_us());
         let st = store.clone();
-        match tokio::task::spawn_blocking(move || st.drop_observations_before(today.saturating_sub(days))).await {
+        let cutoff = today.saturating_sub(days);
+        match tokio::task::spawn_blocking(move || {
+            let n = st.drop_observations_before(cutoff)?;
+            // A run's journal goes with its observations (it could no longer be compared).
+            st.drop_journals_before(cutoff as u64 * 86_400_000_000)?;
+            Ok::<u64, pawns_storage::StoreError>(n)
+        })
+        .await
+        {
             Ok(Ok(0)) => {}
             Ok(Ok(n)) => {
                 tracing::info!(dropped = n, keep_days = days, "retention: dropped old observations");

@@ -321,6 +321,26 @@ impl Store {
         Ok(out)
     }
 
+    /// Retention: drops the journals of runs that ended (the next run began) before
+    /// `before_us` — their observations are going, so they could no longer be compared.
+    /// The newest run is always kept. Returns the runs dropped.
+    pub fn drop_journals_before(&self, before_us: u64) -> Result<usize, StoreError> {
+        let runs = self.journal_runs()?;
+        let doomed: Vec<u64> = runs.windows(2).filter(|w| w[1] < before_us).map(|w| w[0]).collect();
+        if doomed.is_empty() {
+            return Ok(0);
+        }
+        let tx = self.database().begin_write().map_err(redb_err)?;
+        {
+            let mut t = tx.open_table(tables::JOURNAL).map_err(redb_err)?;
+            for run in &doomed {
+                t.retain_in((*run, 0)..=(*run, u64::MAX), |_, _| false).map_err(redb_err)?;
+            }
+        }
+        tx.commit().map_err(redb_err)?;
+        Ok(doomed.len())
+    }
+
     /// One run's journal chunks, in order, each to `f`.
     pub fn journal_chunks(&self, run: u64, f: &mut dyn FnMut(&[u8]) -> Result<(), StoreError>) -> Result<u64, StoreError> {
         let tx = self.database().begin_read().map_err(redb_err)?;

@@ -551,4 +551,10 @@ fn journal_chunks_append_per_run_in_order() {
         .unwrap();
     assert_eq!(n, 3);
     assert_eq!(seen, vec![b"a".to_vec(), b"b".to_vec(), b"c".to_vec()]);
+    // Retention: a run that ended (the next began) before the cutoff goes; the newest stays.
+    store.write_records(&RecordBatch { journal: vec![(20, b"z".to_vec())], ..Default::default() }).unwrap();
+    assert_eq!(store.drop_journals_before(10).unwrap(), 1);
+    assert_eq!(store.journal_runs().unwrap(), vec![9, 20]);
+    assert_eq!(store.drop_journals_before(u64::MAX).unwrap(), 1);
+    assert_eq!(store.journal_runs().unwrap(), vec![20]);
 }
