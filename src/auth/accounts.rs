@@ -102,10 +102,11 @@ impl Accounts {
 
     /// A character as last saved (queued saves included).
     pub async fn character(&self, name: &str) -> Result<Option<CharacterRecord>, AuthError> {
+        let queued = self.unsaved.queued(name);
         let store = self.store.clone();
         let n = name.to_ascii_lowercase();
         let stored = blocking(move || store.character(&n)).await?.map_err(internal)?;
-        Ok(self.unsaved.latest(name, stored))
+        Ok(queued.or(stored))
     }
 
     pub fn store(&self) -> &Arc<Store> {
@@ -141,12 +142,14 @@ impl Accounts {
             let sex = data.sex.unwrap_or(1).clamp(0, 2) as u8;
             return self.create(&name, Some(password), class, race, sex, data.wants_agent()).await;
         }
+        // What is queued first, then the store (see `Unsaved::queued`).
+        let queued = self.unsaved.queued(&name);
         let store = self.store.clone();
         let lname = name.clone();
         let (account, record) = blocking(move || Ok::<_, pawns_storage::StoreError>((store.account(&lname)?, store.character(&lname)?)))
             .await?
             .map_err(internal)?;
-        let record = self.unsaved.latest(&name, record);
+        let record = queued.or(record);
         let (Some(account), Some(mut record)) = (account, record) else {
             return Err(AuthError::Failed("no such character, or wrong password".into()));
         };

@@ -33,7 +33,14 @@ impl Unsaved {
 
     /// The newest record for `name`: the queued one if there is one, else `stored`.
     pub fn latest(&self, name: &str, stored: Option<CharacterRecord>) -> Option<CharacterRecord> {
-        self.map().get(&name.to_ascii_lowercase()).map(|(_, r)| r.clone()).or(stored)
+        self.queued(name).or(stored)
+    }
+
+    /// The record queued for `name`, if any. A reader takes this *before* it reads the
+    /// store: a save committed (and forgotten here) in between is then in what it reads,
+    /// where checking after could miss both.
+    pub fn queued(&self, name: &str) -> Option<CharacterRecord> {
+        self.map().get(&name.to_ascii_lowercase()).map(|(_, r)| r.clone())
     }
 
     /// Characters queued for the save writer and not yet on disk.
@@ -274,6 +281,20 @@ mod tests {
         let mut r = crate::game::character::new_record(name, 3, 0, 1, false, [13; 6], 8004);
         r.gold = gold;
         r
+    }
+
+    /// A login that read the store just before the writer committed (and forgot) a save
+    /// must not end up with the older row: it looks at the queue first. (A renter who
+    /// logged straight back in under load once came back without the sword it rented with.)
+    #[test]
+    fn a_login_racing_the_writer_keeps_the_queued_save() {
+        let u = Unsaved::default();
+        let g = u.put(&rec("Ann", 9));
+        let queued = u.queued("ann");
+        let stored_before_the_commit = Some(rec("Ann", 1));
+        u.committed(&[("ann".into(), g)]);
+        assert_eq!(queued.or(stored_before_the_commit.clone()).unwrap().gold, 9);
+        assert_eq!(u.latest("ann", stored_before_the_commit).unwrap().gold, 1, "asked after the commit, the queue has forgotten it");
     }
 
     #[test]
