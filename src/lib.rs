@@ -8,6 +8,7 @@ pub mod dg;
 pub mod game;
 pub mod hud;
 pub mod memory;
+pub mod metrics;
 pub mod mind;
 pub mod net;
 pub mod protocol;

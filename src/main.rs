@@ -61,6 +61,7 @@ fn main() -> ExitCode {
             Cmd::Bench { what: BenchCmd::Mind(args) } => bench::mind::run(args).await,
             Cmd::Bench { what: BenchCmd::Scripts(args) } => bench::scripts::run(args),
             Cmd::Bench { what: BenchCmd::Mud(args) } => bench::mud::run(args).await,
+            Cmd::Bench { what: BenchCmd::Telnet(args) } => bench::telnet::run(args).await,
             Cmd::Bench { what: BenchCmd::Observatory(args) } => bench::observe::run(args).await,
             Cmd::Bench { what: BenchCmd::Eval(args) } => bench::eval::run(args),
         }

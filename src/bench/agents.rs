@@ -357,7 +357,7 @@ async fn dreamer_counts(base: &str) -> anyhow::Result<(u64, u64)> {
 }
 
 /// CPU seconds and RSS of a process, from /proc (Linux).
-fn proc_sample(pid: u32) -> Option<(f64, u64)> {
+pub fn proc_sample(pid: u32) -> Option<(f64, u64)> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let after = stat.rsplit_once(')')?.1;
     let f: Vec<&str> = after.split_whitespace().collect();
@@ -395,6 +395,8 @@ pub async fn agents(args: BenchAgentsArgs) -> anyhow::Result<()> {
     };
     let server_pid: Option<u32> = std::env::var("PAWNS_BENCH_SERVER_PID").ok().and_then(|p| p.parse().ok());
     let dreams_before = if args.wait_dreams { dreamer_counts(&base).await?.1 } else { 0 };
+    // The server's memory before anyone connects: what each session adds is measured from it.
+    let empty = server_pid.and_then(proc_sample);
     let ramp = Arc::new(Semaphore::new(args.ramp.max(1)));
     let window = Arc::new(Window { count: args.count, ..Window::default() });
     let ramp_start = Instant::now();
@@ -414,6 +416,14 @@ pub async fn agents(args: BenchAgentsArgs) -> anyhow::Result<()> {
     let ramp_took = ramp_start.elapsed();
     eprintln!("all {} logins settled in {:.1}s; measuring for {:?}", args.count, ramp_took.as_secs_f64(), args.duration);
     let before = server_pid.and_then(proc_sample);
+    if let (Some(e), Some(b)) = (empty, before) {
+        eprintln!(
+            "server RSS {:.0} MB before the agents, {:.0} MB with them in: {:.1} KiB per session",
+            e.1 as f64 / 1024.0,
+            b.1 as f64 / 1024.0,
+            (b.1 as f64 - e.1 as f64) / args.count as f64
+        );
+    }
     let start = Instant::now();
     let _ = window.span.set((start, start + args.duration));
     let mut total = Stats::default();
@@ -455,7 +465,15 @@ pub async fn agents(args: BenchAgentsArgs) -> anyhow::Result<()> {
         "logged_out": total.logged_out,
         "huds": total.huds,
         "dreams": dreams.map(|(secs, n)| json!({"all_done_s": secs, "dreams": n})),
-        "server": match (before, after) { (Some(b), Some(a)) => json!({"cpu_percent": (a.0 - b.0) / elapsed * 100.0, "rss_mb": a.1 as f64 / 1024.0}), _ => Value::Null },
+        "server": match (before, after) {
+            (Some(b), Some(a)) => json!({
+                "cpu_percent": (a.0 - b.0) / elapsed * 100.0,
+                "cpu_ms_per_command": if total.replies > 0 { (a.0 - b.0) * 1000.0 / total.replies as f64 } else { 0.0 },
+                "rss_mb": a.1 as f64 / 1024.0,
+                "rss_per_session_kib": empty.map(|e| (a.1 as f64 - e.1 as f64) / args.count as f64),
+            }),
+            _ => Value::Null,
+        },
     });
     if args.json {
         println!("{summary}");
@@ -487,9 +505,11 @@ pub async fn agents(args: BenchAgentsArgs) -> anyhow::Result<()> {
         }
         if let Some(s) = summary["server"].as_object() {
             println!(
-                "  server:            {:.0}% CPU, {:.0} MB RSS",
+                "  server:            {:.0}% CPU ({:.3} ms per command), {:.0} MB RSS ({:.1} KiB per session at the end)",
                 s["cpu_percent"].as_f64().unwrap_or(0.0),
-                s["rss_mb"].as_f64().unwrap_or(0.0)
+                s["cpu_ms_per_command"].as_f64().unwrap_or(0.0),
+                s["rss_mb"].as_f64().unwrap_or(0.0),
+                s["rss_per_session_kib"].as_f64().unwrap_or(f64::NAN)
             );
         }
     }

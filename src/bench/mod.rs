@@ -4,7 +4,8 @@
 //! a record), `dream` (one agent's dreams, and its dream as the log grows), `decide`
 //! (the agent client's decision path), `hud` (a HUD's build time and tokens),
 //! `residents` (resident agents against a stand-in model), `mud` (telnet players' bytes
-//! per second, plain and MCCP2), `observatory` (its page load and live-follow lateness).
+//! per second, plain and MCCP2), `telnet` (telnet players' command → reply and → prompt
+//! against this or another server, and its CPU per command), `observatory` (its page load and live-follow lateness).
 
 pub mod agents;
 pub mod decide;
@@ -17,4 +18,5 @@ pub mod observe;
 pub mod residents;
 pub mod scripts;
 pub mod search;
+pub mod telnet;
 pub mod world;

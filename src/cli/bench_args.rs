@@ -22,6 +22,45 @@ pub struct BenchMudArgs {
 }
 
 #[derive(Args, Debug, Clone)]
+pub struct BenchTelnetArgs {
+    /// The server's telnet address (this server or any CircleMUD-family one).
+    #[arg(long, default_value = "127.0.0.1:4350")]
+    pub server: String,
+    /// Players, each made through the creation prompts.
+    #[arg(long, default_value_t = 40)]
+    pub players: usize,
+    /// Commands per second per player.
+    #[arg(long, default_value_t = 1.0)]
+    pub rate: f64,
+    /// How long to measure (e.g. 30s, 2m).
+    #[arg(long, default_value = "30s", value_parser = parse_duration)]
+    pub duration: Duration,
+    /// The commands typed, picked at random: say, look, score, inventory, move.
+    #[arg(long, default_value = "say,look,score,inventory,move")]
+    pub mix: String,
+    /// The server's process id, for its CPU per command (or PAWNS_BENCH_SERVER_PID).
+    #[arg(long)]
+    pub server_pid: Option<u32>,
+    /// Players' names: this prefix and letters.
+    #[arg(long, default_value = "tbench")]
+    pub prefix: String,
+    #[arg(long, default_value = "bench-pass-99")]
+    pub password: String,
+    /// Another server's creation dialogue: lines of `text to wait for<TAB>answer`
+    /// (`{name}` and `{password}` are filled in). Default: this server's.
+    #[arg(long)]
+    pub script: Option<PathBuf>,
+    /// The text a prompt ends with.
+    #[arg(long, default_value = "> ")]
+    pub prompt: String,
+    /// First measure the server's CPU with everyone in and nobody typing, as long.
+    #[arg(long)]
+    pub idle: bool,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug, Clone)]
 pub struct BenchObservatoryArgs {
     /// The running server.
     #[arg(long, default_value = "http://127.0.0.1:4350")]
@@ -68,6 +107,10 @@ pub enum BenchCmd {
     /// MUD clients: N telnet players talking in one room, plain then with MCCP2 (and
     /// GMCP); the bytes per second a player receives on the wire in each.
     Mud(BenchMudArgs),
+    /// Telnet players made through the creation prompts, typing say/look/score/
+    /// inventory/moves at a rate against this or another MUD server: command → reply
+    /// (found by what only the reply carries) and → prompt, and the server's CPU per command.
+    Telnet(BenchTelnetArgs),
     /// The observatory against a running server: page load (page, files, who, a
     /// timeline) and how late the live follow shows an agent's records.
     Observatory(BenchObservatoryArgs),

@@ -24,6 +24,9 @@ pub const PANIC_ENGINE_COMMAND: &str = "__panic_engine";
 /// the caller's room with a recorded session, are saved, and lose their link at once — the load a
 /// shutdown must handle within its time.
 pub const LINKDEAD_COMMAND: &str = "__linkdead";
+/// `__slow_pulses N MS`: the next N pulses each take at least MS ms (the engine thread
+/// sleeps), so overruns and a stalled engine can be seen from outside.
+pub const SLOW_PULSES_COMMAND: &str = "__slow_pulses";
 /// Most link-dead characters one `__linkdead` makes.
 const MAX_LINKDEAD: usize = 20_000;
 
@@ -47,6 +50,14 @@ impl Engine {
             self.send_text(caller, &format!("{made} link-dead characters made."));
             return true;
         }
+        if let Some(rest) = line.strip_prefix(SLOW_PULSES_COMMAND) {
+            let mut it = rest.split_whitespace().map(|w| w.parse::<u64>().ok());
+            if let (Some(Some(n)), Some(Some(ms))) = (it.next(), it.next()) {
+                self.fault_slow = (n.min(10_000) as u32, ms.min(60_000));
+                self.send_text(caller, &format!("The next {n} pulses take {ms} ms each."));
+                return true;
+            }
+        }
         match line {
             PANIC_COMMAND => panic!("fault injection: a command panicked"),
             PANIC_ENGINE_COMMAND => {
@@ -54,6 +65,14 @@ impl Engine {
                 true
             }
             _ => false,
+        }
+    }
+
+    /// Sleeps through one of the pulses `__slow_pulses` asked to be slow.
+    pub(crate) fn injected_slow_pulse(&mut self) {
+        if self.fault_slow.0 > 0 {
+            self.fault_slow.0 -= 1;
+            std::thread::sleep(std::time::Duration::from_millis(self.fault_slow.1));
         }
     }
 

@@ -41,6 +41,7 @@ impl Engine {
         let _ = l.tx.try_send(close);
         pc.link = None;
         pc.linkdead_since = Some(pulse);
+        self.stats.metrics.slow_consumer_engine.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         tracing::info!(char = id, "slow consumer: the session's queue was full; its link is closed");
         false
     }

@@ -222,6 +222,8 @@ pub struct Engine {
     pending_shutdown: Option<oneshot::Sender<()>>,
     /// Fault injection: the next pulse panics outside any boundary.
     pub(crate) fault_next_pulse: bool,
+    /// `__slow_pulses`: (pulses left, ms each).
+    pub(crate) fault_slow: (u32, u64),
     /// The HUD's server-wide message ids (and the context of what is being sent).
     pub message_ids: super::hud::MessageIds,
     /// The time this step's records carry (unix µs): read once per pulse (and at its
@@ -288,6 +290,7 @@ impl Engine {
             inbox: None,
             pending_shutdown: None,
             fault_next_pulse: false,
+            fault_slow: (0, 0),
             message_ids: Default::default(),
             now_us: crate::time::unix_us(),
             last_session_id: 0,
@@ -585,6 +588,7 @@ impl Engine {
         if std::mem::take(&mut self.fault_next_pulse) {
             panic!("fault injection: the engine panicked outside a command");
         }
+        self.injected_slow_pulse();
         self.pulse += 1;
         let mut phase = PhaseClock::start();
         self.dispatch_queued();
@@ -611,6 +615,7 @@ impl Engine {
         }
         if self.pulse.is_multiple_of(10) {
             self.housekeeping();
+            self.count_sessions();
             self.affect_update(10);
             self.save_houses(false);
             self.save_chat_rooms(false);
@@ -646,7 +651,7 @@ impl Engine {
                 pc.acted_this_pulse = true;
             }
             self.run_command(id, &q.line, CommandMeta { received: q.received, received_us: q.received_us, re: q.id, client: q.client });
-            self.stats.command_us.push(q.received.elapsed().as_micros().min(u32::MAX as u128) as u32);
+            self.stats.command_ran(q.received.elapsed());
         }
     }
 

@@ -101,8 +101,11 @@ impl Engine {
         self.room_vars = rooms;
     }
 
-    /// A telnet session gets a prompt after a pulse that sent it anything.
-    fn telnet_prompt(&mut self, id: CharId) {
+    /// A telnet session gets a prompt after a pulse that sent it anything, and right
+    /// after each command it typed (`run_command`): a MUD client takes the prompt (with
+    /// its GA/EOR) as the end of the reply, so the reply's prompt must not wait for the
+    /// pulse to end. What others do later in the pulse gets a prompt of its own then.
+    pub(crate) fn telnet_prompt(&mut self, id: CharId) {
         let Some(ch) = self.world.ch(id) else { return };
         if ch.pc.as_ref().is_some_and(|pc| pc.sent_this_pulse) {
             let p = super::render::prompt(ch);

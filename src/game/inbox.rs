@@ -39,7 +39,7 @@ impl Engine {
             pc.acted_this_pulse = true;
             pc.pulse_re = id.clone();
             self.run_command(char_id, &line, CommandMeta { received, received_us, re: id, client });
-            self.stats.command_us.push(received.elapsed().as_micros().min(u32::MAX as u128) as u32);
+            self.stats.command_ran(received.elapsed());
             return;
         }
         if pc.queue.len() >= MAX_QUEUED {

@@ -1,10 +1,14 @@
 //! How long pulses and their phases take, and how long commands wait for the engine;
 //! logged every 600 pulses so an overloaded engine shows in the log.
 
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
 use std::time::Duration;
 
-/// How long pulses take; logged every 600 pulses so an overloaded engine is visible.
-#[derive(Default)]
+use crate::metrics::{LateWindow, Metrics};
+
+/// How long pulses take; logged every 600 pulses so an overloaded engine is visible, and
+/// counted into the server's `Metrics` (`/metrics`, `/health`) as they happen.
 pub struct PulseStats {
     total: Duration,
     max: Duration,
@@ -14,6 +18,24 @@ pub struct PulseStats {
     pub command_us: Vec<u32>,
     /// Longest time in each phase: commands, combat, mobs, zones, regen, housekeeping, flush.
     pub phase_max: [Duration; 7],
+    /// The server's metrics (the engine's own when no server gave it theirs).
+    pub metrics: Arc<Metrics>,
+    overrun_window: LateWindow,
+}
+
+impl Default for PulseStats {
+    fn default() -> Self {
+        PulseStats {
+            total: Duration::ZERO,
+            max: Duration::ZERO,
+            count: 0,
+            overruns: 0,
+            command_us: Vec::new(),
+            phase_max: [Duration::ZERO; 7],
+            metrics: Arc::default(),
+            overrun_window: LateWindow::new(crate::metrics::PULSE_WINDOW),
+        }
+    }
 }
 
 pub struct PhaseClock(std::time::Instant);
@@ -30,12 +52,27 @@ impl PhaseClock {
 }
 
 impl PulseStats {
+    /// A command ran; it had waited `waited` since its session read it.
+    pub fn command_ran(&mut self, waited: Duration) {
+        self.command_us.push(waited.as_micros().min(u32::MAX as u128) as u32);
+        self.metrics.commands.fetch_add(1, Relaxed);
+        self.metrics.command_wait.observe_duration(waited);
+    }
+
+    /// A pulse ended after `took`.
     pub fn record(&mut self, took: Duration, pulse_len: Duration, pulse: u64) {
         self.total += took;
         self.max = self.max.max(took);
         self.count += 1;
-        if took > pulse_len {
+        let over = took > pulse_len;
+        if over {
             self.overruns += 1;
+            self.metrics.pulse_overruns.fetch_add(1, Relaxed);
+        }
+        self.metrics.pulse.observe_duration(took);
+        self.metrics.pulse_ended();
+        if let Some(n) = self.overrun_window.add(over) {
+            self.metrics.pulse_overruns_recent.store(n as u64, Relaxed);
         }
         if pulse.is_multiple_of(600) && self.count > 0 {
             let avg = self.total / self.count;
@@ -56,7 +93,30 @@ impl PulseStats {
             } else {
                 tracing::debug!(avg_us = avg.as_micros() as u64, max_us = self.max.as_micros() as u64, cmd_p50_us = c50, cmd_p99_us = c99, cmd_max_us = cmax, phase_max_us = ?self.phase_max.map(|d| d.as_micros() as u64), "pulse timing");
             }
-            *self = PulseStats::default();
+            self.total = Duration::ZERO;
+            self.max = Duration::ZERO;
+            self.count = 0;
+            self.overruns = 0;
+            self.command_us.clear();
+            self.phase_max = [Duration::ZERO; 7];
+        }
+    }
+}
+
+impl super::Engine {
+    /// Counts the sessions in the world by protocol and role, for `/metrics`.
+    pub(crate) fn count_sessions(&self) {
+        let mut n = [0u64; 5];
+        for id in self.world.players.values() {
+            let Some(pc) = self.world.ch(*id).and_then(|c| c.pc.as_ref()) else { continue };
+            match &pc.link {
+                Some(l) => n[(l.json as usize) * 2 + pc.is_agent as usize] += 1,
+                None => n[4] += 1,
+            }
+        }
+        let s = &self.stats.metrics.sessions;
+        for (a, v) in [&s.telnet_human, &s.telnet_agent, &s.websocket_human, &s.websocket_agent, &s.linkdead].into_iter().zip(n) {
+            a.store(v, Relaxed);
         }
     }
 }

@@ -281,6 +281,10 @@ impl Engine {
             if best.as_ref().is_none_or(|(r, _, _)| relation > *r) {
                 best = Some((relation, other.name.as_str(), k.and_then(|k| k.memory.as_ref())));
             }
+            // Knowing no one, nothing later can change the stimulus once both lists are full.
+            if known.is_none() && s.mobs_present.len() >= STIMULUS_MOBS && s.players_present.len() >= STIMULUS_MOBS {
+                break;
+            }
         }
         if let Some((relation, name, memory)) = best {
             s.kind = relation.as_str().into();

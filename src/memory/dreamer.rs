@@ -70,7 +70,7 @@ pub enum DreamMsg {
     Stop,
 }
 
-#[derive(Default, Debug)]
+#[derive(Debug)]
 pub struct DreamerStats {
     pub dreams: AtomicU64,
     pub failures: AtomicU64,
@@ -81,6 +81,22 @@ pub struct DreamerStats {
     pub queued: AtomicU64,
     /// Requests dropped because the server stopped.
     pub dropped: AtomicU64,
+    /// Each dream's duration.
+    pub took: crate::metrics::Histogram,
+}
+
+impl Default for DreamerStats {
+    fn default() -> Self {
+        DreamerStats {
+            dreams: AtomicU64::new(0),
+            failures: AtomicU64::new(0),
+            events: AtomicU64::new(0),
+            last_us: AtomicU64::new(0),
+            queued: AtomicU64::new(0),
+            dropped: AtomicU64::new(0),
+            took: crate::metrics::Histogram::seconds(),
+        }
+    }
 }
 
 #[derive(Clone)]
@@ -283,6 +299,7 @@ fn one(store: &Store, opts: &DreamOptions, agent: &str, trigger: &str, stats: &D
             stats.dreams.fetch_add(1, Ordering::Relaxed);
             stats.events.fetch_add(r.events_extracted as u64, Ordering::Relaxed);
             stats.last_us.store((r.elapsed_ms * 1000.0) as u64, Ordering::Relaxed);
+            stats.took.observe(r.elapsed_ms / 1000.0);
             if r.records_read > 0 {
                 tracing::info!(
                     agent = %agent, trigger = %trigger, records = r.records_read, events = r.events_extracted,

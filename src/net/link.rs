@@ -116,6 +116,7 @@ pub struct LinkTask {
     limits: LinkLimits,
     engine: EngineHandle,
     hub: Arc<Hub>,
+    metrics: Arc<crate::metrics::Metrics>,
 }
 
 pub struct NewLink {
@@ -129,6 +130,7 @@ pub struct NewLink {
     pub limits: LinkLimits,
     pub engine: EngineHandle,
     pub hub: Arc<Hub>,
+    pub metrics: Arc<crate::metrics::Metrics>,
 }
 
 impl LinkTask {
@@ -150,6 +152,7 @@ impl LinkTask {
             limits: n.limits,
             engine: n.engine,
             hub: n.hub,
+            metrics: n.metrics,
         };
         tokio::spawn(task.run(out_rx, ctl_rx, bind_rx));
         (ctl_tx, out_tx, bind_tx)
@@ -187,6 +190,7 @@ impl LinkTask {
         while self.ring.len() > 1 && (self.ring.len() > self.limits.replay_messages || self.ring_bytes > self.limits.replay_bytes) {
             if let Some((_, f)) = self.ring.pop_front() {
                 self.ring_bytes -= f.len();
+                self.metrics.replay_evicted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
         }
     }
@@ -213,6 +217,7 @@ impl LinkTask {
         if let Some(k) = kill {
             let _ = k.send(Frame::Text(frame));
         }
+        self.metrics.slow_consumer_link.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let _ = self.engine.tx.try_send(EngineMsg::Detach { char_id: self.char_id, link_id: self.link_id });
         tracing::info!(name = %self.name, "slow consumer disconnected");
     }

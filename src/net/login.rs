@@ -69,6 +69,7 @@ impl Shared {
             limits: self.edge.link,
             engine: self.engine.clone(),
             hub: self.hub.clone(),
+            metrics: self.metrics.clone(),
         });
         // An agent's memory is read here, off the engine, and handed to it with the login.
         let memory = if record.is_agent && self.edge.record {

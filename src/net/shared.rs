@@ -48,6 +48,8 @@ pub struct Shared {
     pub started: Instant,
     /// The recorder's counters (not its handle: the recorder ends when the engine does).
     pub record_stats: Option<Arc<crate::record::RecorderStats>>,
+    /// The engine's and the edge's measurements (`/metrics`, `/health`).
+    pub metrics: Arc<crate::metrics::Metrics>,
     /// The search index and its indexer (none when recording or search is off, or the
     /// index could not be opened).
     pub search: Option<crate::search::IndexerHandle>,

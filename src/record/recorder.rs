@@ -53,7 +53,6 @@ pub enum RecItem {
 }
 
 /// Counters for metrics, the bench and the closing note.
-#[derive(Default, Debug)]
 pub struct RecorderStats {
     /// Committed batches for live watchers (the observatory).
     pub watch: super::watch::Watch,
@@ -66,6 +65,45 @@ pub struct RecorderStats {
     /// Total time spent in commits, µs.
     pub commit_us: AtomicU64,
     pub failures: AtomicU64,
+    /// Each group commit's duration and size.
+    pub commit: crate::metrics::Histogram,
+    pub batch: crate::metrics::Histogram,
+    /// Per commit: its oldest record happening → the commit ending.
+    pub durable_lag: crate::metrics::Histogram,
+    /// Commits later than the 50 ms promise in the last full window (`/health`).
+    pub late_recent: AtomicU64,
+    /// Unix µs when the last commit ended.
+    pub last_commit_end_us: AtomicU64,
+}
+
+impl Default for RecorderStats {
+    fn default() -> Self {
+        RecorderStats {
+            watch: Default::default(),
+            committed: AtomicU64::new(0),
+            batches: AtomicU64::new(0),
+            backlog: AtomicU64::new(0),
+            last_id: AtomicU64::new(0),
+            commit_us: AtomicU64::new(0),
+            failures: AtomicU64::new(0),
+            commit: crate::metrics::Histogram::seconds(),
+            batch: crate::metrics::Histogram::counts(),
+            durable_lag: crate::metrics::Histogram::seconds(),
+            late_recent: AtomicU64::new(0),
+            last_commit_end_us: AtomicU64::new(0),
+        }
+    }
+}
+
+impl std::fmt::Debug for RecorderStats {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RecorderStats")
+            .field("committed", &self.committed)
+            .field("batches", &self.batches)
+            .field("backlog", &self.backlog)
+            .field("last_id", &self.last_id)
+            .finish_non_exhaustive()
+    }
 }
 
 #[derive(Clone)]
@@ -160,6 +198,7 @@ fn run(
     mut dream: Option<crate::memory::DreamFeed>,
 ) {
     let mut spans = Spans::default();
+    let mut late = crate::metrics::LateWindow::new(crate::metrics::COMMIT_WINDOW);
     let mut report = Instant::now();
     let mut reported = (0u64, 0u64, 0u64);
     while let Ok(first) = rx.recv() {
@@ -199,7 +238,7 @@ fn run(
                 Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => break,
             }
         }
-        commit(&store, &st, &mut spans, batch, feed.as_ref(), dream.as_mut());
+        commit(&store, &st, &mut spans, batch, feed.as_ref(), dream.as_mut(), &mut late);
         for f in flushes {
             let _ = f.send(());
         }
@@ -234,11 +273,13 @@ fn commit(
     mut batch: RecordBatch,
     feed: Option<&crate::search::IndexFeed>,
     dream: Option<&mut crate::memory::DreamFeed>,
+    late: &mut crate::metrics::LateWindow,
 ) {
     let n = batch.records.len() as u64;
     if n == 0 && batch.sessions.is_empty() && batch.journal.is_empty() {
         return;
     }
+    let oldest_us = batch.records.iter().map(|r| r.at_us).min();
     // The store writes each session's records as one chunk; the index is fed them in
     // that same order, as it would read them back from the file.
     batch.records.sort_by_key(|r| r.session);
@@ -291,7 +332,19 @@ fn commit(
             tracing::error!(code = e.code(), records = n, "recording a batch failed: {e}");
         }
     }
-    st.commit_us.fetch_add(t.elapsed().as_micros() as u64, Ordering::Relaxed);
+    let took = t.elapsed();
+    st.commit_us.fetch_add(took.as_micros() as u64, Ordering::Relaxed);
+    st.commit.observe_duration(took);
+    st.batch.observe(n as f64);
+    let end_us = super::unix_us();
+    st.last_commit_end_us.store(end_us, Ordering::Relaxed);
+    if let Some(oldest) = oldest_us {
+        let lag = end_us.saturating_sub(oldest);
+        st.durable_lag.observe(lag as f64 / 1e6);
+        if let Some(k) = late.add(lag > crate::metrics::DURABLE_PROMISE_US) {
+            st.late_recent.store(k as u64, Ordering::Relaxed);
+        }
+    }
     let left = st.backlog.fetch_sub(n, Ordering::Relaxed).saturating_sub(n);
     if left > 100_000 {
         tracing::warn!(backlog = left, "the recorder is falling behind the game");

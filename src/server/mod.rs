@@ -289,6 +289,7 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
     let (residents, resident_rx) = crate::resident::Residents::new();
     engine.resident_cmds = Some(residents.tx.clone());
     let wakes = engine.wakes.clone();
+    let metrics = engine.stats.metrics.clone();
     let houses = {
         let store = store.clone();
         tokio::task::spawn_blocking(move || store.houses()).await??
@@ -377,6 +378,7 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
         next_link: AtomicU64::new(1),
         started: Instant::now(),
         record_stats: recorder.as_ref().map(|(h, _)| h.stats.clone()),
+        metrics,
         search,
         dreamer,
         engine_dead,

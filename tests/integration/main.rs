@@ -14,6 +14,7 @@ mod http_edge;
 mod hud;
 mod lua_scripts;
 mod memory;
+mod metrics;
 mod mind;
 mod mud_clients;
 mod observatory;

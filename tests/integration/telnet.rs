@@ -119,3 +119,18 @@ async fn a_client_refusing_every_option_plays_as_before() {
     assert!(find(&all, &[255, 250]).is_none());
     srv.shutdown().await;
 }
+
+/// The prompt after a typed command comes with its reply, not at the end of the pulse:
+/// MUD clients take the prompt (and its GA/EOR) as the end of the reply. Pulses are 3 s
+/// here, so a prompt that waited for the pulse would come seconds after the reply.
+#[tokio::test]
+async fn the_prompt_comes_with_the_reply_not_at_the_pulse_end() {
+    let srv = TestServer::start_with(|c| c.engine.pulse = std::time::Duration::from_secs(3)).await;
+    let mut t = Telnet::connect(srv.addr).await;
+    // The first prompt in the game ends a pulse: the next is about 3 s away.
+    t.create("Ophelia", "rosemary-and-rue").await;
+    t.line("score").await;
+    let got = tokio::time::timeout(std::time::Duration::from_millis(1500), t.until("mv > ")).await;
+    assert!(got.is_ok_and(|text| text.contains("You are")), "no prompt with the reply");
+    srv.shutdown().await;
+}

@@ -189,6 +189,10 @@ impl Engine {
         if let Some(start) = start {
             self.decision_end(id, line, status.as_str(), start, cmd);
         }
+        // A telnet player's reply ends with its prompt now, not at the pulse's end.
+        if self.world.ch(id).and_then(|c| c.pc.as_ref()).and_then(|p| p.link.as_ref()).is_some_and(|l| !l.json) {
+            self.telnet_prompt(id);
+        }
     }
 
     /// Runs one command line for a character. Agents and humans both come through here.

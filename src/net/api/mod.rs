@@ -2,7 +2,7 @@
 //! route goes through (`guard.rs`: local callers only for admin routes; the agent's own
 //! credential, or a local caller, for agent routes).
 //!
-//! - `status.rs`: `GET /health`, `GET /api/who`, `GET /api/record`
+//! - `status.rs`: `GET /health`, `GET /metrics`, `GET /api/who`, `GET /api/record`
 //! - `admin.rs`: `POST /api/admin/keygen`, `/api/admin/backup`, `/api/admin/dream`
 //! - `residents.rs`: `POST /api/admin/agents` (make a resident agent), `GET /api/admin/agents`
 //! - `export.rs`: `GET /api/export`
@@ -79,6 +79,7 @@ pub async fn route(call: Call, shared: &Arc<Shared>) -> Response<Body> {
     let path = call.path.clone();
     match (&call.method, path.as_str()) {
         (&Method::GET | &Method::HEAD, "/health") => status::health(shared),
+        (&Method::GET, "/metrics") => status::metrics(shared),
         (&Method::GET, "/api/who") => status::who(shared).await,
         (&Method::GET, "/api/record") => status::record(shared),
         (&Method::POST, "/api/admin/keygen") => admin::keygen(&call, shared).await,

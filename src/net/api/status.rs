@@ -9,13 +9,44 @@ use serde_json::json;
 use super::{json, text, Body};
 use crate::net::shared::Shared;
 
-/// `GET /health`: `OK`, or 503 `engine_dead` once the game engine has died.
+/// `GET /health`: `OK`; 200 `degraded` with each reason (a code and a sentence, one a
+/// line) while the pulse overruns persistently, the engine stalls, or the recorder
+/// misses its 50 ms promise; 503 `engine_dead` once the game engine has died.
 pub fn health(shared: &Arc<Shared>) -> Response<Body> {
     if *shared.engine_dead.borrow() {
-        text(StatusCode::SERVICE_UNAVAILABLE, "engine_dead: the game engine stopped; restart the server")
-    } else {
-        text(StatusCode::OK, "OK")
+        return text(StatusCode::SERVICE_UNAVAILABLE, "engine_dead: the game engine stopped; restart the server");
     }
+    let reasons = degraded(shared);
+    if reasons.is_empty() {
+        return text(StatusCode::OK, "OK");
+    }
+    let mut body = String::from("degraded\n");
+    for (code, why) in reasons {
+        body.push_str(&format!("{code}: {why}\n"));
+    }
+    text(StatusCode::OK, body)
+}
+
+fn degraded(shared: &Shared) -> Vec<(&'static str, String)> {
+    crate::metrics::degraded(&crate::metrics::HealthInputs::now(&shared.metrics, shared.record_stats.as_deref()))
+}
+
+/// `GET /metrics`: every measurement in Prometheus's text format.
+pub fn metrics(shared: &Arc<Shared>) -> Response<Body> {
+    let tx = &shared.engine.tx;
+    let started_unix = crate::time::unix_us() as f64 / 1e6 - shared.started.elapsed().as_secs_f64();
+    let page = crate::metrics::render::render(&crate::metrics::render::Sources {
+        metrics: &shared.metrics,
+        recorder: shared.record_stats.as_deref(),
+        indexer: shared.search.as_ref().map(|s| &*s.stats),
+        dreamer: shared.dreamer.as_ref().map(|d| &*d.stats),
+        inbox: ((tx.max_capacity() - tx.capacity()) as u64, tx.max_capacity() as u64),
+        degraded: degraded(shared).into_iter().map(|(c, _)| c).collect(),
+        started_unix,
+    });
+    let mut r = text(StatusCode::OK, page);
+    r.headers_mut().insert(hyper::header::CONTENT_TYPE, hyper::header::HeaderValue::from_static(crate::metrics::render::CONTENT_TYPE));
+    r
 }
 
 /// `GET /api/who`: who is on, and which of them are agents.

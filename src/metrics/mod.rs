@@ -1,0 +1,189 @@
+//! What the server measures about itself, for `GET /metrics` (Prometheus's text format,
+//! `render.rs`) and for `/health`'s verdict (`health`).
+//!
+//! Counters and histograms are atomics any thread adds to without a lock: the engine
+//! (pulses, commands, sessions, the engine's slow-consumer cuts), the links (theirs),
+//! the recorder (`RecorderStats`), the indexer (`IndexerStats`) and the dreamer
+//! (`DreamerStats`) each keep their own; the renderer reads them all.
+
+pub mod histogram;
+pub mod render;
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+pub use histogram::{Histogram, LateWindow};
+
+/// Pulses in one overrun window (10 s at the usual 100 ms).
+pub const PULSE_WINDOW: u32 = 100;
+/// Overruns in one window that make the server degraded.
+pub const PULSE_OVERRUNS_DEGRADED: u64 = 10;
+/// A pulse should end at least this often (µs); longer and the engine is stalled.
+pub const STALL_US: u64 = 2_000_000;
+/// Commits in one recorder window.
+pub const COMMIT_WINDOW: u32 = 50;
+/// Late commits (a record durable after more than `DURABLE_PROMISE_US`) in one window
+/// that make the server degraded.
+pub const COMMITS_LATE_DEGRADED: u64 = 5;
+/// The recording promise: durable within 50 ms.
+pub const DURABLE_PROMISE_US: u64 = 50_000;
+
+/// Sessions by protocol and role.
+#[derive(Default)]
+pub struct Sessions {
+    pub telnet_human: AtomicU64,
+    pub telnet_agent: AtomicU64,
+    pub websocket_human: AtomicU64,
+    pub websocket_agent: AtomicU64,
+    /// Characters in the world without a link (link-dead, waiting for a resume).
+    pub linkdead: AtomicU64,
+}
+
+/// The engine's and the edge's measurements (the background threads keep theirs in
+/// their own stats).
+pub struct Metrics {
+    /// Pulse durations.
+    pub pulse: Histogram,
+    pub pulse_overruns: AtomicU64,
+    /// Overruns in the last full window of `PULSE_WINDOW` pulses.
+    pub pulse_overruns_recent: AtomicU64,
+    /// When the last pulse ended, µs after `epoch` (a monotonic clock: the engine reads
+    /// no wall clock but its journal's).
+    pub last_pulse_us: AtomicU64,
+    pub epoch: std::time::Instant,
+    /// Commands run (typed or from `command` messages).
+    pub commands: AtomicU64,
+    /// A command's wait: received by its session → run by the engine.
+    pub command_wait: Histogram,
+    pub sessions: Sessions,
+    /// Sessions cut off because their queue was full: by the engine (its queue to the
+    /// session) and by a JSON link (its queue to the socket).
+    pub slow_consumer_engine: AtomicU64,
+    pub slow_consumer_link: AtomicU64,
+    /// Frames a JSON link's replay ring let go of to stay within its limits (a resume
+    /// from before them is refused with `resume_failed`).
+    pub replay_evicted: AtomicU64,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics {
+            pulse: Histogram::seconds(),
+            pulse_overruns: AtomicU64::new(0),
+            pulse_overruns_recent: AtomicU64::new(0),
+            last_pulse_us: AtomicU64::new(0),
+            epoch: std::time::Instant::now(),
+            commands: AtomicU64::new(0),
+            command_wait: Histogram::seconds(),
+            sessions: Sessions::default(),
+            slow_consumer_engine: AtomicU64::new(0),
+            slow_consumer_link: AtomicU64::new(0),
+            replay_evicted: AtomicU64::new(0),
+        }
+    }
+}
+
+impl Metrics {
+    /// µs since `epoch`.
+    pub fn since_epoch_us(&self) -> u64 {
+        self.epoch.elapsed().as_micros() as u64
+    }
+
+    pub fn pulse_ended(&self) {
+        self.last_pulse_us.store(self.since_epoch_us().max(1), Relaxed);
+    }
+}
+
+/// What `/health` looks at beyond the engine being alive. `now_us` is on the metrics'
+/// monotonic clock; `unix_now_us` on the wall clock (the recorder's times).
+pub struct HealthInputs<'a> {
+    pub metrics: &'a Metrics,
+    pub recorder: Option<&'a crate::record::RecorderStats>,
+    pub now_us: u64,
+    pub unix_now_us: u64,
+}
+
+impl<'a> HealthInputs<'a> {
+    pub fn now(metrics: &'a Metrics, recorder: Option<&'a crate::record::RecorderStats>) -> Self {
+        HealthInputs { metrics, recorder, now_us: metrics.since_epoch_us(), unix_now_us: crate::time::unix_us() }
+    }
+}
+
+/// Why the server is degraded, if it is: each reason a stable code and a sentence.
+pub fn degraded(h: &HealthInputs) -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
+    let m = h.metrics;
+    let overruns = m.pulse_overruns_recent.load(Relaxed);
+    if overruns >= PULSE_OVERRUNS_DEGRADED {
+        out.push(("pulse_overrun", format!("{overruns} of the last {PULSE_WINDOW} pulses overran their length")));
+    }
+    let last = m.last_pulse_us.load(Relaxed);
+    if last > 0 && h.now_us.saturating_sub(last) > STALL_US {
+        out.push(("engine_stalled", format!("no pulse has ended for {} ms", h.now_us.saturating_sub(last) / 1000)));
+    }
+    if let Some(r) = h.recorder {
+        let late = r.late_recent.load(Relaxed);
+        if late >= COMMITS_LATE_DEGRADED {
+            out.push((
+                "recorder_behind",
+                format!("{late} of the last {COMMIT_WINDOW} commits made records durable later than {} ms", DURABLE_PROMISE_US / 1000),
+            ));
+        }
+        let backlog = r.backlog.load(Relaxed);
+        let since = r.last_commit_end_us.load(Relaxed);
+        if backlog > 0 && since > 0 && h.unix_now_us.saturating_sub(since) > STALL_US {
+            out.push((
+                "recorder_stalled",
+                format!("{backlog} records wait and no commit has ended for {} ms", h.unix_now_us.saturating_sub(since) / 1000),
+            ));
+        }
+    }
+    out
+}
+
+/// This process's resident memory and CPU time, from /proc (Linux; `None` elsewhere).
+pub fn process_sample() -> Option<(u64, f64)> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let rss_kb: u64 = status.lines().find(|l| l.starts_with("VmRSS:"))?.split_whitespace().nth(1)?.parse().ok()?;
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let f: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some((rss_kb * 1024, ticks / 100.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn healthy_until_a_window_overruns_or_the_engine_stalls() {
+        let m = Metrics::default();
+        let now = 10_000_000;
+        m.last_pulse_us.store(now - 100_000, Relaxed);
+        assert!(degraded(&HealthInputs { metrics: &m, recorder: None, now_us: now, unix_now_us: now }).is_empty());
+        m.pulse_overruns_recent.store(PULSE_OVERRUNS_DEGRADED, Relaxed);
+        let d = degraded(&HealthInputs { metrics: &m, recorder: None, now_us: now, unix_now_us: now });
+        assert_eq!(d.iter().map(|x| x.0).collect::<Vec<_>>(), ["pulse_overrun"]);
+        m.pulse_overruns_recent.store(0, Relaxed);
+        let d = degraded(&HealthInputs { metrics: &m, recorder: None, now_us: now + STALL_US, unix_now_us: now });
+        assert_eq!(d.iter().map(|x| x.0).collect::<Vec<_>>(), ["engine_stalled"]);
+    }
+
+    #[test]
+    fn a_late_or_stalled_recorder_degrades() {
+        let m = Metrics::default();
+        let r = crate::record::RecorderStats::default();
+        let now = 10_000_000;
+        assert!(degraded(&HealthInputs { metrics: &m, recorder: Some(&r), now_us: now, unix_now_us: now }).is_empty());
+        r.late_recent.store(COMMITS_LATE_DEGRADED, Relaxed);
+        r.backlog.store(7, Relaxed);
+        r.last_commit_end_us.store(now - STALL_US - 1, Relaxed);
+        let d = degraded(&HealthInputs { metrics: &m, recorder: Some(&r), now_us: now, unix_now_us: now });
+        assert_eq!(d.iter().map(|x| x.0).collect::<Vec<_>>(), ["recorder_behind", "recorder_stalled"]);
+    }
+
+    #[test]
+    fn process_sample_reads_this_process() {
+        let (rss, cpu) = process_sample().expect("linux /proc");
+        assert!(rss > 1 << 20 && cpu >= 0.0);
+    }
+}
