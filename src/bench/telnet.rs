@@ -32,7 +32,7 @@ const SE: u8 = 240;
 /// The creation dialogue of this server (`{name}`, `{password}` are filled in): wait
 /// for the text, then answer. `--script` replaces it for another server.
 const PAWNS_SCRIPT: &str =
-    "known? \t{name}\n(Y/N)? \ty\nassword: \t{password}\npassword: \t{password}\n(M/F)? \tf\nRace: \t0\nClass: \t3\nreroll (R)? \tk\n";
+    "known? \t{name}\n(Y/N)? \ty\npassword for \t{password}\nretype password: \t{password}\n(M/F)? \tf\nRace: \t0\nClass: \t3\nreroll (R)? \tk\n";
 
 /// What the stream brought: text, and where prompts were marked by GA/EOR.
 #[derive(Default)]
@@ -122,10 +122,9 @@ impl Player {
                 self.buf.drain(..i + needle.len());
                 return Ok(());
             }
-            if Instant::now() > deadline {
-                bail!("timed out waiting for {needle:?} (last text: {:?})", tail(&self.buf));
+            if let Err(e) = self.read(deadline).await {
+                bail!("{e} waiting for {needle:?} (last text: {:?})", tail(&self.buf));
             }
-            self.read(deadline).await?;
         }
     }
 
