@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use tokio::sync::mpsc;
 
-use super::output::Out;
+use super::output::{Out, Outs};
 use super::tables::{self, Position, NUM_WEARS};
 use super::vars::{VarSet, VarValues};
 use super::world::{CharId, ObjId, RoomId};
@@ -16,7 +16,8 @@ use crate::worldfile::{Dice, MobProto};
 pub struct Link {
     /// Unique per login; lets the engine ignore messages from a replaced session.
     pub id: u64,
-    pub tx: mpsc::Sender<Out>,
+    /// The session's queue: each item is what one engine step sent it (see `deliver`).
+    pub tx: mpsc::Sender<Outs>,
     /// JSON (agent/browser) or telnet text.
     pub json: bool,
     /// What the client said about itself at login (recorded with the session).
@@ -68,9 +69,11 @@ pub const EVENTS_CAP: usize = 100;
 pub struct PcState {
     pub is_agent: bool,
     pub link: Option<Link>,
-    /// Everything delivered to this character's sessions so far: where a slow-consumer
-    /// cut happened, for a replay (`journal.rs`).
+    /// Batches handed to this character's sessions so far: where a slow-consumer cut
+    /// happened, for a replay (`journal.rs`).
     pub delivered: u64,
+    /// What was delivered since the session's queue was last handed a batch.
+    pub outbox: Vec<Out>,
     pub queue: VecDeque<Queued>,
     pub subscribed: VarSet,
     /// What this session was last sent, per variable.
@@ -254,6 +257,7 @@ impl Char {
             affects: Vec::new(),
             pc: Some(Box::new(PcState {
                 delivered: 0,
+                outbox: Vec::new(),
                 is_agent: r.is_agent,
                 link: None,
                 queue: VecDeque::new(),

@@ -210,6 +210,8 @@ pub struct Engine {
     pub recorder: Option<crate::record::RecorderHandle>,
     /// Records gathered since the engine last handed them over.
     pub rec_out: Vec<crate::record::RecItem>,
+    /// Players whose outbox holds something (see `deliver`); sent at the pulse's end.
+    pub outbox_dirty: Vec<CharId>,
     /// A session its own command just ended (see `recording::end_session`).
     pub ending: super::recording::Ending,
     /// Comings and goings in crowded rooms, told at the end of the pulse.
@@ -283,6 +285,7 @@ impl Engine {
             wakes: Default::default(),
             recorder: None,
             rec_out: Vec::new(),
+            outbox_dirty: Vec::new(),
             ending: None,
             crowd: Default::default(),
             stats: PulseStats::default(),
@@ -404,6 +407,7 @@ impl Engine {
         self.save_houses(false);
         self.save_chat_rooms(false);
         self.save_boards();
+        self.send_outboxes();
         // The Lua state lives on this thread; it goes with the engine.
         crate::script::host::drop_host(self.scripts.uid);
     }
@@ -626,6 +630,8 @@ impl Engine {
             phase.lap(&mut self.stats.phase_max[5]);
         }
         self.flush();
+        // What everyone was sent this pulse goes out: one batch per session.
+        self.send_outboxes();
         phase.lap(&mut self.stats.phase_max[6]);
     }
 

@@ -11,6 +11,22 @@ use super::output::Out;
 use super::recording::CommandMeta;
 use super::world::CharId;
 
+impl EngineMsg {
+    /// The character whose session sent this message (its reply goes out at once).
+    pub(crate) fn session_char(&self) -> Option<CharId> {
+        match self {
+            EngineMsg::Command { char_id, .. }
+            | EngineMsg::Subscribe { char_id, .. }
+            | EngineMsg::Reattach { char_id, .. }
+            | EngineMsg::Resync { char_id, .. }
+            | EngineMsg::RateLimited { char_id, .. }
+            | EngineMsg::Actions { char_id, .. }
+            | EngineMsg::Say { char_id, .. } => Some(*char_id),
+            _ => None,
+        }
+    }
+}
+
 impl Engine {
     /// A command from a session (or an action): run now if the player has not acted
     /// this pulse, else queued (one command per player per pulse).
@@ -52,11 +68,22 @@ impl Engine {
         pc.queue.push_back(Queued { line, id, received, received_us, client });
     }
 
+    /// Handles one message; the session it came from gets what it was sent at once (a
+    /// reply never waits for the pulse), everyone else at the pulse's end.
     pub(super) fn handle(&mut self, msg: EngineMsg) {
+        let actor = msg.session_char();
+        self.handle_msg(msg);
+        if let Some(id) = actor {
+            self.send_outbox(id);
+        }
+    }
+
+    fn handle_msg(&mut self, msg: EngineMsg) {
         self.journal_msg(&msg);
         match msg {
             EngineMsg::Enter { record, link, resumed, reply } => {
                 let r = self.enter(*record, link, resumed);
+                self.send_outbox(r.char_id);
                 let _ = reply.send(r);
             }
             EngineMsg::Command { char_id, link_id, line, id, received, client } => {

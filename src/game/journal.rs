@@ -31,7 +31,7 @@ pub struct ReplayFeed {
     /// (pulse, look at the inbox, time, input), in order.
     pub mid: VecDeque<(u64, u32, u64, Input)>,
     /// The sessions' queues: kept open and emptied, so nothing a replay sends is refused.
-    pub outs: Vec<mpsc::Receiver<super::output::Out>>,
+    pub outs: Vec<mpsc::Receiver<super::output::Outs>>,
     /// Where the run cut slow consumers: (character, its nth delivery).
     pub cuts: std::collections::HashSet<(u64, u64)>,
 }
@@ -273,6 +273,8 @@ impl Engine {
                 let client = (tokens_prompt.is_some() || tokens_completion.is_some() || latency_ms.is_some())
                     .then(|| Box::new(crate::protocol::CommandClient { tokens_prompt, tokens_completion, latency_ms }));
                 self.handle_command(char_id, link_id, line, id.map(Arc::from), (Instant::now(), received_us), client);
+                // As `handle` does live: the session's reply goes at once.
+                self.send_outbox(char_id);
                 return;
             }
             Input::Subscribe { char_id, link_id, names, add, re } => {

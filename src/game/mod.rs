@@ -51,7 +51,7 @@ pub mod world;
 pub mod zones;
 
 pub use engine::{Engine, EngineConfig, EngineHandle, EngineMsg, EnterReply};
-pub use output::{EventKind, Out};
+pub use output::{EventKind, Out, Outs};
 
 #[cfg(test)]
 pub(crate) mod tests;

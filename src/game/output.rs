@@ -99,6 +99,11 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
+/// What one engine step sent one session, in order: the item of a session's queue. A
+/// session renders a batch and writes it to its socket at once (one write, not one per
+/// message).
+pub type Outs = Vec<Out>;
+
 /// One output for one session.
 #[derive(Debug, Clone)]
 pub enum Out {

@@ -265,27 +265,22 @@ impl Engine {
             kind: "none".into(),
             ..Default::default()
         };
+        let room = &self.world.rooms[c.room];
+        // The lists read only the characters they name: mobs from the room's own list,
+        // players until enough are named (a crowd is not read through).
+        let ch_of = |p: &CharId| self.world.ch(*p);
+        s.mobs_present = room.npcs.iter().filter(|p| **p != id).filter_map(ch_of).take(STIMULUS_MOBS).map(|o| o.name.clone()).collect();
+        s.players_present = room
+            .people
+            .iter()
+            .zip(&room.sigs)
+            .filter(|(p, sig)| **sig & super::targeting::NPC_SIG == 0 && **p != id)
+            .filter_map(|(p, _)| ch_of(p))
+            .take(STIMULUS_MOBS)
+            .map(|o| o.name.clone())
+            .collect();
         let known = rec.map(|r| &r.known).filter(|k| !k.is_empty());
-        let mut best: Option<Candidate<'_>> = None;
-        for other in self.world.rooms[c.room].people.iter().filter(|p| **p != id).filter_map(|p| self.world.ch(*p)) {
-            if other.is_npc() {
-                if s.mobs_present.len() < STIMULUS_MOBS {
-                    s.mobs_present.push(other.name.clone());
-                }
-            } else if s.players_present.len() < STIMULUS_MOBS {
-                s.players_present.push(other.name.clone());
-            }
-            // Most agents know no one here: the first one present is the stimulus.
-            let k = known.and_then(|k| k.get(&other.name.to_lowercase()));
-            let relation = k.map(|k| k.relation).unwrap_or_default();
-            if best.as_ref().is_none_or(|(r, _, _)| relation > *r) {
-                best = Some((relation, other.name.as_str(), k.and_then(|k| k.memory.as_ref())));
-            }
-            // Knowing no one, nothing later can change the stimulus once both lists are full.
-            if known.is_none() && s.mobs_present.len() >= STIMULUS_MOBS && s.players_present.len() >= STIMULUS_MOBS {
-                break;
-            }
-        }
+        let best = self.strongest_present(id, c.room, known);
         if let Some((relation, name, memory)) = best {
             s.kind = relation.as_str().into();
             s.target = Some(name.to_lowercase());
@@ -293,6 +288,51 @@ impl Engine {
             s.memory_valence = memory.map(|m| m.1);
         }
         s
+    }
+
+    /// Of everyone in `room` but `id`, the one whose relation to the agent is strongest,
+    /// the first in the room's order on a tie (`None`: nobody else is there). In a crowd
+    /// the agent's few known parties are looked for, rather than everyone read.
+    fn strongest_present<'a>(&'a self, id: CharId, room: usize, known: Option<&'a FxHashMap<String, Known>>) -> Option<Candidate<'a>> {
+        let r = &self.world.rooms[room];
+        let candidate = |p: CharId| -> Option<Candidate<'a>> {
+            let o = self.world.ch(p)?;
+            let k = known.and_then(|k| k.get(&o.name.to_lowercase()));
+            Some((k.map(|k| k.relation).unwrap_or_default(), o.name.as_str(), k.and_then(|k| k.memory.as_ref())))
+        };
+        let first = *r.people.iter().find(|p| **p != id)?;
+        let Some(known) = known else { return candidate(first) };
+        if r.people.len() <= 32 || known.len() * 4 >= r.people.len() {
+            // A small room: read it in order.
+            let mut best: Option<Candidate<'a>> = None;
+            for p in r.people.iter().filter(|p| **p != id) {
+                let Some(c) = candidate(*p) else { continue };
+                if best.as_ref().is_none_or(|(b, _, _)| c.0 > *b) {
+                    best = Some(c);
+                }
+            }
+            return best;
+        }
+        // Who of those it knows above a stranger is here: players by name, mobs by reading
+        // the room's mobs (a crowd is players).
+        let mut present: Vec<(Relation, CharId)> = Vec::new();
+        for (name, k) in known.iter().filter(|(_, k)| k.relation > Relation::Stranger) {
+            if let Some(&p) = self.world.players.get(name) {
+                if p != id && self.world.ch(p).is_some_and(|c| c.room == room) {
+                    present.push((k.relation, p));
+                }
+            }
+        }
+        for &m in r.npcs.iter().filter(|m| **m != id) {
+            let Some(k) = self.world.ch(m).and_then(|o| known.get(&o.name.to_lowercase())) else { continue };
+            if k.relation > Relation::Stranger {
+                present.push((k.relation, m));
+            }
+        }
+        let Some(top) = present.iter().map(|(rel, _)| *rel).max() else { return candidate(first) };
+        let tied: Vec<CharId> = present.iter().filter(|(rel, _)| *rel == top).map(|(_, p)| *p).collect();
+        let chosen = if tied.len() == 1 { tied[0] } else { *r.people.iter().find(|p| tied.contains(p))? };
+        candidate(chosen)
     }
 
     /// Before a command runs: the state and stimulus its decision records (`None` when

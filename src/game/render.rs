@@ -5,6 +5,7 @@ use super::engine::Engine;
 use super::output::{DoorView, Out, PlayerState, RoomState, StateData};
 use super::tables::{class_name, race_name, Position};
 use super::vars::{position_of, visible_exits};
+use super::targeting::NPC_SIG;
 use super::world::CharId;
 use crate::worldfile::DIR_NAMES;
 
@@ -21,23 +22,20 @@ impl Engine {
     pub fn room_state(&self, viewer: CharId) -> Option<RoomState> {
         let ch = self.world.ch(viewer)?;
         let room = &self.world.rooms[ch.room];
-        let mut players = Vec::new();
-        let mut players_more = 0;
-        let mut mobs = Vec::new();
-        for p in &room.people {
-            if *p == viewer {
-                continue;
-            }
-            if let Some(c) = self.world.ch(*p) {
-                if c.is_npc() {
-                    mobs.push(c.name.clone());
-                } else if players.len() < STATE_PLAYERS {
-                    players.push(c.name.clone());
-                } else {
-                    players_more += 1;
-                }
-            }
-        }
+        // A crowd costs the players listed, not everyone: the mobs have a list of their
+        // own, the players are read until enough are named, the rest are counted.
+        let mobs: Vec<String> = room.npcs.iter().filter(|p| **p != viewer).filter_map(|p| self.world.ch(*p)).map(|c| c.name.clone()).collect();
+        let players: Vec<String> = room
+            .people
+            .iter()
+            .zip(&room.sigs)
+            .filter(|(p, s)| **s & NPC_SIG == 0 && **p != viewer)
+            .filter_map(|(p, _)| self.world.ch(*p))
+            .take(STATE_PLAYERS)
+            .map(|c| c.name.clone())
+            .collect();
+        let others = room.pcs - usize::from(ch.pc.is_some());
+        let players_more = others.saturating_sub(players.len());
         let items = room.contents.iter().filter_map(|o| self.world.obj(*o)).map(|o| o.short_descr.clone()).collect();
         let exits = visible_exits(&self.world, ch.room);
         let doors = (0..6)
@@ -138,17 +136,19 @@ impl Engine {
         }
         let mut shown = 0;
         let mut unseen = 0;
-        for p in &room.people {
+        for (p, sig) in room.people.iter().zip(&room.sigs) {
             if *p == viewer {
                 continue;
             }
-            let Some(c) = self.world.ch(*p) else { continue };
-            // A crowd is summed up after the first few (mobs are always shown).
-            if c.pc.is_some() && shown >= TEXT_PLAYERS {
+            // A crowd is summed up after the first few (mobs are always shown), without
+            // reading the players it only counts.
+            let npc = sig & NPC_SIG != 0;
+            if !npc && shown >= TEXT_PLAYERS {
                 unseen += 1;
                 continue;
             }
-            if c.pc.is_some() {
+            let Some(c) = self.world.ch(*p) else { continue };
+            if !npc {
                 shown += 1;
             }
             s.push_str(&self.describe_in_room(c));

@@ -36,6 +36,34 @@ pub fn is_name(kw: &str, keywords: &str) -> bool {
     keywords.split_whitespace().any(|w| w.len() >= kw.len() && w.is_char_boundary(kw.len()) && w[..kw.len()].eq_ignore_ascii_case(kw))
 }
 
+/// A room occupant's signature: bit 63 marks a mob; below it, for each of its keywords,
+/// a bit for the first byte and one for the first two (ASCII case folded). A keyword
+/// can name the occupant (`is_name`) only if `sig & query_sig(kw) == query_sig(kw)`,
+/// so a crowd is searched without reading its characters.
+pub fn occupant_sig(keywords: &str, npc: bool) -> u64 {
+    let mut sig = if npc { NPC_SIG } else { 0 };
+    for w in keywords.split_whitespace() {
+        sig |= query_sig(w);
+    }
+    sig
+}
+
+/// The bit of a mob in `occupant_sig`.
+pub const NPC_SIG: u64 = 1 << 63;
+
+/// What an occupant's signature must hold for `kw` to name it (see `occupant_sig`).
+pub fn query_sig(kw: &str) -> u64 {
+    let b = kw.as_bytes();
+    let Some(&first) = b.first() else { return 0 };
+    let a = first.to_ascii_lowercase() as u64;
+    let mut sig = 1u64 << (a % 31);
+    if let Some(&second) = b.get(1) {
+        let h = a.wrapping_mul(31).wrapping_add(second.to_ascii_lowercase() as u64);
+        sig |= 1u64 << (31 + h % 32);
+    }
+    sig
+}
+
 const ARTICLES: [&str; 3] = ["a", "an", "the"];
 
 /// The first keyword that is not an article, lower-cased.
@@ -106,6 +134,16 @@ mod tests {
     }
 
     proptest! {
+        /// The signature never hides a match: whatever `is_name` finds, the signature lets through.
+        #[test]
+        fn signatures_never_hide_a_name(keywords in "[a-zA-Z ]{0,24}( [\\PC]{0,6})?", kw in "[a-zA-Z]{1,4}|[\\PC]{1,3}") {
+            if is_name(&kw, &keywords) {
+                let q = query_sig(&kw);
+                prop_assert_eq!(occupant_sig(&keywords, false) & q, q);
+                prop_assert_eq!(occupant_sig(&keywords, true) & q, q);
+            }
+        }
+
         /// Every target string resolves back to the element it was made for.
         #[test]
         fn target_strings_resolve_to_their_element(list in proptest::collection::vec("(a |the )?(rat|goblin|gob|sword|key)( small| big)?", 1..12)) {

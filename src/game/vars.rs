@@ -166,16 +166,17 @@ fn item_vars(world: &World, ids: &[u64]) -> Vec<ItemVar> {
 
 pub fn room_vars(world: &World, room_id: usize) -> RoomVars {
     let room = &world.rooms[room_id];
-    let people: Vec<&Char> = room.people.iter().filter_map(|p| world.chars.get(p)).collect();
-    let kws: Vec<&str> = people.iter().map(|c| c.keywords.as_str()).collect();
-    let room_mobs = people
+    // Each mob's target string counts who answers to its keyword before it in the room
+    // (everyone: that is how `kill 2.rat` is read), through the occupants' signatures, so
+    // a crowd of players is not read for it.
+    let room_mobs = room
+        .npcs
         .iter()
-        .enumerate()
-        .filter(|(_, c)| c.is_npc())
-        .map(|(i, c)| RoomMobVar {
+        .filter_map(|m| world.chars.get(m))
+        .map(|c| RoomMobVar {
             name: c.name.clone(),
             instance_id: mob_instance_id(c.npc_vnum.unwrap_or(0), c.id),
-            target_string: target_string(&kws, i),
+            target_string: occupant_target(world, room, c),
             vnum: c.npc_vnum.unwrap_or(0),
             fighting: c.fighting.is_some(),
         })
@@ -186,6 +187,27 @@ pub fn room_vars(world: &World, room_id: usize) -> RoomVars {
         room_exits: visible_exits(world, room_id),
         room_mobs,
         room_items: item_vars(world, &room.contents),
+    }
+}
+
+/// What to type to target `c`, an occupant of `room`: its first keyword, numbered by
+/// the occupants before it who answer to it too (`targeting::target_string`'s rule).
+fn occupant_target(world: &World, room: &crate::game::world::Room, c: &Char) -> String {
+    let kw = super::targeting::first_keyword(&c.keywords);
+    let q = super::targeting::query_sig(&kw);
+    let mut n = 1;
+    for (p, sig) in room.people.iter().zip(&room.sigs) {
+        if *p == c.id {
+            break;
+        }
+        if sig & q == q && world.chars.get(p).is_some_and(|o| super::targeting::is_name(&kw, &o.keywords)) {
+            n += 1;
+        }
+    }
+    if n == 1 {
+        kw
+    } else {
+        format!("{n}.{kw}")
     }
 }
 

@@ -25,8 +25,17 @@ pub struct DoorState {
 
 pub struct Room {
     pub proto: RoomProto,
-    /// Characters here, newest arrival first (CircleMUD order).
+    /// Characters here, newest arrival first (CircleMUD order). Changed only by
+    /// `char_to_room` and `char_from_room`, which keep `sigs`, `npcs` and `pcs` with it.
     pub people: Vec<CharId>,
+    /// Beside `people`, index for index: what each occupant can answer to
+    /// (`targeting::name_sig`, and whether it is a mob), so a search through a crowd
+    /// reads one small array instead of every character in it.
+    pub sigs: Vec<u64>,
+    /// The mobs here, in `people`'s order.
+    pub npcs: Vec<CharId>,
+    /// Players here.
+    pub pcs: usize,
     pub contents: Vec<ObjId>,
     pub doors: [DoorState; 6],
     /// Mobs here with a procedure or a script (a command's `special()` pass looks at
@@ -123,7 +132,7 @@ impl World {
                         }
                     }
                 }
-                Room { proto: r, people: Vec::new(), contents: Vec::new(), doors, behaving: 0 }
+                Room { proto: r, people: Vec::new(), sigs: Vec::new(), npcs: Vec::new(), pcs: 0, contents: Vec::new(), doors, behaving: 0 }
             })
             .collect();
         let uses_food = proto.objs.iter().any(|o| o.item_type == super::tables::item_type::FOOD);
@@ -195,9 +204,16 @@ impl World {
     pub fn char_to_room(&mut self, id: CharId, room: RoomId) {
         if let Some(c) = self.chars.get_mut(&id) {
             c.room = room;
-            self.rooms[room].people.insert(0, id);
+            let r = &mut self.rooms[room];
+            r.people.insert(0, id);
+            r.sigs.insert(0, super::targeting::occupant_sig(&c.keywords, c.is_npc()));
+            if c.is_npc() {
+                r.npcs.insert(0, id);
+            } else {
+                r.pcs += 1;
+            }
             if c.behaves {
-                self.rooms[room].behaving += 1;
+                r.behaving += 1;
             }
         }
     }
@@ -213,11 +229,17 @@ impl World {
 
     pub fn char_from_room(&mut self, id: CharId) {
         if let Some(c) = self.chars.get(&id) {
-            let r = c.room;
-            let before = self.rooms[r].people.len();
-            self.rooms[r].people.retain(|p| *p != id);
-            if c.behaves && self.rooms[r].people.len() < before {
-                self.rooms[r].behaving = self.rooms[r].behaving.saturating_sub(1);
+            let r = &mut self.rooms[c.room];
+            let Some(at) = r.people.iter().position(|p| *p == id) else { return };
+            r.people.remove(at);
+            r.sigs.remove(at);
+            if c.is_npc() {
+                r.npcs.retain(|p| *p != id);
+            } else {
+                r.pcs = r.pcs.saturating_sub(1);
+            }
+            if c.behaves {
+                r.behaving = r.behaving.saturating_sub(1);
             }
         }
     }

@@ -16,13 +16,15 @@ use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 use crate::auth::tokens::TokenKey;
 use crate::game::world::CharId;
-use crate::game::{EngineHandle, EngineMsg, Out};
+use crate::game::{EngineHandle, EngineMsg, Out, Outs};
 use crate::protocol;
 
 /// What the socket writer sends.
 #[derive(Debug, Clone)]
 pub enum Frame {
     Text(Utf8Bytes),
+    /// What one engine step sent the session: written together, one flush.
+    Texts(Vec<Utf8Bytes>),
     Ping,
     Close(u16, String),
 }
@@ -136,7 +138,7 @@ pub struct NewLink {
 impl LinkTask {
     /// Spawns the link; returns its control channel and the engine's output sender.
     /// `char_id` is filled in by `bind` once the engine has placed the character.
-    pub fn spawn(n: NewLink) -> (mpsc::Sender<LinkCtl>, mpsc::Sender<Out>, oneshot::Sender<CharId>) {
+    pub fn spawn(n: NewLink) -> (mpsc::Sender<LinkCtl>, mpsc::Sender<Outs>, oneshot::Sender<CharId>) {
         let (ctl_tx, ctl_rx) = mpsc::channel(256);
         let (out_tx, out_rx) = mpsc::channel(4096);
         let (bind_tx, bind_rx) = oneshot::channel();
@@ -164,13 +166,52 @@ impl LinkTask {
 
     /// Stamps, buffers and forwards one frame.
     fn emit(&mut self, make: impl FnOnce(u64) -> Option<String>) {
-        let Some(text) = make(self.seq + 1) else {
-            return;
-        };
+        if let Some(frame) = self.stamp(make) {
+            self.deliver(Frame::Text(frame));
+        }
+    }
+
+    /// Stamps and buffers one frame, for the caller to forward.
+    fn stamp(&mut self, make: impl FnOnce(u64) -> Option<String>) -> Option<Utf8Bytes> {
+        let text = make(self.seq + 1)?;
         self.seq += 1;
         let frame: Utf8Bytes = text.into();
         self.keep(frame.clone());
-        self.deliver(Frame::Text(frame));
+        Some(frame)
+    }
+
+    /// One batch from the engine: every message stamped and kept, then forwarded as one
+    /// write. `false` once the batch closed the session.
+    fn on_batch(&mut self, batch: Outs) -> bool {
+        let mut frames = Vec::with_capacity(batch.len());
+        let mut open = true;
+        for o in batch {
+            match o {
+                Out::Close { code, message } => {
+                    let token = self.token();
+                    frames.extend(self.stamp(|seq| protocol::render(seq, &Out::Close { code, message }, &token)));
+                    let (close_code, reason) = if code == "quit" || code == "shutdown" { (1000, code) } else { (1008, code) };
+                    self.deliver_texts(std::mem::take(&mut frames));
+                    self.deliver(Frame::Close(close_code, reason.to_string()));
+                    open = false;
+                    break;
+                }
+                o => {
+                    let token = if matches!(o, Out::State { .. }) { self.token() } else { String::new() };
+                    frames.extend(self.stamp(|seq| protocol::render(seq, &o, &token)));
+                }
+            }
+        }
+        self.deliver_texts(frames);
+        open
+    }
+
+    fn deliver_texts(&mut self, mut frames: Vec<Utf8Bytes>) {
+        match frames.len() {
+            0 => {}
+            1 => self.deliver(Frame::Text(frames.pop().expect("one frame"))),
+            _ => self.deliver(Frame::Texts(frames)),
+        }
     }
 
     /// Sends a frame whose content is stale once missed (a HUD): the socket gets it
@@ -222,7 +263,7 @@ impl LinkTask {
         tracing::info!(name = %self.name, "slow consumer disconnected");
     }
 
-    async fn run(mut self, mut out_rx: mpsc::Receiver<Out>, mut ctl_rx: mpsc::Receiver<LinkCtl>, bind: oneshot::Receiver<CharId>) {
+    async fn run(mut self, mut out_rx: mpsc::Receiver<Outs>, mut ctl_rx: mpsc::Receiver<LinkCtl>, bind: oneshot::Receiver<CharId>) {
         match bind.await {
             Ok(id) => self.char_id = id,
             Err(_) => return,
@@ -234,16 +275,10 @@ impl LinkTask {
             tokio::select! {
                 out = out_rx.recv() => match out {
                     None => break,
-                    Some(Out::Close { code, message }) => {
-                        let token = self.token();
-                        self.emit(|seq| protocol::render(seq, &Out::Close { code, message: message.clone() }, &token));
-                        let (close_code, reason) = if code == "quit" || code == "shutdown" { (1000, code) } else { (1008, code) };
-                        self.deliver(Frame::Close(close_code, reason.to_string()));
-                        break;
-                    }
-                    Some(o) => {
-                        let token = if matches!(o, Out::State { .. }) { self.token() } else { String::new() };
-                        self.emit(|seq| protocol::render(seq, &o, &token));
+                    Some(batch) => {
+                        if !self.on_batch(batch) {
+                            break;
+                        }
                     }
                 },
                 ctl = ctl_rx.recv() => match ctl {
@@ -264,10 +299,8 @@ impl LinkTask {
                         let filled = last_seq >= self.seq || self.ring.front().is_some_and(|(s, _)| *s <= last_seq + 1);
                         self.sock = Some((sock, Some(kill)));
                         if filled {
-                            let frames: Vec<Frame> = self.ring.iter().filter(|(s, _)| *s > last_seq).map(|(_, f)| Frame::Text(f.clone())).collect();
-                            for f in frames {
-                                self.deliver(f);
-                            }
+                            let frames: Vec<Utf8Bytes> = self.ring.iter().filter(|(s, _)| *s > last_seq).map(|(_, f)| f.clone()).collect();
+                            self.deliver_texts(frames);
                         }
                         let _ = reply.send(filled);
                         let _ = self.engine.tx.send(EngineMsg::Reattach { char_id: self.char_id, link_id: self.link_id, resync: !filled }).await;

@@ -30,10 +30,16 @@ const PING_EVERY: Duration = Duration::from_secs(30);
 const SILENT_LIMIT: Duration = Duration::from_secs(90);
 
 async fn writer(mut sink: futures_util::stream::SplitSink<Ws, Message>, mut rx: mpsc::Receiver<Frame>, mut kill: oneshot::Receiver<Frame>) {
-    let to_msg = |f: Frame| match f {
-        Frame::Text(t) => Message::Text(t),
-        Frame::Ping => Message::Ping(Bytes::new()),
-        Frame::Close(code, reason) => Message::Close(Some(CloseFrame { code: CloseCode::from(code), reason: reason.into() })),
+    let push = |f: Frame, batch: &mut Vec<Message>| match f {
+        Frame::Text(t) => batch.push(Message::Text(t)),
+        Frame::Texts(ts) => batch.extend(ts.into_iter().map(Message::Text)),
+        Frame::Ping => batch.push(Message::Ping(Bytes::new())),
+        Frame::Close(code, reason) => batch.push(Message::Close(Some(CloseFrame { code: CloseCode::from(code), reason: reason.into() }))),
+    };
+    let last_words = |f: Frame| {
+        let mut v = Vec::new();
+        push(f, &mut v);
+        v
     };
     // The kill switch is live until its sender goes away without using it.
     let mut armed = true;
@@ -42,19 +48,19 @@ async fn writer(mut sink: futures_util::stream::SplitSink<Ws, Message>, mut rx: 
         let first = tokio::select! {
             biased;
             k = &mut kill, if armed => match k {
-                Ok(last) => return cut_off(sink, to_msg(last)).await,
+                Ok(last) => return cut_off(sink, last_words(last)).await,
                 Err(_) => { armed = false; continue; }
             },
             f = rx.recv() => match f { Some(f) => f, None => { let _ = sink.close().await; return; } },
         };
         // Write whatever else is already waiting in the same flush (one syscall, not one per frame).
         let mut closing = matches!(first, Frame::Close(..));
-        batch.push(to_msg(first));
+        push(first, &mut batch);
         while !closing && batch.len() < 64 {
             match rx.try_recv() {
                 Ok(f) => {
                     closing = matches!(f, Frame::Close(..));
-                    batch.push(to_msg(f));
+                    push(f, &mut batch);
                 }
                 Err(_) => break,
             }
@@ -92,14 +98,20 @@ async fn writer(mut sink: futures_util::stream::SplitSink<Ws, Message>, mut rx: 
             }
             Outcome::Written => {}
             Outcome::Failed => return,
-            Outcome::Kill(last) => return cut_off(sink, to_msg(last)).await,
+            Outcome::Kill(last) => return cut_off(sink, last_words(last)).await,
         }
     }
 }
 
 /// Cut off a slow consumer: its last word if the socket takes it soon, then close.
-async fn cut_off(mut sink: futures_util::stream::SplitSink<Ws, Message>, last: Message) {
-    let _ = tokio::time::timeout(Duration::from_secs(5), sink.send(last)).await;
+async fn cut_off(mut sink: futures_util::stream::SplitSink<Ws, Message>, last: Vec<Message>) {
+    let _ = tokio::time::timeout(Duration::from_secs(5), async {
+        for m in last {
+            sink.feed(m).await?;
+        }
+        sink.flush().await
+    })
+    .await;
     let _ = tokio::time::timeout(
         Duration::from_secs(1),
         sink.send(Message::Close(Some(CloseFrame { code: CloseCode::Policy, reason: "slow_consumer".into() }))),

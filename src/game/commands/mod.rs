@@ -260,8 +260,11 @@ impl Engine {
         let targeting::Count::Nth(n) = count else {
             return None;
         };
-        let people = &self.world.rooms[room].people;
-        targeting::find_nth(people.iter().filter_map(|p| self.world.ch(*p)).map(|c| (c.id, c.keywords.as_str())), kw, n)
+        // Only the occupants whose signature can answer to the keyword are read.
+        let r = &self.world.rooms[room];
+        let q = targeting::query_sig(kw);
+        let maybe = r.people.iter().zip(&r.sigs).filter(|(_, s)| **s & q == q).filter_map(|(p, _)| self.world.ch(*p));
+        targeting::find_nth(maybe.map(|c| (c.id, c.keywords.as_str())), kw, n)
     }
 
     /// A player anywhere in the world, by name.

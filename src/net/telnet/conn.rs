@@ -34,6 +34,10 @@ pub struct Conn {
     zlib: Option<ZlibEncoder<Vec<u8>>>,
     /// Bytes handed to the socket, after compression (for `bench` and tests).
     pub wire_bytes: u64,
+    /// While set (a batch from the engine is being written), writes gather in `held`
+    /// and go out in one write at `release`.
+    holding: bool,
+    held: Vec<u8>,
 }
 
 impl Conn {
@@ -47,7 +51,27 @@ impl Conn {
             data: MudClient::default(),
             zlib: None,
             wire_bytes: 0,
+            holding: false,
+            held: Vec::new(),
         }
+    }
+
+    /// Gathers what is written from now on, until `release` writes it all at once.
+    pub fn hold(&mut self) {
+        self.holding = true;
+    }
+
+    /// Writes what was gathered since `hold`, in one write (one zlib flush).
+    pub async fn release(&mut self) -> bool {
+        self.holding = false;
+        let held = std::mem::take(&mut self.held);
+        let ok = self.write(&held).await;
+        // Keep the buffer's allocation for the next batch.
+        if self.held.is_empty() {
+            self.held = held;
+            self.held.clear();
+        }
+        ok
     }
 
     async fn raw(&mut self, bytes: &[u8]) -> bool {
@@ -59,6 +83,10 @@ impl Conn {
     /// is flushed through the zlib stream so the client sees it at once.
     pub async fn write(&mut self, bytes: &[u8]) -> bool {
         if bytes.is_empty() {
+            return true;
+        }
+        if self.holding {
+            self.held.extend_from_slice(bytes);
             return true;
         }
         let Some(z) = self.zlib.as_mut() else { return self.raw(bytes).await };

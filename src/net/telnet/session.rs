@@ -16,7 +16,7 @@ use super::{TelnetEvent, TelnetParser, MAX_LINE};
 use crate::auth::limits::{ConnPermit, LoginDenied, TokenBucket};
 use crate::game::character::Link;
 use crate::game::world::CharId;
-use crate::game::{EngineMsg, Out};
+use crate::game::{EngineMsg, Out, Outs};
 use crate::net::shared::Shared;
 use crate::net::telnet_login::Creation;
 use crate::protocol::LoginData;
@@ -47,7 +47,7 @@ pub async fn run(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>, permi
     }
     let mut parser = TelnetParser::default();
     let mut phase = Phase::Name;
-    let (out_tx, mut out_rx) = mpsc::channel::<Out>(1024);
+    let (out_tx, mut out_rx) = mpsc::channel::<Outs>(1024);
     let mut buf = vec![0u8; 4096];
     let mut events = Vec::new();
     let login_deadline = tokio::time::Instant::now() + LOGIN_TIMEOUT;
@@ -69,8 +69,17 @@ pub async fn run(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>, permi
                 break;
             }
             out = out_rx.recv(), if playing => {
-                let Some(out) = out else { break };
-                if !play_out(&mut conn, out).await { break }
+                let Some(batch) = out else { break };
+                // What one engine step sent: one write.
+                conn.hold();
+                let mut open = true;
+                for out in batch {
+                    if !play_out(&mut conn, out).await {
+                        open = false;
+                        break;
+                    }
+                }
+                if !conn.release().await || !open { break }
             }
             n = r.read(&mut buf) => {
                 let n = match n { Ok(0) | Err(_) => break, Ok(n) => n };
@@ -203,7 +212,7 @@ async fn switch(conn: &mut Conn, f: Feature, on: bool) -> bool {
 }
 
 /// Advances the login dialogue (or plays a command); `None` closes the connection.
-async fn step(conn: &mut Conn, phase: Phase, line: &str, out_tx: &mpsc::Sender<Out>, bucket: &mut TokenBucket) -> Option<Phase> {
+async fn step(conn: &mut Conn, phase: Phase, line: &str, out_tx: &mpsc::Sender<Outs>, bucket: &mut TokenBucket) -> Option<Phase> {
     let shared = conn.shared.clone();
     match phase {
         Phase::Playing { char_id, link_id } => {
@@ -351,7 +360,7 @@ async fn step(conn: &mut Conn, phase: Phase, line: &str, out_tx: &mpsc::Sender<O
     }
 }
 
-async fn enter(conn: &mut Conn, record: pawns_storage::CharacterRecord, out_tx: &mpsc::Sender<Out>) -> Option<Phase> {
+async fn enter(conn: &mut Conn, record: pawns_storage::CharacterRecord, out_tx: &mpsc::Sender<Outs>) -> Option<Phase> {
     let link_id = conn.shared.next_link_id();
     let link = Link {
         id: link_id,
