@@ -235,8 +235,15 @@ async fn run_agent(run: Arc<Run>, name: String, key: String, seed: u64, ramp: to
     let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + period.mul_f64(rng.gen::<f64>()), period);
     let mut n = 0u64;
     let mut hud_tick = tokio::time::interval_at(tokio::time::Instant::now() + hud_period.mul_f64(rng.gen::<f64>()), hud_period);
+    // However slow the agent's rate, it stops when the measured window ends.
+    let mut end_check = tokio::time::interval(Duration::from_millis(500));
     loop {
         tokio::select! {
+            _ = end_check.tick() => {
+                if window.span.get().is_some_and(|(_, end)| Instant::now() >= *end) {
+                    break;
+                }
+            }
             _ = hud_tick.tick(), if run.hud.is_some() => {
                 let span = window.span.get().copied();
                 if span.is_some_and(|(_, end)| Instant::now() >= end) {
@@ -356,21 +363,33 @@ async fn dreamer_counts(base: &str) -> anyhow::Result<(u64, u64)> {
     Ok((d["queued"].as_u64().unwrap_or(0), d["dreams"].as_u64().unwrap_or(0)))
 }
 
-/// CPU seconds and RSS of a process, from /proc (Linux).
-pub fn proc_sample(pid: u32) -> Option<(f64, u64)> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let after = stat.rsplit_once(')')?.1;
-    let f: Vec<&str> = after.split_whitespace().collect();
-    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let rss_kb = status.lines().find(|l| l.starts_with("VmRSS:"))?.split_whitespace().nth(1)?.parse().ok()?;
-    Some((ticks / 100.0, rss_kb))
+pub use super::serve::proc_sample;
+
+/// A soak's RSS is judged from this long into the measured window (start-up, the
+/// indexer's and allocator's first growth are behind it by then).
+const SETTLE_S: f64 = 600.0;
+
+/// (RSS at the first sample at or after `settle_s`, at the last, growth in %), from
+/// samples of (seconds, KiB); `None` when the run was shorter.
+pub fn rss_growth(samples: &[(f64, u64)], settle_s: f64) -> Option<(u64, u64, f64)> {
+    let from = samples.iter().find(|(t, _)| *t >= settle_s)?.1;
+    let to = samples.last()?.1;
+    (from > 0).then(|| (from, to, (to as f64 - from as f64) / from as f64 * 100.0))
 }
 
-pub async fn agents(args: BenchAgentsArgs) -> anyhow::Result<()> {
+pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
     if args.count == 0 || args.rate.is_nan() || args.rate <= 0.0 {
         bail!("--count must be at least 1 and --rate above 0");
     }
+    // A server of the run's own, or the one at --url.
+    let spawned = if args.spawn || args.world.is_some() {
+        let extra: Vec<String> = args.serve_args.as_deref().unwrap_or("").split_whitespace().map(str::to_string).collect();
+        let s = super::serve::Spawned::start(args.world.as_ref(), &extra, args.keep).await?;
+        args.url = s.ws_url();
+        Some(s)
+    } else {
+        None
+    };
     let base = args.url.replacen("ws://", "http://", 1);
     let base = base.trim_end_matches("/ws").to_string();
     let keys: Vec<(String, String)> = match &args.keys {
@@ -393,7 +412,8 @@ pub async fn agents(args: BenchAgentsArgs) -> anyhow::Result<()> {
             out
         }
     };
-    let server_pid: Option<u32> = std::env::var("PAWNS_BENCH_SERVER_PID").ok().and_then(|p| p.parse().ok());
+    let server_pid: Option<u32> =
+        spawned.as_ref().map(|s| s.pid).or_else(|| std::env::var("PAWNS_BENCH_SERVER_PID").ok().and_then(|p| p.parse().ok()));
     let dreams_before = if args.wait_dreams { dreamer_counts(&base).await?.1 } else { 0 };
     // The server's memory before anyone connects: what each session adds is measured from it.
     let empty = server_pid.and_then(proc_sample);
@@ -414,9 +434,15 @@ pub async fn agents(args: BenchAgentsArgs) -> anyhow::Result<()> {
         settled.await;
     }
     let ramp_took = ramp_start.elapsed();
+    // In, before anyone has done much: the memory a session costs at rest.
+    let at_rest = server_pid.and_then(proc_sample);
+    if !args.warmup.is_zero() {
+        eprintln!("all {} logins settled in {:.1}s; the agents spread out for {:?}", args.count, ramp_took.as_secs_f64(), args.warmup);
+        tokio::time::sleep(args.warmup).await;
+    }
     eprintln!("all {} logins settled in {:.1}s; measuring for {:?}", args.count, ramp_took.as_secs_f64(), args.duration);
     let before = server_pid.and_then(proc_sample);
-    if let (Some(e), Some(b)) = (empty, before) {
+    if let (Some(e), Some(b)) = (empty, at_rest) {
         eprintln!(
             "server RSS {:.0} MB before the agents, {:.0} MB with them in: {:.1} KiB per session",
             e.1 as f64 / 1024.0,
@@ -424,8 +450,29 @@ pub async fn agents(args: BenchAgentsArgs) -> anyhow::Result<()> {
             (b.1 as f64 - e.1 as f64) / args.count as f64
         );
     }
+    let pulses_before = super::serve::pulse_buckets(&base).await;
+    let own_before = super::serve::own_cpu();
     let start = Instant::now();
     let _ = window.span.set((start, start + args.duration));
+    // A soak's memory over time.
+    let samples: Arc<std::sync::Mutex<Vec<(f64, u64)>>> = Arc::default();
+    let sampler = match (args.sample_every, server_pid) {
+        (Some(every), Some(pid)) => {
+            let samples = samples.clone();
+            Some(tokio::spawn(async move {
+                let mut tick = tokio::time::interval(every);
+                loop {
+                    tick.tick().await;
+                    let t = start.elapsed().as_secs_f64();
+                    if let Some((_, rss)) = proc_sample(pid) {
+                        samples.lock().unwrap_or_else(|e| e.into_inner()).push((t, rss));
+                        eprintln!("  t={t:>6.0}s server RSS {:.1} MB", rss as f64 / 1024.0);
+                    }
+                }
+            }))
+        }
+        _ => None,
+    };
     let mut total = Stats::default();
     for t in tasks {
         if let Ok(s) = t.await {
@@ -434,6 +481,16 @@ pub async fn agents(args: BenchAgentsArgs) -> anyhow::Result<()> {
     }
     let elapsed = args.duration.as_secs_f64().min(start.elapsed().as_secs_f64());
     let after = server_pid.and_then(proc_sample);
+    let own_cpu = super::serve::own_cpu() - own_before;
+    let pulses = match (pulses_before, super::serve::pulse_buckets(&base).await) {
+        (Some(b), Some(a)) => Some(super::serve::bucket_delta(&b, &a)),
+        _ => None,
+    };
+    if let Some(h) = sampler {
+        h.abort();
+    }
+    let samples = std::mem::take(&mut *samples.lock().unwrap_or_else(|e| e.into_inner()));
+    let soak = rss_growth(&samples, SETTLE_S);
     // Every logout asked for a dream: time until the dreamer has done them all.
     let dreams = match (args.wait_dreams, total.last_logout) {
         (true, Some(last)) => {
@@ -450,12 +507,14 @@ pub async fn agents(args: BenchAgentsArgs) -> anyhow::Result<()> {
     };
     total.latencies_us.sort_unstable();
     let l = &total.latencies_us;
+    let over_10ms = pulses.as_ref().map(|p| p.iter().filter(|(le, _)| *le > 0.01).map(|(_, n)| n).sum::<u64>());
     let summary = json!({
         "agents": args.count,
         "connected": total.connected,
         "logged_in": total.logged_in,
         "rate_per_agent": args.rate,
         "ramp_s": ramp_took.as_secs_f64(),
+        "warmup_s": args.warmup.as_secs_f64(),
         "duration_s": elapsed,
         "commands_sent": total.sent,
         "replies": total.replies,
@@ -465,11 +524,19 @@ pub async fn agents(args: BenchAgentsArgs) -> anyhow::Result<()> {
         "logged_out": total.logged_out,
         "huds": total.huds,
         "dreams": dreams.map(|(secs, n)| json!({"all_done_s": secs, "dreams": n})),
+        "load_generator_cpu_percent": own_cpu / elapsed * 100.0,
+        "rss_samples": samples.iter().map(|(t, kib)| json!([t, kib])).collect::<Vec<_>>(),
+        "rss_growth_after_settling_percent": soak.map(|(_, _, g)| g),
+        "pulses": pulses.as_ref().map(|p| json!({
+            "buckets": p.iter().map(|(le, n)| json!([if le.is_finite() { json!(le) } else { json!("+Inf") }, n])).collect::<Vec<_>>(),
+            "over_10ms": over_10ms,
+        })),
         "server": match (before, after) {
             (Some(b), Some(a)) => json!({
                 "cpu_percent": (a.0 - b.0) / elapsed * 100.0,
                 "cpu_ms_per_command": if total.replies > 0 { (a.0 - b.0) * 1000.0 / total.replies as f64 } else { 0.0 },
                 "rss_mb": a.1 as f64 / 1024.0,
+                "rss_per_session_at_rest_kib": match (empty, at_rest) { (Some(e), Some(r)) => Some((r.1 as f64 - e.1 as f64) / args.count as f64), _ => None },
                 "rss_per_session_kib": empty.map(|e| (a.1 as f64 - e.1 as f64) / args.count as f64),
             }),
             _ => Value::Null,
@@ -481,6 +548,9 @@ pub async fn agents(args: BenchAgentsArgs) -> anyhow::Result<()> {
         println!("====== pawns bench agents ======");
         println!("  agents:            {} ({} connected, {} logged in)", args.count, total.connected, total.logged_in);
         println!("  ramp-up:           {:.1}s until every login settled (not measured)", ramp_took.as_secs_f64());
+        if !args.warmup.is_zero() {
+            println!("  warm-up:           {:?} of play before measuring (not measured)", args.warmup);
+        }
         println!("  rate:              {} commands/s per agent for {:.1}s", args.rate, elapsed);
         println!("  commands sent:     {}", total.sent);
         if args.hud_every.is_some() {
@@ -503,16 +573,30 @@ pub async fn agents(args: BenchAgentsArgs) -> anyhow::Result<()> {
         if let Some((secs, n)) = dreams {
             println!("  dreams:            {n} dreamed, the last {secs:.1}s after the last logout");
         }
+        if let Some(p) = &pulses {
+            println!("  pulses:            {} ({} over 10 ms)", super::serve::describe_buckets(p), over_10ms.unwrap_or(0));
+        }
         if let Some(s) = summary["server"].as_object() {
             println!(
-                "  server:            {:.0}% CPU ({:.3} ms per command), {:.0} MB RSS ({:.1} KiB per session at the end)",
+                "  server:            {:.0}% CPU ({:.3} ms per command), {:.0} MB RSS ({:.1} KiB per session at rest, {:.1} at the end)",
                 s["cpu_percent"].as_f64().unwrap_or(0.0),
                 s["cpu_ms_per_command"].as_f64().unwrap_or(0.0),
                 s["rss_mb"].as_f64().unwrap_or(0.0),
+                s["rss_per_session_at_rest_kib"].as_f64().unwrap_or(f64::NAN),
                 s["rss_per_session_kib"].as_f64().unwrap_or(f64::NAN)
             );
         }
+        if let Some((from, to, g)) = soak {
+            println!(
+                "  soak:              RSS {:.1} MB at {SETTLE_S:.0}s, {:.1} MB at the end: {g:+.2}% ({} samples)",
+                from as f64 / 1024.0,
+                to as f64 / 1024.0,
+                samples.len()
+            );
+        }
+        println!("  load generator:    {:.0}% CPU (on the same machine)", own_cpu / elapsed * 100.0);
     }
+    drop(spawned);
     Ok(())
 }
 
@@ -528,6 +612,13 @@ mod tests {
         let names: std::collections::HashSet<_> = (0..5000).map(|i| agent_name("b", i)).collect();
         assert_eq!(names.len(), 5000);
         assert!(names.iter().all(|n| pawns::auth::names::check(n).is_ok()));
+    }
+
+    #[test]
+    fn rss_growth_is_judged_after_settling() {
+        let s = [(0.0, 100), (300.0, 180), (600.0, 200), (3600.0, 208)];
+        assert_eq!(rss_growth(&s, 600.0), Some((200, 208, 4.0)));
+        assert_eq!(rss_growth(&s[..2], 600.0), None, "too short to judge");
     }
 
     #[test]

@@ -18,5 +18,6 @@ pub mod observe;
 pub mod residents;
 pub mod scripts;
 pub mod search;
+pub mod serve;
 pub mod telnet;
 pub mod world;

@@ -314,4 +314,25 @@ pub struct BenchAgentsArgs {
     pub hud_every: Option<Duration>,
     #[arg(long, default_value = "compact_json")]
     pub hud_format: String,
+    /// Start a server for the run (this program's `pawns serve` on a scratch data file and
+    /// a free port, logins unthrottled) instead of using --url; its CPU, memory and pulses
+    /// are measured.
+    #[arg(long)]
+    pub spawn: bool,
+    /// The world that server imports (implies --spawn; default: the starter world).
+    #[arg(long)]
+    pub world: Option<PathBuf>,
+    /// More `pawns serve` flags for that server, e.g. --serve-args="--no-record --no-search".
+    #[arg(long, allow_hyphen_values = true)]
+    pub serve_args: Option<String>,
+    /// Keep the spawned server's data file (its directory is printed).
+    #[arg(long)]
+    pub keep: bool,
+    /// Let the agents play this long once all are in before measuring: they start at the
+    /// world's temple and spread out.
+    #[arg(long, default_value = "0s", value_parser = parse_duration)]
+    pub warmup: Duration,
+    /// While measuring, sample the server's memory this often (a soak's RSS growth).
+    #[arg(long, value_parser = parse_duration)]
+    pub sample_every: Option<Duration>,
 }

@@ -131,7 +131,7 @@ mod tests {
             got.push(o);
         }
         assert_eq!(got.len(), 8, "seven batches fit; the eighth slot is the close");
-        assert!(matches!(got.last().map(|b| &b[..]), Some([Out::Close { code: SLOW_CONSUMER, .. }])), "the last batch is the close");
+        assert!(matches!(got.last().map(|b: &Vec<Out>| &b[..]), Some([Out::Close { code: SLOW_CONSUMER, .. }])), "the last batch is the close");
     }
 
     /// What one step sends a session is one batch, in order.

@@ -72,8 +72,13 @@ impl Engine {
     /// reply never waits for the pulse), everyone else at the pulse's end.
     pub(super) fn handle(&mut self, msg: EngineMsg) {
         let actor = msg.session_char();
+        let command = matches!(msg, EngineMsg::Command { .. } | EngineMsg::Actions { .. });
         self.handle_msg(msg);
         if let Some(id) = actor {
+            if command {
+                // Its variables go with its reply: one write.
+                self.flush_actor(id);
+            }
             self.send_outbox(id);
         }
     }

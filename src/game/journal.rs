@@ -274,6 +274,7 @@ impl Engine {
                     .then(|| Box::new(crate::protocol::CommandClient { tokens_prompt, tokens_completion, latency_ms }));
                 self.handle_command(char_id, link_id, line, id.map(Arc::from), (Instant::now(), received_us), client);
                 // As `handle` does live: the session's reply goes at once.
+                self.flush_actor(char_id);
                 self.send_outbox(char_id);
                 return;
             }

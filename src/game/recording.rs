@@ -253,6 +253,26 @@ impl Engine {
         })
     }
 
+    /// Whether `snap` is what `snap(c)` would make now (compared in place).
+    fn snap_matches(&self, snap: &Snap, c: &super::character::Char) -> bool {
+        let fighting = c.fighting.map(|f| self.world.ch(f).map(|o| o.name.as_str()).unwrap_or("someone"));
+        let same_obj = |o: &ObjId, s: &(ObjId, u32)| *o == s.0 && self.world.obj(*o).is_some();
+        snap.hp == c.hit
+            && snap.max_hp == c.max_hit
+            && snap.level == c.level
+            && snap.exp == c.exp
+            && snap.gold == c.gold
+            && snap.room_vnum == self.world.rooms[c.room].proto.vnum
+            && snap.fighting.as_deref() == fighting
+            && snap.inventory.len() == c.inventory.iter().filter(|o| self.world.obj(**o).is_some()).count()
+            && c.inventory.iter().filter(|o| self.world.obj(**o).is_some()).zip(&snap.inventory).all(|(o, s)| same_obj(o, s))
+            && c.equipment.iter().zip(&snap.equipment).all(|(o, s)| match (o.filter(|o| self.world.obj(*o).is_some()), s) {
+                (None, None) => true,
+                (Some(o), Some(s)) => same_obj(&o, s),
+                _ => false,
+            })
+    }
+
     /// What the agent faces as it decides: who is here, and the one who matters most to
     /// it (the strongest relation; the first in the room on a tie) with the injected
     /// memory about them.
@@ -443,8 +463,14 @@ impl Engine {
     /// End of pulse for one player: decisions get their post-state; changes become
     /// transitions.
     fn finish_pulse_records(&mut self, id: CharId) {
-        let Some(rec) = self.world.ch(id).and_then(|c| c.pc.as_ref()).and_then(|p| p.rec.as_ref()) else { return };
+        let Some(c) = self.world.ch(id) else { return };
+        let Some(rec) = c.pc.as_ref().and_then(|p| p.rec.as_ref()) else { return };
         let had_pending = !rec.pending.is_empty();
+        // Most players change nothing in most pulses: that is found without building
+        // (allocating) a snapshot.
+        if !had_pending && rec.last.as_ref().is_some_and(|last| self.snap_matches(last, c)) {
+            return;
+        }
         let before = rec.last.clone();
         let now = self.snap(id);
         if had_pending {

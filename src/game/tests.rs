@@ -7,7 +7,6 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::character::{ClientInfo, Link};
 use super::engine::{Engine, EngineConfig, EngineMsg};
-use super::output::Out;
 
 /// An engine on the starter world with a real save writer on a scratch file (keep the
 /// returned directory alive as long as the engine).
@@ -19,7 +18,7 @@ pub(crate) fn engine(cfg: EngineConfig) -> (Engine, tempfile::TempDir) {
     (Engine::new(proto, cfg, saves), dir)
 }
 
-pub(crate) fn link(id: u64, capacity: usize) -> (Link, mpsc::Receiver<Out>) {
+pub(crate) fn link(id: u64, capacity: usize) -> (Link, mpsc::Receiver<super::output::Outs>) {
     let (tx, rx) = mpsc::channel(capacity);
     (Link { id, tx, json: true, client: Arc::new(ClientInfo::default()) }, rx)
 }

@@ -17,17 +17,22 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use pawns_storage::{EventRecord, RecordBatch, SessionMeta, Store};
 use tokio::sync::oneshot;
 
-/// Longest a record waits for company before its batch starts committing. With the
-/// commit itself (a few ms) this keeps every record durable within the 50 ms promise,
-/// while a busy server commits a few dozen batches a second rather than hundreds.
-pub const MAX_GATHER: Duration = Duration::from_millis(25);
+/// Longest a batch gathers before it commits. Within it, a batch commits when its oldest
+/// record could still be durable within the 50 ms promise after a commit twice as long
+/// as recent ones and `GATHER_MARGIN_US`: an idle-ish server commits about 25 batches a
+/// second, a busy one as many as its commits allow, and never one per hand-over.
+pub const MAX_GATHER: Duration = Duration::from_millis(45);
+/// The part of the promise kept back for what the estimate misses (µs).
+const GATHER_MARGIN_US: u64 = 6_000;
+/// Longest single sleep while gathering (µs), so a flush request waits little.
+const GATHER_NAP_US: u64 = 10_000;
 /// Most records in one transaction (a bigger backlog commits in several).
 const MAX_BATCH: usize = 20_000;
 /// How often every running session's list of batches is written (a sweep): a reader
@@ -201,10 +206,14 @@ fn run(
     let mut late = crate::metrics::LateWindow::new(crate::metrics::COMMIT_WINDOW);
     let mut report = Instant::now();
     let mut reported = (0u64, 0u64, 0u64);
+    // What a commit has been taking lately (µs, a moving average): the batch waits for
+    // company only as long as its oldest record can still be durable within the promise.
+    let mut commit_avg_us = 2_000u64;
     while let Ok(first) = rx.recv() {
         let mut batch = RecordBatch::default();
         let mut flushes = Vec::new();
-        let started = Instant::now();
+        let started = super::unix_us();
+        let mut oldest_us = u64::MAX;
         let mut next = Some(first);
         loop {
             while let Some(msg) = next.take() {
@@ -212,7 +221,10 @@ fn run(
                     RecMsg::Many(items) => {
                         for item in items {
                             match item {
-                                RecItem::Record(r) => batch.records.push(r),
+                                RecItem::Record(r) => {
+                                    oldest_us = oldest_us.min(r.at_us);
+                                    batch.records.push(r)
+                                }
                                 // A later version of the same session replaces the earlier one.
                                 RecItem::Session(s) => {
                                     batch.sessions.retain(|x| x.session != s.session);
@@ -232,13 +244,31 @@ fn run(
             if batch.records.len() >= MAX_BATCH || !flushes.is_empty() {
                 break;
             }
-            // Give the engine a moment to add to this batch (group commit).
-            match rx.recv_timeout(MAX_GATHER.saturating_sub(started.elapsed())) {
+            // Group commit: gather until the oldest record's deadline (the promise, less
+            // twice what a commit takes, less a margin), sleeping rather than waking for
+            // every hand-over; what came meanwhile is read at once after.
+            let now = super::unix_us();
+            let from = oldest_us.min(started);
+            let deadline = from + crate::metrics::DURABLE_PROMISE_US.saturating_sub(2 * commit_avg_us + GATHER_MARGIN_US);
+            let deadline = deadline.min(started + MAX_GATHER.as_micros() as u64);
+            if now >= deadline {
+                next = rx.try_recv().ok();
+                if next.is_none() {
+                    break;
+                }
+                continue;
+            }
+            std::thread::sleep(Duration::from_micros((deadline - now).min(GATHER_NAP_US)));
+            match rx.try_recv() {
                 Ok(m) => next = Some(m),
-                Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => break,
+                Err(mpsc::TryRecvError::Empty) => {}
+                Err(mpsc::TryRecvError::Disconnected) => break,
             }
         }
+        let t = Instant::now();
         commit(&store, &st, &mut spans, batch, feed.as_ref(), dream.as_mut(), &mut late);
+        let took = t.elapsed().as_micros() as u64;
+        commit_avg_us = (commit_avg_us * 4 + took) / 5;
         for f in flushes {
             let _ = f.send(());
         }

@@ -4,7 +4,7 @@
 use tokio::sync::mpsc;
 
 use crate::game::engine::{Engine, EngineConfig};
-use crate::game::output::Out;
+use crate::game::output::{Out, Outs};
 use crate::script::ScriptKind;
 
 /// Two rooms (100 north to 101); room 100 runs `room/test.lua` on commands (mask 32),
@@ -40,7 +40,7 @@ fn engine(test_lua: &str) -> (Engine, tempfile::TempDir) {
     (Engine::new(world(test_lua), EngineConfig { seed: 3, ..EngineConfig::default() }, saves), dir)
 }
 
-fn player(e: &mut Engine, name: &str) -> (u64, mpsc::Receiver<Out>) {
+fn player(e: &mut Engine, name: &str) -> (u64, mpsc::Receiver<Outs>) {
     let (link, rx) = crate::game::tests::link(name.len() as u64, 4096);
     let record = crate::game::character::new_record(name, 3, 0, 1, true, [13; 6], 100);
     (e.enter(record, link, None).char_id, rx)
@@ -54,12 +54,16 @@ fn pulse_4s(e: &mut Engine) {
     }
 }
 
-fn heard(rx: &mut mpsc::Receiver<Out>) -> String {
+fn heard(e: &mut Engine, rx: &mut mpsc::Receiver<Outs>) -> String {
+    // What the engine sent so far goes out (as at a step's end).
+    e.send_outboxes();
     let mut s = String::new();
-    while let Ok(o) = rx.try_recv() {
-        if let Out::Event { text, .. } = o {
-            s.push_str(&text);
-            s.push('\n');
+    while let Ok(batch) = rx.try_recv() {
+        for o in batch {
+            if let Out::Event { text, .. } = o {
+                s.push_str(&text);
+                s.push('\n');
+            }
         }
     }
     s
@@ -86,9 +90,9 @@ end
 "#;
     let (mut e, _dir) = engine(lua);
     let (pc, mut rx) = player(&mut e, "Tester");
-    heard(&mut rx);
+    heard(&mut e, &mut rx);
     assert_eq!(e.dispatch(pc, "say probe").as_str(), "ok");
-    let h = heard(&mut rx);
+    let h = heard(&mut e, &mut rx);
     // (`act` capitalises the first letter, as the original's did.)
     assert!(h.contains("Getn 4 tremove 40 sum 100 word probe fmt 3"), "{h}");
     assert!(h.contains("Call 5") && h.contains("Bad call nil"), "{h}");
@@ -96,7 +100,7 @@ end
     assert!(!h.contains("You say"), "the script took the command:\n{h}");
     // FALSE (0) lets the command through.
     e.dispatch(pc, "say hello");
-    assert!(heard(&mut rx).contains("You say, 'hello'"));
+    assert!(heard(&mut e, &mut rx).contains("You say, 'hello'"));
     assert!(e.scripts.disabled.is_empty(), "{:?}", e.scripts.disabled);
 }
 
@@ -110,7 +114,7 @@ async fn greet_enter_and_pulse_fire_and_ch_is_written_back() {
     };
     let (pc, mut rx) = player(&mut e, "Walker");
     e.dispatch(pc, "north");
-    let h = heard(&mut rx);
+    let h = heard(&mut e, &mut rx);
     assert!(h.contains("An imp says, 'Welcome, Walker!'") || h.contains("says, 'Welcome, Walker!'"), "{h}");
     let _ = imp;
     let hp = e.world.ch(pc).unwrap().hit;
@@ -138,10 +142,10 @@ end
 "#;
     let (mut e, _dir) = engine(lua);
     let (pc, mut rx) = player(&mut e, "Tester");
-    heard(&mut rx);
+    heard(&mut e, &mut rx);
     let started = std::time::Instant::now();
     e.dispatch(pc, "say loop");
-    let h = heard(&mut rx);
+    let h = heard(&mut e, &mut rx);
     assert!(!h.contains("escaped"), "{h}");
     assert!(h.contains("You say, 'loop'"), "a stopped script answers 0: the command goes on:\n{h}");
     assert!(started.elapsed() < std::time::Duration::from_secs(5));
@@ -149,13 +153,13 @@ end
     assert!(why.contains("room/test.lua") && why.contains("budget"), "{why}");
     // Off until reload: the next command is not offered to it.
     e.dispatch(pc, "say memory");
-    assert!(heard(&mut rx).contains("You say, 'memory'"));
+    assert!(heard(&mut e, &mut rx).contains("You say, 'memory'"));
     // A fresh engine: the memory bomb is stopped too, and the state is usable after.
     let (mut e, _dir2) = engine(lua);
     let (pc, mut rx) = player(&mut e, "Tester");
-    heard(&mut rx);
+    heard(&mut e, &mut rx);
     e.dispatch(pc, "say memory");
-    let h = heard(&mut rx);
+    let h = heard(&mut e, &mut rx);
     assert!(!h.contains("escaped"), "{h}");
     let why = e.scripts.disabled.get(&(ScriptKind::Room, 100)).cloned().unwrap_or_default();
     assert!(why.contains("memory"), "{why}");

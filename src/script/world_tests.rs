@@ -6,7 +6,7 @@
 use tokio::sync::mpsc;
 
 use crate::game::engine::{Engine, EngineConfig};
-use crate::game::output::Out;
+use crate::game::output::{Out, Outs};
 use crate::game::world::CharId;
 use crate::script::{ScriptKind, Trigger};
 
@@ -20,12 +20,16 @@ fn darkpawns() -> Option<std::path::PathBuf> {
     })
 }
 
-fn heard(rx: &mut mpsc::Receiver<Out>) -> String {
+fn heard(e: &mut Engine, rx: &mut mpsc::Receiver<Outs>) -> String {
+    // What the engine sent so far goes out (as at a step's end).
+    e.send_outboxes();
     let mut s = String::new();
-    while let Ok(o) = rx.try_recv() {
-        if let Out::Event { text, .. } = o {
-            s.push_str(&text);
-            s.push('\n');
+    while let Ok(batch) = rx.try_recv() {
+        for o in batch {
+            if let Out::Event { text, .. } = o {
+                s.push_str(&text);
+                s.push('\n');
+            }
         }
     }
     s
@@ -69,7 +73,7 @@ async fn the_live_world_scripts_run_where_the_world_puts_them() {
         .map(|(_, v)| v)
         .unwrap();
     place(&mut e, pc, pattern);
-    heard(&mut rx);
+    heard(&mut e, &mut rx);
     for _ in 0..400 {
         e.pulse += 1;
         e.script_activity();
@@ -77,7 +81,7 @@ async fn the_live_world_scripts_run_where_the_world_puts_them() {
             break;
         }
     }
-    let h = heard(&mut rx);
+    let h = heard(&mut e, &mut rx);
     assert!(e.world.ch(pc).unwrap().hit < 500, "{h}");
     assert!(h.contains("pattern") || h.contains("strength"), "{h}");
 
@@ -85,16 +89,16 @@ async fn the_live_world_scripts_run_where_the_world_puts_them() {
     place(&mut e, pc, 3065);
     e.dispatch(pc, "say haven");
     assert_eq!(e.world.rooms[e.world.ch(pc).unwrap().room].proto.vnum, 12119);
-    assert!(heard(&mut rx).contains("power of the pattern takes you away"));
+    assert!(heard(&mut e, &mut rx).contains("power of the pattern takes you away"));
 
     // Hisc (mob oncmd, through `no_move` loaded by globals.lua) keeps the south.
     let hisc_room = e.world.chars.values().find(|c| c.npc_vnum == Some(14412)).map(|c| c.room).expect("Hisc is loaded by his zone");
     let hisc_vnum = e.world.rooms[hisc_room].proto.vnum;
     place(&mut e, pc, hisc_vnum);
-    heard(&mut rx);
+    heard(&mut e, &mut rx);
     e.dispatch(pc, "south");
     assert_eq!(e.world.ch(pc).unwrap().room, hisc_room);
-    assert!(heard(&mut rx).contains("blocks your way"));
+    assert!(heard(&mut e, &mut rx).contains("blocks your way"));
 
     // The portals (object oncmd): `enter portal` goes to the room its cost names.
     for vnum in 19593..=19598u32 {
@@ -113,11 +117,11 @@ async fn the_live_world_scripts_run_where_the_world_puts_them() {
     // back what they have no use for (mob ongive, through assembler.lua).
     let healer = mob_at(&mut e, 12220, 8004);
     place(&mut e, pc, 8004);
-    heard(&mut rx);
+    heard(&mut e, &mut rx);
     let mut said = String::new();
     for _ in 0..400 {
         e.mob_turn_scripts(healer);
-        said = heard(&mut rx);
+        said = heard(&mut e, &mut rx);
         if !said.is_empty() {
             break;
         }
@@ -130,7 +134,7 @@ async fn the_live_world_scripts_run_where_the_world_puts_them() {
         e.world.obj_to_char(o, pc);
         let kw = e.world.ch(m).unwrap().keywords.split_whitespace().next().unwrap().to_string();
         e.dispatch(pc, &format!("give bread {kw}"));
-        let h = heard(&mut rx);
+        let h = heard(&mut e, &mut rx);
         assert!(e.world.ch(pc).unwrap().inventory.contains(&o), "mob {keeper} gave it back:\n{h}");
         assert!(e.scripts.script_for(ScriptKind::Mob, keeper, Trigger::OnGive).is_some(), "{:?}", e.scripts.disabled);
     }

@@ -178,6 +178,8 @@ async fn a_telnet_player_keeps_and_talks_in_rooms() {
     assert!(said.contains("request"), "{said}");
     let listed = t.until("the key 'lantern'").await;
     assert!(listed.contains("Bram asks to join"), "{listed}");
+    // The notice comes with a prompt of its own (what others do is told at the pulse's end).
+    t.until("mv > ").await;
     let list = t.cmd("room").await;
     let req: String = list.split("request ").nth(1).unwrap().chars().take_while(|c| c.is_ascii_digit()).collect();
     let out = t.cmd(&format!("room grant {req}")).await;
@@ -186,6 +188,7 @@ async fn a_telnet_player_keeps_and_talks_in_rooms() {
     b.reply_text("c").await;
     let heard = t.until("evening, Hilda").await;
     assert!(heard.contains("Bram"), "{heard}");
+    t.until("mv > ").await;
     let out = t.cmd("chat nowhere hello").await;
     assert!(out.contains("not in that room"), "{out}");
     srv.shutdown().await;

@@ -4,7 +4,7 @@
 use tokio::sync::mpsc;
 
 use crate::game::engine::{Engine, EngineConfig};
-use crate::game::output::Out;
+use crate::game::output::{Out, Outs};
 use crate::game::spells::AffectKind;
 use crate::game::tables::{item_type, wear_flag, Position};
 use crate::game::world::CharId;
@@ -23,7 +23,7 @@ fn mob(e: &mut Engine, n: usize, special: &str, room: usize) -> CharId {
 }
 
 /// A player of `class` in `room`, and what it is sent.
-fn player(e: &mut Engine, name: &str, class: u8, room: usize) -> (CharId, mpsc::Receiver<Out>) {
+fn player(e: &mut Engine, name: &str, class: u8, room: usize) -> (CharId, mpsc::Receiver<Outs>) {
     let (link, rx) = crate::game::tests::link(name.len() as u64 * 1000 + room as u64, 4096);
     let record = crate::game::character::new_record(name, class, 0, 1, true, [13; 6], e.world.rooms[room].proto.vnum);
     let id = e.enter(record, link, None).char_id;
@@ -34,12 +34,16 @@ fn player(e: &mut Engine, name: &str, class: u8, room: usize) -> (CharId, mpsc::
     (id, rx)
 }
 
-fn texts(rx: &mut mpsc::Receiver<Out>) -> String {
+fn texts(e: &mut Engine, rx: &mut mpsc::Receiver<Outs>) -> String {
+    // What the engine sent so far goes out (as at a step's end).
+    e.send_outboxes();
     let mut all = String::new();
-    while let Ok(o) = rx.try_recv() {
-        if let Out::Event { text, .. } = o {
-            all.push_str(&text);
-            all.push('\n');
+    while let Ok(batch) = rx.try_recv() {
+        for o in batch {
+            if let Out::Event { text, .. } = o {
+                all.push_str(&text);
+                all.push('\n');
+            }
         }
     }
     all
@@ -103,9 +107,9 @@ async fn a_magic_user_casts_the_spell_of_its_level_in_combat() {
     let (pc, mut rx) = player(&mut e, "Target", 3, 0);
     assert!(!e.fight_special(mage, "magic_user"), "no fight, no spell");
     fight(&mut e, mage, pc, 20);
-    texts(&mut rx);
+    texts(&mut e, &mut rx);
     let cast = (0..60).filter(|_| e.fight_special(mage, "magic_user")).count();
-    let heard = texts(&mut rx);
+    let heard = texts(&mut e, &mut rx);
     assert!(cast > 0 && heard.contains("utters the words, 'fireball'"), "cast {cast} times:\n{heard}");
     assert!(e.world.ch(pc).unwrap().hit < 5000, "the fireballs hurt");
 }
@@ -125,7 +129,7 @@ async fn a_hurt_cleric_heals_itself_and_curses_its_foe() {
     for _ in 0..60 {
         e.fight_special(cleric, "cleric");
     }
-    let heard = texts(&mut rx);
+    let heard = texts(&mut e, &mut rx);
     assert!(e.affected(pc, AffectKind::Curse), "{heard}");
     assert!(heard.contains("utters the words, 'heal'") && heard.contains("utters the words, 'harm'"), "{heard}");
 }
@@ -137,7 +141,7 @@ async fn a_fighter_kicks_and_bashes() {
     let (pc, mut rx) = player(&mut e, "Target", 3, 0);
     fight(&mut e, fighter, pc, 20);
     let acted = (0..40).filter(|_| e.fight_special(fighter, "fighter")).count();
-    let heard = texts(&mut rx);
+    let heard = texts(&mut e, &mut rx);
     assert!(acted > 0, "it fought with its feet");
     assert!(heard.contains("bash") || heard.contains("kick"), "{heard}");
 }
@@ -149,8 +153,8 @@ async fn a_snake_bite_poisons_and_poison_hurts() {
     let (pc, mut rx) = player(&mut e, "Target", 3, 0);
     fight(&mut e, snake, pc, 40);
     let bit = (0..20).any(|_| e.fight_special(snake, "snake"));
-    assert!(bit && e.affected(pc, AffectKind::Poison), "{}", texts(&mut rx));
-    assert!(texts(&mut rx).contains("bites you!"));
+    assert!(bit && e.affected(pc, AffectKind::Poison), "{}", texts(&mut e, &mut rx));
+    assert!(texts(&mut e, &mut rx).contains("bites you!"));
     let before = e.world.ch(pc).unwrap().hit;
     e.poison_tick();
     assert_eq!(e.world.ch(pc).unwrap().hit, before - crate::game::magic::POISON_DAMAGE);
@@ -206,14 +210,14 @@ async fn a_guild_guard_lets_the_guilds_own_class_in_only() {
     let (warrior, mut rx) = player(&mut e, "Brute", crate::game::tables::class::WARRIOR, room);
     e.dispatch(warrior, dir);
     assert_eq!(e.world.ch(warrior).unwrap().room, room, "blocked");
-    assert!(texts(&mut rx).contains("humiliates you, and blocks your way"));
+    assert!(texts(&mut e, &mut rx).contains("humiliates you, and blocks your way"));
     let (cleric, mut rx2) = player(&mut e, "Priest", crate::game::tables::class::CLERIC, room);
     e.dispatch(cleric, dir);
     assert_eq!(e.world.ch(cleric).unwrap().room, to, "a cleric walks into the cleric guild");
     // And there the `guild` master teaches.
-    texts(&mut rx2);
+    texts(&mut e, &mut rx2);
     assert_eq!(e.dispatch(cleric, "practice cure light").as_str(), "ok");
-    assert!(texts(&mut rx2).contains("You practice cure light"));
+    assert!(texts(&mut e, &mut rx2).contains("You practice cure light"));
 }
 
 #[tokio::test]
@@ -223,7 +227,7 @@ async fn a_bank_keeps_coins_and_the_record_keeps_the_bank() {
     e.world.obj_specials.insert(atm, "bank".into());
     let (pc, mut rx) = player(&mut e, "Saver", 3, 0);
     assert_eq!(e.dispatch(pc, "deposit 5").as_str(), "failed", "no bank here");
-    assert!(texts(&mut rx).contains("Sorry, but you cannot do that here!"));
+    assert!(texts(&mut e, &mut rx).contains("Sorry, but you cannot do that here!"));
     let o = e.world.create_obj(atm).unwrap();
     e.world.obj_to_room(o, 0);
     e.world.chars.get_mut(&pc).unwrap().gold = 100;
@@ -233,7 +237,7 @@ async fn a_bank_keeps_coins_and_the_record_keeps_the_bank() {
     assert_eq!(e.dispatch(pc, "withdraw 61").as_str(), "failed");
     assert_eq!(e.dispatch(pc, "withdraw 10").as_str(), "ok");
     e.dispatch(pc, "balance");
-    let heard = texts(&mut rx);
+    let heard = texts(&mut e, &mut rx);
     assert!(heard.contains("Your current balance is 50 coins."), "{heard}");
     assert_eq!(e.world.ch(pc).unwrap().gold, 50);
     assert_eq!(e.to_record(pc).unwrap().bank_gold, 50, "the bank is part of the character's record");
@@ -252,14 +256,14 @@ async fn boards_list_read_write_and_only_authors_remove() {
     assert_eq!(e.dispatch(ann, "write no separator").as_str(), "invalid_target");
     assert_eq!(e.dispatch(ann, "write Lost sword : a long blade, reward offered").as_str(), "ok");
     assert_eq!(e.dispatch(bob, "write Found : nothing yet").as_str(), "ok");
-    texts(&mut rx);
+    texts(&mut e, &mut rx);
     assert_eq!(e.dispatch(ann, &format!("look {kw}")).as_str(), "ok");
-    let list = texts(&mut rx);
+    let list = texts(&mut e, &mut rx);
     assert!(list.contains("There are 2 messages"), "{list}");
     let (i_found, i_lost) = (list.find("(Bob) :: Found").unwrap(), list.find("(Ann) :: Lost sword").unwrap());
     assert!(i_found < i_lost, "newest first:\n{list}");
     e.dispatch(bob, "read 1");
-    assert!(texts(&mut rxb).contains("a long blade, reward offered"));
+    assert!(texts(&mut e, &mut rxb).contains("a long blade, reward offered"));
     assert_eq!(e.dispatch(bob, "remove 1").as_str(), "failed", "not Bob's");
     assert_eq!(e.dispatch(ann, "remove 1").as_str(), "ok");
     assert_eq!(e.boards.messages(vnum).len(), 1);
@@ -278,7 +282,7 @@ async fn a_moon_gate_carries_to_its_twin() {
     e.world.obj_to_room(here, 0);
     let (pc, mut rx) = player(&mut e, "Walker", 3, 0);
     assert_eq!(e.dispatch(pc, &format!("enter {kw}")).as_str(), "failed", "no twin yet");
-    assert!(texts(&mut rx).contains("flickers, but nothing happens"));
+    assert!(texts(&mut e, &mut rx).contains("flickers, but nothing happens"));
     let far = e.world.rooms.len() - 1;
     let there = e.world.create_obj(vnum).unwrap();
     e.world.obj_to_room(there, far);

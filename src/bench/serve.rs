@@ -1,0 +1,161 @@
+//! What the load generators share about the server they measure: starting one of their
+//! own (`--spawn`: this binary's `pawns serve` on a scratch data file), its CPU and
+//! memory from `/proc`, and its pulse timings from `/metrics`.
+
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+
+/// A server started for one bench run; stopped (SIGTERM, then waited for) when dropped.
+pub struct Spawned {
+    child: Child,
+    pub pid: u32,
+    pub port: u16,
+    /// The scratch directory holding its data file (kept with `--keep`).
+    pub dir: PathBuf,
+    keep: bool,
+}
+
+impl Spawned {
+    /// Starts `pawns serve` on a free port with a scratch data file, logins unthrottled,
+    /// `world` imported (or the starter world), and `extra` flags; returns once `/health`
+    /// answers.
+    pub async fn start(world: Option<&PathBuf>, extra: &[String], keep: bool) -> anyhow::Result<Spawned> {
+        let port = free_port()?;
+        let dir = std::env::temp_dir().join(format!("pawns-bench-{}-{port}", std::process::id()));
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        let exe = std::env::current_exe().context("finding this program to start the server")?;
+        let mut cmd = Command::new(exe);
+        cmd.arg("serve")
+            .args(["--host", "127.0.0.1", "--port", &port.to_string(), "--db"])
+            .arg(dir.join("bench.redb"))
+            .args(["--login-rate", "1000000", "--login-burst", "1000000", "--log", "warn"]);
+        if let Some(w) = world {
+            cmd.arg("--world").arg(w);
+        }
+        cmd.args(extra).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::inherit());
+        let child = cmd.spawn().context("starting pawns serve")?;
+        let mut s = Spawned { pid: child.id(), child, port, dir, keep };
+        let base = s.base();
+        let until = Instant::now() + Duration::from_secs(120);
+        loop {
+            if let Some(status) = s.child.try_wait()? {
+                bail!("the server exited before it was up ({status})");
+            }
+            if pawns::net::client::get(&format!("{base}/health")).await.is_ok() {
+                break;
+            }
+            if Instant::now() > until {
+                bail!("the server did not answer /health within 2 minutes");
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        eprintln!("started pawns serve (pid {}) on port {port}, data in {}", s.pid, s.dir.display());
+        Ok(s)
+    }
+
+    pub fn base(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    pub fn ws_url(&self) -> String {
+        format!("ws://127.0.0.1:{}/ws", self.port)
+    }
+}
+
+impl Drop for Spawned {
+    fn drop(&mut self) {
+        // SIGTERM: the server saves and stops in order (within 5 s).
+        let _ = Command::new("kill").args(["-TERM", &self.pid.to_string()]).status();
+        let until = Instant::now() + Duration::from_secs(15);
+        while Instant::now() < until {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        if !self.keep {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+fn free_port() -> anyhow::Result<u16> {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").context("finding a free port")?;
+    Ok(l.local_addr()?.port())
+}
+
+/// CPU seconds (user + system) and RSS (KiB) of a process, from /proc (Linux).
+pub fn proc_sample(pid: u32) -> Option<(f64, u64)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after = stat.rsplit_once(')')?.1;
+    let f: Vec<&str> = after.split_whitespace().collect();
+    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let rss_kb = status.lines().find(|l| l.starts_with("VmRSS:"))?.split_whitespace().nth(1)?.parse().ok()?;
+    Some((ticks / 100.0, rss_kb))
+}
+
+/// This process's own CPU seconds (the load generator's share of the machine).
+pub fn own_cpu() -> f64 {
+    proc_sample(std::process::id()).map(|s| s.0).unwrap_or(0.0)
+}
+
+/// The pulse-duration histogram from a server's `/metrics`: (upper bound s, cumulative count).
+pub async fn pulse_buckets(base: &str) -> Option<Vec<(f64, u64)>> {
+    let page = pawns::net::client::get(&format!("{base}/metrics")).await.ok()?;
+    Some(parse_buckets(&page, "pawns_pulse_duration_seconds_bucket"))
+}
+
+/// A histogram's cumulative buckets from Prometheus text.
+pub fn parse_buckets(page: &str, name: &str) -> Vec<(f64, u64)> {
+    let mut out = Vec::new();
+    for line in page.lines().filter(|l| l.starts_with(name)) {
+        let Some(le) = line.split("le=\"").nth(1).and_then(|r| r.split('"').next()) else { continue };
+        let le = if le == "+Inf" { f64::INFINITY } else { le.parse().unwrap_or(f64::NAN) };
+        let Some(n) = line.rsplit(' ').next().and_then(|v| v.parse::<f64>().ok()) else { continue };
+        out.push((le, n as u64));
+    }
+    out
+}
+
+/// Pulses per bucket between two scrapes: (upper bound s, pulses in (previous bound, bound]).
+pub fn bucket_delta(before: &[(f64, u64)], after: &[(f64, u64)]) -> Vec<(f64, u64)> {
+    let mut prev = 0;
+    let mut out = Vec::new();
+    for (i, (le, n)) in after.iter().enumerate() {
+        let cum = n.saturating_sub(before.get(i).map(|b| b.1).unwrap_or(0));
+        out.push((*le, cum.saturating_sub(prev)));
+        prev = cum;
+    }
+    out
+}
+
+/// "≤1ms 812 · ≤2.5ms 40 · … " (empty buckets left out).
+pub fn describe_buckets(delta: &[(f64, u64)]) -> String {
+    delta
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(le, n)| if le.is_infinite() { format!(">10s {n}") } else { format!("≤{}ms {n}", le * 1000.0) })
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buckets_parse_and_subtract() {
+        let page = "# TYPE x histogram\npawns_pulse_duration_seconds_bucket{le=\"0.001\"} 5\npawns_pulse_duration_seconds_bucket{le=\"0.01\"} 9\npawns_pulse_duration_seconds_bucket{le=\"+Inf\"} 10\npawns_pulse_duration_seconds_sum 0.1\n";
+        let b = parse_buckets(page, "pawns_pulse_duration_seconds_bucket");
+        assert_eq!(b, vec![(0.001, 5), (0.01, 9), (f64::INFINITY, 10)]);
+        let before = vec![(0.001, 2), (0.01, 3), (f64::INFINITY, 3)];
+        assert_eq!(bucket_delta(&before, &b), vec![(0.001, 3), (0.01, 3), (f64::INFINITY, 1)]);
+        assert_eq!(describe_buckets(&bucket_delta(&before, &b)), "≤1ms 3 · ≤10ms 3 · >10s 1");
+    }
+}
