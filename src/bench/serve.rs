@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context};
 
 /// A server started for one bench run; stopped (SIGTERM, then waited for) when dropped.
+/// Its log is `server.log` in its scratch directory.
 pub struct Spawned {
     child: Child,
     pub pid: u32,
@@ -31,11 +32,16 @@ impl Spawned {
         cmd.arg("serve")
             .args(["--host", "127.0.0.1", "--port", &port.to_string(), "--db"])
             .arg(dir.join("bench.redb"))
-            .args(["--login-rate", "1000000", "--login-burst", "1000000", "--log", "warn"]);
+            .args(["--login-rate", "1000000", "--login-burst", "1000000"]);
+        if !extra.iter().any(|a| a == "--log" || a.starts_with("--log=")) {
+            cmd.args(["--log", "warn"]);
+        }
         if let Some(w) = world {
             cmd.arg("--world").arg(w);
         }
-        cmd.args(extra).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::inherit());
+        // Its log (warnings: pulses that overran, a recorder falling behind) is kept beside its data.
+        let log = std::fs::File::create(dir.join("server.log")).context("creating the server's log")?;
+        cmd.args(extra).stdin(Stdio::null()).stdout(log).stderr(Stdio::inherit());
         let child = cmd.spawn().context("starting pawns serve")?;
         let mut s = Spawned { pid: child.id(), child, port, dir, keep };
         let base = s.base();

@@ -218,7 +218,7 @@ impl Engine {
             return;
         }
         let entries = std::mem::take(&mut j.entries);
-        match pawns_storage::codec::encode(&entries) {
+        match pawns_storage::codec::encode_compact(&entries) {
             Ok(bytes) => items.push(RecItem::Journal(j.run, bytes)),
             Err(e) => tracing::error!("the journal could not be encoded: {e}"),
         }

@@ -255,22 +255,23 @@ impl Engine {
 
     /// Whether `snap` is what `snap(c)` would make now (compared in place).
     fn snap_matches(&self, snap: &Snap, c: &super::character::Char) -> bool {
+        if snap.hp != c.hit || snap.max_hp != c.max_hit || snap.level != c.level || snap.exp != c.exp || snap.gold != c.gold {
+            return false;
+        }
+        if snap.room_vnum != self.world.rooms[c.room].proto.vnum {
+            return false;
+        }
         let fighting = c.fighting.map(|f| self.world.ch(f).map(|o| o.name.as_str()).unwrap_or("someone"));
-        let same_obj = |o: &ObjId, s: &(ObjId, u32)| *o == s.0 && self.world.obj(*o).is_some();
-        snap.hp == c.hit
-            && snap.max_hp == c.max_hit
-            && snap.level == c.level
-            && snap.exp == c.exp
-            && snap.gold == c.gold
-            && snap.room_vnum == self.world.rooms[c.room].proto.vnum
-            && snap.fighting.as_deref() == fighting
-            && snap.inventory.len() == c.inventory.iter().filter(|o| self.world.obj(**o).is_some()).count()
-            && c.inventory.iter().filter(|o| self.world.obj(**o).is_some()).zip(&snap.inventory).all(|(o, s)| same_obj(o, s))
-            && c.equipment.iter().zip(&snap.equipment).all(|(o, s)| match (o.filter(|o| self.world.obj(*o).is_some()), s) {
-                (None, None) => true,
-                (Some(o), Some(s)) => same_obj(&o, s),
-                _ => false,
-            })
+        if snap.fighting.as_deref() != fighting {
+            return false;
+        }
+        // The same objects in the same places: every one of them existed when the snapshot
+        // was taken (objects are only ever taken out of a carrier with them), so only when
+        // the ids differ is the world read.
+        let same_ids = snap.inventory.len() == c.inventory.len()
+            && c.inventory.iter().zip(&snap.inventory).all(|(o, s)| *o == s.0)
+            && c.equipment.iter().zip(&snap.equipment).all(|(o, s)| *o == s.map(|s| s.0));
+        same_ids || self.snap(c.id).is_some_and(|now| now == *snap)
     }
 
     /// What the agent faces as it decides: who is here, and the one who matters most to

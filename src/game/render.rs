@@ -115,19 +115,31 @@ impl Engine {
 
     /// The room as text: name, description, exits, things, and who is here.
     pub fn room_text(&self, viewer: CharId, brief: bool) -> String {
+        use std::fmt::Write;
         let Some(ch) = self.world.ch(viewer) else {
             return String::new();
         };
         let room = &self.world.rooms[ch.room];
-        let mut s = String::new();
+        // One string, written in place: a look is made often, by everyone.
+        let mut s = String::with_capacity(512);
         s.push_str(&room.proto.name);
         s.push('\n');
         if !brief {
             s.push_str(room.proto.description.trim_end());
             s.push('\n');
         }
+        s.push_str("[ Exits: ");
         let exits = visible_exits(&self.world, ch.room);
-        s.push_str(&format!("[ Exits: {} ]\n", if exits.is_empty() { "none".to_string() } else { exits.join(" ") }));
+        if exits.is_empty() {
+            s.push_str("none");
+        }
+        for (i, e) in exits.iter().enumerate() {
+            if i > 0 {
+                s.push(' ');
+            }
+            s.push_str(e);
+        }
+        s.push_str(" ]\n");
         for o in room.contents.iter().filter_map(|o| self.world.obj(*o)) {
             if !o.long_descr.is_empty() {
                 s.push_str(&o.long_descr);
@@ -151,36 +163,50 @@ impl Engine {
             if !npc {
                 shown += 1;
             }
-            s.push_str(&self.describe_in_room(c));
+            self.describe_in_room(c, &mut s);
             s.push('\n');
         }
         if unseen > 0 {
-            s.push_str(&format!("...and {unseen} more {} here.\n", if unseen == 1 { "person is" } else { "people are" }));
+            let _ = writeln!(s, "...and {unseen} more {} here.", if unseen == 1 { "person is" } else { "people are" });
         }
-        s.trim_end().to_string()
+        s.truncate(s.trim_end().len());
+        s
     }
 
-    fn describe_in_room(&self, c: &Char) -> String {
-        let fighting = c.fighting.map(|f| {
-            if Some(f) == c.fighting && self.world.ch(f).is_some() {
-                format!(", fighting {}", self.pers(f))
-            } else {
-                String::new()
-            }
-        });
+    /// One line of a room's text for someone in it, written onto `s`.
+    fn describe_in_room(&self, c: &Char, s: &mut String) {
         if c.is_npc() && c.position == c.default_position && c.fighting.is_none() {
-            return c.long_descr.clone();
+            s.push_str(&c.long_descr);
+            return;
         }
-        let tag = if c.is_agent() { " [agent]" } else { "" };
-        let linkdead = if c.pc.as_ref().is_some_and(|p| p.link.is_none()) { " (linkless)" } else { "" };
-        let pos = match c.position {
+        push_capitalized(s, &c.name);
+        if c.is_agent() {
+            s.push_str(" [agent]");
+        }
+        if c.pc.as_ref().is_some_and(|p| p.link.is_none()) {
+            s.push_str(" (linkless)");
+        }
+        s.push_str(match c.position {
             Position::Sleeping => " is sleeping here",
             Position::Resting => " is resting here",
             Position::Sitting => " is sitting here",
             Position::Fighting => " is here",
             Position::Standing => " is standing here",
             _ => " is lying here, badly hurt",
-        };
-        super::messaging::capitalize(&format!("{}{}{}{}{}.", c.name, tag, linkdead, pos, fighting.unwrap_or_default()))
+        });
+        if let Some(f) = c.fighting.and_then(|f| self.world.ch(f)) {
+            s.push_str(", fighting ");
+            s.push_str(&f.name);
+        }
+        s.push('.');
+    }
+}
+
+/// `text` onto `s` with its first letter in upper case (`messaging::capitalize` in place).
+fn push_capitalized(s: &mut String, text: &str) {
+    let mut c = text.chars();
+    if let Some(f) = c.next() {
+        s.extend(f.to_uppercase());
+        s.push_str(c.as_str());
     }
 }

@@ -44,7 +44,16 @@ pub async fn classify(stream: &TcpStream) -> Kind {
     let mut buf = [0u8; 8];
     loop {
         match tokio::time::timeout_at(deadline, stream.peek(&mut buf)).await {
-            Err(_) => return Kind::Telnet,
+            // Silence: a telnet client waits for the server to speak first. What came
+            // while this task waited to run again is still looked at (a busy server's
+            // timer fires late; the request line may be there by then).
+            Err(_) => {
+                use futures_util::FutureExt;
+                return match stream.peek(&mut buf).now_or_never() {
+                    Some(Ok(n)) if n > 0 && http_prefix(&buf[..n]) == Some(true) => Kind::Http,
+                    _ => Kind::Telnet,
+                };
+            }
             Ok(Err(_)) | Ok(Ok(0)) => return Kind::Closed,
             Ok(Ok(n)) => match http_prefix(&buf[..n]) {
                 Some(true) => return Kind::Http,

@@ -32,9 +32,10 @@ pub fn search_doc(r: &EventRecord) -> SearchDoc {
             SearchDoc { kind, category: command_category(&d.command), text }
         }
         RecordBody::Observation { event_type, text, from } => {
+            let text = if event_type == "text" { without_description(text) } else { text.as_str().into() };
             let text = match from {
                 Some(f) if !text.to_ascii_lowercase().contains(&f.to_ascii_lowercase()) => format!("{f}: {text}"),
-                _ => text.clone(),
+                _ => text.to_string(),
             };
             SearchDoc { kind, category: event_category(event_type), text }
         }
@@ -42,6 +43,19 @@ pub fn search_doc(r: &EventRecord) -> SearchDoc {
             let (category, text) = transition_text(t);
             SearchDoc { kind, category, text }
         }
+    }
+}
+
+/// A room as a player is shown it (`look`, arriving: its name, its description, then
+/// `[ Exits: … ]` and what is there) is indexed without the description: the same words
+/// for every visit by everyone, most of what a crowd of walkers would index. The name
+/// and what was there are kept, so "a look at the temple while the rat was there" is
+/// found. Any other text is indexed whole.
+pub fn without_description(text: &str) -> std::borrow::Cow<'_, str> {
+    let Some((name, rest)) = text.split_once('\n') else { return text.into() };
+    match rest.find("[ Exits: ") {
+        Some(at) if at > 0 && rest[..at].ends_with('\n') => format!("{name}\n{}", &rest[at..]).into(),
+        _ => text.into(),
     }
 }
 
@@ -179,6 +193,30 @@ mod tests {
         ] {
             assert_eq!(command_category(verb), cat, "{verb}");
         }
+    }
+
+    #[test]
+    fn a_rooms_description_is_not_indexed_its_name_and_company_are() {
+        let look = "The Temple of the Ember\nYou stand in a vaulted hall of red stone.\nAn eternal fire burns.\n[ Exits: north south ]\nA rat is here.\nBrenda [agent] is standing here.";
+        assert_eq!(
+            without_description(look),
+            "The Temple of the Ember\n[ Exits: north south ]\nA rat is here.\nBrenda [agent] is standing here."
+        );
+        // Brief (no description) and other texts are kept whole.
+        let brief = "The Temple of the Ember\n[ Exits: north ]";
+        assert_eq!(without_description(brief), brief);
+        assert_eq!(without_description("You are hungry."), "You are hungry.");
+        assert_eq!(without_description("a\nb [ Exits: x ]"), "a\nb [ Exits: x ]");
+        let r = EventRecord {
+            session: 1,
+            seq: 1,
+            agent: "ann".into(),
+            at_us: 1,
+            room_vnum: 8004,
+            body: RecordBody::Observation { event_type: "text".into(), text: look.into(), from: None },
+        };
+        assert!(!search_doc(&r).text.contains("vaulted"));
+        assert!(search_doc(&r).text.contains("rat"));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! Stemming was the largest single cost of indexing under load (see the recording
 //! issue's closing note); the result is the same as tantivy's `en_stem`.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use tantivy::tokenizer::{LowerCaser, RemoveLongFilter, SimpleTokenizer, TextAnalyzer, Token, TokenFilter, TokenStream, Tokenizer};
 
@@ -24,7 +24,7 @@ impl TokenFilter for CachedStemmer {
     type Tokenizer<T: Tokenizer> = CachedStemmerFilter<T>;
 
     fn transform<T: Tokenizer>(self, inner: T) -> CachedStemmerFilter<T> {
-        CachedStemmerFilter { inner, cache: HashMap::new() }
+        CachedStemmerFilter { inner, cache: HashMap::default() }
     }
 }
 

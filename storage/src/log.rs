@@ -129,7 +129,7 @@ impl Store {
             if !batch.records.is_empty() {
                 id = next;
                 for (session, rs) in &by_session {
-                    chunks.insert((id, *session), codec::encode(rs)?.as_slice()).map_err(redb_err)?;
+                    chunks.insert((id, *session), codec::encode_compact(rs)?.as_slice()).map_err(redb_err)?;
                 }
                 let mut days = tx.open_table(tables::RECORD_DAYS).map_err(redb_err)?;
                 let last_day = days.last().map_err(redb_err)?.map(|(k, _)| k.value());
