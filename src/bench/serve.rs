@@ -41,14 +41,17 @@ impl Spawned {
         }
         // Its log (warnings: pulses that overran, a recorder falling behind) is kept beside its data.
         let log = std::fs::File::create(dir.join("server.log")).context("creating the server's log")?;
-        cmd.args(extra).stdin(Stdio::null()).stdout(log).stderr(Stdio::inherit());
+        let err = log.try_clone().context("creating the server's log")?;
+        cmd.args(extra).stdin(Stdio::null()).stdout(log).stderr(err);
         let child = cmd.spawn().context("starting pawns serve")?;
         let mut s = Spawned { pid: child.id(), child, port, dir, keep };
         let base = s.base();
         let until = Instant::now() + Duration::from_secs(120);
         loop {
             if let Some(status) = s.child.try_wait()? {
-                bail!("the server exited before it was up ({status})");
+                let log = std::fs::read_to_string(s.dir.join("server.log")).unwrap_or_default();
+                let tail: Vec<&str> = log.lines().rev().take(5).collect();
+                bail!("the server exited before it was up ({status}): {}", tail.into_iter().rev().collect::<Vec<_>>().join(" | "));
             }
             if pawns::net::client::get(&format!("{base}/health")).await.is_ok() {
                 break;
@@ -58,7 +61,7 @@ impl Spawned {
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
-        eprintln!("started pawns serve (pid {}) on port {port}, data in {}", s.pid, s.dir.display());
+        eprintln!("started pawns serve (pid {}) on port {port}, data and server.log in {}", s.pid, s.dir.display());
         Ok(s)
     }
 
