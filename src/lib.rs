@@ -11,6 +11,7 @@ pub mod memory;
 pub mod metrics;
 pub mod mind;
 pub mod net;
+pub mod priority;
 pub mod protocol;
 pub mod record;
 pub mod replay;

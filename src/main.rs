@@ -14,8 +14,13 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let mut builder = tokio::runtime::Builder::new_multi_thread();
     match &cli.command {
-        Cmd::Serve(a) if a.workers > 0 => {
-            builder.worker_threads(a.workers);
+        Cmd::Serve(a) => {
+            if a.workers > 0 {
+                builder.worker_threads(a.workers);
+            }
+            // The engine thread keeps the process's priority; the rest go lower.
+            pawns::priority::set_thread_nice(a.thread_nice);
+            builder.on_thread_start(pawns::priority::background_thread);
         }
         // The load generator runs on one worker thread by default so that, on a small
         // machine, it takes as little CPU from the server it measures as it can.

@@ -29,10 +29,12 @@ impl Spawned {
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
         let exe = std::env::current_exe().context("finding this program to start the server")?;
         let mut cmd = Command::new(exe);
-        cmd.arg("serve")
-            .args(["--host", "127.0.0.1", "--port", &port.to_string(), "--db"])
-            .arg(dir.join("bench.redb"))
-            .args(["--login-rate", "1000000", "--login-burst", "1000000"]);
+        cmd.arg("serve").args(["--host", "127.0.0.1", "--port", &port.to_string(), "--db"]).arg(dir.join("bench.redb")).args([
+            "--login-rate",
+            "1000000",
+            "--login-burst",
+            "1000000",
+        ]);
         if !extra.iter().any(|a| a == "--log" || a.starts_with("--log=")) {
             cmd.args(["--log", "warn"]);
         }

@@ -250,6 +250,10 @@ pub struct ServeArgs {
     /// Threads for sockets and HTTP (0: one per core). The engine always has a thread of its own.
     #[arg(long, default_value_t = 0)]
     pub workers: usize,
+    /// How much lower than the engine every other server thread runs (nice increment,
+    /// 0..=19; 0: all equal). Linux only.
+    #[arg(long, default_value_t = pawns::priority::DEFAULT_THREAD_NICE, value_parser = clap::value_parser!(i32).range(0..=19))]
+    pub thread_nice: i32,
     /// Log filter (e.g. info, debug, pawns=debug).
     #[arg(long, default_value = "info")]
     pub log: String,

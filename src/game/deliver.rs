@@ -131,7 +131,10 @@ mod tests {
             got.push(o);
         }
         assert_eq!(got.len(), 8, "seven batches fit; the eighth slot is the close");
-        assert!(matches!(got.last().map(|b: &Vec<Out>| &b[..]), Some([Out::Close { code: SLOW_CONSUMER, .. }])), "the last batch is the close");
+        assert!(
+            matches!(got.last().map(|b: &Vec<Out>| &b[..]), Some([Out::Close { code: SLOW_CONSUMER, .. }])),
+            "the last batch is the close"
+        );
     }
 
     /// What one step sends a session is one batch, in order.
@@ -150,7 +153,8 @@ mod tests {
         assert!(rx.try_recv().is_err(), "nothing goes before the step ends");
         e.send_outboxes();
         let batch = rx.try_recv().unwrap();
-        let texts: Vec<String> = batch.iter().filter_map(|o| if let Out::Event { text, .. } = o { Some(text.to_string()) } else { None }).collect();
+        let texts: Vec<String> =
+            batch.iter().filter_map(|o| if let Out::Event { text, .. } = o { Some(text.to_string()) } else { None }).collect();
         assert_eq!(texts, ["line 0", "line 1", "line 2"]);
         assert!(rx.try_recv().is_err(), "one batch");
     }

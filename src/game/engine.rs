@@ -24,6 +24,11 @@ pub const PULSES_PER_REGEN: u64 = 150;
 pub const PULSES_PER_CROWD_NOTICE: u64 = 10;
 /// Periodic (every-60-s) saves made in one housekeeping pass (once a second).
 pub const SAVES_PER_PASS: usize = 100;
+/// A pulse that has run this long looks at the inbox as it goes (`drain_inbox`), so a
+/// command does not wait out a long pulse; a shorter one ends first, and what waits is
+/// handled right after it (which keeps pulses short: commands taken in the middle of a
+/// pulse made it longer).
+pub const LONG_PULSE: Duration = Duration::from_millis(10);
 /// Largest backlog of commands one player may have waiting.
 pub const MAX_QUEUED: usize = 64;
 
@@ -240,6 +245,8 @@ pub struct Engine {
     /// Looks at the inbox so far in this pulse, and the one in progress (0: between pulses).
     pub(crate) drain_calls: u32,
     pub(crate) draining: u32,
+    /// When the pulse running now began (none between pulses).
+    pub(crate) pulse_started: Option<Instant>,
     /// The command being handled: when its session read it, as journaled.
     pub(crate) command_received_us: Option<u64>,
 }
@@ -301,6 +308,7 @@ impl Engine {
             replay: None,
             drain_calls: 0,
             draining: 0,
+            pulse_started: None,
             command_received_us: None,
         };
         e.reset_all_zones();
@@ -378,6 +386,12 @@ impl Engine {
         self.drain_calls += 1;
         if self.replay.is_some() {
             self.replay_drain();
+            return;
+        }
+        // A short pulse ends soon enough: what waits is handled right after it (the
+        // journal notes where messages were taken, so a replay takes them at the same
+        // looks whatever the clock said).
+        if self.pulse_started.is_some_and(|t| t.elapsed() < LONG_PULSE) {
             return;
         }
         let Some(mut rx) = self.inbox.take() else { return };
@@ -582,8 +596,10 @@ impl Engine {
     /// One pulse (the run loop calls it on its clock; tests and fuzzing drive it directly).
     pub fn tick(&mut self) {
         let started = std::time::Instant::now();
+        self.pulse_started = Some(started);
         let recorded = self.tick_started();
         self.tick_inner();
+        self.pulse_started = None;
         self.tick_ended(recorded);
         self.stats.record(started.elapsed(), self.cfg.pulse, self.pulse);
     }
@@ -601,10 +617,9 @@ impl Engine {
             self.combat_round();
             phase.lap(&mut self.stats.phase_max[1]);
         }
-        if self.pulse.is_multiple_of(PULSES_PER_MOB_AI) {
-            self.mob_activity();
-            phase.lap(&mut self.stats.phase_max[2]);
-        }
+        // Every mob acts once per PULSES_PER_MOB_AI, a share of them each pulse.
+        self.mob_activity_share();
+        phase.lap(&mut self.stats.phase_max[2]);
         // Room and object pulses: every 4 s for each, spread over the 4 s.
         self.script_activity();
         // DG Scripts: runs whose wait is over, and random triggers every 13 s.

@@ -1,16 +1,32 @@
 //! Mob activity every 4 seconds: aggression, memory of attackers, helpers, scavenging,
 //! noises (the Dark Pawns `Noise` spec), wandering inside their own zone. Charmed mobs
-//! do none of it: they follow their master.
+//! do none of it: they follow their master. Each mob keeps its 4-second beat, but the
+//! mobs' turns are spread over the beat's 40 pulses by id (as room and object scripts
+//! are), so no one pulse carries a whole world's mobs: on Dark Pawns that was 3–4 ms of
+//! one pulse in forty.
 
-use super::engine::Engine;
+use super::engine::{Engine, PULSES_PER_MOB_AI};
 use super::messaging::To;
 use super::output::EventKind;
 use super::tables::{mob_flag, room_flag, Position};
 use super::world::CharId;
 
 impl Engine {
+    /// Every mob's turn at once.
     pub fn mob_activity(&mut self) {
         let mobs: Vec<CharId> = self.world.chars.values().filter(|c| c.is_npc()).map(|c| c.id).collect();
+        self.mob_turns(mobs);
+    }
+
+    /// This pulse's share of the mobs: those whose id falls in its slot of the beat.
+    pub fn mob_activity_share(&mut self) {
+        let slot = self.pulse % PULSES_PER_MOB_AI;
+        let mobs: Vec<CharId> =
+            self.world.chars.values().filter(|c| c.id % PULSES_PER_MOB_AI == slot && c.is_npc()).map(|c| c.id).collect();
+        self.mob_turns(mobs);
+    }
+
+    fn mob_turns(&mut self, mobs: Vec<CharId>) {
         for id in mobs {
             let Some(m) = self.world.ch(id) else { continue };
             if m.fighting.is_some() || m.position < Position::Standing {

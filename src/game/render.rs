@@ -4,8 +4,8 @@ use super::character::Char;
 use super::engine::Engine;
 use super::output::{DoorView, Out, PlayerState, RoomState, StateData};
 use super::tables::{class_name, race_name, Position};
-use super::vars::{position_of, visible_exits};
 use super::targeting::NPC_SIG;
+use super::vars::{position_of, visible_exits};
 use super::world::CharId;
 use crate::worldfile::DIR_NAMES;
 
@@ -24,7 +24,8 @@ impl Engine {
         let room = &self.world.rooms[ch.room];
         // A crowd costs the players listed, not everyone: the mobs have a list of their
         // own, the players are read until enough are named, the rest are counted.
-        let mobs: Vec<String> = room.npcs.iter().filter(|p| **p != viewer).filter_map(|p| self.world.ch(*p)).map(|c| c.name.clone()).collect();
+        let mobs: Vec<String> =
+            room.npcs.iter().filter(|p| **p != viewer).filter_map(|p| self.world.ch(*p)).map(|c| c.name.clone()).collect();
         let players: Vec<String> = room
             .people
             .iter()

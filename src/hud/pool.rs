@@ -17,13 +17,16 @@ fn queue() -> &'static mpsc::Sender<Job> {
         let n = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2).clamp(1, 16);
         for i in 0..n {
             let rx = rx.clone();
-            let spawned = std::thread::Builder::new().name(format!("pawns-hud-{i}")).spawn(move || loop {
-                let job = match rx.lock().unwrap_or_else(|e| e.into_inner()).recv() {
-                    Ok(job) => job,
-                    Err(_) => return,
-                };
-                // A panicking job loses its own answer (the caller sees `None`), not the thread.
-                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+            let spawned = std::thread::Builder::new().name(format!("pawns-hud-{i}")).spawn(move || {
+                crate::priority::background_thread();
+                loop {
+                    let job = match rx.lock().unwrap_or_else(|e| e.into_inner()).recv() {
+                        Ok(job) => job,
+                        Err(_) => return,
+                    };
+                    // A panicking job loses its own answer (the caller sees `None`), not the thread.
+                    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+                }
             });
             if let Err(e) = spawned {
                 tracing::error!("cannot start a HUD thread: {e}");

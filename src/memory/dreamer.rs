@@ -210,7 +210,10 @@ pub fn spawn_dreamer(store: Arc<Store>, opts: DreamOptions, threshold: u64) -> s
     let handle = DreamerHandle { tx: tx.clone(), stats: stats.clone() };
     let stopping = Arc::new(AtomicBool::new(false));
     let opts = DreamOptions { cancel: Some(stopping.clone()), ..opts };
-    let thread = std::thread::Builder::new().name("pawns-dreamer".into()).spawn(move || run(store, opts, rx, stats))?;
+    let thread = std::thread::Builder::new().name("pawns-dreamer".into()).spawn(move || {
+        crate::priority::background_thread();
+        run(store, opts, rx, stats)
+    })?;
     let feed = DreamFeed { dreamer: handle.clone(), threshold: threshold.max(1), sessions: HashMap::new(), pending: HashMap::new() };
     Ok((handle, feed, DreamerThread { tx, stopping, thread: Some(thread) }))
 }

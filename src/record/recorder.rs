@@ -191,7 +191,10 @@ pub fn spawn_recorder(
         stats.last_id.store(id, Ordering::Relaxed);
     }
     let st = stats.clone();
-    let thread = std::thread::Builder::new().name("pawns-recorder".into()).spawn(move || run(store, rx, st, feed, dream))?;
+    let thread = std::thread::Builder::new().name("pawns-recorder".into()).spawn(move || {
+        crate::priority::background_thread();
+        run(store, rx, st, feed, dream)
+    })?;
     Ok((RecorderHandle { tx, stats }, RecorderThread(Some(thread))))
 }
 

@@ -108,7 +108,6 @@ impl IndexerThread {
 pub fn spawn_indexer(store: Arc<Store>, every: Duration) -> Result<(IndexerHandle, IndexFeed, IndexerThread), SearchError> {
     let (index, fresh) = SearchIndex::open(&super::index_dir(store.path()))?;
     let index = Arc::new(index);
-    let writer = index.writer()?;
     let stats = Arc::new(IndexerStats::default());
     stats.indexed_batch.store(index.watermark(), Ordering::Relaxed);
     if fresh {
@@ -117,9 +116,23 @@ pub fn spawn_indexer(store: Arc<Store>, every: Duration) -> Result<(IndexerHandl
     let (tx, rx) = mpsc::channel();
     let (feed_tx, feed_rx) = mpsc::sync_channel(FEED_DEPTH);
     let (ix, st) = (index.clone(), stats.clone());
-    let thread = std::thread::Builder::new()
-        .name("pawns-indexer".into())
-        .spawn(move || run(Source { store, feed: feed_rx }, ix, writer, rx, st, every))?;
+    let (ready_tx, ready_rx) = mpsc::sync_channel(1);
+    let thread = std::thread::Builder::new().name("pawns-indexer".into()).spawn(move || {
+        // The writer is made here so that tantivy's own threads (merges, segment
+        // updates), which it starts, inherit this thread's lower priority.
+        crate::priority::background_thread();
+        let writer = match ix.writer() {
+            Ok(w) => w,
+            Err(e) => {
+                let _ = ready_tx.send(Err(e));
+                return;
+            }
+        };
+        let _ = ready_tx.send(Ok(()));
+        run(Source { store, feed: feed_rx }, ix, writer, rx, st, every)
+    })?;
+    let started = ready_rx.recv().map_err(|_| std::io::Error::other("the indexer thread ended before opening its writer"));
+    started??;
     Ok((IndexerHandle { tx, index, stats }, IndexFeed(feed_tx), IndexerThread(Some(thread))))
 }
 

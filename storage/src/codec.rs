@@ -37,7 +37,9 @@ pub fn encode_compact<T: Serialize>(value: &T) -> Result<Vec<u8>, StoreError> {
 pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, StoreError> {
     match bytes.split_first() {
         // rmp-serde reads a struct from a map or an array alike.
-        Some((&RECORD_VERSION | &RECORD_VERSION_COMPACT, rest)) => rmp_serde::from_slice(rest).map_err(|e| StoreError::Codec(e.to_string())),
+        Some((&RECORD_VERSION | &RECORD_VERSION_COMPACT, rest)) => {
+            rmp_serde::from_slice(rest).map_err(|e| StoreError::Codec(e.to_string()))
+        }
         Some((v, _)) => Err(StoreError::Codec(format!("unknown record version {v}"))),
         None => Err(StoreError::Codec("empty record".into())),
     }
@@ -70,8 +72,21 @@ mod tests {
             command: "kill".into(),
             args: "rat".into(),
             status: "ok".into(),
-            pre: StateSnapshot { hp: 20, max_hp: 22, position: "standing".into(), room_vnum: 8004, room_name: "The Temple".into(), ..Default::default() },
-            stimulus: Stimulus { mobs_present: vec!["a rat".into()], kind: "stranger".into(), target: Some("a rat".into()), memory_valence: Some(-2.0), ..Default::default() },
+            pre: StateSnapshot {
+                hp: 20,
+                max_hp: 22,
+                position: "standing".into(),
+                room_vnum: 8004,
+                room_name: "The Temple".into(),
+                ..Default::default()
+            },
+            stimulus: Stimulus {
+                mobs_present: vec!["a rat".into()],
+                kind: "stranger".into(),
+                target: Some("a rat".into()),
+                memory_valence: Some(-2.0),
+                ..Default::default()
+            },
             memory_ids: vec!["m1".into()],
             re: Some("c-1".into()),
             ..Default::default()
@@ -87,7 +102,14 @@ mod tests {
         let records: Vec<EventRecord> = bodies
             .into_iter()
             .enumerate()
-            .map(|(i, body)| EventRecord { session: 7, seq: i as u64 + 1, agent: "ann".into(), at_us: 1_000 + i as u64, room_vnum: 8004, body })
+            .map(|(i, body)| EventRecord {
+                session: 7,
+                seq: i as u64 + 1,
+                agent: "ann".into(),
+                at_us: 1_000 + i as u64,
+                room_vnum: 8004,
+                body,
+            })
             .collect();
         let compact = encode_compact(&records).unwrap();
         let named = encode(&records).unwrap();
@@ -97,7 +119,20 @@ mod tests {
 
         // A session row from before `first_batch` and `memory_ids` (two fields shorter).
         #[derive(serde::Serialize)]
-        struct OldSessionMeta(u64, String, bool, u64, Option<u64>, Option<String>, Option<String>, Option<String>, Option<String>, Option<String>, bool, u64);
+        struct OldSessionMeta(
+            u64,
+            String,
+            bool,
+            u64,
+            Option<u64>,
+            Option<String>,
+            Option<String>,
+            Option<String>,
+            Option<String>,
+            Option<String>,
+            bool,
+            u64,
+        );
         let old = OldSessionMeta(5, "ann".into(), true, 10, Some(20), Some("quit".into()), None, None, None, None, true, 9);
         let back: SessionMeta = decode(&encode_compact(&old).unwrap()).unwrap();
         assert_eq!((back.session, back.records, back.first_batch, back.memory_ids.len()), (5, 9, 0, 0));

@@ -1,0 +1,116 @@
+//! Thread priorities: the engine first. On a small machine every thread of the server
+//! shares two cores with the others; when a pulse wakes a thousand socket tasks, the
+//! woken workers used to take the engine's core in the middle of its pulse (a pulse of
+//! 3 ms of CPU took 9–15 ms of wall time). The engine keeps the process's priority;
+//! every other thread the server starts (socket workers, the recorder, the indexer and
+//! the threads it starts, the dreamer, the HUD pool) lowers its own by `pawns serve
+//! --thread-nice` (default 5: about a third of the engine's share when all compete).
+//!
+//! Only Linux sets a priority per thread; elsewhere these are no-ops. Lowering one's
+//! own priority needs no privilege; raising it back would, so nothing here raises.
+
+use std::sync::atomic::{AtomicI32, Ordering};
+
+/// The default `--thread-nice`.
+pub const DEFAULT_THREAD_NICE: i32 = 5;
+
+/// The increment threads that are not the engine take (0: all equal).
+static THREAD_NICE: AtomicI32 = AtomicI32::new(0);
+/// The engine's nice value: the calling thread's when the increment was set.
+static BASE_NICE: AtomicI32 = AtomicI32::new(0);
+
+/// Sets the increment for threads started from now on (a value outside 0..=19 is
+/// clamped), counted from the calling thread's priority, which the engine keeps.
+pub fn set_thread_nice(n: i32) {
+    BASE_NICE.store(this_thread_nice(), Ordering::Relaxed);
+    THREAD_NICE.store(n.clamp(0, 19), Ordering::Relaxed);
+}
+
+/// The increment in force.
+pub fn thread_nice() -> i32 {
+    THREAD_NICE.load(Ordering::Relaxed)
+}
+
+/// Called first thing on a server thread that is not the engine: its priority goes down
+/// to the engine's plus the increment (never below the lowest, 19). Threads it starts
+/// inherit it; one that already inherited it stays where it is.
+pub fn background_thread() {
+    let n = thread_nice();
+    if n > 0 {
+        lower_this_thread_to((BASE_NICE.load(Ordering::Relaxed) + n).min(19));
+    }
+}
+
+/// The calling thread's nice value (Linux; 0 elsewhere).
+pub fn this_thread_nice() -> i32 {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: plain integer arguments; -1 is a valid nice value, so errno is cleared first.
+        unsafe {
+            *libc::__errno_location() = 0;
+            let tid = libc::gettid() as libc::id_t;
+            let v = libc::getpriority(libc::PRIO_PROCESS, tid);
+            if v == -1 && *libc::__errno_location() != 0 {
+                return 0;
+            }
+            v
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        0
+    }
+}
+
+fn lower_this_thread_to(target: i32) {
+    #[cfg(target_os = "linux")]
+    {
+        if this_thread_nice() >= target {
+            return;
+        }
+        // SAFETY: plain integer arguments; on Linux PRIO_PROCESS with a thread id sets
+        // that thread's nice value only.
+        let rc = unsafe { libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, target) };
+        if rc != 0 {
+            tracing::debug!("cannot lower this thread's priority: {}", std::io::Error::last_os_error());
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = target;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_background_thread_is_lowered_and_its_children_inherit_it() {
+        set_thread_nice(3);
+        let base = this_thread_nice();
+        let (own, child) = std::thread::spawn(|| {
+            background_thread();
+            let own = this_thread_nice();
+            // A thread started from a lowered one is not lowered twice.
+            let child = std::thread::spawn(|| {
+                background_thread();
+                this_thread_nice()
+            })
+            .join()
+            .unwrap();
+            (own, child)
+        })
+        .join()
+        .unwrap();
+        // The spawning thread is untouched.
+        assert_eq!(this_thread_nice(), base);
+        if cfg!(target_os = "linux") {
+            assert_eq!(own, (base + 3).min(19));
+            assert_eq!(child, own);
+        }
+        assert_eq!(thread_nice(), 3);
+        set_thread_nice(40);
+        assert_eq!(thread_nice(), 19);
+        set_thread_nice(-2);
+        assert_eq!(thread_nice(), 0);
+    }
+}
