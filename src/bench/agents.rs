@@ -115,6 +115,8 @@ struct Window {
     count: usize,
     /// (start, end) of the measured window, set once everyone is in.
     span: std::sync::OnceLock<(Instant, Instant)>,
+    /// With `--sample-every`: the latencies since the last sample (µs), for a soak's p99 over time.
+    recent: Option<std::sync::Mutex<Vec<u32>>>,
 }
 
 impl Window {
@@ -299,7 +301,11 @@ async fn run_agent(run: Arc<Run>, name: String, key: String, seed: u64, ramp: to
                     let since = window.span.get().map(|(start, _)| *start);
                     if let Some(t0) = pending.remove(re).filter(|t0| since.is_some_and(|s| *t0 >= s)) {
                         st.replies += 1;
-                        st.latencies_us.push(t0.elapsed().as_micros().min(u32::MAX as u128) as u32);
+                        let us = t0.elapsed().as_micros().min(u32::MAX as u128) as u32;
+                        st.latencies_us.push(us);
+                        if let Some(r) = &window.recent {
+                            r.lock().unwrap_or_else(|e| e.into_inner()).push(us);
+                        }
                     }
                 }
                 match (f.kind, f.data) {
@@ -418,7 +424,8 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
     // The server's memory before anyone connects: what each session adds is measured from it.
     let empty = server_pid.and_then(proc_sample);
     let ramp = Arc::new(Semaphore::new(args.ramp.max(1)));
-    let window = Arc::new(Window { count: args.count, ..Window::default() });
+    let recent = args.sample_every.map(|_| std::sync::Mutex::default());
+    let window = Arc::new(Window { count: args.count, recent, ..Window::default() });
     let ramp_start = Instant::now();
     let mut tasks = Vec::with_capacity(args.count);
     let hud = args.hud_every.map(|d| (d, args.hud_format.clone()));
@@ -454,19 +461,35 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
     let own_before = super::serve::own_cpu();
     let start = Instant::now();
     let _ = window.span.set((start, start + args.duration));
-    // A soak's memory over time.
+    // A soak's memory and latency over time.
     let samples: Arc<std::sync::Mutex<Vec<(f64, u64)>>> = Arc::default();
+    let p99s: Arc<std::sync::Mutex<Vec<f64>>> = Arc::default();
     let sampler = match (args.sample_every, server_pid) {
         (Some(every), Some(pid)) => {
-            let samples = samples.clone();
+            let (samples, p99s, window) = (samples.clone(), p99s.clone(), window.clone());
             Some(tokio::spawn(async move {
                 let mut tick = tokio::time::interval(every);
+                tick.tick().await;
                 loop {
                     tick.tick().await;
                     let t = start.elapsed().as_secs_f64();
+                    let mut lat = window
+                        .recent
+                        .as_ref()
+                        .map(|r| std::mem::take(&mut *r.lock().unwrap_or_else(|e| e.into_inner())))
+                        .unwrap_or_default();
+                    lat.sort_unstable();
+                    let (p50, p99) = (percentile(&lat, 0.5), percentile(&lat, 0.99));
+                    if !lat.is_empty() {
+                        p99s.lock().unwrap_or_else(|e| e.into_inner()).push(p99);
+                    }
                     if let Some((_, rss)) = proc_sample(pid) {
                         samples.lock().unwrap_or_else(|e| e.into_inner()).push((t, rss));
-                        eprintln!("  t={t:>6.0}s server RSS {:.1} MB", rss as f64 / 1024.0);
+                        eprintln!(
+                            "  t={t:>6.0}s server RSS {:.1} MB; {} replies, p50 {p50:.2} ms, p99 {p99:.2} ms",
+                            rss as f64 / 1024.0,
+                            lat.len()
+                        );
                     }
                 }
             }))
@@ -491,6 +514,8 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
     }
     let samples = std::mem::take(&mut *samples.lock().unwrap_or_else(|e| e.into_inner()));
     let soak = rss_growth(&samples, SETTLE_S);
+    let p99s = std::mem::take(&mut *p99s.lock().unwrap_or_else(|e| e.into_inner()));
+    let p99_range = p99s.iter().copied().fold(None, |r: Option<(f64, f64)>, p| Some(r.map_or((p, p), |(lo, hi)| (lo.min(p), hi.max(p)))));
     // Every logout asked for a dream: time until the dreamer has done them all.
     let dreams = match (args.wait_dreams, total.last_logout) {
         (true, Some(last)) => {
@@ -527,6 +552,7 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
         "load_generator_cpu_percent": own_cpu / elapsed * 100.0,
         "rss_samples": samples.iter().map(|(t, kib)| json!([t, kib])).collect::<Vec<_>>(),
         "rss_growth_after_settling_percent": soak.map(|(_, _, g)| g),
+        "p99_ms_per_sample": &p99s,
         "pulses": pulses.as_ref().map(|p| json!({
             "buckets": p.iter().map(|(le, n)| json!([if le.is_finite() { json!(le) } else { json!("+Inf") }, n])).collect::<Vec<_>>(),
             "over_10ms": over_10ms,
@@ -593,6 +619,9 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
                 to as f64 / 1024.0,
                 samples.len()
             );
+        }
+        if let Some((lo, hi)) = p99_range {
+            println!("  p99 over time:     {lo:.2}–{hi:.2} ms across the {} sampling intervals", p99s.len());
         }
         println!("  load generator:    {:.0}% CPU (on the same machine)", own_cpu / elapsed * 100.0);
     }

@@ -332,7 +332,8 @@ pub struct BenchAgentsArgs {
     /// world's temple and spread out.
     #[arg(long, default_value = "0s", value_parser = parse_duration)]
     pub warmup: Duration,
-    /// While measuring, sample the server's memory this often (a soak's RSS growth).
+    /// While measuring, sample the server's memory and the replies' p50/p99 this often (a
+    /// soak's RSS growth and latency over time).
     #[arg(long, value_parser = parse_duration)]
     pub sample_every: Option<Duration>,
 }
