@@ -27,7 +27,8 @@ impl TokenBucket {
     pub fn take(&mut self, now: Instant) -> Result<(), u64> {
         let dt = now.saturating_duration_since(self.last).as_secs_f64();
         self.last = now;
-        self.tokens = (self.tokens + dt * self.rate).min(self.burst);
+        // Refilling never lowers what `credit` granted above the burst.
+        self.tokens = (self.tokens + dt * self.rate).min(self.burst.max(self.tokens));
         if self.tokens >= 1.0 {
             self.tokens -= 1.0;
             Ok(())
@@ -37,6 +38,20 @@ impl TokenBucket {
         }
     }
 }
+
+impl TokenBucket {
+    /// The server kept the client waiting `waited` (it did not read while the engine's
+    /// inbox was full): what the client sent at its rate meanwhile comes in at once and
+    /// is not the client's burst, so the time is granted on top of the burst (at most
+    /// `MAX_CREDIT` of it).
+    pub fn credit(&mut self, waited: Duration) {
+        let granted = waited.min(MAX_CREDIT).as_secs_f64() * self.rate;
+        self.tokens = (self.tokens + granted).min(self.burst + MAX_CREDIT.as_secs_f64() * self.rate);
+    }
+}
+
+/// The most waiting a bucket is credited with (`TokenBucket::credit`).
+pub const MAX_CREDIT: Duration = Duration::from_secs(60);
 
 #[derive(Debug, Clone)]
 pub struct LoginLimits {
@@ -183,6 +198,31 @@ mod tests {
     use super::*;
 
     const IP: IpAddr = IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
+
+    /// What a client sent at its rate while the server did not read (its inbox full) is
+    /// not taken for a burst: before the credit, an agent at 1 command/s kept waiting
+    /// 20 s had half of its commands refused as rate_limited.
+    #[test]
+    fn waiting_the_server_made_is_credited_not_refused() {
+        let t0 = Instant::now();
+        let mut b = TokenBucket::new(10.0, 10.0, t0);
+        let t1 = t0 + Duration::from_secs(20);
+        b.credit(Duration::from_secs(20));
+        // 20 s of commands at the rate and the burst on top, all read at once at t1.
+        for i in 0..30 {
+            assert!(b.take(t1).is_ok(), "command {i} refused");
+        }
+        // ...and then the rate holds again: the credit is no lasting allowance.
+        for _ in 0..200 {
+            let _ = b.take(t1);
+        }
+        assert!(b.take(t1).is_err());
+        // The credit is bounded.
+        let mut c = TokenBucket::new(10.0, 10.0, t0);
+        c.credit(Duration::from_secs(3600));
+        let granted = (0..100_000).take_while(|_| c.take(t0).is_ok()).count();
+        assert_eq!(granted, 10 + MAX_CREDIT.as_secs() as usize * 10);
+    }
 
     #[test]
     fn bucket_allows_burst_then_rate() {

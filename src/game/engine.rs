@@ -249,6 +249,8 @@ pub struct Engine {
     pub(crate) pulse_started: Option<Instant>,
     /// The command being handled: when its session read it, as journaled.
     pub(crate) command_received_us: Option<u64>,
+    /// Input held back while the record is far behind (`admission.rs`).
+    pub(crate) admission: super::admission::Admission,
 }
 
 impl Engine {
@@ -310,6 +312,7 @@ impl Engine {
             draining: 0,
             pulse_started: None,
             command_received_us: None,
+            admission: Default::default(),
         };
         e.reset_all_zones();
         e
@@ -340,9 +343,14 @@ impl Engine {
         let mut tick = tokio::time::interval(self.cfg.pulse);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
+            // A far-behind record holds input back (`admission.rs`); the clock never.
+            let open = self.admits();
             let msg = tokio::select! {
                 biased;
                 _ = tick.tick() => {
+                    if !self.admission_tick() {
+                        continue;
+                    }
                     // Long pulses take a look at the inbox as they go (see `drain_inbox`).
                     self.inbox = Some(rx);
                     self.tick();
@@ -353,7 +361,7 @@ impl Engine {
                         None => continue,
                     }
                 }
-                msg = rx.recv() => msg,
+                msg = rx.recv(), if open => msg,
             };
             match msg {
                 Some(EngineMsg::Shutdown { reply }) => {
@@ -363,6 +371,7 @@ impl Engine {
                     return self;
                 }
                 Some(m) => {
+                    self.admitted();
                     self.handle(m);
                     // Hand records over when about to wait, so a burst is one message.
                     if rx.is_empty() {
@@ -397,12 +406,18 @@ impl Engine {
         let Some(mut rx) = self.inbox.take() else { return };
         self.draining = self.drain_calls;
         for _ in 0..4096 {
+            if !self.admits() {
+                break;
+            }
             match rx.try_recv() {
                 Ok(EngineMsg::Shutdown { reply }) => {
                     self.pending_shutdown = Some(reply);
                     break;
                 }
-                Ok(m) => self.handle(m),
+                Ok(m) => {
+                    self.admitted();
+                    self.handle(m)
+                }
                 Err(_) => break,
             }
         }

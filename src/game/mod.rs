@@ -4,6 +4,7 @@
 //! bounded [`Out`] channel with `try_send`, so it never waits on a socket or the disk.
 
 pub mod actions;
+pub mod admission;
 pub mod agents;
 pub mod boundary;
 pub mod character;

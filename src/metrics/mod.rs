@@ -62,6 +62,13 @@ pub struct Metrics {
     /// Frames a JSON link's replay ring let go of to stay within its limits (a resume
     /// from before them is refused with `resume_failed`).
     pub replay_evicted: AtomicU64,
+    /// Pulses that began with the engine's input held back, the record being far
+    /// behind (`game/admission.rs`).
+    pub input_held_pulses: AtomicU64,
+    /// Whether input is held back now.
+    pub input_held: std::sync::atomic::AtomicBool,
+    /// Ticks whose pulse was put off, the record being further behind still.
+    pub pulses_deferred: AtomicU64,
 }
 
 impl Default for Metrics {
@@ -78,6 +85,9 @@ impl Default for Metrics {
             slow_consumer_engine: AtomicU64::new(0),
             slow_consumer_link: AtomicU64::new(0),
             replay_evicted: AtomicU64::new(0),
+            input_held_pulses: AtomicU64::new(0),
+            input_held: Default::default(),
+            pulses_deferred: AtomicU64::new(0),
         }
     }
 }
@@ -115,6 +125,12 @@ pub fn degraded(h: &HealthInputs) -> Vec<(&'static str, String)> {
     let overruns = m.pulse_overruns_recent.load(Relaxed);
     if overruns >= PULSE_OVERRUNS_DEGRADED {
         out.push(("pulse_overrun", format!("{overruns} of the last {PULSE_WINDOW} pulses overran their length")));
+    }
+    if m.input_held.load(Relaxed) {
+        out.push((
+            "input_held",
+            "the record is far behind: the engine takes input slowly (and puts pulses off) until it catches up".to_string(),
+        ));
     }
     let last = m.last_pulse_us.load(Relaxed);
     if last > 0 && h.now_us.saturating_sub(last) > STALL_US {

@@ -75,7 +75,7 @@ pub fn render(s: &Sources) -> String {
     p.value("pawns_build_info", &format!("version=\"{}\"", env!("CARGO_PKG_VERSION")), 1.0);
     p.one("pawns_up", "gauge", "1 while the server is healthy, 0 while /health says it is degraded.", s.degraded.is_empty() as u8 as f64);
     p.head("pawns_degraded", "gauge", "1 for each reason /health gives for being degraded.");
-    for reason in ["pulse_overrun", "engine_stalled", "recorder_behind", "recorder_stalled"] {
+    for reason in ["pulse_overrun", "input_held", "engine_stalled", "recorder_behind", "recorder_stalled"] {
         p.value("pawns_degraded", &format!("reason=\"{reason}\""), s.degraded.contains(&reason) as u8 as f64);
     }
 
@@ -84,6 +84,18 @@ pub fn render(s: &Sources) -> String {
     p.one("pawns_pulse_overruns_total", "counter", "Pulses that took longer than the pulse length.", c(&m.pulse_overruns));
     p.one("pawns_engine_inbox_depth", "gauge", "Messages waiting in the game engine's inbox.", s.inbox.0 as f64);
     p.one("pawns_engine_inbox_capacity", "gauge", "How many messages the engine's inbox holds.", s.inbox.1 as f64);
+    p.one(
+        "pawns_engine_input_held_pulses_total",
+        "counter",
+        "Pulses that took only a few messages from the inbox because the record was far behind.",
+        c(&m.input_held_pulses),
+    );
+    p.one(
+        "pawns_pulses_deferred_total",
+        "counter",
+        "Ticks whose pulse was put off because the record was further behind still.",
+        c(&m.pulses_deferred),
+    );
     p.one("pawns_commands_total", "counter", "Commands the engine ran (rate() gives commands per second).", c(&m.commands));
     p.histogram("pawns_command_wait_seconds", "From a command's arrival at its session to the engine running it.", &m.command_wait);
 

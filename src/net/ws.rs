@@ -213,6 +213,7 @@ impl Session {
                         .await;
                     return true;
                 }
+                let sent = Instant::now();
                 let _ = self
                     .shared
                     .engine
@@ -222,10 +223,12 @@ impl Session {
                         link_id: link.link_id,
                         line: c.line,
                         id,
-                        received: Instant::now(),
+                        received: sent,
                         client: c.client,
                     })
                     .await;
+                // A full inbox (the engine holding input back) kept this socket unread.
+                self.bucket.credit(sent.elapsed());
             }
             ClientMsg::Subscribe(names) | ClientMsg::Unsubscribe(names) if names.len() > 64 => {
                 self.send_error("bad_request", "too many variable names", None, id).await;

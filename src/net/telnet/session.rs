@@ -224,11 +224,14 @@ async fn step(conn: &mut Conn, phase: Phase, line: &str, out_tx: &mpsc::Sender<O
                 let _ = shared.engine.tx.send(EngineMsg::Say { char_id, text: said }).await;
                 return Some(Phase::Playing { char_id, link_id });
             }
+            let sent = Instant::now();
             let _ = shared
                 .engine
                 .tx
-                .send(EngineMsg::Command { char_id, link_id, line: line.to_string(), id: None, received: Instant::now(), client: None })
+                .send(EngineMsg::Command { char_id, link_id, line: line.to_string(), id: None, received: sent, client: None })
                 .await;
+            // A full inbox (the engine holding input back) kept this socket unread.
+            bucket.credit(sent.elapsed());
             Some(Phase::Playing { char_id, link_id })
         }
         Phase::Name => {
