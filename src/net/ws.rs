@@ -147,6 +147,14 @@ impl Drop for Session {
 }
 
 impl Session {
+    /// A command's token from the rate limiter, or how long until one is there. While
+    /// the engine holds input back, bursts are the server's own doing (its sockets went
+    /// unread): nobody is refused for them.
+    fn take_token(&mut self) -> Result<(), u64> {
+        let held = self.shared.metrics.input_held.load(std::sync::atomic::Ordering::Relaxed);
+        self.bucket.take(Instant::now()).or_else(|ms| if held { Ok(()) } else { Err(ms) })
+    }
+
     async fn send_error(&mut self, code: &'static str, message: impl Into<String>, retry: Option<u64>, re: Option<Arc<str>>) {
         let message = message.into();
         if let Some(l) = &self.link {
@@ -203,7 +211,7 @@ impl Session {
             }
             ClientMsg::Command(c) => {
                 let link = self.link.clone().unwrap();
-                if let Err(ms) = self.bucket.take(Instant::now()) {
+                if let Err(ms) = self.take_token() {
                     self.send_error("rate_limited", "rate limit exceeded — slow down", Some(ms), id).await;
                     let _ = self
                         .shared
@@ -244,7 +252,7 @@ impl Session {
             }
             ClientMsg::Actions(batch) => {
                 let link = self.link.clone().unwrap();
-                if let Err(ms) = self.bucket.take(Instant::now()) {
+                if let Err(ms) = self.take_token() {
                     self.send_error("rate_limited", "rate limit exceeded — slow down", Some(ms), id).await;
                     return true;
                 }

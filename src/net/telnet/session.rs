@@ -216,7 +216,10 @@ async fn step(conn: &mut Conn, phase: Phase, line: &str, out_tx: &mpsc::Sender<O
     let shared = conn.shared.clone();
     match phase {
         Phase::Playing { char_id, link_id } => {
-            if bucket.take(Instant::now()).is_err() {
+            // While the engine holds input back, bursts are the server's own doing (its
+            // sockets went unread): nobody is refused for them.
+            let held = shared.metrics.input_held.load(std::sync::atomic::Ordering::Relaxed);
+            if bucket.take(Instant::now()).is_err() && !held {
                 conn.say("You are sending commands too fast (rate_limited); that one was dropped.\n").await;
                 return Some(Phase::Playing { char_id, link_id });
             }
