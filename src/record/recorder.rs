@@ -13,7 +13,8 @@
 //!
 //! The queue is unbounded so the engine never blocks or drops a record; its length is
 //! counted (`RecorderStats::backlog`) and logged when it grows, which is the signal that
-//! the disk is not keeping up.
+//! the disk (or the CPU) is not keeping up, and the engine's admission holds input back
+//! and puts pulses off while it is far behind (`game/admission.rs`), which bounds it.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
