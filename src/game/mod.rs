@@ -19,6 +19,7 @@ pub mod dg_host;
 pub mod dg_run;
 pub mod doors;
 pub mod engine;
+pub mod entering;
 pub mod flush;
 pub mod food;
 pub mod groups;
