@@ -96,6 +96,8 @@ fn no_huge_pages() {
 
 /// Message fan-out allocates and frees many small buffers across threads; mimalloc
 /// handles that pattern far better than the system allocator (see the closing note
-/// of the foundation issue for the figures).
+/// of the foundation issue for the figures). The `system-alloc` feature leaves it out, so
+/// that a heap profiler that intercepts malloc (heaptrack) sees every allocation.
+#[cfg(not(feature = "system-alloc"))]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

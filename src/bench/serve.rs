@@ -122,6 +122,11 @@ pub async fn pulse_buckets(base: &str) -> Option<Vec<(f64, u64)>> {
     Some(parse_buckets(&page, "pawns_pulse_duration_seconds_bucket"))
 }
 
+/// One unlabelled sample (a gauge or counter) from Prometheus text.
+pub fn gauge(page: &str, name: &str) -> Option<f64> {
+    page.lines().find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
+}
+
 /// A histogram's cumulative buckets from Prometheus text.
 pub fn parse_buckets(page: &str, name: &str) -> Vec<(f64, u64)> {
     let mut out = Vec::new();
@@ -159,6 +164,13 @@ pub fn describe_buckets(delta: &[(f64, u64)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_gauge_is_read_by_its_whole_name() {
+        let page = "# TYPE pawns_replay_ring_bytes gauge\npawns_replay_ring_bytes_x 1\npawns_replay_ring_bytes 2048\n";
+        assert_eq!(gauge(page, "pawns_replay_ring_bytes"), Some(2048.0));
+        assert_eq!(gauge(page, "pawns_record_backlog"), None);
+    }
 
     #[test]
     fn buckets_parse_and_subtract() {

@@ -62,6 +62,9 @@ pub struct Metrics {
     /// Frames a JSON link's replay ring let go of to stay within its limits (a resume
     /// from before them is refused with `resume_failed`).
     pub replay_evicted: AtomicU64,
+    /// Bytes and frames held by every JSON link's replay ring now.
+    pub replay_bytes: AtomicU64,
+    pub replay_frames: AtomicU64,
     /// Pulses that began with the engine's input held back, the record being far
     /// behind (`game/admission.rs`).
     pub input_held_pulses: AtomicU64,
@@ -85,6 +88,8 @@ impl Default for Metrics {
             slow_consumer_engine: AtomicU64::new(0),
             slow_consumer_link: AtomicU64::new(0),
             replay_evicted: AtomicU64::new(0),
+            replay_bytes: AtomicU64::new(0),
+            replay_frames: AtomicU64::new(0),
             input_held_pulses: AtomicU64::new(0),
             input_held: Default::default(),
             pulses_deferred: AtomicU64::new(0),

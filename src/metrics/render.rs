@@ -120,6 +120,13 @@ pub fn render(s: &Sources) -> String {
         "Frames dropped from JSON sessions' replay rings to stay within their limits (too old to resume from).",
         c(&m.replay_evicted),
     );
+    p.one(
+        "pawns_replay_ring_bytes",
+        "gauge",
+        "Memory every JSON session's replay ring holds for resume (older frames compressed in blocks).",
+        c(&m.replay_bytes),
+    );
+    p.one("pawns_replay_ring_frames", "gauge", "Frames every JSON session's replay ring holds for resume.", c(&m.replay_frames));
 
     // The recorder.
     p.one("pawns_recording_enabled", "gauge", "1 when the server records.", s.recorder.is_some() as u8 as f64);

@@ -7,13 +7,15 @@
 //! reading fills its queue and is cut off with `slow_consumer`; nothing is dropped
 //! silently.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::sync::{mpsc, oneshot};
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 
+use super::replay_ring::ReplayRing;
 use crate::auth::tokens::TokenKey;
 use crate::game::world::CharId;
 use crate::game::{EngineHandle, EngineMsg, Out, Outs};
@@ -111,8 +113,7 @@ pub struct LinkTask {
     pub link_id: u64,
     pub char_id: CharId,
     seq: u64,
-    ring: VecDeque<(u64, Utf8Bytes)>,
-    ring_bytes: usize,
+    ring: ReplayRing,
     sock: Option<(mpsc::Sender<Frame>, Option<oneshot::Sender<Frame>>)>,
     token_key: TokenKey,
     limits: LinkLimits,
@@ -147,8 +148,7 @@ impl LinkTask {
             link_id: n.link_id,
             char_id: 0,
             seq: n.seq_start,
-            ring: VecDeque::new(),
-            ring_bytes: 0,
+            ring: ReplayRing::new(n.limits.replay_messages, n.limits.replay_bytes),
             sock: Some((n.sock, Some(n.kill))),
             token_key: n.token_key,
             limits: n.limits,
@@ -226,14 +226,24 @@ impl LinkTask {
 
     /// Keeps a frame for replay, within the ring's limits.
     fn keep(&mut self, frame: Utf8Bytes) {
-        self.ring_bytes += frame.len();
-        self.ring.push_back((self.seq, frame));
-        while self.ring.len() > 1 && (self.ring.len() > self.limits.replay_messages || self.ring_bytes > self.limits.replay_bytes) {
-            if let Some((_, f)) = self.ring.pop_front() {
-                self.ring_bytes -= f.len();
-                self.metrics.replay_evicted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            }
+        let c = self.ring.push(self.seq, frame);
+        self.count(c.held_delta, c.frames_delta);
+        if c.evicted > 0 {
+            self.metrics.replay_evicted.fetch_add(c.evicted as u64, Relaxed);
         }
+    }
+
+    /// Every ring's memory and frames, in the server's gauges.
+    fn count(&self, held: isize, frames: isize) {
+        let add = |a: &std::sync::atomic::AtomicU64, d: isize| {
+            if d >= 0 {
+                a.fetch_add(d as u64, Relaxed);
+            } else {
+                a.fetch_sub(d.unsigned_abs() as u64, Relaxed);
+            }
+        };
+        add(&self.metrics.replay_bytes, held);
+        add(&self.metrics.replay_frames, frames);
     }
 
     fn deliver(&mut self, frame: Frame) {
@@ -253,12 +263,11 @@ impl LinkTask {
         self.seq += 1;
         let text = protocol::error_frame(self.seq, "slow_consumer", "you stopped reading; resume to catch up", None, None);
         let frame: Utf8Bytes = text.into();
-        self.ring_bytes += frame.len();
-        self.ring.push_back((self.seq, frame.clone()));
+        self.keep(frame.clone());
         if let Some(k) = kill {
             let _ = k.send(Frame::Text(frame));
         }
-        self.metrics.slow_consumer_link.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.metrics.slow_consumer_link.fetch_add(1, Relaxed);
         let _ = self.engine.tx.try_send(EngineMsg::Detach { char_id: self.char_id, link_id: self.link_id });
         tracing::info!(name = %self.name, "slow consumer disconnected");
     }
@@ -296,10 +305,10 @@ impl LinkTask {
                     Some(LinkCtl::Close { code, reason }) => self.deliver(Frame::Close(code, reason)),
                     Some(LinkCtl::Detach) => self.sock = None,
                     Some(LinkCtl::Attach { sock, kill, last_seq, reply }) => {
-                        let filled = last_seq >= self.seq || self.ring.front().is_some_and(|(s, _)| *s <= last_seq + 1);
+                        let filled = last_seq >= self.seq || self.ring.first_seq().is_some_and(|s| s <= last_seq + 1);
                         self.sock = Some((sock, Some(kill)));
                         if filled {
-                            let frames: Vec<Utf8Bytes> = self.ring.iter().filter(|(s, _)| *s > last_seq).map(|(_, f)| f.clone()).collect();
+                            let frames = self.ring.since(last_seq);
                             self.deliver_texts(frames);
                         }
                         let _ = reply.send(filled);
@@ -314,5 +323,6 @@ impl LinkTask {
             }
         }
         self.hub.remove_if(&self.name, self.link_id);
+        self.count(-(self.ring.held() as isize), -(self.ring.frames() as isize));
     }
 }

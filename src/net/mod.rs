@@ -8,6 +8,7 @@ pub mod hud;
 pub mod link;
 pub mod listener;
 pub mod login;
+pub mod replay_ring;
 pub mod shared;
 pub mod telnet;
 pub mod telnet_login;

@@ -354,6 +354,18 @@ pub fn render(seq: u64, out: &Out, token: &str) -> Option<String> {
     }
 }
 
+/// The length of `s` as a JSON string literal (quotes and escapes included).
+pub fn json_str_len(s: &str) -> usize {
+    2 + s.len()
+        + s.bytes()
+            .map(|b| match b {
+                b'"' | b'\\' | b'\n' | b'\r' | b'\t' => 1,
+                b if b < 0x20 => 5,
+                _ => 0,
+            })
+            .sum::<usize>()
+}
+
 /// Appends `s` as a JSON string literal.
 pub fn push_json_str(out: &mut String, s: &str) {
     use std::fmt::Write;
@@ -376,8 +388,17 @@ pub fn push_json_str(out: &mut String, s: &str) {
 
 /// An `event` frame, built directly: the hot path of every broadcast, so no
 /// intermediate JSON tree.
+///
+/// It is sized exactly before it is written: a frame is kept in its session's replay
+/// ring, and one grown by doubling would hold up to twice its size there.
 pub fn event_frame(seq: u64, kind: crate::game::EventKind, text: &str, from: Option<&str>, re: Option<&str>) -> String {
-    let mut o = String::with_capacity(64 + text.len());
+    let len = r#"{"type":"event","seq":,"data":{"type":"","text":}}"#.len()
+        + 20
+        + kind.as_str().len()
+        + json_str_len(text)
+        + from.map_or(0, |f| r#","from":"#.len() + json_str_len(f))
+        + re.map_or(0, |r| r#","re":"#.len() + json_str_len(r));
+    let mut o = String::with_capacity(len);
     o.push_str("{\"type\":\"event\",\"seq\":");
     o.push_str(&seq.to_string());
     o.push_str(",\"data\":{\"type\":\"");

@@ -64,6 +64,12 @@ proptest! {
     #[test]
     fn event_frames_match_serde(text in "\\PC{0,40}|[\\x00-\\x1f\"\\\\]{0,8}", from in proptest::option::of("[a-zA-Z\"\\\\ ]{0,10}"), re in proptest::option::of("[ -~]{0,10}"), seq in any::<u64>()) {
         let f = event_frame(seq, crate::game::EventKind::Say, &text, from.as_deref(), re.as_deref());
+        // Sized before it was written (it is kept in a replay ring): never grown, never
+        // more than the seq's unused digits over.
+        prop_assert!(f.capacity() >= f.len() && f.capacity() - f.len() <= 20, "len {} capacity {}", f.len(), f.capacity());
+        let mut lit = String::new();
+        push_json_str(&mut lit, &text);
+        prop_assert_eq!(json_str_len(&text), lit.len());
         let v: Value = serde_json::from_str(&f).unwrap();
         let mut want = json!({"type": "event", "seq": seq, "data": {"type": "say", "text": text}});
         if let Some(fr) = &from { want["data"]["from"] = json!(fr); }

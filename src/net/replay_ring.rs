@@ -1,0 +1,291 @@
+//! A JSON session's replay ring: the frames it was sent, kept for `resume` (protocol
+//! §9: at least the last 1,024 messages or 1 MiB, counted as sent).
+//!
+//! The newest frames are kept as they were sent (a resume of a short drop, the usual
+//! case, replays them without work). Once a run of them is old enough to fill a
+//! block, it is sealed: the frames, each prefixed by its length, compressed as one LZ4
+//! block. Game frames are JSON that repeats itself (keys, room text, the same events),
+//! so a sealed block holds several times less memory than its frames; a thousand active
+//! sessions each keeping a thousand frames is what held most of a busy server's memory.
+//!
+//! Only whole blocks are let go of, and only while what stays still holds at least the
+//! limits' worth of frames: the ring keeps at least what a frame-by-frame ring would,
+//! and at most one block more.
+
+use std::collections::VecDeque;
+
+use tokio_tungstenite::tungstenite::Utf8Bytes;
+
+/// Most frames in one sealed block.
+const BLOCK_FRAMES: usize = 64;
+/// Most bytes (as sent) in one sealed block.
+const BLOCK_BYTES: usize = 32 * 1024;
+
+/// One sealed run of frames.
+struct Block {
+    first_seq: u64,
+    frames: usize,
+    /// Their bytes as sent.
+    bytes: usize,
+    /// `len (u32 LE) ‖ frame` for each, compressed (size-prepended LZ4 block).
+    lz: Box<[u8]>,
+}
+
+impl Block {
+    fn seal(first_seq: u64, frames: impl Iterator<Item = Utf8Bytes>) -> Block {
+        let mut raw = Vec::with_capacity(BLOCK_BYTES + 4 * BLOCK_FRAMES);
+        let mut n = 0;
+        let mut bytes = 0;
+        for f in frames {
+            raw.extend_from_slice(&(f.len() as u32).to_le_bytes());
+            raw.extend_from_slice(f.as_bytes());
+            bytes += f.len();
+            n += 1;
+        }
+        Block { first_seq, frames: n, bytes, lz: lz4_flex::compress_prepend_size(&raw).into_boxed_slice() }
+    }
+
+    /// The frames back, in order, with their seq numbers.
+    fn open(&self) -> Vec<(u64, Utf8Bytes)> {
+        // The block was made here from valid frames; a failure would be memory corruption.
+        let raw = lz4_flex::decompress_size_prepended(&self.lz).expect("a sealed replay block decompresses");
+        let mut out = Vec::with_capacity(self.frames);
+        let mut at = 0;
+        while at + 4 <= raw.len() {
+            let len = u32::from_le_bytes(raw[at..at + 4].try_into().expect("four bytes")) as usize;
+            let text = std::str::from_utf8(&raw[at + 4..at + 4 + len]).expect("frames are text");
+            out.push((self.first_seq + out.len() as u64, Utf8Bytes::from(text.to_string())));
+            at += 4 + len;
+        }
+        out
+    }
+}
+
+/// The ring. Its frames' seq numbers are consecutive.
+pub struct ReplayRing {
+    max_frames: usize,
+    max_bytes: usize,
+    /// Frames per sealed block, bytes per sealed block (small limits make small blocks).
+    block_frames: usize,
+    block_bytes: usize,
+    sealed: VecDeque<Block>,
+    /// The newest frames, as sent.
+    open: VecDeque<(u64, Utf8Bytes)>,
+    open_bytes: usize,
+    /// Every frame kept, and their bytes as sent.
+    frames: usize,
+    bytes: usize,
+    /// What the ring holds in memory: sealed blocks' compressed bytes and open frames.
+    held: usize,
+}
+
+/// What a push changed, for the server's gauges.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Change {
+    /// Frames let go of (too old to resume from).
+    pub evicted: usize,
+    /// The change in bytes held.
+    pub held_delta: isize,
+    /// The change in frames kept.
+    pub frames_delta: isize,
+}
+
+impl ReplayRing {
+    pub fn new(max_frames: usize, max_bytes: usize) -> ReplayRing {
+        let max_frames = max_frames.max(1);
+        ReplayRing {
+            max_frames,
+            max_bytes,
+            block_frames: (max_frames / 16).clamp(1, BLOCK_FRAMES),
+            block_bytes: (max_bytes / 16).clamp(1, BLOCK_BYTES),
+            sealed: VecDeque::new(),
+            open: VecDeque::new(),
+            open_bytes: 0,
+            frames: 0,
+            bytes: 0,
+            held: 0,
+        }
+    }
+
+    /// Keeps frame `seq` (the one after the last kept).
+    pub fn push(&mut self, seq: u64, frame: Utf8Bytes) -> Change {
+        let (held0, frames0) = (self.held, self.frames);
+        debug_assert!(self.last_seq().is_none_or(|l| l + 1 == seq), "replay seq numbers are consecutive");
+        self.open_bytes += frame.len();
+        self.bytes += frame.len();
+        self.held += frame.len();
+        self.frames += 1;
+        self.open.push_back((seq, frame));
+        // The oldest open frames are sealed a block at a time; the newest block's worth
+        // stays open.
+        while self.open.len() >= 2 * self.block_frames || self.open_bytes >= 2 * self.block_bytes.max(1) && self.open.len() > 1 {
+            self.seal_oldest();
+        }
+        let evicted = self.evict();
+        Change { evicted, held_delta: self.held as isize - held0 as isize, frames_delta: self.frames as isize - frames0 as isize }
+    }
+
+    fn seal_oldest(&mut self) {
+        let mut n = 0;
+        let mut bytes = 0;
+        for (_, f) in self.open.iter() {
+            if n > 0 && (n >= self.block_frames || bytes + f.len() > self.block_bytes) {
+                break;
+            }
+            n += 1;
+            bytes += f.len();
+        }
+        let first_seq = self.open[0].0;
+        let block = Block::seal(first_seq, self.open.drain(..n).map(|(_, f)| f));
+        self.open_bytes -= bytes;
+        self.held = self.held - bytes + block.lz.len();
+        self.sealed.push_back(block);
+    }
+
+    /// Lets go of whole blocks (then of open frames, when nothing is sealed) while what
+    /// stays still holds the limits' worth. Returns the frames let go of.
+    fn evict(&mut self) -> usize {
+        let mut evicted = 0;
+        let enough = |frames: usize, bytes: usize| frames >= self.max_frames || bytes >= self.max_bytes;
+        while let Some(b) = self.sealed.front() {
+            if !enough(self.frames - b.frames, self.bytes - b.bytes) {
+                break;
+            }
+            let b = self.sealed.pop_front().expect("a front block");
+            self.frames -= b.frames;
+            self.bytes -= b.bytes;
+            self.held -= b.lz.len();
+            evicted += b.frames;
+        }
+        if self.sealed.is_empty() {
+            while self.open.len() > 1 {
+                let len = self.open[0].1.len();
+                if !enough(self.frames - 1, self.bytes - len) {
+                    break;
+                }
+                self.open.pop_front();
+                self.open_bytes -= len;
+                self.frames -= 1;
+                self.bytes -= len;
+                self.held -= len;
+                evicted += 1;
+            }
+        }
+        evicted
+    }
+
+    /// The oldest seq still kept.
+    pub fn first_seq(&self) -> Option<u64> {
+        self.sealed.front().map(|b| b.first_seq).or_else(|| self.open.front().map(|(s, _)| *s))
+    }
+
+    fn last_seq(&self) -> Option<u64> {
+        self.open.back().map(|(s, _)| *s).or_else(|| self.sealed.back().map(|b| b.first_seq + b.frames as u64 - 1))
+    }
+
+    /// Every kept frame after `seq`, in order.
+    pub fn since(&self, seq: u64) -> Vec<Utf8Bytes> {
+        let mut out = Vec::new();
+        for b in &self.sealed {
+            if b.first_seq + b.frames as u64 - 1 > seq {
+                out.extend(b.open().into_iter().filter(|(s, _)| *s > seq).map(|(_, f)| f));
+            }
+        }
+        out.extend(self.open.iter().filter(|(s, _)| *s > seq).map(|(_, f)| f.clone()));
+        out
+    }
+
+    /// Frames kept.
+    pub fn frames(&self) -> usize {
+        self.frames
+    }
+
+    /// Bytes held in memory (compressed blocks and open frames).
+    pub fn held(&self) -> usize {
+        self.held
+    }
+
+    /// Bytes kept, as sent.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn frame(seq: u64) -> Utf8Bytes {
+        let text = match seq % 3 {
+            0 => format!(
+                r#"{{"type":"event","seq":{seq},"data":{{"type":"text","text":"The Temple Square\nYou are standing in the square. [ Exits: n e s w ]"}}}}"#
+            ),
+            1 => format!(r#"{{"type":"vars","seq":{seq},"data":{{"HP":{},"ROOM_EXITS":{{"north":3001}}}}}}"#, seq % 97),
+            _ => format!(r#"{{"type":"event","seq":{seq},"data":{{"type":"say","from":"Brenda","text":"Brenda says, 'hello {seq}'"}}}}"#),
+        };
+        text.into()
+    }
+
+    #[test]
+    fn keeps_the_last_1024_frames_and_replays_them_exactly() {
+        let mut r = ReplayRing::new(1024, 1 << 20);
+        for s in 1..=5000 {
+            r.push(s, frame(s));
+        }
+        let first = r.first_seq().unwrap();
+        assert!(first <= 5000 - 1023, "at least the last 1,024 are kept: first {first}");
+        assert!(r.frames() <= 1024 + BLOCK_FRAMES, "at most a block more: {}", r.frames());
+        for from in [first - 1, first + 5, 4000, 4990, 4999, 5000] {
+            let got = r.since(from);
+            let want: Vec<Utf8Bytes> = (from + 1..=5000).map(frame).collect();
+            assert_eq!(got, want, "since {from}");
+        }
+        // Sealed game frames take several times less memory than as sent.
+        assert!(r.held() * 3 < r.bytes(), "held {} of {} bytes", r.held(), r.bytes());
+    }
+
+    #[test]
+    fn a_byte_limit_keeps_at_least_that_many_bytes() {
+        let mut r = ReplayRing::new(1_000_000, 10_000);
+        for s in 1..=2000 {
+            r.push(s, frame(s));
+        }
+        let kept: usize = r.since(0).iter().map(|f| f.len()).sum();
+        assert_eq!(kept, r.bytes());
+        assert!(kept >= 10_000 && kept < 10_000 + BLOCK_BYTES + 200, "{kept}");
+    }
+
+    #[test]
+    fn small_limits_let_go_frame_by_frame() {
+        let mut r = ReplayRing::new(4, 1 << 20);
+        let mut evicted = 0;
+        for s in 1..=10 {
+            evicted += r.push(s, frame(s)).evicted;
+        }
+        assert_eq!(r.first_seq(), Some(7));
+        assert_eq!(evicted, 6);
+        assert_eq!(r.since(6).len(), 4);
+    }
+
+    proptest! {
+        /// Whatever the frames and limits: what is replayed is exactly what was sent
+        /// after the seq asked for, and at least the limits' worth is kept.
+        #[test]
+        fn replays_what_was_sent(sizes in proptest::collection::vec(0usize..3000, 1..400), max_frames in 1usize..200, max_bytes in 1usize..40_000, ask in 0usize..400) {
+            let mut r = ReplayRing::new(max_frames, max_bytes);
+            let sent: Vec<Utf8Bytes> = sizes.iter().enumerate().map(|(i, n)| format!("{i}:{}", "x".repeat(*n)).into()).collect();
+            let mut held = 0isize;
+            for (i, f) in sent.iter().enumerate() {
+                held += r.push(i as u64 + 1, f.clone()).held_delta;
+            }
+            prop_assert_eq!(held as usize, r.held());
+            let first = r.first_seq().unwrap() as usize;
+            let kept = &sent[first - 1..];
+            prop_assert!(kept.len() >= max_frames.min(sent.len()) || kept.iter().map(|f| f.len()).sum::<usize>() >= max_bytes.min(sent.iter().map(|f| f.len()).sum()));
+            let ask = (ask.min(sent.len()) as u64).max(first as u64 - 1);
+            let want: Vec<Utf8Bytes> = sent[ask as usize..].to_vec();
+            prop_assert_eq!(r.since(ask), want);
+        }
+    }
+}
