@@ -116,11 +116,16 @@ pub struct LinkTask {
     ring: ReplayRing,
     sock: Option<(mpsc::Sender<Frame>, Option<oneshot::Sender<Frame>>)>,
     token_key: TokenKey,
+    /// The last token signed, and when (unix s).
+    token_cache: Option<(u64, String)>,
     limits: LinkLimits,
     engine: EngineHandle,
     hub: Arc<Hub>,
     metrics: Arc<crate::metrics::Metrics>,
 }
+
+/// How long a signed session token is handed out again before a new one is signed.
+const TOKEN_REUSE_SECS: u64 = 60;
 
 pub struct NewLink {
     pub name: String,
@@ -151,6 +156,7 @@ impl LinkTask {
             ring: ReplayRing::new(n.limits.replay_messages, n.limits.replay_bytes),
             sock: Some((n.sock, Some(n.kill))),
             token_key: n.token_key,
+            token_cache: None,
             limits: n.limits,
             engine: n.engine,
             hub: n.hub,
@@ -160,8 +166,19 @@ impl LinkTask {
         (ctl_tx, out_tx, bind_tx)
     }
 
-    fn token(&self) -> String {
-        self.token_key.issue(&self.name, crate::time::unix_secs())
+    /// The session token a `state` carries: one signed at most `TOKEN_REUSE_SECS` ago
+    /// (a walk sends a `state` per step; signing each was a measurable share of a
+    /// busy server's socket threads). It lives 24 h either way.
+    fn token(&mut self) -> String {
+        let now = crate::time::unix_secs();
+        match &self.token_cache {
+            Some((at, t)) if now.saturating_sub(*at) < TOKEN_REUSE_SECS => t.clone(),
+            _ => {
+                let t = self.token_key.issue(&self.name, now);
+                self.token_cache = Some((now, t.clone()));
+                t
+            }
+        }
     }
 
     /// Stamps, buffers and forwards one frame.
@@ -317,6 +334,7 @@ impl LinkTask {
                 },
                 _ = &mut refresh, if !refreshed => {
                     refreshed = true;
+                    self.token_cache = None;
                     let token = self.token();
                     self.emit(|seq| Some(protocol::token_refresh_frame(seq, &token)));
                 }
