@@ -322,7 +322,9 @@ impl LinkTask {
                     Some(LinkCtl::Close { code, reason }) => self.deliver(Frame::Close(code, reason)),
                     Some(LinkCtl::Detach) => self.sock = None,
                     Some(LinkCtl::Attach { sock, kill, last_seq, reply }) => {
-                        let filled = last_seq >= self.seq || self.ring.first_seq().is_some_and(|s| s <= last_seq + 1);
+                        // A `last_seq` past this link's own was never sent by it (a
+                        // takeover started the link afresh since): not filled.
+                        let filled = last_seq == self.seq || (last_seq < self.seq && self.ring.first_seq().is_some_and(|s| s <= last_seq + 1));
                         self.sock = Some((sock, Some(kill)));
                         if filled {
                             let frames = self.ring.since(last_seq);

@@ -1,5 +1,7 @@
 use std::time::Duration;
 
+use futures_util::StreamExt;
+
 use serde_json::json;
 
 use crate::common::*;
@@ -208,6 +210,48 @@ async fn resume_after_the_grace_period_rebuilds_with_resumed_false() {
     let v = a2.expect("vars").await;
     assert_eq!(v["data"]["resumed"], false);
     assert_eq!(v["data"].as_object().unwrap().len(), 20, "19 variables and the flag");
+    srv.shutdown().await;
+}
+
+/// A resume that asks for messages after `last_seq` where the session's link never got
+/// that far (a plain login took the character over since, and its link counts from its
+/// own start) cannot be filled: it is rebuilt with `resumed:false`, not attached silently
+/// with nothing replayed and the seq going backwards.
+#[tokio::test]
+async fn a_resume_from_past_the_session_s_seq_rebuilds_with_resumed_false() {
+    let srv = TestServer::start().await;
+    let key = srv.key("brenda").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    let state = a.login_key("brenda", &key).await;
+    let token = state["data"]["token"].as_str().unwrap().to_string();
+    a.send(json!({"type": "subscribe", "data": {"variables": ["*"]}})).await;
+    for i in 0..6 {
+        let id = format!("l{i}");
+        a.cmd("look", &id).await;
+        a.until(|v| v["type"] == "state" && v["re"] == id.as_str()).await;
+    }
+    let last = a.last_seq;
+    // A plain login takes Brenda over: a new link, counting from its own start.
+    let mut b = WsClient::connect(srv.addr).await;
+    b.login_key("brenda", &key).await;
+    assert!(b.last_seq < last, "the new link is behind the old one: {} vs {last}", b.last_seq);
+    let mut a2 = WsClient::connect(srv.addr).await;
+    a2.send(json!({"type": "login", "data": {"is_agent": true, "resume": {"token": token, "last_seq": last}}})).await;
+    // Its seq numbers are the new link's: read them as they come.
+    let mut got_state = false;
+    loop {
+        let Some(Ok(msg)) = tokio::time::timeout(Duration::from_secs(10), a2.ws.next()).await.expect("the resume is answered") else {
+            panic!("the connection ended before the rebuild")
+        };
+        let Ok(text) = msg.to_text() else { continue };
+        let v: serde_json::Value = serde_json::from_str(text).unwrap();
+        got_state |= v["type"] == "state";
+        if v["type"] == "vars" && !v["data"]["resumed"].is_null() {
+            assert_eq!(v["data"]["resumed"], false, "{v}");
+            break;
+        }
+    }
+    assert!(got_state, "a state comes before the full vars");
     srv.shutdown().await;
 }
 
