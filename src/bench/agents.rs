@@ -465,8 +465,8 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
     let samples: Arc<std::sync::Mutex<Vec<(f64, u64)>>> = Arc::default();
     let p99s: Arc<std::sync::Mutex<Vec<f64>>> = Arc::default();
     // What the server says holds its memory, beside each RSS sample: (replay rings'
-    // bytes, records waiting for the recorder).
-    let held: Arc<std::sync::Mutex<Vec<(f64, f64)>>> = Arc::default();
+    // bytes, records waiting for the recorder, objects in the world).
+    let held: Arc<std::sync::Mutex<Vec<(f64, f64, f64)>>> = Arc::default();
     let sampler = match (args.sample_every, server_pid) {
         (Some(every), Some(pid)) => {
             let (samples, p99s, window, held, base) = (samples.clone(), p99s.clone(), window.clone(), held.clone(), base.clone());
@@ -488,12 +488,13 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
                     }
                     let page = pawns::net::client::get(&format!("{base}/metrics")).await.unwrap_or_default();
                     let gauge = |name| super::serve::gauge(&page, name).unwrap_or(f64::NAN);
-                    let (ring, backlog) = (gauge("pawns_replay_ring_bytes"), gauge("pawns_record_backlog"));
+                    let (ring, backlog, objects) =
+                        (gauge("pawns_replay_ring_bytes"), gauge("pawns_record_backlog"), gauge("pawns_world_objects"));
                     if let Some((_, rss)) = proc_sample(pid) {
                         samples.lock().unwrap_or_else(|e| e.into_inner()).push((t, rss));
-                        held.lock().unwrap_or_else(|e| e.into_inner()).push((ring, backlog));
+                        held.lock().unwrap_or_else(|e| e.into_inner()).push((ring, backlog, objects));
                         eprintln!(
-                            "  t={t:>6.0}s server RSS {:.1} MB (replay rings {:.1} MB, record backlog {backlog}); {} replies, p50 {p50:.2} ms, p99 {p99:.2} ms",
+                            "  t={t:>6.0}s server RSS {:.1} MB (replay rings {:.1} MB, record backlog {backlog}, {objects} objects); {} replies, p50 {p50:.2} ms, p99 {p99:.2} ms",
                             rss as f64 / 1024.0,
                             ring / 1e6,
                             lat.len()
@@ -559,8 +560,8 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
         "dreams": dreams.map(|(secs, n)| json!({"all_done_s": secs, "dreams": n})),
         "load_generator_cpu_percent": own_cpu / elapsed * 100.0,
         "rss_samples": samples.iter().map(|(t, kib)| json!([t, kib])).collect::<Vec<_>>(),
-        // Beside each RSS sample: the replay rings' bytes and the record backlog.
-        "held_samples": held.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|(r, b)| json!([r, b])).collect::<Vec<_>>(),
+        // Beside each RSS sample: the replay rings' bytes, the record backlog, the world's objects.
+        "held_samples": held.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|(r, b, o)| json!([r, b, o])).collect::<Vec<_>>(),
         "rss_growth_after_settling_percent": soak.map(|(_, _, g)| g),
         "p99_ms_per_sample": &p99s,
         "pulses": pulses.as_ref().map(|p| json!({

@@ -104,7 +104,8 @@ impl PulseStats {
 }
 
 impl super::Engine {
-    /// Counts the sessions in the world by protocol and role, for `/metrics`.
+    /// Counts the sessions in the world by protocol and role, and the world's objects
+    /// and characters, for `/metrics`.
     pub(crate) fn count_sessions(&self) {
         let mut n = [0u64; 5];
         for id in self.world.players.values() {
@@ -118,5 +119,9 @@ impl super::Engine {
         for (a, v) in [&s.telnet_human, &s.telnet_agent, &s.websocket_human, &s.websocket_agent, &s.linkdead].into_iter().zip(n) {
             a.store(v, Relaxed);
         }
+        // The world's size: what a long run accumulating objects or mobs would show.
+        let m = &self.stats.metrics;
+        m.world_objects.store(self.world.objs.len() as u64, Relaxed);
+        m.world_characters.store(self.world.chars.len() as u64, Relaxed);
     }
 }

@@ -72,6 +72,9 @@ pub struct Metrics {
     pub input_held: std::sync::atomic::AtomicBool,
     /// Ticks whose pulse was put off, the record being further behind still.
     pub pulses_deferred: AtomicU64,
+    /// Objects and characters (players and mobs) in the world, once a second.
+    pub world_objects: AtomicU64,
+    pub world_characters: AtomicU64,
 }
 
 impl Default for Metrics {
@@ -93,6 +96,8 @@ impl Default for Metrics {
             input_held_pulses: AtomicU64::new(0),
             input_held: Default::default(),
             pulses_deferred: AtomicU64::new(0),
+            world_objects: AtomicU64::new(0),
+            world_characters: AtomicU64::new(0),
         }
     }
 }

@@ -97,6 +97,8 @@ pub fn render(s: &Sources) -> String {
         c(&m.pulses_deferred),
     );
     p.one("pawns_commands_total", "counter", "Commands the engine ran (rate() gives commands per second).", c(&m.commands));
+    p.one("pawns_world_objects", "gauge", "Objects in the world (on floors, carried, in containers).", c(&m.world_objects));
+    p.one("pawns_world_characters", "gauge", "Characters in the world, players and mobs.", c(&m.world_characters));
     p.histogram("pawns_command_wait_seconds", "From a command's arrival at its session to the engine running it.", &m.command_wait);
 
     // Sessions.

@@ -101,6 +101,11 @@ async fn metrics_scrape_shows_sessions_commands_pulses_and_the_record() {
     assert!(value(&s, "process_resident_memory_bytes", &[]) > 1e6);
     assert_eq!(value(&s, "pawns_up", &[]), 1.0);
     assert_eq!(value(&s, "pawns_engine_inbox_capacity", &[]), 65_536.0);
+    // Brenda's link keeps what it sent her (state, variables, five looks and replies).
+    assert!(value(&s, "pawns_replay_ring_frames", &[]) >= 6.0);
+    assert!(value(&s, "pawns_replay_ring_bytes", &[]) > 1000.0);
+    assert!(value(&s, "pawns_world_characters", &[]) >= 2.0, "Brenda and Hamlet at least");
+    value(&s, "pawns_world_objects", &[]);
     for name in [
         "pawns_pulse_overruns_total",
         "pawns_engine_inbox_depth",
@@ -123,12 +128,15 @@ async fn metrics_scrape_shows_sessions_commands_pulses_and_the_record() {
         let s = scrape(srv.addr).await;
         if value(&s, "pawns_sessions", &[("protocol", "websocket"), ("role", "agent")]) == 0.0
             && value(&s, "pawns_dreams_total", &[]) >= 1.0
+            && value(&s, "pawns_replay_ring_frames", &[]) == 0.0
         {
             break s;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     };
     assert!(value(&s, "pawns_dream_duration_seconds", &[]) >= 1.0);
+    // Her link is gone, and with it all its ring held.
+    assert_eq!(value(&s, "pawns_replay_ring_bytes", &[]), 0.0);
     srv.shutdown().await;
 }
 
