@@ -31,18 +31,38 @@ struct Block {
     lz: Box<[u8]>,
 }
 
+thread_local! {
+    /// Sealing's scratch: the frames laid end to end, and the compressor's output. Reused
+    /// by every link a socket thread runs, so a block costs one allocation (its own).
+    static SCRATCH: std::cell::RefCell<(Vec<u8>, Vec<u8>)> = const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+}
+
 impl Block {
     fn seal(first_seq: u64, frames: impl Iterator<Item = Utf8Bytes>) -> Block {
-        let mut raw = Vec::with_capacity(BLOCK_BYTES + 4 * BLOCK_FRAMES);
-        let mut n = 0;
-        let mut bytes = 0;
-        for f in frames {
-            raw.extend_from_slice(&(f.len() as u32).to_le_bytes());
-            raw.extend_from_slice(f.as_bytes());
-            bytes += f.len();
-            n += 1;
-        }
-        Block { first_seq, frames: n, bytes, lz: lz4_flex::compress_prepend_size(&raw).into_boxed_slice() }
+        SCRATCH.with_borrow_mut(|(raw, out)| {
+            raw.clear();
+            let mut n = 0;
+            let mut bytes = 0;
+            for f in frames {
+                raw.extend_from_slice(&(f.len() as u32).to_le_bytes());
+                raw.extend_from_slice(f.as_bytes());
+                bytes += f.len();
+                n += 1;
+            }
+            out.resize(lz4_flex::block::get_maximum_output_size(raw.len()), 0);
+            // The output is sized for the worst case: compressing cannot fail.
+            let len = lz4_flex::compress_into(raw, out).expect("lz4 output sized for the worst case");
+            // Size-prepended, as `decompress_size_prepended` reads it.
+            let mut lz = Vec::with_capacity(4 + len);
+            lz.extend_from_slice(&(raw.len() as u32).to_le_bytes());
+            lz.extend_from_slice(&out[..len]);
+            // A one-off giant frame leaves no giant scratch behind.
+            if raw.capacity() > 4 * BLOCK_BYTES {
+                *raw = Vec::new();
+                *out = Vec::new();
+            }
+            Block { first_seq, frames: n, bytes, lz: lz.into_boxed_slice() }
+        })
     }
 
     /// The frames back, in order, with their seq numbers.
