@@ -505,6 +505,18 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
         }
         _ => None,
     };
+    // The server's CPU and memory, the load generator's CPU and the pulses, taken as the
+    // window closes: the logouts after it, and the dreams they start, are not the steady
+    // state being measured (they made the CPU per command swing by a fifth run to run).
+    let closing = {
+        let (base, end) = (base.clone(), tokio::time::Instant::from_std(start + args.duration));
+        tokio::spawn(async move {
+            tokio::time::sleep_until(end).await;
+            let after = server_pid.and_then(proc_sample);
+            let own = super::serve::own_cpu();
+            (after, own, super::serve::pulse_buckets(&base).await)
+        })
+    };
     let mut total = Stats::default();
     for t in tasks {
         if let Ok(s) = t.await {
@@ -512,9 +524,9 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
         }
     }
     let elapsed = args.duration.as_secs_f64().min(start.elapsed().as_secs_f64());
-    let after = server_pid.and_then(proc_sample);
-    let own_cpu = super::serve::own_cpu() - own_before;
-    let pulses = match (pulses_before, super::serve::pulse_buckets(&base).await) {
+    let (after, own_after, pulses_after) = closing.await.unwrap_or((None, super::serve::own_cpu(), None));
+    let own_cpu = own_after - own_before;
+    let pulses = match (pulses_before, pulses_after) {
         (Some(b), Some(a)) => Some(super::serve::bucket_delta(&b, &a)),
         _ => None,
     };

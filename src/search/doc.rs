@@ -59,6 +59,40 @@ pub fn without_description(text: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// The words a document is found by. A record is found by the text it shows, but for a
+/// room as a player was shown it: there each player standing in it is indexed by name
+/// alone ("Brenda [agent] is standing here." → "Brenda"). In a crowd those lines are most
+/// of what every look and every step indexes — twenty players, five words each — and the
+/// four words besides the name find nothing the name does not. Everything else of the
+/// room (its name, its exits, objects, mobs, anyone resting, sleeping or fighting, the
+/// count of the rest) is indexed as shown.
+pub fn index_words<'a>(r: &EventRecord, shown: &'a str) -> std::borrow::Cow<'a, str> {
+    let RecordBody::Observation { event_type, .. } = &r.body else { return shown.into() };
+    if event_type != "text" {
+        return shown.into();
+    }
+    let Some(at) = shown.find("\n[ Exits: ") else { return shown.into() };
+    let Some(end) = shown[at + 1..].find('\n').map(|e| at + 1 + e) else { return shown.into() };
+    let company = &shown[end + 1..];
+    if !company.contains(STANDING) {
+        return shown.into();
+    }
+    let mut out = String::with_capacity(shown.len());
+    out.push_str(&shown[..=end]);
+    for line in company.lines() {
+        match line.strip_suffix(STANDING) {
+            Some(name) => out.push_str(name.strip_suffix(" [agent]").unwrap_or(name)),
+            None => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    out.truncate(out.trim_end().len());
+    out.into()
+}
+
+/// How a room's text ends the line of a player standing there (`render::describe_in_room`).
+const STANDING: &str = " is standing here.";
+
 fn transition_text(t: &Transition) -> (&'static str, String) {
     match t {
         Transition::Hp { from, to, .. } => ("combat", format!("hit points {from} to {to}")),
@@ -217,6 +251,33 @@ mod tests {
         };
         assert!(!search_doc(&r).text.contains("vaulted"));
         assert!(search_doc(&r).text.contains("rat"));
+    }
+
+    #[test]
+    fn players_standing_in_a_room_are_indexed_by_name_alone() {
+        let obs = |event_type: &str, text: &str| EventRecord {
+            session: 1,
+            seq: 1,
+            agent: "ann".into(),
+            at_us: 1,
+            room_vnum: 8004,
+            body: RecordBody::Observation { event_type: event_type.into(), text: text.into(), from: None },
+        };
+        let shown = "The Temple of the Ember\n[ Exits: north south ]\nA long sword lies here.\nA rat is here.\nBrenda [agent] is standing here.\nBob is standing here.\nCarl [agent] is resting here.\nDora [agent] is here, fighting a rat.\n...and 3 more people are here.";
+        let r = obs("text", shown);
+        assert_eq!(
+            index_words(&r, shown),
+            "The Temple of the Ember\n[ Exits: north south ]\nA long sword lies here.\nA rat is here.\nBrenda\nBob\nCarl [agent] is resting here.\nDora [agent] is here, fighting a rat.\n...and 3 more people are here."
+        );
+        // The room's own lines are never cut, even when they read like a player's.
+        let odd = "Nobody is standing here.\n[ Exits: none ]";
+        assert_eq!(index_words(&obs("text", odd), odd), odd);
+        // Anything but a room's text is found by what it shows.
+        let said = "Brenda is standing here.";
+        assert_eq!(index_words(&obs("say", said), said), said);
+        assert_eq!(index_words(&obs("text", said), said), said);
+        let no_company = "Hall\n[ Exits: east ]";
+        assert_eq!(index_words(&obs("text", no_company), no_company), no_company);
     }
 
     #[test]

@@ -18,7 +18,7 @@ use super::doc::{search_doc, CATEGORIES, KINDS};
 
 /// Bumped whenever the schema or the text of documents changes: an index of another
 /// version is rebuilt from the data file.
-pub const INDEX_VERSION: u32 = 3;
+pub const INDEX_VERSION: u32 = 4;
 /// The indexing thread's memory budget (tantivy's floor is 15 MB).
 const WRITER_BYTES: usize = 64 * 1024 * 1024;
 /// Most hits one search returns.
@@ -60,7 +60,10 @@ fn kinds_list() -> String {
 
 #[derive(Clone, Copy)]
 struct Fields {
+    /// What a hit shows (stored, not searched).
     text: Field,
+    /// What a document is found by (searched, not stored): `doc::index_words`.
+    words: Field,
     kind: Field,
     agent: Field,
     session: Field,
@@ -71,13 +74,12 @@ struct Fields {
 
 fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
-    let text_opts = TextOptions::default()
-        .set_indexing_options(
-            TextFieldIndexing::default().set_tokenizer(super::stem::ANALYZER).set_index_option(IndexRecordOption::WithFreqsAndPositions),
-        )
-        .set_stored();
+    let words_opts = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default().set_tokenizer(super::stem::ANALYZER).set_index_option(IndexRecordOption::WithFreqsAndPositions),
+    );
     let fields = Fields {
-        text: b.add_text_field("text", text_opts),
+        text: b.add_text_field("text", TextOptions::default().set_stored()),
+        words: b.add_text_field("words", words_opts),
         // Two values per document: the record kind and its category.
         kind: b.add_text_field("kind", STRING | STORED),
         // One value per character who saw the event; session and seq in the same order.
@@ -183,7 +185,8 @@ impl SearchIndex {
         let d = search_doc(first);
         let f = &self.fields;
         let mut doc = TantivyDocument::default();
-        doc.add_text(f.text, &d.text);
+        doc.add_text(f.words, super::doc::index_words(first, &d.text).as_ref());
+        doc.add_text(f.text, d.text);
         doc.add_text(f.kind, d.kind);
         doc.add_text(f.kind, d.category);
         for r in group {
@@ -231,7 +234,7 @@ impl SearchIndex {
         let f = self.fields;
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         if !q.q.trim().is_empty() {
-            let mut parser = QueryParser::for_index(&self.index, vec![f.text]);
+            let mut parser = QueryParser::for_index(&self.index, vec![f.words]);
             parser.set_conjunction_by_default();
             let parsed = parser.parse_query(q.q.trim()).map_err(|e| SearchError::BadQuery(e.to_string()))?;
             clauses.push((Occur::Must, parsed));
@@ -346,5 +349,29 @@ mod tests {
         let mut decision = obs("ann", "", 8004);
         decision.body = RecordBody::Transition(pawns_storage::Transition::Gold { from: 1, to: 2 });
         assert_eq!(shared_groups(&[decision.clone(), decision]).len(), 2, "only observations are shared");
+    }
+
+    #[test]
+    fn a_room_is_found_by_who_stood_there_and_shown_as_it_was_seen() {
+        let dir = tempfile::tempdir().unwrap();
+        let (ix, fresh) = SearchIndex::open(dir.path()).unwrap();
+        assert!(fresh);
+        let mut w = ix.writer().unwrap();
+        let shown = "The Temple of the Ember\nYou stand in a vaulted hall.\n[ Exits: north ]\nA rat is here.\nBrenda [agent] is standing here.";
+        let mut look = obs("ann", shown, 8004);
+        look.body = RecordBody::Observation { event_type: "text".into(), text: shown.into(), from: None };
+        ix.add(&w, &[&look]).unwrap();
+        ix.commit(&mut w, 1).unwrap();
+        let find = |q: &str| ix.search(&SearchQuery { q: q.into(), limit: 10, ..Default::default() }).unwrap();
+        for q in ["brenda", "temple", "rat", "north", "\"temple of the ember\""] {
+            assert_eq!(find(q).total, 1, "{q}");
+        }
+        // What every standing player's line repeats, and the description, find nothing.
+        assert_eq!(find("standing").total, 0);
+        assert_eq!(find("vaulted").total, 0);
+        // The hit shows the room as it was seen, less its description.
+        let hit = &find("brenda").hits[0];
+        assert_eq!(hit.text, "The Temple of the Ember\n[ Exits: north ]\nA rat is here.\nBrenda [agent] is standing here.");
+        assert_eq!(hit.agent, "ann");
     }
 }

@@ -29,9 +29,16 @@ pub fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, StoreError> {
 /// The record log's and the journal's layout (see the module's note).
 pub fn encode_compact<T: Serialize>(value: &T) -> Result<Vec<u8>, StoreError> {
     let mut out = Vec::with_capacity(256);
-    out.push(RECORD_VERSION_COMPACT);
-    rmp_serde::encode::write(&mut out, value).map_err(|e| StoreError::Codec(e.to_string()))?;
+    encode_compact_into(&mut out, value)?;
     Ok(out)
+}
+
+/// `encode_compact` into `out` (cleared first), so one buffer serves a whole group
+/// commit instead of growing a new one for every chunk.
+pub fn encode_compact_into<T: Serialize>(out: &mut Vec<u8>, value: &T) -> Result<(), StoreError> {
+    out.clear();
+    out.push(RECORD_VERSION_COMPACT);
+    rmp_serde::encode::write(out, value).map_err(|e| StoreError::Codec(e.to_string()))
 }
 
 pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, StoreError> {

@@ -128,8 +128,10 @@ impl Store {
             }
             if !batch.records.is_empty() {
                 id = next;
+                let mut buf = Vec::with_capacity(64 * 1024);
                 for (session, rs) in &by_session {
-                    chunks.insert((id, *session), codec::encode_compact(rs)?.as_slice()).map_err(redb_err)?;
+                    codec::encode_compact_into(&mut buf, rs)?;
+                    chunks.insert((id, *session), buf.as_slice()).map_err(redb_err)?;
                 }
                 let mut days = tx.open_table(tables::RECORD_DAYS).map_err(redb_err)?;
                 let last_day = days.last().map_err(redb_err)?.map(|(k, _)| k.value());
