@@ -56,9 +56,13 @@ struct Snap {
     hp: i32,
     max_hp: i32,
     fighting: Option<String>,
+    /// Whom it fought, by id: a pulse's check compares this, not the name (one look-up less).
+    fighting_id: Option<CharId>,
     level: u8,
     exp: i64,
     gold: i64,
+    /// The room by index: a pulse's check compares this, not the prototype's vnum.
+    room: super::world::RoomId,
     room_vnum: u32,
     inventory: Vec<(ObjId, u32)>,
     equipment: [Option<(ObjId, u32)>; NUM_WEARS],
@@ -244,9 +248,11 @@ impl Engine {
             hp: c.hit,
             max_hp: c.max_hit,
             fighting: c.fighting.map(|f| self.pers(f)),
+            fighting_id: c.fighting,
             level: c.level,
             exp: c.exp,
             gold: c.gold,
+            room: c.room,
             room_vnum: self.world.rooms[c.room].proto.vnum,
             inventory: c.inventory.iter().filter_map(vnum).collect(),
             equipment: std::array::from_fn(|i| c.equipment[i].as_ref().and_then(vnum)),
@@ -258,11 +264,9 @@ impl Engine {
         if snap.hp != c.hit || snap.max_hp != c.max_hit || snap.level != c.level || snap.exp != c.exp || snap.gold != c.gold {
             return false;
         }
-        if snap.room_vnum != self.world.rooms[c.room].proto.vnum {
-            return false;
-        }
-        let fighting = c.fighting.map(|f| self.world.ch(f).map(|o| o.name.as_str()).unwrap_or("someone"));
-        if snap.fighting.as_deref() != fighting {
+        // Rooms and characters keep their ids and names: comparing ids is comparing what
+        // the snapshot would hold (the snapshot's vnum and name come from them).
+        if snap.room != c.room || snap.fighting_id != c.fighting {
             return false;
         }
         // The same objects in the same places: every one of them existed when the snapshot
@@ -564,7 +568,11 @@ impl Engine {
             return;
         }
         let ids: Vec<CharId> = self.world.players.values().copied().collect();
-        for id in ids {
+        for (n, id) in ids.into_iter().enumerate() {
+            // A long pulse looks at its inbox here too, as the flush after it does.
+            if n % 256 == 255 {
+                self.drain_inbox();
+            }
             self.finish_pulse_records(id);
         }
     }

@@ -8,12 +8,12 @@
 //! dreams are idempotent and run again at the next trigger, so a server with a backlog
 //! of thousands stops at once.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::Arc;
 
 use pawns_storage::{RecordBatch, Store};
+use rustc_hash::FxHashMap;
 use tokio::sync::oneshot;
 
 use super::{dream_agent, DreamOptions, DreamResult, MemoryError};
@@ -173,9 +173,9 @@ pub struct DreamFeed {
     dreamer: DreamerHandle,
     threshold: u64,
     /// Running agent sessions → the agent.
-    sessions: HashMap<u64, String>,
+    sessions: FxHashMap<u64, String>,
     /// Records committed since the agent's last requested dream.
-    pending: HashMap<String, u64>,
+    pending: FxHashMap<String, u64>,
 }
 
 impl DreamFeed {
@@ -183,11 +183,22 @@ impl DreamFeed {
     /// threshold dream (threshold).
     pub fn committed(&mut self, batch: &RecordBatch) {
         for s in batch.sessions.iter().filter(|s| s.is_agent) {
-            self.sessions.insert(s.session, s.agent.clone());
+            self.sessions.entry(s.session).or_insert_with(|| s.agent.clone());
         }
-        for r in &batch.records {
-            if let Some(agent) = self.sessions.get(&r.session) {
-                *self.pending.entry(agent.clone()).or_default() += 1;
+        // The recorder hands records over grouped by session: one look-up per session's
+        // run, not per record.
+        let mut over: Vec<String> = Vec::new();
+        for run in batch.records.chunk_by(|a, b| a.session == b.session) {
+            let Some(agent) = self.sessions.get(&run[0].session) else { continue };
+            let n = match self.pending.get_mut(agent.as_str()) {
+                Some(n) => {
+                    *n += run.len() as u64;
+                    *n
+                }
+                None => *self.pending.entry(agent.clone()).or_insert(run.len() as u64),
+            };
+            if n >= self.threshold {
+                over.push(agent.clone());
             }
         }
         for s in batch.sessions.iter().filter(|s| s.is_agent && s.ended_us.is_some()) {
@@ -195,10 +206,11 @@ impl DreamFeed {
             self.pending.remove(&s.agent);
             self.dreamer.request(&s.agent, "logout");
         }
-        let over: Vec<String> = self.pending.iter().filter(|(_, n)| **n >= self.threshold).map(|(a, _)| a.clone()).collect();
+        // An agent whose session just ended dreams for its logout, not twice.
         for a in over {
-            self.pending.remove(&a);
-            self.dreamer.request(&a, "threshold");
+            if self.pending.remove(&a).is_some() {
+                self.dreamer.request(&a, "threshold");
+            }
         }
     }
 }
@@ -214,7 +226,7 @@ pub fn spawn_dreamer(store: Arc<Store>, opts: DreamOptions, threshold: u64) -> s
         crate::priority::background_thread();
         run(store, opts, rx, stats)
     })?;
-    let feed = DreamFeed { dreamer: handle.clone(), threshold: threshold.max(1), sessions: HashMap::new(), pending: HashMap::new() };
+    let feed = DreamFeed { dreamer: handle.clone(), threshold: threshold.max(1), sessions: FxHashMap::default(), pending: FxHashMap::default() };
     Ok((handle, feed, DreamerThread { tx, stopping, thread: Some(thread) }))
 }
 

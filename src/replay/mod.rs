@@ -17,8 +17,10 @@ use serde::{Deserialize, Serialize};
 
 use pawns_storage::{BoardRecord, CharacterRecord, ChatRoomRecord, HouseRecord};
 
-/// Journal format version (in the boot entry).
-pub const JOURNAL_VERSION: u32 = 1;
+/// Journal format version (in the boot entry). 2: the pulse's records look at the inbox
+/// every 256 players too, so a message's `drain` counts those looks (a version-1 journal
+/// would be replayed at other places).
+pub const JOURNAL_VERSION: u32 = 2;
 
 /// How the engine was started.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -294,9 +294,9 @@ impl SearchIndex {
 /// document listing everyone who saw it; everything else is a document of its own. A
 /// crowd's notices are most of what is observed, and this indexes each of them once.
 pub fn shared_groups(records: &[EventRecord]) -> Vec<Vec<&EventRecord>> {
-    use std::collections::HashMap;
     let mut groups: Vec<Vec<&EventRecord>> = Vec::with_capacity(records.len());
-    let mut open: HashMap<(&str, &str, u32), usize> = HashMap::new();
+    // Fx, not SipHash: every observation's whole text is hashed here.
+    let mut open: rustc_hash::FxHashMap<(&str, &str, u32), usize> = Default::default();
     for r in records {
         let RecordBody::Observation { event_type, text, .. } = &r.body else {
             groups.push(vec![r]);
