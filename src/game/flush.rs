@@ -11,17 +11,22 @@ impl Engine {
     /// End of pulse: real variable deltas, EVENTS, and telnet prompts.
     pub(crate) fn flush(&mut self) {
         self.flush_started();
-        // The pulse is over: decisions get their post-state, changes become transitions.
-        self.record_pulse();
         let ids: Vec<CharId> = self.world.players.values().copied().collect();
         if !self.crowd.is_empty() {
             self.flush_crowds();
         }
+        let recording = self.recorder.is_some();
         let mut rooms = vars::RoomCache::new();
         let prev_rooms = std::mem::take(&mut self.room_vars);
         for (n, id) in ids.into_iter().enumerate() {
             if n % 256 == 255 {
                 self.drain_inbox();
+            }
+            // The pulse is over: its decisions get their post-state, its changes become
+            // transitions — in the same pass as the player's variables, so a crowd's
+            // characters are fetched from memory once per pulse, not twice.
+            if recording {
+                self.finish_pulse_records(id);
             }
             self.flush_player(id, &mut rooms, &prev_rooms);
         }

@@ -465,9 +465,9 @@ impl Engine {
         self.emit(other, RecordBody::Transition(Transition::Social { act: act.into(), other: an, by_me: false, text: text.into() }));
     }
 
-    /// End of pulse for one player: decisions get their post-state; changes become
-    /// transitions.
-    fn finish_pulse_records(&mut self, id: CharId) {
+    /// End of pulse for one player (`flush`, or before its next command or its session's
+    /// end): decisions get their post-state; changes become transitions.
+    pub(crate) fn finish_pulse_records(&mut self, id: CharId) {
         let Some(c) = self.world.ch(id) else { return };
         let Some(rec) = c.pc.as_ref().and_then(|p| p.rec.as_ref()) else { return };
         let had_pending = !rec.pending.is_empty();
@@ -559,21 +559,6 @@ impl Engine {
         }
         if let Some(r) = &self.recorder {
             r.send(items);
-        }
-    }
-
-    /// End of every pulse: every recorded player's decisions and transitions.
-    pub fn record_pulse(&mut self) {
-        if self.recorder.is_none() {
-            return;
-        }
-        let ids: Vec<CharId> = self.world.players.values().copied().collect();
-        for (n, id) in ids.into_iter().enumerate() {
-            // A long pulse looks at its inbox here too, as the flush after it does.
-            if n % 256 == 255 {
-                self.drain_inbox();
-            }
-            self.finish_pulse_records(id);
         }
     }
 }

@@ -17,9 +17,9 @@ use serde::{Deserialize, Serialize};
 
 use pawns_storage::{BoardRecord, CharacterRecord, ChatRoomRecord, HouseRecord};
 
-/// Journal format version (in the boot entry). 2: the pulse's records look at the inbox
-/// every 256 players too, so a message's `drain` counts those looks (a version-1 journal
-/// would be replayed at other places).
+/// Journal format version (in the boot entry). 2: a pulse's decisions and transitions
+/// are recorded in the flush's pass over the players, after the crowd notices (a
+/// version-1 run's records came in another order and would not compare).
 pub const JOURNAL_VERSION: u32 = 2;
 
 /// How the engine was started.
