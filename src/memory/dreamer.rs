@@ -226,7 +226,8 @@ pub fn spawn_dreamer(store: Arc<Store>, opts: DreamOptions, threshold: u64) -> s
         crate::priority::background_thread();
         run(store, opts, rx, stats)
     })?;
-    let feed = DreamFeed { dreamer: handle.clone(), threshold: threshold.max(1), sessions: FxHashMap::default(), pending: FxHashMap::default() };
+    let feed =
+        DreamFeed { dreamer: handle.clone(), threshold: threshold.max(1), sessions: FxHashMap::default(), pending: FxHashMap::default() };
     Ok((handle, feed, DreamerThread { tx, stopping, thread: Some(thread) }))
 }
 

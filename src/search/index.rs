@@ -357,7 +357,8 @@ mod tests {
         let (ix, fresh) = SearchIndex::open(dir.path()).unwrap();
         assert!(fresh);
         let mut w = ix.writer().unwrap();
-        let shown = "The Temple of the Ember\nYou stand in a vaulted hall.\n[ Exits: north ]\nA rat is here.\nBrenda [agent] is standing here.";
+        let shown =
+            "The Temple of the Ember\nYou stand in a vaulted hall.\n[ Exits: north ]\nA rat is here.\nBrenda [agent] is standing here.";
         let mut look = obs("ann", shown, 8004);
         look.body = RecordBody::Observation { event_type: "text".into(), text: shown.into(), from: None };
         ix.add(&w, &[&look]).unwrap();
