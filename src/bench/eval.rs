@@ -92,7 +92,14 @@ fn write(store: &Store, args: &BenchEvalArgs) -> anyhow::Result<u64> {
                 at += 500_000;
                 let mut push = |body: RecordBody, seq: &mut u64| {
                     *seq += 1;
-                    batch.records.push(EventRecord { session: id, seq: *seq, agent: agent.clone(), at_us: at, room_vnum: 3001, body });
+                    batch.records.push(EventRecord {
+                        session: id,
+                        seq: *seq,
+                        agent: agent.as_str().into(),
+                        at_us: at,
+                        room_vnum: 3001,
+                        body,
+                    });
                 };
                 push(RecordBody::Decision(Box::new(decision(&mut rng, turn, at))), &mut seq);
                 push(RecordBody::Observation { event_type: "text".into(), text: "You see nothing special.".into(), from: None }, &mut seq);

@@ -119,7 +119,7 @@ pub(crate) fn event(rng: &mut SmallRng, session: u64, seq: u64, agent: &str, at_
                 3 => ("enter", format!("{} arrives from the north.", capital(mob))),
                 _ => ("text", format!("{}\nA quiet place.", ROOMS[rng.gen_range(0..ROOMS.len())])),
             };
-            RecordBody::Observation { event_type: event_type.into(), text, from: None }
+            RecordBody::Observation { event_type: event_type.into(), text: text.into(), from: None }
         }
         _ => RecordBody::Transition(match rng.gen_range(0..6) {
             0 => Transition::Kill { victim: mob.into(), victim_level: rng.gen_range(1..40), victim_is_player: false, level: 10 },
@@ -130,7 +130,7 @@ pub(crate) fn event(rng: &mut SmallRng, session: u64, seq: u64, agent: &str, at_
             _ => Transition::Hp { from: 80, to: rng.gen_range(1..80), max: 100, by: Some(mob.into()) },
         }),
     };
-    EventRecord { session, seq, agent: agent.to_string(), at_us, room_vnum: room, body }
+    EventRecord { session, seq, agent: agent.into(), at_us, room_vnum: room, body }
 }
 
 fn capital(s: &str) -> String {

@@ -109,7 +109,7 @@ impl Engine {
         if !self.share_a_room(ch, target) {
             return Err(("not_in_proximity", "you must share a room with that agent".into()));
         }
-        let name = self.world.ch(target).map(|c| c.name.clone()).unwrap_or_default();
+        let name = self.world.ch(target).map(|c| c.name.to_string()).unwrap_or_default();
         if !self.residents.contains_key(&name.to_ascii_lowercase()) {
             return Err(("not_resident", format!("{name} is not an agent this server runs")));
         }
@@ -145,7 +145,7 @@ impl Engine {
     }
 
     pub(crate) fn agent_action(&mut self, ch: CharId, ty: &str, item: &Value) -> Result<Value, Refusal> {
-        let actor = self.world.ch(ch).map(|c| c.name.clone()).unwrap_or_default();
+        let actor = self.world.ch(ch).map(|c| c.name.to_string()).unwrap_or_default();
         match ty {
             "wake_agent" => {
                 let target = self.agent_named(item)?;

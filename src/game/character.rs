@@ -110,7 +110,7 @@ pub struct Char {
     /// `Some(vnum)` for mobs.
     pub npc_vnum: Option<u32>,
     /// A player's name, or a mob's short description.
-    pub name: String,
+    pub name: Arc<str>,
     pub keywords: String,
     pub long_descr: String,
     pub description: String,
@@ -171,7 +171,7 @@ impl Char {
         Char {
             id,
             npc_vnum: Some(p.vnum),
-            name: p.short_descr.clone(),
+            name: p.short_descr.as_str().into(),
             keywords: p.keywords.clone(),
             long_descr: p.long_descr.clone(),
             description: p.description.clone(),
@@ -217,7 +217,7 @@ impl Char {
         Char {
             id,
             npc_vnum: None,
-            name: r.name.clone(),
+            name: r.name.as_str().into(),
             keywords: r.name.to_ascii_lowercase(),
             long_descr: String::new(),
             description: String::new(),

@@ -22,7 +22,7 @@ fn room_label(id: u64, owner: &str) -> String {
 
 impl Engine {
     fn name_of(&self, ch: CharId) -> String {
-        self.world.ch(ch).map(|c| c.name.clone()).unwrap_or_default()
+        self.world.ch(ch).map(|c| c.name.to_string()).unwrap_or_default()
     }
 
     /// A room named by its id or by its owner's name.

@@ -310,7 +310,7 @@ impl Engine {
         let room = v.room;
         let v_level = v.level;
         let v_exp = v.exp;
-        let v_name = v.name.clone();
+        let v_name = v.name.to_string();
         let v_npc = v.is_npc();
         let fighters: Vec<CharId> = self.world.chars.values().filter(|c| c.fighting == Some(victim)).map(|c| c.id).collect();
         for f in fighters {
@@ -422,7 +422,7 @@ impl Engine {
             return;
         };
         let room = v.room;
-        let name = v.name.clone();
+        let name = v.name.to_string();
         let level = v.level;
         let gold = v.gold;
         let items: Vec<_> = v.inventory.iter().copied().chain(v.equipment.iter().flatten().copied()).collect();

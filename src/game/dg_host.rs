@@ -117,8 +117,8 @@ impl DgHostCtx<'_> {
         let ch = self.e.world.ch(c)?;
         let n = |v: i64| Some(v.to_string());
         match field {
-            "name" => Some(ch.name.clone()),
-            "shortdesc" => Some(ch.name.clone()),
+            "name" => Some(ch.name.to_string()),
+            "shortdesc" => Some(ch.name.to_string()),
             "alias" => Some(ch.keywords.clone()),
             "id" => Some(char_uid(c)),
             "vnum" => n(ch.npc_vnum.map(|v| v as i64).unwrap_or(-1)),
@@ -244,7 +244,7 @@ impl DgHostCtx<'_> {
         let room = &self.e.world.rooms[r];
         match field {
             "vnum" => Some(room.proto.vnum.to_string()),
-            "name" => Some(room.proto.name.clone()),
+            "name" => Some(room.proto.name.to_string()),
             "id" => Some(self.room_uid(r)),
             "people" => Some(room.people.first().copied().map(char_uid).unwrap_or_default()),
             "contents" => Some(room.contents.first().copied().map(obj_uid).unwrap_or_default()),

@@ -65,7 +65,7 @@ impl Engine {
             }
             return;
         }
-        let now = vars::compute_cached(&self.world, ch, rooms, prev_rooms, subs);
+        let now = vars::compute_cached(&self.world, ch, rooms, prev_rooms, subs, pc.last_sent.as_deref());
         let mut values = Vec::new();
         match pc.last_sent.as_deref() {
             Some(last) => {
@@ -109,7 +109,10 @@ impl Engine {
         } else if !subs.contains(EVENTS_VAR) {
             pc.events.clear();
         }
-        pc.last_sent = Some(Box::new(now));
+        match pc.last_sent.as_mut() {
+            Some(last) => **last = now,
+            None => pc.last_sent = Some(Box::new(now)),
+        }
         let re = if json { pc.pulse_re.take() } else { None };
         if !values.is_empty() {
             self.deliver(id, Out::Vars { values, re, resumed: None });

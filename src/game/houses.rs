@@ -90,8 +90,8 @@ impl Engine {
         let Some(room) = self.world.ch(ch).map(|c| c.room) else { return Default::default() };
         let r = &self.world.rooms[room];
         let at_home = r.proto.flags[0] & room_flag::HOUSE != 0 || room == self.start_room || self.innkeeper_in(room).is_some();
-        let name = self.world.ch(ch).map(|c| c.name.clone()).unwrap_or_default();
-        crate::mind::Whereabouts { name, room_vnum: Some(r.proto.vnum), room: Some(r.proto.name.clone()), at_home }
+        let name = self.world.ch(ch).map(|c| c.name.to_string()).unwrap_or_default();
+        crate::mind::Whereabouts { name, room_vnum: Some(r.proto.vnum), room: Some(r.proto.name.to_string()), at_home }
     }
 
     /// `rent`: at an innkeeper, save everything and leave the game.

@@ -403,10 +403,10 @@ impl Engine {
                 self.world
                     .rooms
                     .get(room)
-                    .map(|r| r.people.iter().filter_map(|p| self.world.ch(*p)).map(|c| c.name.clone()).collect())
+                    .map(|r| r.people.iter().filter_map(|p| self.world.ch(*p)).map(|c| c.name.to_string()).collect())
                     .unwrap_or_default()
             }
-            Context::Group => self.group_members(id).into_iter().filter_map(|m| self.world.ch(m)).map(|c| c.name.clone()).collect(),
+            Context::Group => self.group_members(id).into_iter().filter_map(|m| self.world.ch(m)).map(|c| c.name.to_string()).collect(),
             Context::Chat(n) => self.chat.members(*n),
             Context::Tells | Context::Channel(_) => {
                 let mut names: Vec<String> = self

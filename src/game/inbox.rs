@@ -164,7 +164,7 @@ impl Engine {
                 }
                 let parts = self.hud_parts(char_id).map(|(parts, heartbeat_s)| {
                     let until = self.world.ch(char_id).and_then(|c| c.pc.as_ref()).and_then(|p| p.hud.asleep_until_us);
-                    let name = self.world.ch(char_id).map(|c| c.name.clone()).unwrap_or_default();
+                    let name = self.world.ch(char_id).map(|c| c.name.to_string()).unwrap_or_default();
                     super::hud::HudSnapshot { parts, heartbeat_s, asleep: until.is_some_and(|u| u > crate::time::unix_us()), name }
                 });
                 if beat {
@@ -178,7 +178,7 @@ impl Engine {
                 let id = self.world.players.get(&name.to_ascii_lowercase()).copied();
                 let snap = id.and_then(|char_id| {
                     let until = self.world.ch(char_id).and_then(|c| c.pc.as_ref()).and_then(|p| p.hud.asleep_until_us);
-                    let name = self.world.ch(char_id).map(|c| c.name.clone()).unwrap_or_default();
+                    let name = self.world.ch(char_id).map(|c| c.name.to_string()).unwrap_or_default();
                     self.hud_parts(char_id).map(|(parts, heartbeat_s)| super::hud::HudSnapshot {
                         parts,
                         heartbeat_s,
@@ -190,7 +190,7 @@ impl Engine {
             }
             EngineMsg::Who { reply } => {
                 let list =
-                    self.world.players.values().filter_map(|id| self.world.ch(*id)).map(|c| (c.name.clone(), c.is_agent())).collect();
+                    self.world.players.values().filter_map(|id| self.world.ch(*id)).map(|c| (c.name.to_string(), c.is_agent())).collect();
                 let _ = reply.send(list);
             }
             EngineMsg::Shutdown { .. } => {}

@@ -37,7 +37,7 @@ impl Engine {
         let re = self.re_for(id);
         // The record has what the player was sent, whether or not a socket took it.
         if self.world.ch(id).and_then(|c| c.pc.as_ref()).is_some_and(|p| p.rec.is_some()) {
-            self.observe(id, kind, &text, from.as_deref());
+            self.observe(id, kind, &text, from.as_ref());
         }
         self.hear(id, kind, &text, from.as_ref());
         if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
@@ -70,6 +70,11 @@ impl Engine {
 
     /// The name of `id` as others see it ("Brenda", "a small goblin").
     pub fn pers(&self, id: CharId) -> String {
+        self.world.ch(id).map(|c| c.name.to_string()).unwrap_or_else(|| "someone".into())
+    }
+
+    /// `pers`, shared with the character rather than copied.
+    pub fn shared_name(&self, id: CharId) -> Arc<str> {
         self.world.ch(id).map(|c| c.name.clone()).unwrap_or_else(|| "someone".into())
     }
 

@@ -50,7 +50,7 @@ pub fn char_info(world: &World, ch: &Char) -> Value {
         "name": ch.name,
         "class": class_name(ch.class),
         "race": race_name(ch.race),
-        "opponent": foe.map(|f| f.name.as_str()).unwrap_or(""),
+        "opponent": foe.map(|f| &*f.name).unwrap_or(""),
         "opponent_health": foe.map(|f| if f.max_hit > 0 { (f.hit.max(0) as i64 * 100 / f.max_hit as i64) as i32 } else { 0 }).unwrap_or(0),
     })
 }

@@ -45,15 +45,16 @@ impl EventKind {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct RoomState {
     pub vnum: u32,
-    pub name: String,
-    pub description: String,
+    pub name: Arc<str>,
+    pub description: Arc<str>,
     pub exits: Vec<&'static str>,
     pub doors: Vec<DoorView>,
-    pub players: Vec<String>,
+    /// Names shared with the characters (a crowd's look copies none).
+    pub players: Vec<Arc<str>>,
     /// (extension) Players present beyond those listed, in a crowd.
     #[serde(skip_serializing_if = "is_zero")]
     pub players_more: usize,
-    pub mobs: Vec<String>,
+    pub mobs: Vec<Arc<str>>,
     pub items: Vec<String>,
 }
 

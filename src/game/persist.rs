@@ -206,7 +206,7 @@ impl Engine {
         let c = self.world.ch(id)?;
         let pc = c.pc.as_ref()?;
         Some(CharacterRecord {
-            name: c.name.clone(),
+            name: c.name.to_string(),
             is_agent: pc.is_agent,
             class: c.class,
             race: c.race,

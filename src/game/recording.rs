@@ -25,6 +25,8 @@ const STIMULUS_MOBS: usize = 20;
 /// A recorded session's running state, kept with the player.
 pub struct SessionRec {
     pub meta: SessionMeta,
+    /// `meta.agent`, shared by every record of the session.
+    agent: Arc<str>,
     /// Records emitted so far (the next one is `seq + 1`).
     pub seq: u64,
     pub turn: u64,
@@ -32,8 +34,8 @@ pub struct SessionRec {
     last: Option<Snap>,
     /// Commands run this pulse, waiting for their post-state.
     pending: Vec<DecisionRecord>,
-    last_entered: Option<String>,
-    last_message: Option<String>,
+    last_entered: Option<Arc<str>>,
+    last_message: Option<Arc<str>>,
     client: ClientInfo,
     /// Whom the agent knows of (lower-cased name): from its memory at login, and what
     /// happened this session. Classifies each decision's stimulus.
@@ -55,7 +57,7 @@ struct Known {
 struct Snap {
     hp: i32,
     max_hp: i32,
-    fighting: Option<String>,
+    fighting: Option<Arc<str>>,
     /// Whom it fought, by id: a pulse's check compares this, not the name (one look-up less).
     fighting_id: Option<CharId>,
     level: u8,
@@ -71,7 +73,7 @@ struct Snap {
 /// Stamps the next `seq` on a record of this session, made at `at_us` (the step's time).
 fn stamp(rec: &mut SessionRec, at_us: u64, room_vnum: u32, body: RecordBody) -> EventRecord {
     rec.seq += 1;
-    EventRecord { session: rec.meta.session, seq: rec.seq, agent: rec.meta.agent.clone(), at_us, room_vnum, body }
+    EventRecord { session: rec.meta.session, seq: rec.seq, agent: rec.agent.clone(), at_us, room_vnum, body }
 }
 
 /// What is known of a command once it has run (or been refused).
@@ -171,6 +173,7 @@ impl Engine {
         let snap = self.snap(id);
         if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
             pc.rec = Some(Box::new(SessionRec {
+                agent: meta.agent.as_str().into(),
                 meta,
                 seq: 0,
                 turn: 0,
@@ -233,8 +236,8 @@ impl Engine {
             max_moves: c.max_moves,
             position: c.position.as_str().to_string(),
             room_vnum: self.world.rooms[c.room].proto.vnum,
-            room_name: self.world.rooms[c.room].proto.name.clone(),
-            fighting: c.fighting.map(|f| self.pers(f)),
+            room_name: self.world.rooms[c.room].state_name.clone(),
+            fighting: c.fighting.map(|f| self.shared_name(f)),
             level: c.level,
             exp: c.exp,
             gold: c.gold,
@@ -247,7 +250,7 @@ impl Engine {
         Some(Snap {
             hp: c.hit,
             max_hp: c.max_hit,
-            fighting: c.fighting.map(|f| self.pers(f)),
+            fighting: c.fighting.map(|f| self.shared_name(f)),
             fighting_id: c.fighting,
             level: c.level,
             exp: c.exp,
@@ -323,7 +326,7 @@ impl Engine {
         let candidate = |p: CharId| -> Option<Candidate<'a>> {
             let o = self.world.ch(p)?;
             let k = known.and_then(|k| k.get(&o.name.to_lowercase()));
-            Some((k.map(|k| k.relation).unwrap_or_default(), o.name.as_str(), k.and_then(|k| k.memory.as_ref())))
+            Some((k.map(|k| k.relation).unwrap_or_default(), &*o.name, k.and_then(|k| k.memory.as_ref())))
         };
         let first = *r.people.iter().find(|p| **p != id)?;
         let Some(known) = known else { return candidate(first) };
@@ -415,17 +418,15 @@ impl Engine {
     }
 
     /// Something a player was sent: an observation (and the stimulus for its next move).
-    pub fn observe(&mut self, id: CharId, kind: EventKind, text: &str, from: Option<&str>) {
+    /// The text (and sender) are shared with what was sent, not copied.
+    pub fn observe(&mut self, id: CharId, kind: EventKind, text: &Arc<str>, from: Option<&Arc<str>>) {
         let Some(rec) = self.rec_mut(id) else { return };
         match kind {
-            EventKind::Enter => rec.last_entered = from.map(str::to_string),
-            EventKind::Say | EventKind::Tell | EventKind::Shout | EventKind::Gossip => rec.last_message = Some(text.to_string()),
+            EventKind::Enter => rec.last_entered = from.cloned(),
+            EventKind::Say | EventKind::Tell | EventKind::Shout | EventKind::Gossip => rec.last_message = Some(text.clone()),
             _ => {}
         }
-        self.emit(
-            id,
-            RecordBody::Observation { event_type: kind.as_str().to_string(), text: text.to_string(), from: from.map(str::to_string) },
-        );
+        self.emit(id, RecordBody::Observation { event_type: kind.as_str().to_string(), text: text.clone(), from: from.cloned() });
     }
 
     /// The memories injected at this login, kept with the session (and its first decision).
@@ -460,7 +461,7 @@ impl Engine {
         if actor == other || a.pc.is_none() || o.pc.is_none() {
             return;
         }
-        let (an, on) = (a.name.clone(), o.name.clone());
+        let (an, on) = (a.name.to_string(), o.name.to_string());
         self.emit(actor, RecordBody::Transition(Transition::Social { act: act.into(), other: on, by_me: true, text: text.into() }));
         self.emit(other, RecordBody::Transition(Transition::Social { act: act.into(), other: an, by_me: false, text: text.into() }));
     }
@@ -509,7 +510,12 @@ impl Engine {
             out.push(Transition::Room { from: b.room_vnum, to: n.room_vnum, name });
         }
         if b.hp != n.hp {
-            out.push(Transition::Hp { from: b.hp, to: n.hp, max: n.max_hp, by: n.fighting.clone().or_else(|| b.fighting.clone()) });
+            out.push(Transition::Hp {
+                from: b.hp,
+                to: n.hp,
+                max: n.max_hp,
+                by: n.fighting.as_ref().or(b.fighting.as_ref()).map(|f| f.to_string()),
+            });
         }
         if b.level != n.level {
             out.push(Transition::Level { from: b.level, to: n.level });

@@ -1,5 +1,7 @@
 //! Text and `state` renderings of what a character sees.
 
+use std::sync::Arc;
+
 use super::character::Char;
 use super::engine::Engine;
 use super::output::{DoorView, Out, PlayerState, RoomState, StateData};
@@ -24,9 +26,9 @@ impl Engine {
         let room = &self.world.rooms[ch.room];
         // A crowd costs the players listed, not everyone: the mobs have a list of their
         // own, the players are read until enough are named, the rest are counted.
-        let mobs: Vec<String> =
+        let mobs: Vec<Arc<str>> =
             room.npcs.iter().filter(|p| **p != viewer).filter_map(|p| self.world.ch(*p)).map(|c| c.name.clone()).collect();
-        let players: Vec<String> = room
+        let players: Vec<Arc<str>> = room
             .people
             .iter()
             .zip(&room.sigs)
@@ -64,8 +66,8 @@ impl Engine {
             .collect();
         Some(RoomState {
             vnum: room.proto.vnum,
-            name: room.proto.name.clone(),
-            description: room.proto.description.trim_end().to_string(),
+            name: room.state_name.clone(),
+            description: room.state_description.clone(),
             exits,
             doors,
             players,
@@ -78,7 +80,7 @@ impl Engine {
     pub fn player_state(&self, id: CharId) -> Option<PlayerState> {
         let c = self.world.ch(id)?;
         Some(PlayerState {
-            name: c.name.clone(),
+            name: c.name.to_string(),
             health: c.hit,
             max_health: c.max_hit,
             mana: c.mana,

@@ -84,6 +84,12 @@ pub struct ItemVar {
     pub vnum: u32,
     pub instance_id: String,
     pub target_string: String,
+    /// The object and a hash of its keywords (what its target string is made of): a
+    /// carried list whose objects all match needs no new value (see `same_items`).
+    #[serde(skip)]
+    pub id: u64,
+    #[serde(skip)]
+    pub keywords_hash: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -91,6 +97,8 @@ pub struct EquipVar {
     pub name: String,
     pub vnum: u32,
     pub instance_id: String,
+    #[serde(skip)]
+    pub id: u64,
 }
 
 /// The variables that depend only on the room (the same for everyone in it), computed
@@ -119,8 +127,9 @@ pub struct VarValues {
     pub exp: i64,
     pub room: Arc<RoomVars>,
     pub fighting: bool,
-    pub inventory: Vec<ItemVar>,
-    pub equipment: Vec<(usize, EquipVar)>,
+    /// Shared with the last flush's values while the belongings are unchanged.
+    pub inventory: Arc<Vec<ItemVar>>,
+    pub equipment: Arc<Vec<(usize, EquipVar)>>,
 }
 
 /// Room variables already computed during one flush.
@@ -160,8 +169,55 @@ fn item_vars(world: &World, ids: &[u64]) -> Vec<ItemVar> {
             vnum: o.vnum,
             instance_id: obj_instance_id(o.vnum, o.id),
             target_string: target_string(&kws, i),
+            id: o.id,
+            keywords_hash: keywords_hash(&o.keywords),
         })
         .collect()
+}
+
+fn keywords_hash(k: &str) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+    BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(k)
+}
+
+/// Whether `prev` is still what `item_vars(world, ids)` would make: the same objects,
+/// in order, with the same names and keywords (reading them costs no allocation, and
+/// most players' belongings do not change from one pulse to the next).
+fn same_items(world: &World, ids: &[u64], prev: &[ItemVar]) -> bool {
+    let mut n = 0;
+    for o in ids.iter().filter_map(|i| world.objs.get(i)) {
+        let Some(p) = prev.get(n) else { return false };
+        if p.id != o.id || p.vnum != o.vnum || p.name != o.short_descr || p.keywords_hash != keywords_hash(&o.keywords) {
+            return false;
+        }
+        n += 1;
+    }
+    n == prev.len()
+}
+
+fn equipment_vars(world: &World, ch: &Char) -> Vec<(usize, EquipVar)> {
+    ch.equipment
+        .iter()
+        .enumerate()
+        .filter_map(|(slot, o)| {
+            let o = world.objs.get(o.as_ref()?)?;
+            Some((slot, EquipVar { name: o.short_descr.clone(), vnum: o.vnum, instance_id: obj_instance_id(o.vnum, o.id), id: o.id }))
+        })
+        .collect()
+}
+
+/// Whether `prev` is still what `equipment_vars` would make.
+fn same_equipment(world: &World, ch: &Char, prev: &[(usize, EquipVar)]) -> bool {
+    let mut n = 0;
+    for (slot, o) in ch.equipment.iter().enumerate() {
+        let Some(o) = o.as_ref().and_then(|o| world.objs.get(o)) else { continue };
+        let Some((s, p)) = prev.get(n) else { return false };
+        if *s != slot || p.id != o.id || p.vnum != o.vnum || p.name != o.short_descr {
+            return false;
+        }
+        n += 1;
+    }
+    n == prev.len()
 }
 
 pub fn room_vars(world: &World, room_id: usize) -> RoomVars {
@@ -174,7 +230,7 @@ pub fn room_vars(world: &World, room_id: usize) -> RoomVars {
         .iter()
         .filter_map(|m| world.chars.get(m))
         .map(|c| RoomMobVar {
-            name: c.name.clone(),
+            name: c.name.to_string(),
             instance_id: mob_instance_id(c.npc_vnum.unwrap_or(0), c.id),
             target_string: occupant_target(world, room, c),
             vnum: c.npc_vnum.unwrap_or(0),
@@ -213,14 +269,22 @@ fn occupant_target(world: &World, room: &crate::game::world::Room, c: &Char) -> 
 
 /// Every variable, fresh.
 pub fn compute(world: &World, ch: &Char) -> VarValues {
-    compute_cached(world, ch, &mut RoomCache::new(), &RoomCache::new(), VarSet::ALL)
+    compute_cached(world, ch, &mut RoomCache::new(), &RoomCache::new(), VarSet::ALL, None)
 }
 
 /// The variables in `subs` (the others are left empty, and are never compared).
 /// Room variables come from `cache`, built once per room per flush; a room whose
 /// variables equal last flush's (`prev`) reuses that value, so comparing it for each
-/// occupant is a pointer check.
-pub fn compute_cached(world: &World, ch: &Char, cache: &mut RoomCache, prev: &RoomCache, subs: VarSet) -> VarValues {
+/// occupant is a pointer check. Belongings equal to `last`'s (what the session was last
+/// sent) are `last`'s values, shared rather than made again.
+pub fn compute_cached(
+    world: &World,
+    ch: &Char,
+    cache: &mut RoomCache,
+    prev: &RoomCache,
+    subs: VarSet,
+    last: Option<&VarValues>,
+) -> VarValues {
     let room = if (10..=14).any(|i| subs.contains(i)) {
         cache
             .entry(ch.room)
@@ -235,17 +299,15 @@ pub fn compute_cached(world: &World, ch: &Char, cache: &mut RoomCache, prev: &Ro
     } else {
         empty_room()
     };
-    let equipment = if subs.contains(17) {
-        ch.equipment
-            .iter()
-            .enumerate()
-            .filter_map(|(slot, o)| {
-                let o = world.objs.get(o.as_ref()?)?;
-                Some((slot, EquipVar { name: o.short_descr.clone(), vnum: o.vnum, instance_id: obj_instance_id(o.vnum, o.id) }))
-            })
-            .collect()
-    } else {
-        Vec::new()
+    let equipment = match last {
+        _ if !subs.contains(17) => NO_EQUIPMENT.with(Arc::clone),
+        Some(l) if same_equipment(world, ch, &l.equipment) => l.equipment.clone(),
+        _ => Arc::new(equipment_vars(world, ch)),
+    };
+    let inventory = match last {
+        _ if !subs.contains(16) => NO_ITEMS.with(Arc::clone),
+        Some(l) if same_items(world, &ch.inventory, &l.inventory) => l.inventory.clone(),
+        _ => Arc::new(item_vars(world, &ch.inventory)),
     };
     VarValues {
         health: ch.hit,
@@ -260,9 +322,14 @@ pub fn compute_cached(world: &World, ch: &Char, cache: &mut RoomCache, prev: &Ro
         exp: ch.exp,
         room,
         fighting: ch.fighting.is_some(),
-        inventory: if subs.contains(16) { item_vars(world, &ch.inventory) } else { Vec::new() },
+        inventory,
         equipment,
     }
+}
+
+thread_local! {
+    static NO_ITEMS: Arc<Vec<ItemVar>> = Arc::new(Vec::new());
+    static NO_EQUIPMENT: Arc<Vec<(usize, EquipVar)>> = Arc::new(Vec::new());
 }
 
 fn empty_room() -> Arc<RoomVars> {
@@ -294,7 +361,7 @@ pub fn value_of(v: &VarValues, i: usize) -> Value {
         16 => json!(v.inventory),
         17 => {
             let mut m = serde_json::Map::new();
-            for (slot, e) in &v.equipment {
+            for (slot, e) in v.equipment.iter() {
                 m.insert(WEAR_SLOTS[*slot].to_string(), json!(e));
             }
             Value::Object(m)
@@ -323,8 +390,8 @@ pub fn differs(a: &VarValues, b: &VarValues, i: usize) -> bool {
         13 => a.room.room_mobs != b.room.room_mobs,
         14 => a.room.room_items != b.room.room_items,
         15 => a.fighting != b.fighting,
-        16 => a.inventory != b.inventory,
-        17 => a.equipment != b.equipment,
+        16 => !Arc::ptr_eq(&a.inventory, &b.inventory) && a.inventory != b.inventory,
+        17 => !Arc::ptr_eq(&a.equipment, &b.equipment) && a.equipment != b.equipment,
         _ => false,
     }
 }
@@ -340,5 +407,49 @@ mod tests {
         assert_eq!(unknown, vec!["bogus".to_string()]);
         assert_eq!(VarSet::parse(&["*".into()]).0, VarSet::ALL);
         assert_eq!(VAR_NAMES.len(), 19);
+    }
+
+    /// Belongings unchanged since the last flush are the last values, shared (no new
+    /// strings per player per pulse); any change to what is carried, worn, or to a
+    /// carried object's name or keywords makes new ones.
+    #[test]
+    fn unchanged_belongings_are_shared_and_changes_are_seen() {
+        let proto = crate::worldfile::load(&crate::worldfile::StarterWorld).unwrap().world;
+        let mob_vnum = proto.mobs[0].vnum;
+        let mut objs = proto.objs.iter().map(|o| o.vnum);
+        let (a, b) = (objs.next().unwrap(), objs.next().unwrap());
+        let mut w = World::new(proto);
+        let ch = w.create_mob(mob_vnum, 0, &mut |lo, _| lo).unwrap();
+        let o1 = w.create_obj(a).unwrap();
+        w.obj_to_char(o1, ch);
+        let fresh = |w: &World, last: Option<&VarValues>| {
+            compute_cached(w, w.ch(ch).unwrap(), &mut RoomCache::new(), &RoomCache::new(), VarSet::ALL, last)
+        };
+        let first = fresh(&w, None);
+        assert_eq!(first.inventory.len(), 1);
+        let again = fresh(&w, Some(&first));
+        assert!(Arc::ptr_eq(&first.inventory, &again.inventory) && Arc::ptr_eq(&first.equipment, &again.equipment));
+        assert!(!differs(&first, &again, 16) && !differs(&first, &again, 17));
+
+        // A renamed object is a new value, and equal to what a fresh computation makes.
+        w.objs.get_mut(&o1).unwrap().short_descr = "a renamed thing".into();
+        let renamed = fresh(&w, Some(&again));
+        assert!(differs(&again, &renamed, 16));
+        assert_eq!(renamed, fresh(&w, None));
+        // So are new keywords (the target string is made of them).
+        w.objs.get_mut(&o1).unwrap().keywords = "zzz".into();
+        let rekeyed = fresh(&w, Some(&renamed));
+        assert!(!Arc::ptr_eq(&renamed.inventory, &rekeyed.inventory));
+        assert_eq!(rekeyed.inventory[0].target_string, "zzz");
+        // A second object, then wearing the first: both lists change.
+        let o2 = w.create_obj(b).unwrap();
+        w.obj_to_char(o2, ch);
+        let two = fresh(&w, Some(&rekeyed));
+        assert_eq!(two.inventory.len(), 2);
+        w.equip(o1, ch, 5);
+        let worn = fresh(&w, Some(&two));
+        assert!(differs(&two, &worn, 16) && differs(&two, &worn, 17));
+        assert_eq!(worn, fresh(&w, None));
+        assert!(Arc::ptr_eq(&worn.equipment, &fresh(&w, Some(&worn)).equipment));
     }
 }

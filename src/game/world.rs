@@ -4,6 +4,7 @@
 //! from one counter that never repeats, so `instance_id`s stay stable for their life.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
@@ -41,6 +42,10 @@ pub struct Room {
     /// Mobs here with a procedure or a script (a command's `special()` pass looks at
     /// the people only where there are some).
     pub behaving: u32,
+    /// The name and the description (trimmed) as `state` shows them, made once and
+    /// shared by every look (room texts never change while the server runs).
+    pub state_name: Arc<str>,
+    pub state_description: Arc<str>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -132,7 +137,19 @@ impl World {
                         }
                     }
                 }
-                Room { proto: r, people: Vec::new(), sigs: Vec::new(), npcs: Vec::new(), pcs: 0, contents: Vec::new(), doors, behaving: 0 }
+                let (state_name, state_description) = (r.name.as_str().into(), r.description.trim_end().into());
+                Room {
+                    proto: r,
+                    people: Vec::new(),
+                    sigs: Vec::new(),
+                    npcs: Vec::new(),
+                    pcs: 0,
+                    contents: Vec::new(),
+                    doors,
+                    behaving: 0,
+                    state_name,
+                    state_description,
+                }
             })
             .collect();
         let uses_food = proto.objs.iter().any(|o| o.item_type == super::tables::item_type::FOOD);

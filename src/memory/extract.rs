@@ -98,14 +98,14 @@ impl Extractor {
                 let (pre, post) = (&d.pre, &d.post);
                 for s in [pre, post] {
                     if !s.room_name.is_empty() {
-                        self.names.insert(s.room_vnum, s.room_name.clone());
+                        self.names.insert(s.room_vnum, s.room_name.to_string());
                     }
                 }
                 let ok = d.status == "ok";
                 let cmd = d.command.to_ascii_lowercase();
                 if ok && cmd.len() >= 2 && "flee".starts_with(cmd.as_str()) && post.room_vnum != pre.room_vnum {
                     let hp_pct = pct(pre.hp, pre.max_hp).clamp(0, 100) as u8;
-                    self.push_in(r, pre.room_vnum, EventKind::Flee { from: pre.fighting.clone(), hp_pct });
+                    self.push_in(r, pre.room_vnum, EventKind::Flee { from: pre.fighting.as_deref().map(str::to_string), hp_pct });
                 }
                 if ok && !d.args.is_empty() && (cmd == "say" || cmd == "'") {
                     let text = d.args.clone();
@@ -122,12 +122,12 @@ impl Extractor {
                 self.hp = post.hp;
                 self.max_hp = post.max_hp;
                 self.room_vnum = post.room_vnum;
-                self.fighting = post.fighting.clone();
+                self.fighting = post.fighting.as_deref().map(str::to_string);
             }
             RecordBody::Observation { event_type, text, from } => {
                 if let (Some(who), "say" | "tell") = (from, event_type.as_str()) {
                     let text = quoted(text).to_string();
-                    self.push(r, EventKind::Social { act: SocialAct::Speech, other: who.clone(), by_agent: false, text });
+                    self.push(r, EventKind::Social { act: SocialAct::Speech, other: who.to_string(), by_agent: false, text });
                 }
             }
             RecordBody::Transition(t) => self.transition(r, t),
@@ -233,9 +233,9 @@ mod tests {
             hp,
             max_hp: 100,
             room_vnum: room,
-            room_name: format!("Room {room}"),
+            room_name: format!("Room {room}").into(),
             level,
-            fighting: fighting.map(str::to_string),
+            fighting: fighting.map(Into::into),
             ..Default::default()
         }
     }

@@ -58,7 +58,7 @@ pub fn lines(store: &Store, agent: &str, after_us: u64) -> Result<Vec<Line>, Ref
             }
             match &r.body {
                 RecordBody::Observation { event_type, text, from: Some(from) } if matches!(event_type.as_str(), "say" | "tell") => {
-                    out.push(Line { at_us: r.at_us, partner: from.clone(), spoken: false, text: text.clone() });
+                    out.push(Line { at_us: r.at_us, partner: from.to_string(), spoken: false, text: text.to_string() });
                 }
                 RecordBody::Decision(d) if d.status == "ok" => {
                     if let Some((partner, text)) = spoken(&d.command, &d.args) {
@@ -153,7 +153,7 @@ mod tests {
             agent: "ann".into(),
             at_us: 1_000 + seq,
             room_vnum: 8004,
-            body: RecordBody::Observation { event_type: "tell".into(), text, from: Some(from.into()) },
+            body: RecordBody::Observation { event_type: "tell".into(), text: text.into(), from: Some(from.into()) },
         };
         let mut records: Vec<EventRecord> =
             (1..=1_004u64).map(|i| obs(i, if i % 2 == 0 { "Bram" } else { "Cid" }, format!("line {i}"))).collect();

@@ -109,7 +109,7 @@ pub fn char_table(lua: &Lua, e: &Engine, id: CharId) -> mlua::Result<Value> {
     let t = lua.create_table()?;
     t.raw_set("__kind", "char")?;
     t.raw_set("__id", id as i64)?;
-    t.raw_set("name", c.name.clone())?;
+    t.raw_set("name", c.name.to_string())?;
     t.raw_set("alias", c.keywords.clone())?;
     t.raw_set("align", c.alignment)?;
     t.raw_set("gold", c.gold)?;
@@ -174,7 +174,7 @@ pub fn room_table(lua: &Lua, e: &Engine, room: RoomId, me: Option<CharId>) -> ml
     t.raw_set("__room", room as i64)?;
     t.raw_set("__me", me.map(|m| m as i64))?;
     t.raw_set("vnum", r.proto.vnum)?;
-    t.raw_set("name", r.proto.name.clone())?;
+    t.raw_set("name", r.proto.name.to_string())?;
     t.raw_set("sect", r.proto.sector)?;
     let exits = lua.create_table()?;
     for (d, x) in r.proto.exits.iter().enumerate() {

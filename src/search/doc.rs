@@ -32,7 +32,7 @@ pub fn search_doc(r: &EventRecord) -> SearchDoc {
             SearchDoc { kind, category: command_category(&d.command), text }
         }
         RecordBody::Observation { event_type, text, from } => {
-            let text = if event_type == "text" { without_description(text) } else { text.as_str().into() };
+            let text = if event_type == "text" { without_description(text) } else { (**text).into() };
             let text = match from {
                 Some(f) if !text.to_ascii_lowercase().contains(&f.to_ascii_lowercase()) => format!("{f}: {text}"),
                 _ => text.to_string(),

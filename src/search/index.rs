@@ -302,7 +302,7 @@ pub fn shared_groups(records: &[EventRecord]) -> Vec<Vec<&EventRecord>> {
             groups.push(vec![r]);
             continue;
         };
-        let key = (text.as_str(), event_type.as_str(), r.room_vnum);
+        let key = (&**text, event_type.as_str(), r.room_vnum);
         match open.get(&key) {
             Some(&g) if !groups[g].iter().any(|o| o.agent == r.agent) => groups[g].push(r),
             _ => {
@@ -344,7 +344,7 @@ mod tests {
             obs("ann", "Bo arrives from the west.", 8004),
             obs("eve", "Bo arrives from the west.", 8004),
         ];
-        let groups: Vec<Vec<&str>> = shared_groups(&records).iter().map(|g| g.iter().map(|r| r.agent.as_str()).collect()).collect();
+        let groups: Vec<Vec<&str>> = shared_groups(&records).iter().map(|g| g.iter().map(|r| &*r.agent).collect()).collect();
         assert_eq!(groups, vec![vec!["ann", "cy"], vec!["dee"], vec!["ann", "eve"]]);
         let mut decision = obs("ann", "", 8004);
         decision.body = RecordBody::Transition(pawns_storage::Transition::Gold { from: 1, to: 2 });

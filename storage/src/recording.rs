@@ -2,6 +2,8 @@
 //! became, session by session. Written by the server's recorder in group commits;
 //! read by export, search indexing and (later) dreaming.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 /// A character's state at one moment: before a command, after its pulse.
@@ -15,9 +17,10 @@ pub struct StateSnapshot {
     pub max_moves: i32,
     pub position: String,
     pub room_vnum: u32,
-    pub room_name: String,
+    /// Shared with the room (and the opponent's name with the character).
+    pub room_name: Arc<str>,
     /// Whom the character is fighting, by name.
-    pub fighting: Option<String>,
+    pub fighting: Option<Arc<str>>,
     pub level: u8,
     pub exp: i64,
     pub gold: i64,
@@ -26,14 +29,15 @@ pub struct StateSnapshot {
 /// What the agent last saw before it decided: the research methodology's stimulus.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct Stimulus {
-    pub mobs_present: Vec<String>,
+    /// Names are shared with the game's characters (no copy per decision).
+    pub mobs_present: Vec<Arc<str>>,
     /// The last one who came into the agent's room.
-    pub last_entered: Option<String>,
+    pub last_entered: Option<Arc<str>>,
     /// The last thing said or told to the agent ("Ann says, 'hi'").
-    pub last_message: Option<String>,
+    pub last_message: Option<Arc<str>>,
     /// The other players in the room, by name.
     #[serde(default)]
-    pub players_present: Vec<String>,
+    pub players_present: Vec<Arc<str>>,
     /// What the research metrics call the stimulus: who here matters most to the agent
     /// and why, from what happened between them (never pruned, valence-independent):
     /// `killer`, `betrayer`, `attacker`, `benefactor`, `prey`, `known`, `stranger`, or
@@ -179,10 +183,11 @@ pub enum RecordBody {
     /// A command and everything about it (also the session's action).
     Decision(Box<DecisionRecord>),
     /// Something the agent was sent: `event_type` is the protocol's event type.
+    /// The text is shared with what was sent: a crowd's broadcast is one string.
     Observation {
         event_type: String,
-        text: String,
-        from: Option<String>,
+        text: Arc<str>,
+        from: Option<Arc<str>>,
     },
     Transition(Transition),
 }
@@ -204,8 +209,8 @@ pub struct EventRecord {
     pub session: u64,
     /// 1, 2, 3... within the session, in the order things happened.
     pub seq: u64,
-    /// Lower-cased character name.
-    pub agent: String,
+    /// Lower-cased character name (shared by the session's records).
+    pub agent: Arc<str>,
     /// Unix µs when it happened.
     pub at_us: u64,
     /// Room the character was in.

@@ -163,7 +163,7 @@ impl Engine {
             }
             let Some(e) = self.world.rooms[room].proto.exits[d].as_ref() else { continue };
             let st = self.world.rooms[room].doors[d];
-            let dest = self.world.room_of_vnum(e.to_room as u32).map(|r| self.world.rooms[r].proto.name.clone()).unwrap_or_default();
+            let dest = self.world.room_of_vnum(e.to_room as u32).map(|r| self.world.rooms[r].proto.name.to_string()).unwrap_or_default();
             let shown = if st.closed { format!("A closed {}", e.keywords.split_whitespace().next().unwrap_or("door")) } else { dest };
             t.push_str(&format!("\n{:<5} - {}", crate::game::messaging::capitalize(dir), shown));
         }
@@ -227,7 +227,7 @@ impl Engine {
             .players
             .values()
             .filter_map(|id| self.world.ch(*id))
-            .map(|c| (c.level, c.name.clone(), class_name(c.class).to_string(), c.is_agent()))
+            .map(|c| (c.level, c.name.to_string(), class_name(c.class).to_string(), c.is_agent()))
             .collect();
         list.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         let mut t = String::from("Players\n-------");

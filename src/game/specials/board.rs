@@ -116,7 +116,7 @@ impl Engine {
             self.send_text(ch, "The board is full.");
             return CmdStatus::Failed;
         }
-        let Some(author) = self.world.ch(ch).filter(|c| c.pc.is_some()).map(|c| c.name.clone()) else { return CmdStatus::Failed };
+        let Some(author) = self.world.ch(ch).filter(|c| c.pc.is_some()).map(|c| c.name.to_string()) else { return CmdStatus::Failed };
         let msg = BoardMessage { author, subject: subject.to_string(), body: body.to_string(), posted: self.now_us / 1_000_000 };
         self.boards.board(vnum).messages.push(msg);
         self.save_boards();
@@ -127,7 +127,7 @@ impl Engine {
 
     fn board_remove(&mut self, ch: CharId, board: ObjId, vnum: u32, n: usize) -> CmdStatus {
         let Some(c) = self.world.ch(ch) else { return CmdStatus::Failed };
-        let (name, immortal) = (c.name.clone(), c.level >= MAX_LEVEL);
+        let (name, immortal) = (c.name.to_string(), c.level >= MAX_LEVEL);
         let Some(i) = n.checked_sub(1).filter(|i| *i < self.boards.messages(vnum).len()) else {
             self.send_text(ch, "That message exists only in your imagination.");
             return CmdStatus::InvalidTarget;

@@ -140,7 +140,7 @@ where
         let out = tokio::select! {
             batch = async { records.as_mut().expect("guarded").recv().await }, if records.is_some() => match batch {
                 Ok(batch) => {
-                    let mine: Vec<_> = batch.iter().filter(|r| agent.as_deref() == Some(r.agent.as_str())).collect();
+                    let mine: Vec<_> = batch.iter().filter(|r| agent.as_deref() == Some(&*r.agent)).collect();
                     if mine.is_empty() { continue }
                     json!({"type": "records", "records": mine, "sent_us": crate::time::unix_us()})
                 }
