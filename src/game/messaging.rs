@@ -50,7 +50,7 @@ impl Engine {
     }
 
     pub fn send_text(&mut self, id: CharId, text: &str) {
-        self.send_event(id, EventKind::Text, text.to_string(), None);
+        self.send_shared(id, EventKind::Text, text.into(), None);
     }
 
     /// Sends to everyone awake in a room except `except`.

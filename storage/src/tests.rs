@@ -215,7 +215,7 @@ fn records_commit_in_batches_and_read_back_by_session_agent_and_id() {
     let texts = |rs: Vec<EventRecord>| -> Vec<String> {
         rs.into_iter()
             .map(|r| match r.body {
-                RecordBody::Observation { text, .. } => text,
+                RecordBody::Observation { text, .. } => text.to_string(),
                 _ => String::new(),
             })
             .collect()
@@ -241,7 +241,7 @@ fn records_commit_in_batches_and_read_back_by_session_agent_and_id() {
         .unwrap()
         .into_iter()
         .map(|(id, r)| match r.body {
-            RecordBody::Observation { text, .. } => (id, text),
+            RecordBody::Observation { text, .. } => (id, text.to_string()),
             _ => (id, String::new()),
         })
         .collect();
