@@ -467,9 +467,13 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
     // What the server says holds its memory, beside each RSS sample: (replay rings'
     // bytes, records waiting for the recorder, objects in the world).
     let held: Arc<std::sync::Mutex<Vec<(f64, f64, f64)>>> = Arc::default();
+    // And the RSS's anonymous part (KiB) at each sample: what the process holds, without
+    // the index files it has mapped and read.
+    let anon: Arc<std::sync::Mutex<Vec<(f64, u64)>>> = Arc::default();
     let sampler = match (args.sample_every, server_pid) {
         (Some(every), Some(pid)) => {
             let (samples, p99s, window, held, base) = (samples.clone(), p99s.clone(), window.clone(), held.clone(), base.clone());
+            let anon = anon.clone();
             Some(tokio::spawn(async move {
                 let mut tick = tokio::time::interval(every);
                 tick.tick().await;
@@ -491,11 +495,15 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
                     let (ring, backlog, objects) =
                         (gauge("pawns_replay_ring_bytes"), gauge("pawns_record_backlog"), gauge("pawns_world_objects"));
                     if let Some((_, rss)) = proc_sample(pid) {
+                        let (a, f) = super::serve::rss_split(pid).unwrap_or((0, 0));
                         samples.lock().unwrap_or_else(|e| e.into_inner()).push((t, rss));
+                        anon.lock().unwrap_or_else(|e| e.into_inner()).push((t, a));
                         held.lock().unwrap_or_else(|e| e.into_inner()).push((ring, backlog, objects));
                         eprintln!(
-                            "  t={t:>6.0}s server RSS {:.1} MB (replay rings {:.1} MB, record backlog {backlog}, {objects} objects); {} replies, p50 {p50:.2} ms, p99 {p99:.2} ms",
+                            "  t={t:>6.0}s server RSS {:.1} MB (anonymous {:.1}, files {:.1}; replay rings {:.1} MB, record backlog {backlog}, {objects} objects); {} replies, p50 {p50:.2} ms, p99 {p99:.2} ms",
                             rss as f64 / 1024.0,
+                            a as f64 / 1024.0,
+                            f as f64 / 1024.0,
                             ring / 1e6,
                             lat.len()
                         );
@@ -535,6 +543,8 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
     }
     let samples = std::mem::take(&mut *samples.lock().unwrap_or_else(|e| e.into_inner()));
     let soak = rss_growth(&samples, SETTLE_S);
+    let anon = std::mem::take(&mut *anon.lock().unwrap_or_else(|e| e.into_inner()));
+    let soak_anon = rss_growth(&anon, SETTLE_S);
     let p99s = std::mem::take(&mut *p99s.lock().unwrap_or_else(|e| e.into_inner()));
     let p99_range = p99s.iter().copied().fold(None, |r: Option<(f64, f64)>, p| Some(r.map_or((p, p), |(lo, hi)| (lo.min(p), hi.max(p)))));
     // Every logout asked for a dream: time until the dreamer has done them all.
@@ -575,6 +585,8 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
         // Beside each RSS sample: the replay rings' bytes, the record backlog, the world's objects.
         "held_samples": held.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|(r, b, o)| json!([r, b, o])).collect::<Vec<_>>(),
         "rss_growth_after_settling_percent": soak.map(|(_, _, g)| g),
+        "rss_anon_samples": anon.iter().map(|(t, kib)| json!([t, kib])).collect::<Vec<_>>(),
+        "rss_anon_growth_after_settling_percent": soak_anon.map(|(_, _, g)| g),
         "p99_ms_per_sample": &p99s,
         "pulses": pulses.as_ref().map(|p| json!({
             "buckets": p.iter().map(|(le, n)| json!([if le.is_finite() { json!(le) } else { json!("+Inf") }, n])).collect::<Vec<_>>(),
@@ -641,6 +653,13 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
                 from as f64 / 1024.0,
                 to as f64 / 1024.0,
                 samples.len()
+            );
+        }
+        if let Some((from, to, g)) = soak_anon {
+            println!(
+                "  soak (anonymous): {:.1} MB at {SETTLE_S:.0}s, {:.1} MB at the end: {g:+.2}% (the rest is mapped index files)",
+                from as f64 / 1024.0,
+                to as f64 / 1024.0
             );
         }
         if let Some((lo, hi)) = p99_range {

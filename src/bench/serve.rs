@@ -111,6 +111,15 @@ pub fn proc_sample(pid: u32) -> Option<(f64, u64)> {
     Some((ticks / 100.0, rss_kb))
 }
 
+/// A process's resident memory split (KiB): anonymous (heap, caches) and file-backed
+/// (the search index's segments, mapped; the binary), from /proc (Linux). A soak's
+/// growth in the second is the index being read, not memory held.
+pub fn rss_split(pid: u32) -> Option<(u64, u64)> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let kb = |key: &str| -> Option<u64> { status.lines().find(|l| l.starts_with(key))?.split_whitespace().nth(1)?.parse().ok() };
+    Some((kb("RssAnon:")?, kb("RssFile:")? + kb("RssShmem:").unwrap_or(0)))
+}
+
 /// This process's own CPU seconds (the load generator's share of the machine).
 pub fn own_cpu() -> f64 {
     proc_sample(std::process::id()).map(|s| s.0).unwrap_or(0.0)
