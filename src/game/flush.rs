@@ -7,6 +7,9 @@ use super::output::Out;
 use super::vars::{self, EVENTS_VAR, VAR_NAMES};
 use super::world::CharId;
 
+/// Players whose memory the flush asks for ahead of reading it (see `warm_players`).
+const WARM_AHEAD: usize = 32;
+
 impl Engine {
     /// End of pulse: real variable deltas, EVENTS, and telnet prompts.
     pub(crate) fn flush(&mut self) {
@@ -18,9 +21,12 @@ impl Engine {
         let recording = self.recorder.is_some();
         let mut rooms = vars::RoomCache::new();
         let prev_rooms = std::mem::take(&mut self.room_vars);
-        for (n, id) in ids.into_iter().enumerate() {
+        for (n, id) in ids.iter().copied().enumerate() {
             if n % 256 == 255 {
                 self.drain_inbox();
+            }
+            if n % WARM_AHEAD == 0 {
+                self.warm_players(&ids[n..(n + WARM_AHEAD).min(ids.len())]);
             }
             // The pulse is over: its decisions get their post-state, its changes become
             // transitions — in the same pass as the player's variables, so a crowd's
