@@ -109,7 +109,19 @@ const PURGE_DELAY_MS: std::os::raw::c_long = 10_000;
 
 fn slow_purge() {
     #[cfg(not(feature = "system-alloc"))]
-    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+    {
+        // mimalloc reads a valid setting itself; one it cannot read it drops silently,
+        // so that one is named here and the server's default used.
+        match std::env::var("MIMALLOC_PURGE_DELAY") {
+            Ok(v) if v.trim().parse::<i64>().is_ok() => return,
+            Ok(v) => eprintln!(
+                "warning (invalid_env): MIMALLOC_PURGE_DELAY={v:?} is not a whole number of milliseconds (-1: never); using {PURGE_DELAY_MS}"
+            ),
+            Err(std::env::VarError::NotUnicode(_)) => {
+                eprintln!("warning (invalid_env): MIMALLOC_PURGE_DELAY is not text; using {PURGE_DELAY_MS}")
+            }
+            Err(std::env::VarError::NotPresent) => {}
+        }
         // SAFETY: sets one of mimalloc's integer options; no memory of ours is touched.
         unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS) };
     }

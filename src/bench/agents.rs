@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 use tokio::sync::Semaphore;
 use tokio_tungstenite::tungstenite::Message;
 
+use super::soak::{rss_growth, Samples, SETTLE_S};
 use crate::cli::BenchAgentsArgs;
 
 /// Letters-only names: prefix + base-26 index ("bencha", "benchb", ... "benchba").
@@ -371,18 +372,6 @@ async fn dreamer_counts(base: &str) -> anyhow::Result<(u64, u64)> {
 
 pub use super::serve::proc_sample;
 
-/// A soak's RSS is judged from this long into the measured window (start-up, the
-/// indexer's and allocator's first growth are behind it by then).
-const SETTLE_S: f64 = 600.0;
-
-/// (RSS at the first sample at or after `settle_s`, at the last, growth in %), from
-/// samples of (seconds, KiB); `None` when the run was shorter.
-pub fn rss_growth(samples: &[(f64, u64)], settle_s: f64) -> Option<(u64, u64, f64)> {
-    let from = samples.iter().find(|(t, _)| *t >= settle_s)?.1;
-    let to = samples.last()?.1;
-    (from > 0).then(|| (from, to, (to as f64 - from as f64) / from as f64 * 100.0))
-}
-
 pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
     if args.count == 0 || args.rate.is_nan() || args.rate <= 0.0 {
         bail!("--count must be at least 1 and --rate above 0");
@@ -462,54 +451,13 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
     let start = Instant::now();
     let _ = window.span.set((start, start + args.duration));
     // A soak's memory and latency over time.
-    let samples: Arc<std::sync::Mutex<Vec<(f64, u64)>>> = Arc::default();
-    let p99s: Arc<std::sync::Mutex<Vec<f64>>> = Arc::default();
-    // What the server says holds its memory, beside each RSS sample: (replay rings'
-    // bytes, records waiting for the recorder, objects in the world).
-    let held: Arc<std::sync::Mutex<Vec<(f64, f64, f64)>>> = Arc::default();
-    // And the RSS's anonymous part (KiB) at each sample: what the process holds, without
-    // the index files it has mapped and read.
-    let anon: Arc<std::sync::Mutex<Vec<(f64, u64)>>> = Arc::default();
     let sampler = match (args.sample_every, server_pid) {
         (Some(every), Some(pid)) => {
-            let (samples, p99s, window, held, base) = (samples.clone(), p99s.clone(), window.clone(), held.clone(), base.clone());
-            let anon = anon.clone();
-            Some(tokio::spawn(async move {
-                let mut tick = tokio::time::interval(every);
-                tick.tick().await;
-                loop {
-                    tick.tick().await;
-                    let t = start.elapsed().as_secs_f64();
-                    let mut lat = window
-                        .recent
-                        .as_ref()
-                        .map(|r| std::mem::take(&mut *r.lock().unwrap_or_else(|e| e.into_inner())))
-                        .unwrap_or_default();
-                    lat.sort_unstable();
-                    let (p50, p99) = (percentile(&lat, 0.5), percentile(&lat, 0.99));
-                    if !lat.is_empty() {
-                        p99s.lock().unwrap_or_else(|e| e.into_inner()).push(p99);
-                    }
-                    let page = pawns::net::client::get(&format!("{base}/metrics")).await.unwrap_or_default();
-                    let gauge = |name| super::serve::gauge(&page, name).unwrap_or(f64::NAN);
-                    let (ring, backlog, objects) =
-                        (gauge("pawns_replay_ring_bytes"), gauge("pawns_record_backlog"), gauge("pawns_world_objects"));
-                    if let Some((_, rss)) = proc_sample(pid) {
-                        let (a, f) = super::serve::rss_split(pid).unwrap_or((0, 0));
-                        samples.lock().unwrap_or_else(|e| e.into_inner()).push((t, rss));
-                        anon.lock().unwrap_or_else(|e| e.into_inner()).push((t, a));
-                        held.lock().unwrap_or_else(|e| e.into_inner()).push((ring, backlog, objects));
-                        eprintln!(
-                            "  t={t:>6.0}s server RSS {:.1} MB (anonymous {:.1}, files {:.1}; replay rings {:.1} MB, record backlog {backlog}, {objects} objects); {} replies, p50 {p50:.2} ms, p99 {p99:.2} ms",
-                            rss as f64 / 1024.0,
-                            a as f64 / 1024.0,
-                            f as f64 / 1024.0,
-                            ring / 1e6,
-                            lat.len()
-                        );
-                    }
-                }
-            }))
+            let window = window.clone();
+            let recent = move || {
+                window.recent.as_ref().map(|r| std::mem::take(&mut *r.lock().unwrap_or_else(|e| e.into_inner()))).unwrap_or_default()
+            };
+            Some(super::soak::spawn(every, pid, start, base.clone(), recent))
         }
         _ => None,
     };
@@ -538,14 +486,15 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
         (Some(b), Some(a)) => Some(super::serve::bucket_delta(&b, &a)),
         _ => None,
     };
-    if let Some(h) = sampler {
-        h.abort();
-    }
-    let samples = std::mem::take(&mut *samples.lock().unwrap_or_else(|e| e.into_inner()));
+    let Samples { rss: samples, anon, held, p99s } = match sampler {
+        Some((samples, task)) => {
+            task.abort();
+            std::mem::take(&mut *samples.lock().unwrap_or_else(|e| e.into_inner()))
+        }
+        None => Samples::default(),
+    };
     let soak = rss_growth(&samples, SETTLE_S);
-    let anon = std::mem::take(&mut *anon.lock().unwrap_or_else(|e| e.into_inner()));
     let soak_anon = rss_growth(&anon, SETTLE_S);
-    let p99s = std::mem::take(&mut *p99s.lock().unwrap_or_else(|e| e.into_inner()));
     let p99_range = p99s.iter().copied().fold(None, |r: Option<(f64, f64)>, p| Some(r.map_or((p, p), |(lo, hi)| (lo.min(p), hi.max(p)))));
     // Every logout asked for a dream: time until the dreamer has done them all.
     let dreams = match (args.wait_dreams, total.last_logout) {
@@ -583,7 +532,7 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
         "load_generator_cpu_percent": own_cpu / elapsed * 100.0,
         "rss_samples": samples.iter().map(|(t, kib)| json!([t, kib])).collect::<Vec<_>>(),
         // Beside each RSS sample: the replay rings' bytes, the record backlog, the world's objects.
-        "held_samples": held.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|(r, b, o)| json!([r, b, o])).collect::<Vec<_>>(),
+        "held_samples": held.iter().map(|(r, b, o)| json!([r, b, o])).collect::<Vec<_>>(),
         "rss_growth_after_settling_percent": soak.map(|(_, _, g)| g),
         "rss_anon_samples": anon.iter().map(|(t, kib)| json!([t, kib])).collect::<Vec<_>>(),
         "rss_anon_growth_after_settling_percent": soak_anon.map(|(_, _, g)| g),
@@ -683,13 +632,6 @@ mod tests {
         let names: std::collections::HashSet<_> = (0..5000).map(|i| agent_name("b", i)).collect();
         assert_eq!(names.len(), 5000);
         assert!(names.iter().all(|n| pawns::auth::names::check(n).is_ok()));
-    }
-
-    #[test]
-    fn rss_growth_is_judged_after_settling() {
-        let s = [(0.0, 100), (300.0, 180), (600.0, 200), (3600.0, 208)];
-        assert_eq!(rss_growth(&s, 600.0), Some((200, 208, 4.0)));
-        assert_eq!(rss_growth(&s[..2], 600.0), None, "too short to judge");
     }
 
     #[test]

@@ -19,5 +19,6 @@ pub mod residents;
 pub mod scripts;
 pub mod search;
 pub mod serve;
+pub mod soak;
 pub mod telnet;
 pub mod world;

@@ -1,0 +1,93 @@
+//! A soak's samples (`bench agents --sample-every`): every interval, the server's RSS
+//! (total and anonymous), what its `/metrics` say holds memory, and the replies' p50/p99
+//! over that interval; the memory's growth is judged after the first 10 minutes.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use super::agents::percentile;
+use super::serve::{gauge, proc_sample, rss_split};
+
+/// A soak's RSS is judged from this long into the measured window (start-up, the
+/// indexer's and allocator's first growth are behind it by then).
+pub const SETTLE_S: f64 = 600.0;
+
+/// What the sampler saw, in order.
+#[derive(Default)]
+pub struct Samples {
+    /// (seconds into the window, RSS KiB).
+    pub rss: Vec<(f64, u64)>,
+    /// (seconds, the RSS's anonymous part in KiB): what the process holds, without the
+    /// index files it has mapped and read.
+    pub anon: Vec<(f64, u64)>,
+    /// Beside each RSS sample: the replay rings' bytes, records waiting for the
+    /// recorder, objects in the world.
+    pub held: Vec<(f64, f64, f64)>,
+    /// Each interval's reply p99 (ms).
+    pub p99s: Vec<f64>,
+}
+
+/// (RSS at the first sample at or after `settle_s`, at the last, growth in %), from
+/// samples of (seconds, KiB); `None` when the run was shorter.
+pub fn rss_growth(samples: &[(f64, u64)], settle_s: f64) -> Option<(u64, u64, f64)> {
+    let from = samples.iter().find(|(t, _)| *t >= settle_s)?.1;
+    let to = samples.last()?.1;
+    (from > 0).then(|| (from, to, (to as f64 - from as f64) / from as f64 * 100.0))
+}
+
+/// Samples server `pid` (its `/metrics` at `base`) every `every` from `start`, printing
+/// each line; `recent` hands over the reply latencies (µs) since the last sample.
+pub fn spawn(
+    every: Duration,
+    pid: u32,
+    start: Instant,
+    base: String,
+    recent: impl Fn() -> Vec<u32> + Send + 'static,
+) -> (Arc<Mutex<Samples>>, tokio::task::JoinHandle<()>) {
+    let out: Arc<Mutex<Samples>> = Arc::default();
+    let samples = out.clone();
+    let task = tokio::spawn(async move {
+        let mut tick = tokio::time::interval(every);
+        tick.tick().await;
+        loop {
+            tick.tick().await;
+            let t = start.elapsed().as_secs_f64();
+            let mut lat = recent();
+            lat.sort_unstable();
+            let (p50, p99) = (percentile(&lat, 0.5), percentile(&lat, 0.99));
+            let page = pawns::net::client::get(&format!("{base}/metrics")).await.unwrap_or_default();
+            let gauge = |name| gauge(&page, name).unwrap_or(f64::NAN);
+            let (ring, backlog, objects) = (gauge("pawns_replay_ring_bytes"), gauge("pawns_record_backlog"), gauge("pawns_world_objects"));
+            let mut s = samples.lock().unwrap_or_else(|e| e.into_inner());
+            if !lat.is_empty() {
+                s.p99s.push(p99);
+            }
+            let Some((_, rss)) = proc_sample(pid) else { continue };
+            let (a, f) = rss_split(pid).unwrap_or((0, 0));
+            s.rss.push((t, rss));
+            s.anon.push((t, a));
+            s.held.push((ring, backlog, objects));
+            eprintln!(
+                "  t={t:>6.0}s server RSS {:.1} MB (anonymous {:.1}, files {:.1}; replay rings {:.1} MB, record backlog {backlog}, {objects} objects); {} replies, p50 {p50:.2} ms, p99 {p99:.2} ms",
+                rss as f64 / 1024.0,
+                a as f64 / 1024.0,
+                f as f64 / 1024.0,
+                ring / 1e6,
+                lat.len()
+            );
+        }
+    });
+    (out, task)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rss_growth_is_judged_after_settling() {
+        let s = [(0.0, 100), (300.0, 180), (600.0, 200), (3600.0, 208)];
+        assert_eq!(rss_growth(&s, 600.0), Some((200, 208, 4.0)));
+        assert_eq!(rss_growth(&s[..2], 600.0), None, "too short to judge");
+    }
+}
