@@ -44,6 +44,8 @@ pub struct Stats {
     pub logged_out: usize,
     /// When the last of them did.
     pub last_logout: Option<Instant>,
+    /// Frames received while measuring, by type: (type, frames, bytes).
+    pub frames: Vec<(String, u64, u64)>,
 }
 
 impl Stats {
@@ -62,6 +64,20 @@ impl Stats {
         self.logged_out += o.logged_out;
         self.huds += o.huds;
         self.last_logout = self.last_logout.max(o.last_logout);
+        for (k, n, b) in o.frames {
+            count_frames(&mut self.frames, &k, n, b);
+        }
+    }
+}
+
+/// Adds `n` frames of `bytes` to the count of type `kind` (a handful of types: a list).
+fn count_frames(frames: &mut Vec<(String, u64, u64)>, kind: &str, n: u64, bytes: u64) {
+    match frames.iter_mut().find(|(k, _, _)| k == kind) {
+        Some((_, f, b)) => {
+            *f += n;
+            *b += bytes;
+        }
+        None => frames.push((kind.to_string(), n, bytes)),
     }
 }
 
@@ -298,8 +314,11 @@ async fn run_agent(run: Arc<Run>, name: String, key: String, seed: u64, ramp: to
                 // Room chatter is most of the traffic: parse only what the agent uses.
                 // Parse only what the agent acts on: the envelope, then the few variables it reads.
                 let Ok(f) = serde_json::from_str::<Reply>(t.as_str()) else { continue };
+                let since = window.span.get().map(|(start, _)| *start);
+                if since.is_some() {
+                    count_frames(&mut st.frames, f.kind, 1, t.len() as u64);
+                }
                 if let Some(re) = f.re {
-                    let since = window.span.get().map(|(start, _)| *start);
                     if let Some(t0) = pending.remove(re).filter(|t0| since.is_some_and(|s| *t0 >= s)) {
                         st.replies += 1;
                         let us = t0.elapsed().as_micros().min(u32::MAX as u128) as u32;
@@ -446,7 +465,7 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
             (b.1 as f64 - e.1 as f64) / args.count as f64
         );
     }
-    let pulses_before = super::serve::pulse_buckets(&base).await;
+    let histograms_before = super::serve::server_histograms(&base).await;
     let own_before = super::serve::own_cpu();
     let start = Instant::now();
     let _ = window.span.set((start, start + args.duration));
@@ -470,7 +489,7 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
             tokio::time::sleep_until(end).await;
             let after = server_pid.and_then(proc_sample);
             let own = super::serve::own_cpu();
-            (after, own, super::serve::pulse_buckets(&base).await)
+            (after, own, super::serve::server_histograms(&base).await)
         })
     };
     let mut total = Stats::default();
@@ -480,12 +499,19 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
         }
     }
     let elapsed = args.duration.as_secs_f64().min(start.elapsed().as_secs_f64());
-    let (after, own_after, pulses_after) = closing.await.unwrap_or((None, super::serve::own_cpu(), None));
+    let (after, own_after, histograms_after) = closing.await.unwrap_or((None, super::serve::own_cpu(), None));
     let own_cpu = own_after - own_before;
-    let pulses = match (pulses_before, pulses_after) {
-        (Some(b), Some(a)) => Some(super::serve::bucket_delta(&b, &a)),
-        _ => None,
+    let (pulses, server_replies) = match (histograms_before, histograms_after) {
+        (Some(b), Some(a)) => {
+            (Some(super::serve::bucket_delta(&b.pulses, &a.pulses)), Some(super::serve::bucket_delta(&b.replies, &a.replies)))
+        }
+        _ => (None, None),
     };
+    // The server's share of the round trip, as its own histogram bounds it.
+    let server_reply = server_replies.as_ref().and_then(|d| {
+        let (p50, p99) = (super::serve::bucket_quantile(d, 0.5)?, super::serve::bucket_quantile(d, 0.99)?);
+        Some((p50 * 1000.0, p99 * 1000.0, d.iter().map(|(_, n)| n).sum::<u64>()))
+    });
     let Samples { rss: samples, anon, held, p99s } = match sampler {
         Some((samples, task)) => {
             task.abort();
@@ -526,6 +552,9 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
         "errors": total.errors,
         "failures": total.failures,
         "latency_ms": {"p50": percentile(l, 0.5), "p99": percentile(l, 0.99), "max": percentile(l, 1.0)},
+        // Upper bounds of the buckets of the server's own histogram (read → written).
+        "server_reply_ms": server_reply.map(|(p50, p99, n)| json!({"p50_at_most": p50, "p99_at_most": p99, "commands": n})),
+        "frames_received": total.frames.iter().map(|(k, n, b)| (k.clone(), json!({"frames": n, "bytes": b}))).collect::<serde_json::Map<_, _>>(),
         "logged_out": total.logged_out,
         "huds": total.huds,
         "dreams": dreams.map(|(secs, n)| json!({"all_done_s": secs, "dreams": n})),
@@ -577,6 +606,19 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
             percentile(l, 0.99),
             percentile(l, 1.0)
         );
+        if let Some((p50, p99, n)) = server_reply {
+            println!("  in the server:     p50 ≤ {p50} ms, p99 ≤ {p99} ms (read → reply written, its /metrics buckets, {n} commands)");
+        }
+        let (frames, bytes) = total.frames.iter().fold((0, 0), |(f, b), (_, n, by)| (f + n, b + by));
+        if frames > 0 {
+            let per = total.frames.iter().map(|(k, n, b)| format!("{k} {n} ({:.0} B)", *b as f64 / (*n).max(1) as f64)).collect::<Vec<_>>();
+            println!(
+                "  received:          {frames} frames, {:.1} MB, {:.1} per command: {}",
+                bytes as f64 / 1e6,
+                frames as f64 / total.sent.max(1) as f64,
+                per.join(" · ")
+            );
+        }
         if !args.no_logout {
             println!("  logged out:        {} (quit; fighters fled first)", total.logged_out);
         }

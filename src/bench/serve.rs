@@ -125,10 +125,36 @@ pub fn own_cpu() -> f64 {
     proc_sample(std::process::id()).map(|s| s.0).unwrap_or(0.0)
 }
 
-/// The pulse-duration histogram from a server's `/metrics`: (upper bound s, cumulative count).
-pub async fn pulse_buckets(base: &str) -> Option<Vec<(f64, u64)>> {
+/// Two histograms of a server's `/metrics`, as (upper bound s, cumulative count): its
+/// pulses' durations, and its commands' way from being read to their reply written.
+pub struct ServerHistograms {
+    pub pulses: Vec<(f64, u64)>,
+    pub replies: Vec<(f64, u64)>,
+}
+
+/// One scrape of the server's [`ServerHistograms`].
+pub async fn server_histograms(base: &str) -> Option<ServerHistograms> {
     let page = pawns::net::client::get(&format!("{base}/metrics")).await.ok()?;
-    Some(parse_buckets(&page, "pawns_pulse_duration_seconds_bucket"))
+    Some(ServerHistograms {
+        pulses: parse_buckets(&page, "pawns_pulse_duration_seconds_bucket"),
+        replies: parse_buckets(&page, "pawns_command_reply_seconds_bucket"),
+    })
+}
+
+/// The upper bound of the bucket holding quantile `q` of a [`bucket_delta`] (a
+/// histogram says no more than that): `None` when it holds nothing.
+pub fn bucket_quantile(delta: &[(f64, u64)], q: f64) -> Option<f64> {
+    let total: u64 = delta.iter().map(|(_, n)| n).sum();
+    if total == 0 {
+        return None;
+    }
+    let want = (total as f64 * q).ceil().max(1.0) as u64;
+    let mut seen = 0;
+    delta.iter().find(|(_, n)| {
+        seen += n;
+        seen >= want
+    })
+    .map(|(le, _)| *le)
 }
 
 /// One unlabelled sample (a gauge or counter) from Prometheus text.
@@ -189,5 +215,15 @@ mod tests {
         let before = vec![(0.001, 2), (0.01, 3), (f64::INFINITY, 3)];
         assert_eq!(bucket_delta(&before, &b), vec![(0.001, 3), (0.01, 3), (f64::INFINITY, 1)]);
         assert_eq!(describe_buckets(&bucket_delta(&before, &b)), "≤1ms 3 · ≤10ms 3 · >10s 1");
+    }
+
+    #[test]
+    fn a_quantile_is_the_bound_of_its_bucket() {
+        let d = vec![(0.001, 90), (0.01, 9), (0.1, 1), (f64::INFINITY, 0)];
+        assert_eq!(bucket_quantile(&d, 0.5), Some(0.001));
+        assert_eq!(bucket_quantile(&d, 0.9), Some(0.001));
+        assert_eq!(bucket_quantile(&d, 0.99), Some(0.01));
+        assert_eq!(bucket_quantile(&d, 1.0), Some(0.1));
+        assert_eq!(bucket_quantile(&[(0.001, 0)], 0.99), None);
     }
 }

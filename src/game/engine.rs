@@ -538,6 +538,7 @@ impl Engine {
             }
             self.run_command(id, &q.line, CommandMeta { received: q.received, received_us: q.received_us, re: q.id, client: q.client });
             self.stats.command_ran(q.received.elapsed());
+            self.deliver(id, super::output::Out::Answered(q.received));
         }
     }
 

@@ -56,6 +56,7 @@ impl Engine {
             pc.pulse_re = id.clone();
             self.run_command(char_id, &line, CommandMeta { received, received_us, re: id, client });
             self.stats.command_ran(received.elapsed());
+            self.deliver(char_id, Out::Answered(received));
             return;
         }
         if pc.queue.len() >= MAX_QUEUED {

@@ -152,6 +152,10 @@ pub enum Out {
     },
     /// Telnet prompt line (`< 20hp 100m 80mv >`); JSON sessions ignore it.
     Prompt(String),
+    /// Not sent: the batch answers a command its session read at this instant. The
+    /// session times the reply's whole way (`pawns_command_reply_seconds`) once the
+    /// batch is written to the socket.
+    Answered(std::time::Instant),
     /// The engine is done with this session: `quit`, takeover, or shutdown.
     Close {
         code: &'static str,

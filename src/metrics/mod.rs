@@ -54,6 +54,9 @@ pub struct Metrics {
     pub commands: AtomicU64,
     /// A command's wait: received by its session → run by the engine.
     pub command_wait: Histogram,
+    /// A command's whole way through the server: received by its session → its reply
+    /// written to the socket.
+    pub command_reply: Histogram,
     pub sessions: Sessions,
     /// Sessions cut off because their queue was full: by the engine (its queue to the
     /// session) and by a JSON link (its queue to the socket).
@@ -87,6 +90,7 @@ impl Default for Metrics {
             epoch: std::time::Instant::now(),
             commands: AtomicU64::new(0),
             command_wait: Histogram::seconds(),
+            command_reply: Histogram::seconds(),
             sessions: Sessions::default(),
             slow_consumer_engine: AtomicU64::new(0),
             slow_consumer_link: AtomicU64::new(0),

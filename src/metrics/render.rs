@@ -100,6 +100,11 @@ pub fn render(s: &Sources) -> String {
     p.one("pawns_world_objects", "gauge", "Objects in the world (on floors, carried, in containers).", c(&m.world_objects));
     p.one("pawns_world_characters", "gauge", "Characters in the world, players and mobs.", c(&m.world_characters));
     p.histogram("pawns_command_wait_seconds", "From a command's arrival at its session to the engine running it.", &m.command_wait);
+    p.histogram(
+        "pawns_command_reply_seconds",
+        "From a command's arrival at its session to its reply written to the socket (the server's share of the round trip).",
+        &m.command_reply,
+    );
 
     // Sessions.
     p.head("pawns_sessions", "gauge", "Sessions in the world with a live connection, by protocol and role.");

@@ -27,6 +27,9 @@ pub enum Frame {
     Text(Utf8Bytes),
     /// What one engine step sent the session: written together, one flush.
     Texts(Vec<Utf8Bytes>),
+    /// A step's frames that answer a command its session read at `asked`: the writer
+    /// observes the reply's time through the server once they are written.
+    Answer(Vec<Utf8Bytes>, std::time::Instant),
     Ping,
     Close(u16, String),
 }
@@ -202,13 +205,15 @@ impl LinkTask {
     fn on_batch(&mut self, batch: Outs) -> bool {
         let mut frames = Vec::with_capacity(batch.len());
         let mut open = true;
+        let mut asked = None;
         for o in batch {
             match o {
+                Out::Answered(at) => asked = Some(at),
                 Out::Close { code, message } => {
                     let token = self.token();
                     frames.extend(self.stamp(|seq| protocol::render(seq, &Out::Close { code, message }, &token)));
                     let (close_code, reason) = if code == "quit" || code == "shutdown" { (1000, code) } else { (1008, code) };
-                    self.deliver_texts(std::mem::take(&mut frames));
+                    self.deliver_texts(std::mem::take(&mut frames), asked);
                     self.deliver(Frame::Close(close_code, reason.to_string()));
                     open = false;
                     break;
@@ -219,15 +224,17 @@ impl LinkTask {
                 }
             }
         }
-        self.deliver_texts(frames);
+        self.deliver_texts(frames, asked);
         open
     }
 
-    fn deliver_texts(&mut self, mut frames: Vec<Utf8Bytes>) {
-        match frames.len() {
-            0 => {}
-            1 => self.deliver(Frame::Text(frames.pop().expect("one frame"))),
-            _ => self.deliver(Frame::Texts(frames)),
+    /// Forwards a step's frames as one write; `asked`, when they answer a command.
+    fn deliver_texts(&mut self, mut frames: Vec<Utf8Bytes>, asked: Option<std::time::Instant>) {
+        match (frames.len(), asked) {
+            (0, _) => {}
+            (_, Some(at)) => self.deliver(Frame::Answer(frames, at)),
+            (1, None) => self.deliver(Frame::Text(frames.pop().expect("one frame"))),
+            (_, None) => self.deliver(Frame::Texts(frames)),
         }
     }
 
@@ -328,7 +335,7 @@ impl LinkTask {
                         self.sock = Some((sock, Some(kill)));
                         if filled {
                             let frames = self.ring.since(last_seq);
-                            self.deliver_texts(frames);
+                            self.deliver_texts(frames, None);
                         }
                         let _ = reply.send(filled);
                         let _ = self.engine.tx.send(EngineMsg::Reattach { char_id: self.char_id, link_id: self.link_id, resync: !filled }).await;

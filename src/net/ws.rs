@@ -29,21 +29,32 @@ pub const OUT_QUEUE: usize = 1024;
 const PING_EVERY: Duration = Duration::from_secs(30);
 const SILENT_LIMIT: Duration = Duration::from_secs(90);
 
-async fn writer(mut sink: futures_util::stream::SplitSink<Ws, Message>, mut rx: mpsc::Receiver<Frame>, mut kill: oneshot::Receiver<Frame>) {
-    let push = |f: Frame, batch: &mut Vec<Message>| match f {
+async fn writer(
+    mut sink: futures_util::stream::SplitSink<Ws, Message>,
+    mut rx: mpsc::Receiver<Frame>,
+    mut kill: oneshot::Receiver<Frame>,
+    metrics: Arc<crate::metrics::Metrics>,
+) {
+    // `asked`: when each command the frames answer was read (timed once written).
+    let push = |f: Frame, batch: &mut Vec<Message>, asked: &mut Vec<Instant>| match f {
         Frame::Text(t) => batch.push(Message::Text(t)),
         Frame::Texts(ts) => batch.extend(ts.into_iter().map(Message::Text)),
+        Frame::Answer(ts, at) => {
+            batch.extend(ts.into_iter().map(Message::Text));
+            asked.push(at);
+        }
         Frame::Ping => batch.push(Message::Ping(Bytes::new())),
         Frame::Close(code, reason) => batch.push(Message::Close(Some(CloseFrame { code: CloseCode::from(code), reason: reason.into() }))),
     };
     let last_words = |f: Frame| {
         let mut v = Vec::new();
-        push(f, &mut v);
+        push(f, &mut v, &mut Vec::new());
         v
     };
     // The kill switch is live until its sender goes away without using it.
     let mut armed = true;
     let mut batch: Vec<Message> = Vec::with_capacity(64);
+    let mut asked: Vec<Instant> = Vec::new();
     loop {
         let first = tokio::select! {
             biased;
@@ -55,12 +66,12 @@ async fn writer(mut sink: futures_util::stream::SplitSink<Ws, Message>, mut rx: 
         };
         // Write whatever else is already waiting in the same flush (one syscall, not one per frame).
         let mut closing = matches!(first, Frame::Close(..));
-        push(first, &mut batch);
+        push(first, &mut batch, &mut asked);
         while !closing && batch.len() < 64 {
             match rx.try_recv() {
                 Ok(f) => {
                     closing = matches!(f, Frame::Close(..));
-                    push(f, &mut batch);
+                    push(f, &mut batch, &mut asked);
                 }
                 Err(_) => break,
             }
@@ -91,6 +102,12 @@ async fn writer(mut sink: futures_util::stream::SplitSink<Ws, Message>, mut rx: 
                 }
             }
         };
+        if matches!(outcome, Outcome::Written) {
+            for at in asked.drain(..) {
+                metrics.command_reply.observe_duration(at.elapsed());
+            }
+        }
+        asked.clear();
         match outcome {
             Outcome::Written if closing => {
                 let _ = sink.close().await;
@@ -427,7 +444,7 @@ pub async fn run(ws: Ws, peer: SocketAddr, shared: Arc<Shared>, permit: Arc<Opti
     let (sink, mut stream) = ws.split();
     let (sock_tx, sock_rx) = mpsc::channel::<Frame>(shared.edge.out_queue.max(1));
     let (kill_tx, kill_rx) = oneshot::channel::<Frame>();
-    let mut writer_task = tokio::spawn(writer(sink, sock_rx, kill_rx));
+    let mut writer_task = tokio::spawn(writer(sink, sock_rx, kill_rx, shared.metrics.clone()));
     let mut s = Session {
         peer,
         shared: shared.clone(),

@@ -73,13 +73,19 @@ pub async fn run(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>, permi
                 // What one engine step sent: one write.
                 conn.hold();
                 let mut open = true;
+                let mut asked = None;
                 for out in batch {
-                    if !play_out(&mut conn, out).await {
+                    if let Out::Answered(at) = out {
+                        asked = Some(at);
+                    } else if !play_out(&mut conn, out).await {
                         open = false;
                         break;
                     }
                 }
                 if !conn.release().await || !open { break }
+                if let Some(at) = asked {
+                    shared.metrics.command_reply.observe_duration(at.elapsed());
+                }
             }
             n = r.read(&mut buf) => {
                 let n = match n { Ok(0) | Err(_) => break, Ok(n) => n };
@@ -147,7 +153,7 @@ async fn play_out(conn: &mut Conn, out: Out) -> bool {
             conn.say(&format!("{message}\n")).await;
             false
         }
-        Out::State { .. } | Out::MemoryBootstrap { .. } | Out::MemorySummary(_) | Out::Reply { .. } => true,
+        Out::State { .. } | Out::MemoryBootstrap { .. } | Out::MemorySummary(_) | Out::Reply { .. } | Out::Answered(_) => true,
     }
 }
 
