@@ -83,11 +83,14 @@ async fn metrics_scrape_shows_sessions_commands_pulses_and_the_record() {
     }
     t.cmd("score").await;
     // Sessions are counted each second of game time; records commit within 50 ms.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
     let s = loop {
         let s = scrape(srv.addr).await;
+        assert!(std::time::Instant::now() < deadline, "sessions, records and every reply's time did not all show");
         if value(&s, "pawns_sessions", &[("protocol", "websocket"), ("role", "agent")]) == 1.0
             && value(&s, "pawns_sessions", &[("protocol", "telnet"), ("role", "human")]) == 1.0
             && value(&s, "pawns_records_committed_total", &[]) > 0.0
+            && value(&s, "pawns_command_reply_seconds", &[]) >= 6.0
         {
             break s;
         }
@@ -95,6 +98,8 @@ async fn metrics_scrape_shows_sessions_commands_pulses_and_the_record() {
     };
     assert!(value(&s, "pawns_commands_total", &[]) >= 6.0);
     assert!(value(&s, "pawns_command_wait_seconds", &[]) >= 6.0, "every command's wait is observed");
+    // (The loop above waited for every command's reply to be timed, telnet's and JSON's.)
+    assert!(value(&s, "pawns_command_reply_seconds", &[]) <= value(&s, "pawns_commands_total", &[]));
     assert!(value(&s, "pawns_pulse_duration_seconds", &[]) > 10.0, "pulses are timed");
     assert!(value(&s, "pawns_record_commit_duration_seconds", &[]) >= 1.0);
     assert!(value(&s, "pawns_record_durable_lag_seconds", &[]) >= 1.0);
