@@ -2,9 +2,16 @@
 //! not told to everyone at once; a second's comings and goings are gathered and told
 //! once ("Arriving: Ann, Bo and 27 others."). Without this a
 //! crowd of N costs N messages per step and N² per pulse; with it, one per person per
-//! pulse. Rooms below the threshold behave exactly as CircleMUD's.
+//! second. Rooms below the threshold behave exactly as CircleMUD's.
+//!
+//! The people in a crowd take turns to hear it (by character id, a tenth of them each
+//! pulse), not the whole room at once: each hears what the last second gathered, so
+//! each coming and going still reaches everyone once, and a room of a thousand sends a
+//! hundred notices a pulse instead of a thousand in one — a burst every reply behind
+//! it in the sockets' queues waited for.
 
 use rustc_hash::FxHashMap;
+use std::sync::Arc;
 
 use super::engine::Engine;
 use super::output::EventKind;
@@ -15,26 +22,82 @@ pub const CROWD: usize = 30;
 /// Names spelled out in a gathered notice (and in a crowded room's description).
 pub const NAMES_SHOWN: usize = 10;
 
+/// What one pulse gathered in one crowded room.
 #[derive(Default)]
-pub struct CrowdNote {
+struct Gathered {
     arriving: Vec<String>,
     leaving: Vec<String>,
-    /// "Ann fights a goblin", once per pair per notice.
-    fights: Vec<String>,
-    fighting_pairs: std::collections::HashSet<(CharId, CharId)>,
+    /// "Ann fights a goblin", once per pair per pulse.
+    fights: Vec<((CharId, CharId), String)>,
 }
 
-/// Fx-hashed: told in the same order every run (a replay makes the same records).
-pub type CrowdNotes = FxHashMap<RoomId, CrowdNote>;
+impl Gathered {
+    fn is_empty(&self) -> bool {
+        self.arriving.is_empty() && self.leaving.is_empty() && self.fights.is_empty()
+    }
+}
 
-/// Whether `room` hears its crowd notice in `pulse` (each room once every `period`).
-pub fn crowd_turn(room: RoomId, pulse: u64, period: u64) -> bool {
-    (room as u64).wrapping_add(pulse).is_multiple_of(period)
+/// A crowded room's last second, one slot per pulse (slot `flush % period`).
+#[derive(Default)]
+pub struct CrowdNote {
+    slots: Vec<Gathered>,
+}
+
+/// Every crowded room's gathered second, and how many flushes have been (whose turn it is).
+/// Fx-hashed: told in the same order every run (a replay makes the same records).
+#[derive(Default)]
+pub struct CrowdNotes {
+    rooms: FxHashMap<RoomId, CrowdNote>,
+    flushes: u64,
+}
+
+impl CrowdNotes {
+    pub fn is_empty(&self) -> bool {
+        self.rooms.is_empty()
+    }
+
+    /// What this pulse gathers in `room` (told from this pulse's flush on).
+    fn now(&mut self, room: RoomId) -> &mut Gathered {
+        let period = super::engine::PULSES_PER_CROWD_NOTICE as usize;
+        let slot = (self.flushes % period as u64) as usize;
+        let note = self.rooms.entry(room).or_default();
+        if note.slots.len() < period {
+            note.slots.resize_with(period, Gathered::default);
+        }
+        &mut note.slots[slot]
+    }
+}
+
+/// Whether the character `id` hears its crowd's notice at flush `flush` (each once
+/// every `period`). Ids are hashed first: a world hands them out in strides (a player
+/// and the objects of its kit), and `id % period` would leave some pulses every turn.
+pub fn crowd_turn(id: CharId, flush: u64, period: u64) -> bool {
+    ((id.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32).wrapping_add(flush)).is_multiple_of(period)
+}
+
+/// The notice of what `slots` gathered, oldest first: `None` when nothing happened.
+fn notice(slots: &[Gathered], oldest: usize) -> Option<String> {
+    let ordered = || slots[oldest..].iter().chain(&slots[..oldest]);
+    let arriving: Vec<&str> = ordered().flat_map(|g| g.arriving.iter().map(String::as_str)).collect();
+    let leaving: Vec<&str> = ordered().flat_map(|g| g.leaving.iter().map(String::as_str)).collect();
+    let mut pairs = std::collections::HashSet::new();
+    let fights: Vec<&str> = ordered().flat_map(|g| g.fights.iter()).filter(|(k, _)| pairs.insert(*k)).map(|(_, l)| l.as_str()).collect();
+    let mut parts = Vec::new();
+    if !arriving.is_empty() {
+        parts.push(format!("Arriving: {}.", name_list(&arriving, NAMES_SHOWN)));
+    }
+    if !leaving.is_empty() {
+        parts.push(format!("Leaving: {}.", name_list(&leaving, NAMES_SHOWN)));
+    }
+    if !fights.is_empty() {
+        parts.push(format!("Fighting around you: {}.", name_list(&fights, 3)));
+    }
+    (!parts.is_empty()).then(|| parts.join(" "))
 }
 
 /// "Ann, Bo and 3 others".
-pub fn name_list(names: &[String], shown: usize) -> String {
-    let head: Vec<&str> = names.iter().take(shown).map(String::as_str).collect();
+pub fn name_list<S: AsRef<str>>(names: &[S], shown: usize) -> String {
+    let head: Vec<&str> = names.iter().take(shown).map(AsRef::as_ref).collect();
     let rest = names.len().saturating_sub(shown);
     match (head.len(), rest) {
         (0, _) => String::new(),
@@ -53,11 +116,11 @@ impl Engine {
         }
         let name = self.pers(who);
         if self.world.rooms[room].people.len() > CROWD {
-            let note = self.crowd.entry(room).or_default();
+            let now = self.crowd.now(room);
             if arriving {
-                note.arriving.push(name);
+                now.arriving.push(name);
             } else {
-                note.leaving.push(name);
+                now.leaving.push(name);
             }
             return;
         }
@@ -82,54 +145,75 @@ impl Engine {
         }
         let key = if attacker < victim { (attacker, victim) } else { (victim, attacker) };
         let line = format!("{} fights {}", self.pers(attacker), self.pers(victim));
-        let note = self.crowd.entry(room).or_default();
-        if note.fighting_pairs.insert(key) {
-            note.fights.push(line);
+        let now = self.crowd.now(room);
+        if !now.fights.iter().any(|(k, _)| *k == key) {
+            now.fights.push((key, line));
         }
         true
     }
 
-    /// Tells crowded rooms their gathered comings and goings, once a second each. Rooms
-    /// take turns by room number (a tenth of them each pulse), so thousands of people in
-    /// crowds do not all get their notice in the same pulse: the output of a second is
-    /// spread over its ten pulses instead of arriving as one burst.
+    /// Tells the crowd whose turn it is what their room gathered in the last second
+    /// (one text per room, shared), then lets go of the oldest pulse's slot: every
+    /// group has heard it.
     pub fn flush_crowds(&mut self) {
         let period = super::engine::PULSES_PER_CROWD_NOTICE;
-        let pulse = self.pulse;
-        let due: Vec<RoomId> = self.crowd.keys().copied().filter(|r| crowd_turn(*r, pulse, period)).collect();
-        for room in due {
-            let Some(note) = self.crowd.remove(&room) else { continue };
-            let mut parts = Vec::new();
-            if !note.arriving.is_empty() {
-                parts.push(format!("Arriving: {}.", name_list(&note.arriving, NAMES_SHOWN)));
+        let flush = self.crowd.flushes;
+        let rooms: Vec<RoomId> = self.crowd.rooms.keys().copied().collect();
+        // After this flush the slot `flush + 1` is reused: it is the oldest now.
+        let next = ((flush + 1) % period) as usize;
+        for room in rooms {
+            let Some(note) = self.crowd.rooms.get(&room) else { continue };
+            if let Some(text) = notice(&note.slots, next) {
+                let text: Arc<str> = text.into();
+                let people: Vec<CharId> = self.world.rooms[room].people.iter().copied().filter(|p| crowd_turn(*p, flush, period)).collect();
+                self.tell_some(&people, EventKind::System, "crowd", &text, None);
             }
-            if !note.leaving.is_empty() {
-                parts.push(format!("Leaving: {}.", name_list(&note.leaving, NAMES_SHOWN)));
-            }
-            if !note.fights.is_empty() {
-                parts.push(format!("Fighting around you: {}.", name_list(&note.fights, 3)));
-            }
-            if !parts.is_empty() {
-                self.room_event(room, &[], EventKind::System, "crowd", &parts.join(" "), None);
+            let Some(note) = self.crowd.rooms.get_mut(&room) else { continue };
+            note.slots[next] = Gathered::default();
+            if note.slots.iter().all(Gathered::is_empty) {
+                self.crowd.rooms.remove(&room);
             }
         }
+        self.crowd.flushes += 1;
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{crowd_turn, name_list};
+    use super::{crowd_turn, name_list, notice, Gathered};
 
     #[test]
-    fn every_room_gets_one_turn_per_period_and_turns_are_spread() {
+    fn everyone_gets_one_turn_per_period_and_turns_are_spread() {
         let period = 10;
-        let mut per_pulse = [0usize; 10];
-        for room in 0..1000usize {
-            let turns: Vec<u64> = (0..period).filter(|p| crowd_turn(room, 1000 + p, period)).collect();
-            assert_eq!(turns.len(), 1, "room {room}");
-            per_pulse[turns[0] as usize] += 1;
+        // Ids in a stride, as a world hands them out (a player, then its kit's objects).
+        for stride in [1u64, 2, 5, 10, 7] {
+            let mut per_pulse = [0usize; 10];
+            for n in 0..1000u64 {
+                let id = 5000 + n * stride;
+                let turns: Vec<u64> = (0..period).filter(|p| crowd_turn(id, 1000 + p, period)).collect();
+                assert_eq!(turns.len(), 1, "character {id}");
+                per_pulse[turns[0] as usize] += 1;
+            }
+            assert!(per_pulse.iter().all(|n| (70..=130).contains(n)), "stride {stride}: {per_pulse:?}");
         }
-        assert!(per_pulse.iter().all(|n| *n == 100), "{per_pulse:?}");
+    }
+
+    /// What a pulse gathered is in the notice of every turn for a second, oldest first,
+    /// and a fight between the same two is told once however many pulses saw it.
+    #[test]
+    fn a_notice_lists_the_second_oldest_first() {
+        let mut slots: Vec<Gathered> = (0..4).map(|_| Gathered::default()).collect();
+        assert_eq!(notice(&slots, 0), None);
+        slots[3].arriving.push("Ann".into());
+        slots[0].arriving.push("Bo".into());
+        slots[1].leaving.push("Cy".into());
+        slots[1].fights.push(((1, 2), "Ann fights a goblin".into()));
+        slots[2].fights.push(((1, 2), "Ann fights a goblin".into()));
+        assert_eq!(
+            notice(&slots, 3).as_deref(),
+            Some("Arriving: Ann and Bo. Leaving: Cy. Fighting around you: Ann fights a goblin.")
+        );
+        assert_eq!(notice(&slots, 0).as_deref(), Some("Arriving: Bo and Ann. Leaving: Cy. Fighting around you: Ann fights a goblin."));
     }
 
     #[test]

@@ -148,16 +148,26 @@ impl Engine {
         text: &str,
         from: Option<&str>,
     ) {
-        self.send_room(room, except, kind, text, from);
         let people: Vec<CharId> = self.world.rooms[room].people.iter().copied().filter(|p| !except.contains(p)).collect();
-        for p in people {
+        self.tell_some(&people, kind, events_type, &text.into(), from.map(Into::into));
+    }
+
+    /// `room_event` for some of a room's people: those awake hear it (one shared text),
+    /// the agents among them get an `EVENTS` entry.
+    pub fn tell_some(&mut self, people: &[CharId], kind: EventKind, events_type: &'static str, text: &Arc<str>, from: Option<Arc<str>>) {
+        for &p in people {
+            if self.world.ch(p).is_some_and(|c| c.pc.is_some() && c.awake()) {
+                self.send_shared(p, kind, text.clone(), from.clone());
+            }
+        }
+        for &p in people {
             if self.world.ch(p).is_some_and(|c| c.is_agent()) {
                 self.push_event(
                     p,
                     EventEntry {
                         kind: events_type,
                         text: Some(text.to_string()),
-                        from: from.map(str::to_string),
+                        from: from.as_deref().map(str::to_string),
                         command: None,
                         count: None,
                     },

@@ -19,8 +19,9 @@ use pawns_storage::{BoardRecord, CharacterRecord, ChatRoomRecord, HouseRecord};
 
 /// Journal format version (in the boot entry). 2: a pulse's decisions and transitions
 /// are recorded in the flush's pass over the players, after the crowd notices (a
-/// version-1 run's records came in another order and would not compare).
-pub const JOURNAL_VERSION: u32 = 2;
+/// version-1 run's records came in another order and would not compare). 3: a crowd's
+/// people hear its notice in turns by character id, not the whole room at once.
+pub const JOURNAL_VERSION: u32 = 3;
 
 /// How the engine was started.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
