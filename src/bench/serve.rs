@@ -150,11 +150,13 @@ pub fn bucket_quantile(delta: &[(f64, u64)], q: f64) -> Option<f64> {
     }
     let want = (total as f64 * q).ceil().max(1.0) as u64;
     let mut seen = 0;
-    delta.iter().find(|(_, n)| {
-        seen += n;
-        seen >= want
-    })
-    .map(|(le, _)| *le)
+    delta
+        .iter()
+        .find(|(_, n)| {
+            seen += n;
+            seen >= want
+        })
+        .map(|(le, _)| *le)
 }
 
 /// One unlabelled sample (a gauge or counter) from Prometheus text.

@@ -74,6 +74,9 @@ pub struct PcState {
     pub delivered: u64,
     /// What was delivered since the session's queue was last handed a batch.
     pub outbox: Vec<Out>,
+    /// The pulse's batch, made at its end and waiting for its turn to go (`deliver.rs`,
+    /// pacing): anything sent the session before then sends it first.
+    pub staged: Option<Outs>,
     pub queue: VecDeque<Queued>,
     pub subscribed: VarSet,
     /// What this session was last sent, per variable.
@@ -258,6 +261,7 @@ impl Char {
             pc: Some(Box::new(PcState {
                 delivered: 0,
                 outbox: Vec::new(),
+                staged: None,
                 is_agent: r.is_agent,
                 link: None,
                 queue: VecDeque::new(),

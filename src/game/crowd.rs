@@ -209,10 +209,7 @@ mod tests {
         slots[1].leaving.push("Cy".into());
         slots[1].fights.push(((1, 2), "Ann fights a goblin".into()));
         slots[2].fights.push(((1, 2), "Ann fights a goblin".into()));
-        assert_eq!(
-            notice(&slots, 3).as_deref(),
-            Some("Arriving: Ann and Bo. Leaving: Cy. Fighting around you: Ann fights a goblin.")
-        );
+        assert_eq!(notice(&slots, 3).as_deref(), Some("Arriving: Ann and Bo. Leaving: Cy. Fighting around you: Ann fights a goblin."));
         assert_eq!(notice(&slots, 0).as_deref(), Some("Arriving: Bo and Ann. Leaving: Cy. Fighting around you: Ann fights a goblin."));
     }
 

@@ -19,6 +19,9 @@ use super::world::CharId;
 
 /// The close a session gets when its queue is full.
 pub const SLOW_CONSUMER: &str = "slow_consumer";
+/// Slices a pulse's batches go out in, and the time between two (see `send_outboxes`).
+pub const PACE_SLICES: usize = 10;
+pub const PACE_GAP: std::time::Duration = std::time::Duration::from_millis(2);
 
 impl Engine {
     /// Puts `out` in a player's outbox (sent at the end of this step or pulse). `false`
@@ -38,15 +41,26 @@ impl Engine {
     /// Hands a player's outbox to its session as one batch. When the session's queue is
     /// full, the session is sent its `slow_consumer` close instead and detached.
     pub fn send_outbox(&mut self, id: CharId) {
+        self.hand_outbox(id, false);
+    }
+
+    /// `send_outbox`; with `stage`, the batch is made (numbered, checked against the
+    /// queue) but kept in the player's `staged` slot for [`Engine::send_paced`].
+    fn hand_outbox(&mut self, id: CharId, stage: bool) {
         let pulse = self.pulse;
         let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) else { return };
+        let Some(l) = pc.link.as_ref() else {
+            pc.outbox.clear();
+            pc.staged = None;
+            return;
+        };
+        // The pulse's batch goes before anything newer.
+        if let Some(batch) = pc.staged.take() {
+            let _ = l.tx.try_send(batch);
+        }
         if pc.outbox.is_empty() {
             return;
         }
-        let Some(l) = pc.link.as_ref() else {
-            pc.outbox.clear();
-            return;
-        };
         pc.delivered += 1;
         let nth = pc.delivered;
         // A replay cuts where the run did (its queues never fill); the run journals it.
@@ -55,9 +69,14 @@ impl Engine {
             None => l.tx.capacity() <= 1,
         };
         if !full {
-            // Only a closed queue fails here (its session is already gone).
             let batch = std::mem::take(&mut pc.outbox);
-            let _ = l.tx.try_send(batch);
+            if stage {
+                pc.staged = Some(batch);
+                self.paced.push_back(id);
+            } else {
+                // Only a closed queue fails here (its session is already gone).
+                let _ = l.tx.try_send(batch);
+            }
             return;
         }
         pc.outbox.clear();
@@ -72,16 +91,43 @@ impl Engine {
         tracing::info!(char = id, "slow consumer: the session's queue was full; its link is closed");
     }
 
-    /// Hands every waiting outbox to its session (the end of a pulse).
+    /// Hands every waiting outbox to its session (the end of a pulse). A running server
+    /// (`Engine::run`) paces them instead: the batches are made now, in the same order
+    /// and numbering, and go out a slice at a time over the next [`PACE_SLICES`] ×
+    /// [`PACE_GAP`]. A thousand sessions' batches handed over at one instant are a
+    /// thousand tasks queued at once in the socket threads, and every reply that comes
+    /// after them waits behind the lot; a slice at a time, a reply waits for one slice.
     pub fn send_outboxes(&mut self) {
+        let stage = self.pacing;
         let mut ids = std::mem::take(&mut self.outbox_dirty);
         for id in ids.drain(..) {
-            self.send_outbox(id);
+            self.hand_outbox(id, stage);
         }
         // Keep the list's allocation for the next pulse.
         if self.outbox_dirty.is_empty() {
             self.outbox_dirty = ids;
         }
+        if stage {
+            self.pace_slice = self.paced.len().div_ceil(PACE_SLICES);
+        }
+    }
+
+    /// Sends the next slice of the pulse's staged batches (all of them with `all`);
+    /// whether any are still waiting.
+    pub fn send_paced(&mut self, all: bool) -> bool {
+        let n = if all { usize::MAX } else { self.pace_slice.max(1) };
+        let mut sent = 0;
+        while sent < n {
+            let Some(id) = self.paced.pop_front() else { break };
+            let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) else { continue };
+            // Gone already if something newer was sent the session meanwhile.
+            let Some(batch) = pc.staged.take() else { continue };
+            if let Some(l) = pc.link.as_ref() {
+                let _ = l.tx.try_send(batch);
+                sent += 1;
+            }
+        }
+        !self.paced.is_empty()
     }
 
     /// Sends a session what it was still owed and its last message, and detaches it
@@ -157,5 +203,50 @@ mod tests {
             batch.iter().filter_map(|o| if let Out::Event { text, .. } = o { Some(text.to_string()) } else { None }).collect();
         assert_eq!(texts, ["line 0", "line 1", "line 2"]);
         assert!(rx.try_recv().is_err(), "one batch");
+    }
+
+    /// A running server's pulse batches wait for their slice; whatever the session is
+    /// sent meanwhile sends its pulse batch first, so order holds, and the batches are
+    /// numbered as when sent at once (a replay cuts slow consumers by that number).
+    #[tokio::test]
+    async fn paced_batches_keep_their_order_and_numbering() {
+        let (mut e, _dir) = crate::game::tests::engine(EngineConfig::default());
+        e.pacing = true;
+        let mut rxs = Vec::new();
+        let mut ids = Vec::new();
+        for (n, name) in ["Ann", "Bo", "Cy"].iter().enumerate() {
+            let record = crate::game::character::new_record(name, 3, 0, 1, true, [13; 6], 0);
+            let id = e.world.new_id();
+            let (link, rx) = crate::game::tests::link(n as u64 + 1, 8);
+            let mut ch = Char::from_record(id, &record, 0, None);
+            ch.pc.as_mut().unwrap().link = Some(link);
+            e.world.chars.insert(id, ch);
+            rxs.push(rx);
+            ids.push(id);
+        }
+        let line = |t: &str| Out::Event { kind: EventKind::Text, text: t.into(), from: None, re: None };
+        for &id in &ids {
+            e.deliver(id, line("pulse"));
+        }
+        e.send_outboxes();
+        assert!(rxs.iter_mut().all(|rx| rx.try_recv().is_err()), "staged, not sent");
+        assert_eq!(e.pace_slice, 1, "three batches in ten slices: one a slice");
+        // Bo's command is answered now: the pulse's batch goes first.
+        e.deliver(ids[1], line("reply"));
+        e.send_outbox(ids[1]);
+        let texts = |b: Vec<Out>| {
+            b.iter().filter_map(|o| if let Out::Event { text, .. } = o { Some(text.to_string()) } else { None }).collect::<Vec<_>>()
+        };
+        assert_eq!(texts(rxs[1].try_recv().unwrap()), ["pulse"]);
+        assert_eq!(texts(rxs[1].try_recv().unwrap()), ["reply"]);
+        // A slice: Ann's; Bo's was sent already, so the next slice is Cy's.
+        assert!(e.send_paced(false), "Bo and Cy still listed");
+        assert_eq!(texts(rxs[0].try_recv().unwrap()), ["pulse"]);
+        assert!(rxs[2].try_recv().is_err());
+        assert!(!e.send_paced(false), "Bo's went already: the next slice is Cy's, the last");
+        assert_eq!(texts(rxs[2].try_recv().unwrap()), ["pulse"]);
+        assert!(rxs.iter_mut().all(|rx| rx.try_recv().is_err()), "each batch once");
+        let delivered: Vec<u64> = ids.iter().map(|id| e.world.ch(*id).unwrap().pc.as_ref().unwrap().delivered).collect();
+        assert_eq!(delivered, [1, 2, 1], "numbered when made, as if sent at once");
     }
 }

@@ -216,6 +216,11 @@ pub struct Engine {
     pub rec_out: Vec<crate::record::RecItem>,
     /// Players whose outbox holds something (see `deliver`); sent at the pulse's end.
     pub outbox_dirty: Vec<CharId>,
+    /// A running server hands a pulse's batches over in slices (`deliver.rs`): whether
+    /// it does, who is waiting for theirs, and how many go per slice.
+    pub pacing: bool,
+    pub paced: std::collections::VecDeque<CharId>,
+    pub pace_slice: usize,
     /// A session its own command just ended (see `recording::end_session`).
     pub ending: super::recording::Ending,
     /// Comings and goings in crowded rooms, told at the end of the pulse.
@@ -294,6 +299,9 @@ impl Engine {
             recorder: None,
             rec_out: Vec::new(),
             outbox_dirty: Vec::new(),
+            pacing: false,
+            paced: Default::default(),
+            pace_slice: 0,
             ending: None,
             crowd: Default::default(),
             stats: PulseStats::default(),
@@ -341,6 +349,9 @@ impl Engine {
         self.warm_scripts();
         let mut tick = tokio::time::interval(self.cfg.pulse);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        self.pacing = self.replay.is_none();
+        // When the next slice of the pulse's batches goes.
+        let mut next_slice: Option<tokio::time::Instant> = None;
         loop {
             // A far-behind record holds input back (`admission.rs`); the clock never.
             let open = self.admits();
@@ -353,6 +364,7 @@ impl Engine {
                     // Long pulses take a look at the inbox as they go (see `drain_inbox`).
                     self.inbox = Some(rx);
                     self.tick();
+                    next_slice = self.send_paced(false).then(|| tokio::time::Instant::now() + super::deliver::PACE_GAP);
                     self.hand_over_records();
                     rx = self.inbox.take().expect("the inbox comes back after a tick");
                     match self.pending_shutdown.take() {
@@ -360,10 +372,15 @@ impl Engine {
                         None => continue,
                     }
                 }
+                _ = sleep_until_some(next_slice), if next_slice.is_some() => {
+                    next_slice = self.send_paced(false).then(|| tokio::time::Instant::now() + super::deliver::PACE_GAP);
+                    continue;
+                }
                 msg = rx.recv(), if open => msg,
             };
             match msg {
                 Some(EngineMsg::Shutdown { reply }) => {
+                    self.send_paced(true);
                     self.shutdown();
                     self.hand_over_records();
                     let _ = reply.send(());
@@ -378,6 +395,7 @@ impl Engine {
                     }
                 }
                 None => {
+                    self.send_paced(true);
                     self.shutdown();
                     self.hand_over_records();
                     return self;
@@ -474,6 +492,8 @@ impl Engine {
             panic!("fault injection: the engine panicked outside a command");
         }
         self.injected_slow_pulse();
+        // The last pulse's batches that are still waiting go before this one's.
+        self.send_paced(true);
         self.pulse += 1;
         let mut phase = PhaseClock::start();
         self.dispatch_queued();
@@ -581,5 +601,12 @@ impl Engine {
                 c.position = Position::Standing;
             }
         }
+    }
+}
+
+/// Waits until `at` (the caller only polls it when there is one).
+async fn sleep_until_some(at: Option<tokio::time::Instant>) {
+    if let Some(at) = at {
+        tokio::time::sleep_until(at).await;
     }
 }
