@@ -20,7 +20,8 @@ pub struct Spawned {
 }
 
 impl Spawned {
-    /// Starts `pawns serve` on a free port with a scratch data file, logins unthrottled,
+    /// Starts `pawns serve` on a free port with a scratch data file, logins and
+    /// connections from one address unthrottled,
     /// `world` imported (or the starter world), and `extra` flags; returns once `/health`
     /// answers.
     pub async fn start(world: Option<&PathBuf>, extra: &[String], keep: bool) -> anyhow::Result<Spawned> {
@@ -37,6 +38,11 @@ impl Spawned {
         ]);
         if !extra.iter().any(|a| a == "--log" || a.starts_with("--log=")) {
             cmd.args(["--log", "warn"]);
+        }
+        // Every agent connects from 127.0.0.1: the per-address cap (10,000) would turn
+        // the last of a 10,000-agent run away beside the bench's own HTTP calls.
+        if !extra.iter().any(|a| a.starts_with("--max-per-ip")) {
+            cmd.args(["--max-per-ip", "1000000"]);
         }
         if let Some(w) = world {
             cmd.arg("--world").arg(w);
