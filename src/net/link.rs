@@ -15,7 +15,8 @@ use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 
-use super::replay_ring::ReplayRing;
+use super::replay_ring::{Kept, ReplayRing};
+use super::shared_events::{self, Render};
 use crate::auth::tokens::TokenKey;
 use crate::game::world::CharId;
 use crate::game::{EngineHandle, EngineMsg, Out, Outs};
@@ -218,6 +219,7 @@ impl LinkTask {
                     open = false;
                     break;
                 }
+                Out::Event { kind, text, from, re: None } => frames.push(self.stamp_event(kind, &text, from.as_ref())),
                 o => {
                     let token = if matches!(o, Out::State { .. }) { self.token() } else { String::new() };
                     frames.extend(self.stamp(|seq| protocol::render(seq, &o, &token)));
@@ -226,6 +228,27 @@ impl LinkTask {
         }
         self.deliver_texts(frames, asked);
         open
+    }
+
+    /// Stamps and buffers an `event` without `re`: a broadcast's is made from the tail
+    /// its first recipient on this thread rendered, and the ring keeps that tail
+    /// (`shared_events`).
+    fn stamp_event(&mut self, kind: crate::game::EventKind, text: &Arc<str>, from: Option<&Arc<str>>) -> Utf8Bytes {
+        let seq = self.seq + 1;
+        let (frame, kept) = match shared_events::tail_for(kind, text, from) {
+            Render::Whole => {
+                let f: Utf8Bytes = protocol::event_frame(seq, kind, text, from.map(|f| &**f), None).into();
+                (f.clone(), Kept::Whole(f))
+            }
+            Render::First(tail) => {
+                let f: Utf8Bytes = protocol::event_frame_from_tail(seq, &tail).into();
+                (f.clone(), Kept::Whole(f))
+            }
+            Render::Again(tail) => (protocol::event_frame_from_tail(seq, &tail).into(), Kept::Event(tail)),
+        };
+        self.seq = seq;
+        self.keep(kept);
+        frame
     }
 
     /// Forwards a step's frames as one write; `asked`, when they answer a command.
@@ -244,12 +267,12 @@ impl LinkTask {
     fn emit_ephemeral(&mut self, make: impl FnOnce(u64) -> String, stub: impl FnOnce(u64) -> String) {
         self.seq += 1;
         let frame: Utf8Bytes = make(self.seq).into();
-        self.keep(stub(self.seq).into());
+        self.keep(Utf8Bytes::from(stub(self.seq)));
         self.deliver(Frame::Text(frame));
     }
 
     /// Keeps a frame for replay, within the ring's limits.
-    fn keep(&mut self, frame: Utf8Bytes) {
+    fn keep(&mut self, frame: impl Into<Kept>) {
         let c = self.ring.push(self.seq, frame);
         self.count(c.held_delta, c.frames_delta);
         if c.evicted > 0 {

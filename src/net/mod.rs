@@ -10,6 +10,7 @@ pub mod listener;
 pub mod login;
 pub mod replay_ring;
 pub mod shared;
+pub mod shared_events;
 pub mod telnet;
 pub mod telnet_login;
 pub mod telnet_mind;

@@ -8,13 +8,66 @@
 //! so a sealed block holds several times less memory than its frames; a thousand active
 //! sessions each keeping a thousand frames is what held most of a busy server's memory.
 //!
+//! An `event` frame a crowd was sent (a broadcast) is kept as its tail, everything
+//! after its `seq`, shared by every recipient's ring: a pointer where each ring used to
+//! hold (and compress) its own copy. It is rebuilt from its seq and tail on replay, the
+//! same bytes as sent.
+//!
 //! Only whole blocks are let go of, and only while what stays still holds at least the
 //! limits' worth of frames: the ring keeps at least what a frame-by-frame ring would,
 //! and at most one block more.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use tokio_tungstenite::tungstenite::Utf8Bytes;
+
+/// A frame as the ring keeps it.
+#[derive(Debug, Clone)]
+pub enum Kept {
+    /// As sent.
+    Whole(Utf8Bytes),
+    /// An `event` frame without `re`, by its tail (`protocol::event_tail`), which a
+    /// crowd's rings share.
+    Event(Arc<str>),
+}
+
+impl From<Utf8Bytes> for Kept {
+    fn from(f: Utf8Bytes) -> Kept {
+        Kept::Whole(f)
+    }
+}
+
+/// What a shared tail costs the ring that points to it (the pointer).
+const SHARED_HELD: usize = std::mem::size_of::<Arc<str>>();
+/// The length that marks a shared tail in a sealed block.
+const SHARED_MARK: u32 = u32::MAX;
+
+impl Kept {
+    /// Its length as sent, for frame `seq`.
+    fn sent_len(&self, seq: u64) -> usize {
+        match self {
+            Kept::Whole(f) => f.len(),
+            Kept::Event(tail) => crate::protocol::event_frame_len(seq, tail),
+        }
+    }
+
+    /// The memory this ring holds for it.
+    fn held(&self) -> usize {
+        match self {
+            Kept::Whole(f) => f.len(),
+            Kept::Event(_) => SHARED_HELD,
+        }
+    }
+
+    /// The frame as sent.
+    fn frame(&self, seq: u64) -> Utf8Bytes {
+        match self {
+            Kept::Whole(f) => f.clone(),
+            Kept::Event(tail) => crate::protocol::event_frame_from_tail(seq, tail).into(),
+        }
+    }
+}
 
 /// Most frames in one sealed block.
 const BLOCK_FRAMES: usize = 64;
@@ -27,8 +80,11 @@ struct Block {
     frames: usize,
     /// Their bytes as sent.
     bytes: usize,
-    /// `len (u32 LE) ‖ frame` for each, compressed (size-prepended LZ4 block).
+    /// `len (u32 LE) ‖ frame` for each, compressed (size-prepended LZ4 block); a shared
+    /// tail is `SHARED_MARK` alone, the tail itself in `shared`.
     lz: Box<[u8]>,
+    /// The shared tails, in order.
+    shared: Box<[Arc<str>]>,
 }
 
 thread_local! {
@@ -38,15 +94,24 @@ thread_local! {
 }
 
 impl Block {
-    fn seal(first_seq: u64, frames: impl Iterator<Item = Utf8Bytes>) -> Block {
+    fn seal(first_seq: u64, frames: impl Iterator<Item = Kept>) -> Block {
         SCRATCH.with_borrow_mut(|(raw, out)| {
             raw.clear();
             let mut n = 0;
             let mut bytes = 0;
+            let mut shared = Vec::new();
             for f in frames {
-                raw.extend_from_slice(&(f.len() as u32).to_le_bytes());
-                raw.extend_from_slice(f.as_bytes());
-                bytes += f.len();
+                bytes += f.sent_len(first_seq + n as u64);
+                match f {
+                    Kept::Whole(f) => {
+                        raw.extend_from_slice(&(f.len() as u32).to_le_bytes());
+                        raw.extend_from_slice(f.as_bytes());
+                    }
+                    Kept::Event(tail) => {
+                        raw.extend_from_slice(&SHARED_MARK.to_le_bytes());
+                        shared.push(tail);
+                    }
+                }
                 n += 1;
             }
             out.resize(lz4_flex::block::get_maximum_output_size(raw.len()), 0);
@@ -61,8 +126,13 @@ impl Block {
                 *raw = Vec::new();
                 *out = Vec::new();
             }
-            Block { first_seq, frames: n, bytes, lz: lz.into_boxed_slice() }
+            Block { first_seq, frames: n, bytes, lz: lz.into_boxed_slice(), shared: shared.into_boxed_slice() }
         })
+    }
+
+    /// The memory it holds.
+    fn held(&self) -> usize {
+        self.lz.len() + self.shared.len() * SHARED_HELD
     }
 
     /// The frames back, in order, with their seq numbers.
@@ -70,11 +140,20 @@ impl Block {
         // The block was made here from valid frames; a failure would be memory corruption.
         let raw = lz4_flex::decompress_size_prepended(&self.lz).expect("a sealed replay block decompresses");
         let mut out = Vec::with_capacity(self.frames);
+        let mut shared = self.shared.iter();
         let mut at = 0;
         while at + 4 <= raw.len() {
-            let len = u32::from_le_bytes(raw[at..at + 4].try_into().expect("four bytes")) as usize;
+            let len = u32::from_le_bytes(raw[at..at + 4].try_into().expect("four bytes"));
+            let seq = self.first_seq + out.len() as u64;
+            if len == SHARED_MARK {
+                let tail = shared.next().expect("a shared tail for each mark");
+                out.push((seq, Kept::Event(tail.clone()).frame(seq)));
+                at += 4;
+                continue;
+            }
+            let len = len as usize;
             let text = std::str::from_utf8(&raw[at + 4..at + 4 + len]).expect("frames are text");
-            out.push((self.first_seq + out.len() as u64, Utf8Bytes::from(text.to_string())));
+            out.push((seq, Utf8Bytes::from(text.to_string())));
             at += 4 + len;
         }
         out
@@ -89,8 +168,8 @@ pub struct ReplayRing {
     block_frames: usize,
     block_bytes: usize,
     sealed: VecDeque<Block>,
-    /// The newest frames, as sent.
-    open: VecDeque<(u64, Utf8Bytes)>,
+    /// The newest frames, as sent (or by their shared tail).
+    open: VecDeque<(u64, Kept)>,
     open_bytes: usize,
     /// Every frame kept, and their bytes as sent.
     frames: usize,
@@ -128,12 +207,14 @@ impl ReplayRing {
     }
 
     /// Keeps frame `seq` (the one after the last kept).
-    pub fn push(&mut self, seq: u64, frame: Utf8Bytes) -> Change {
+    pub fn push(&mut self, seq: u64, frame: impl Into<Kept>) -> Change {
+        let frame = frame.into();
         let (held0, frames0) = (self.held, self.frames);
         debug_assert!(self.last_seq().is_none_or(|l| l + 1 == seq), "replay seq numbers are consecutive");
-        self.open_bytes += frame.len();
-        self.bytes += frame.len();
-        self.held += frame.len();
+        let len = frame.sent_len(seq);
+        self.open_bytes += len;
+        self.bytes += len;
+        self.held += frame.held();
         self.frames += 1;
         self.open.push_back((seq, frame));
         // The oldest open frames are sealed a block at a time; the newest block's worth
@@ -148,17 +229,20 @@ impl ReplayRing {
     fn seal_oldest(&mut self) {
         let mut n = 0;
         let mut bytes = 0;
-        for (_, f) in self.open.iter() {
-            if n > 0 && (n >= self.block_frames || bytes + f.len() > self.block_bytes) {
+        let mut held = 0;
+        for (seq, f) in self.open.iter() {
+            let len = f.sent_len(*seq);
+            if n > 0 && (n >= self.block_frames || bytes + len > self.block_bytes) {
                 break;
             }
             n += 1;
-            bytes += f.len();
+            bytes += len;
+            held += f.held();
         }
         let first_seq = self.open[0].0;
         let block = Block::seal(first_seq, self.open.drain(..n).map(|(_, f)| f));
         self.open_bytes -= bytes;
-        self.held = self.held - bytes + block.lz.len();
+        self.held = self.held - held + block.held();
         self.sealed.push_back(block);
     }
 
@@ -174,12 +258,13 @@ impl ReplayRing {
             let b = self.sealed.pop_front().expect("a front block");
             self.frames -= b.frames;
             self.bytes -= b.bytes;
-            self.held -= b.lz.len();
+            self.held -= b.held();
             evicted += b.frames;
         }
         if self.sealed.is_empty() {
             while self.open.len() > 1 {
-                let len = self.open[0].1.len();
+                let (seq, f) = &self.open[0];
+                let (len, held) = (f.sent_len(*seq), f.held());
                 if !enough(self.frames - 1, self.bytes - len) {
                     break;
                 }
@@ -187,7 +272,7 @@ impl ReplayRing {
                 self.open_bytes -= len;
                 self.frames -= 1;
                 self.bytes -= len;
-                self.held -= len;
+                self.held -= held;
                 evicted += 1;
             }
         }
@@ -211,7 +296,7 @@ impl ReplayRing {
                 out.extend(b.open().into_iter().filter(|(s, _)| *s > seq).map(|(_, f)| f));
             }
         }
-        out.extend(self.open.iter().filter(|(s, _)| *s > seq).map(|(_, f)| f.clone()));
+        out.extend(self.open.iter().filter(|(s, _)| *s > seq).map(|(s, f)| f.frame(*s)));
         out
     }
 
@@ -220,7 +305,8 @@ impl ReplayRing {
         self.frames
     }
 
-    /// Bytes held in memory (compressed blocks and open frames).
+    /// Bytes held in memory (compressed blocks and open frames; a shared tail counts as
+    /// its pointer, its text being every recipient's).
     pub fn held(&self) -> usize {
         self.held
     }
@@ -288,16 +374,54 @@ mod tests {
         assert_eq!(r.since(6).len(), 4);
     }
 
+    #[test]
+    fn shared_tails_replay_as_sent_and_hold_a_pointer_each() {
+        let tail: Arc<str> = crate::protocol::event_tail(crate::game::EventKind::Enter, "Brenda arrives from the north.", Some("Brenda")).into();
+        let mut r = ReplayRing::new(1024, 1 << 20);
+        let mut sent = Vec::new();
+        for s in 1..=3000u64 {
+            if s % 4 == 0 {
+                sent.push(frame(s));
+                r.push(s, frame(s));
+            } else {
+                sent.push(crate::protocol::event_frame_from_tail(s, &tail).into());
+                r.push(s, Kept::Event(tail.clone()));
+            }
+        }
+        let first = r.first_seq().unwrap();
+        assert!(first <= 3000 - 1023);
+        let want: Vec<Utf8Bytes> = sent[first as usize - 1..].to_vec();
+        assert_eq!(r.since(first - 1), want);
+        assert_eq!(r.since(2990), sent[2990..].to_vec());
+        let as_sent: usize = want.iter().map(|f| f.len()).sum();
+        assert_eq!(r.bytes(), as_sent, "bytes count the frames as sent");
+        // Three in four frames are a pointer to the one tail: what is held is the other
+        // frames (at most as sent) and a pointer each.
+        let shared = (first..=3000).filter(|s| s % 4 != 0).count();
+        let whole: usize = (first..=3000).filter(|s| s % 4 == 0).map(|s| frame(s).len()).sum();
+        assert!(r.held() <= whole + shared * SHARED_HELD, "held {} for {whole} whole bytes and {shared} shared", r.held());
+        assert!(r.held() * 4 < r.bytes(), "held {} of {}", r.held(), r.bytes());
+        // Everything it holds of the tail is let go of with it.
+        let strong = Arc::strong_count(&tail);
+        assert_eq!(strong, 1 + shared);
+    }
+
     proptest! {
         /// Whatever the frames and limits: what is replayed is exactly what was sent
         /// after the seq asked for, and at least the limits' worth is kept.
         #[test]
         fn replays_what_was_sent(sizes in proptest::collection::vec(0usize..3000, 1..400), max_frames in 1usize..200, max_bytes in 1usize..40_000, ask in 0usize..400) {
             let mut r = ReplayRing::new(max_frames, max_bytes);
-            let sent: Vec<Utf8Bytes> = sizes.iter().enumerate().map(|(i, n)| format!("{i}:{}", "x".repeat(*n)).into()).collect();
+            // A size divisible by 7 stands for a broadcast: kept by its shared tail.
+            let tail = |n: usize| -> Arc<str> { crate::protocol::event_tail(crate::game::EventKind::Say, &"y".repeat(n), Some("Ann")).into() };
+            let sent: Vec<Utf8Bytes> = sizes.iter().enumerate().map(|(i, n)| {
+                if n % 7 == 0 { crate::protocol::event_frame_from_tail(i as u64 + 1, &tail(*n)).into() } else { format!("{i}:{}", "x".repeat(*n)).into() }
+            }).collect();
             let mut held = 0isize;
             for (i, f) in sent.iter().enumerate() {
-                held += r.push(i as u64 + 1, f.clone()).held_delta;
+                let n = sizes[i];
+                let kept = if n % 7 == 0 { Kept::Event(tail(n)) } else { Kept::Whole(f.clone()) };
+                held += r.push(i as u64 + 1, kept).held_delta;
             }
             prop_assert_eq!(held as usize, r.held());
             let first = r.first_seq().unwrap() as usize;

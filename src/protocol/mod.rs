@@ -366,24 +366,94 @@ pub fn json_str_len(s: &str) -> usize {
             .sum::<usize>()
 }
 
-/// Appends `s` as a JSON string literal.
+/// Appends `s` as a JSON string literal. Runs of bytes that need no escape are copied
+/// whole (a broadcast's text is mostly such a run); only `"`, `\\` and control
+/// characters are written one by one.
 pub fn push_json_str(out: &mut String, s: &str) {
     use std::fmt::Write;
     out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let esc = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            b if b < 0x20 => "",
+            _ => continue,
+        };
+        // Every byte matched above is ASCII, so `start..i` ends on a char boundary.
+        out.push_str(&s[start..i]);
+        if esc.is_empty() {
+            let _ = write!(out, "\\u{:04x}", b);
+        } else {
+            out.push_str(esc);
         }
+        start = i + 1;
     }
+    out.push_str(&s[start..]);
     out.push('"');
+}
+
+/// What opens every `event` frame, up to its `data`: `{"type":"event","seq":N,"data":`.
+const EVENT_HEAD: &str = r#"{"type":"event","seq":"#;
+const EVENT_DATA: &str = r#","data":"#;
+
+/// The part of an `event` frame after its `seq` when it carries no `re`: `data` and the
+/// envelope's closing brace, the same bytes for every recipient of a broadcast. Sized
+/// exactly.
+pub fn event_tail(kind: crate::game::EventKind, text: &str, from: Option<&str>) -> String {
+    let mut o = String::with_capacity(event_data_len(kind, text, from) + 1);
+    push_event_data(&mut o, kind, text, from);
+    o.push('}');
+    o
+}
+
+/// An `event` frame made of its head for `seq` and a tail from `event_tail`: the same
+/// bytes `event_frame(seq, kind, text, from, None)` makes.
+pub fn event_frame_from_tail(seq: u64, tail: &str) -> String {
+    let mut o = String::with_capacity(EVENT_HEAD.len() + 20 + EVENT_DATA.len() + tail.len());
+    push_event_head(&mut o, seq);
+    o.push_str(tail);
+    o
+}
+
+/// The length of an event frame for `seq` with this tail, as `event_frame_from_tail` makes it.
+pub fn event_frame_len(seq: u64, tail: &str) -> usize {
+    EVENT_HEAD.len() + decimal_len(seq) + EVENT_DATA.len() + tail.len()
+}
+
+fn decimal_len(mut n: u64) -> usize {
+    let mut len = 1;
+    while n >= 10 {
+        n /= 10;
+        len += 1;
+    }
+    len
+}
+
+fn push_event_head(o: &mut String, seq: u64) {
+    o.push_str(EVENT_HEAD);
+    o.push_str(&seq.to_string());
+    o.push_str(EVENT_DATA);
+}
+
+fn event_data_len(kind: crate::game::EventKind, text: &str, from: Option<&str>) -> usize {
+    r#"{"type":"","text":}"#.len() + kind.as_str().len() + json_str_len(text) + from.map_or(0, |f| r#","from":"#.len() + json_str_len(f))
+}
+
+fn push_event_data(o: &mut String, kind: crate::game::EventKind, text: &str, from: Option<&str>) {
+    o.push_str("{\"type\":\"");
+    o.push_str(kind.as_str());
+    o.push_str("\",\"text\":");
+    push_json_str(o, text);
+    if let Some(f) = from {
+        o.push_str(",\"from\":");
+        push_json_str(o, f);
+    }
+    o.push('}');
 }
 
 /// An `event` frame, built directly: the hot path of every broadcast, so no
@@ -392,24 +462,15 @@ pub fn push_json_str(out: &mut String, s: &str) {
 /// It is sized exactly before it is written: a frame is kept in its session's replay
 /// ring, and one grown by doubling would hold up to twice its size there.
 pub fn event_frame(seq: u64, kind: crate::game::EventKind, text: &str, from: Option<&str>, re: Option<&str>) -> String {
-    let len = r#"{"type":"event","seq":,"data":{"type":"","text":}}"#.len()
+    let len = EVENT_HEAD.len()
         + 20
-        + kind.as_str().len()
-        + json_str_len(text)
-        + from.map_or(0, |f| r#","from":"#.len() + json_str_len(f))
-        + re.map_or(0, |r| r#","re":"#.len() + json_str_len(r));
+        + EVENT_DATA.len()
+        + event_data_len(kind, text, from)
+        + re.map_or(0, |r| r#","re":"#.len() + json_str_len(r))
+        + 1;
     let mut o = String::with_capacity(len);
-    o.push_str("{\"type\":\"event\",\"seq\":");
-    o.push_str(&seq.to_string());
-    o.push_str(",\"data\":{\"type\":\"");
-    o.push_str(kind.as_str());
-    o.push_str("\",\"text\":");
-    push_json_str(&mut o, text);
-    if let Some(f) = from {
-        o.push_str(",\"from\":");
-        push_json_str(&mut o, f);
-    }
-    o.push('}');
+    push_event_head(&mut o, seq);
+    push_event_data(&mut o, kind, text, from);
     if let Some(r) = re {
         o.push_str(",\"re\":");
         push_json_str(&mut o, r);

@@ -77,6 +77,17 @@ proptest! {
         prop_assert_eq!(v, want);
     }
 
+    /// A broadcast's frame made from its shared tail is the frame made whole, byte for
+    /// byte, and its length is known without making it.
+    #[test]
+    fn frames_from_a_tail_are_the_whole_frames(text in "\\PC{0,40}|[\\x00-\\x1f\"\\\\]{0,8}", from in proptest::option::of("[a-zA-Z\"\\\\ ]{0,10}"), seq in any::<u64>()) {
+        let tail = event_tail(crate::game::EventKind::Combat, &text, from.as_deref());
+        prop_assert_eq!(tail.capacity(), tail.len(), "a tail is sized exactly");
+        let whole = event_frame(seq, crate::game::EventKind::Combat, &text, from.as_deref(), None);
+        prop_assert_eq!(event_frame_from_tail(seq, &tail), whole.clone());
+        prop_assert_eq!(event_frame_len(seq, &tail), whole.len());
+    }
+
     /// No input frame panics the parser, and every rejection has a known code.
     #[test]
     fn parser_never_panics(s in ".{0,300}") {
