@@ -376,7 +376,8 @@ mod tests {
 
     #[test]
     fn shared_tails_replay_as_sent_and_hold_a_pointer_each() {
-        let tail: Arc<str> = crate::protocol::event_tail(crate::game::EventKind::Enter, "Brenda arrives from the north.", Some("Brenda")).into();
+        let tail: Arc<str> =
+            crate::protocol::event_tail(crate::game::EventKind::Enter, "Brenda arrives from the north.", Some("Brenda")).into();
         let mut r = ReplayRing::new(1024, 1 << 20);
         let mut sent = Vec::new();
         for s in 1..=3000u64 {
