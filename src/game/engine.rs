@@ -214,6 +214,9 @@ pub struct Engine {
     pub recorder: Option<crate::record::RecorderHandle>,
     /// Records gathered since the engine last handed them over.
     pub rec_out: Vec<crate::record::RecItem>,
+    /// Records the last pulse made: the next one reserves as many up front (grown from
+    /// nothing by doubling, a crowd's pulse of records was copied a dozen times over).
+    rec_pulse_hint: usize,
     /// Players whose outbox holds something (see `deliver`); sent at the pulse's end.
     pub outbox_dirty: Vec<CharId>,
     /// A running server hands a pulse's batches over in slices (`deliver.rs`): whether
@@ -298,6 +301,7 @@ impl Engine {
             wakes: Default::default(),
             recorder: None,
             rec_out: Vec::new(),
+            rec_pulse_hint: 0,
             outbox_dirty: Vec::new(),
             pacing: false,
             paced: Default::default(),
@@ -481,7 +485,11 @@ impl Engine {
         let started = std::time::Instant::now();
         self.pulse_started = Some(started);
         let recorded = self.tick_started();
+        if self.recorder.is_some() {
+            self.rec_out.reserve(self.rec_pulse_hint);
+        }
         self.tick_inner();
+        self.rec_pulse_hint = self.rec_out.len() - recorded.min(self.rec_out.len());
         self.pulse_started = None;
         self.tick_ended(recorded);
         self.stats.record(started.elapsed(), self.cfg.pulse, self.pulse);

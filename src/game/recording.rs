@@ -247,6 +247,8 @@ impl Engine {
     fn snap(&self, id: CharId) -> Option<Snap> {
         let c = self.world.ch(id)?;
         let vnum = |o: &ObjId| self.world.obj(*o).map(|x| (*o, x.vnum));
+        let mut inventory = Vec::with_capacity(c.inventory.len());
+        inventory.extend(c.inventory.iter().filter_map(vnum));
         Some(Snap {
             hp: c.hit,
             max_hp: c.max_hit,
@@ -257,7 +259,7 @@ impl Engine {
             gold: c.gold,
             room: c.room,
             room_vnum: self.world.rooms[c.room].proto.vnum,
-            inventory: c.inventory.iter().filter_map(vnum).collect(),
+            inventory,
             equipment: std::array::from_fn(|i| c.equipment[i].as_ref().and_then(vnum)),
         })
     }
@@ -297,16 +299,20 @@ impl Engine {
         // The lists read only the characters they name: mobs from the room's own list,
         // players until enough are named (a crowd is not read through).
         let ch_of = |p: &CharId| self.world.ch(*p);
-        s.mobs_present = room.npcs.iter().filter(|p| **p != id).filter_map(ch_of).take(STIMULUS_MOBS).map(|o| o.name.clone()).collect();
-        s.players_present = room
-            .people
-            .iter()
-            .zip(&room.sigs)
-            .filter(|(p, sig)| **sig & super::targeting::NPC_SIG == 0 && **p != id)
-            .filter_map(|(p, _)| ch_of(p))
-            .take(STIMULUS_MOBS)
-            .map(|o| o.name.clone())
-            .collect();
+        // Sized before they are filled: grown by doubling, a crowd's list was reallocated
+        // at every decision.
+        s.mobs_present = Vec::with_capacity(room.npcs.len().min(STIMULUS_MOBS));
+        s.mobs_present.extend(room.npcs.iter().filter(|p| **p != id).filter_map(ch_of).take(STIMULUS_MOBS).map(|o| o.name.clone()));
+        s.players_present = Vec::with_capacity(room.pcs.min(STIMULUS_MOBS));
+        s.players_present.extend(
+            room.people
+                .iter()
+                .zip(&room.sigs)
+                .filter(|(p, sig)| **sig & super::targeting::NPC_SIG == 0 && **p != id)
+                .filter_map(|(p, _)| ch_of(p))
+                .take(STIMULUS_MOBS)
+                .map(|o| o.name.clone()),
+        );
         let known = rec.map(|r| &r.known).filter(|k| !k.is_empty());
         let best = self.strongest_present(id, c.room, known);
         if let Some((relation, name, memory)) = best {

@@ -26,17 +26,20 @@ impl Engine {
         let room = &self.world.rooms[ch.room];
         // A crowd costs the players listed, not everyone: the mobs have a list of their
         // own, the players are read until enough are named, the rest are counted.
-        let mobs: Vec<Arc<str>> =
-            room.npcs.iter().filter(|p| **p != viewer).filter_map(|p| self.world.ch(*p)).map(|c| c.name.clone()).collect();
-        let players: Vec<Arc<str>> = room
-            .people
-            .iter()
-            .zip(&room.sigs)
-            .filter(|(p, s)| **s & NPC_SIG == 0 && **p != viewer)
-            .filter_map(|(p, _)| self.world.ch(*p))
-            .take(STATE_PLAYERS)
-            .map(|c| c.name.clone())
-            .collect();
+        // Sized before they are filled (a filtered list grown by doubling reallocated a
+        // crowd's list four times per `state`).
+        let mut mobs: Vec<Arc<str>> = Vec::with_capacity(room.npcs.len());
+        mobs.extend(room.npcs.iter().filter(|p| **p != viewer).filter_map(|p| self.world.ch(*p)).map(|c| c.name.clone()));
+        let mut players: Vec<Arc<str>> = Vec::with_capacity(room.pcs.min(STATE_PLAYERS));
+        players.extend(
+            room.people
+                .iter()
+                .zip(&room.sigs)
+                .filter(|(p, s)| **s & NPC_SIG == 0 && **p != viewer)
+                .filter_map(|(p, _)| self.world.ch(*p))
+                .take(STATE_PLAYERS)
+                .map(|c| c.name.clone()),
+        );
         let others = room.pcs - usize::from(ch.pc.is_some());
         let players_more = others.saturating_sub(players.len());
         let items = room.contents.iter().filter_map(|o| self.world.obj(*o)).map(|o| o.short_descr.clone()).collect();
