@@ -116,10 +116,10 @@ impl Engine {
         for (a, b) in [(ch, victim), (victim, ch)] {
             if let Some(c) = self.world.chars.get_mut(&a) {
                 if c.fighting.is_none() && c.position > Position::Stunned {
-                    c.fighting = Some(b);
                     if c.position >= Position::Sitting {
                         c.position = Position::Fighting;
                     }
+                    self.world.set_fighting(a, b);
                 }
             }
         }
@@ -312,8 +312,7 @@ impl Engine {
         let v_exp = v.exp;
         let v_name = v.name.to_string();
         let v_npc = v.is_npc();
-        let fighters: Vec<CharId> = self.world.chars.values().filter(|c| c.fighting == Some(victim)).map(|c| c.id).collect();
-        for f in fighters {
+        for f in self.world.attackers_of(victim) {
             self.stop_fighting(f);
         }
         self.stop_fighting(victim);
@@ -400,7 +399,9 @@ impl Engine {
         self.record_transition(victim, pawns_storage::Transition::Death { killer: killer_name, exp_lost: lost });
         self.world.move_char(victim, start);
         let (to_room, to_victim) = (self.world.profile.respawn_room.clone(), self.world.profile.respawn.clone());
-        self.act(&to_room, victim, None, None, To::Room, EventKind::System);
+        if !self.note_crowd_arrival(victim) {
+            self.act(&to_room, victim, None, None, To::Room, EventKind::System);
+        }
         self.send_text(victim, &to_victim);
         let look = self.room_text(victim, false);
         self.send_text(victim, &look);

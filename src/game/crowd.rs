@@ -4,6 +4,11 @@
 //! crowd of N costs N messages per step and N² per pulse; with it, one per person per
 //! second. Rooms below the threshold behave exactly as CircleMUD's.
 //!
+//! The same holds for what one person does that everyone there would see and that a
+//! crowd does over and over: a guard turning someone back, someone fleeing, the dead
+//! waking at the temple (an arrival). A thousand agents walking into a guild's guard
+//! were a thousand room-wide messages a second, most of a big world's traffic.
+//!
 //! The people in a crowd take turns to hear it (by character id, a tenth of them each
 //! pulse), not the whole room at once: each hears what the last second gathered, so
 //! each coming and going still reaches everyone once, and a room of a thousand sends a
@@ -29,11 +34,14 @@ struct Gathered {
     leaving: Vec<String>,
     /// "Ann fights a goblin", once per pair per pulse.
     fights: Vec<((CharId, CharId), String)>,
+    /// What someone did, under its heading ("Fleeing", "Turned back by the knight
+    /// templar"): (heading, who).
+    deeds: Vec<(String, String)>,
 }
 
 impl Gathered {
     fn is_empty(&self) -> bool {
-        self.arriving.is_empty() && self.leaving.is_empty() && self.fights.is_empty()
+        self.arriving.is_empty() && self.leaving.is_empty() && self.fights.is_empty() && self.deeds.is_empty()
     }
 }
 
@@ -92,6 +100,17 @@ fn notice(slots: &[Gathered], oldest: usize) -> Option<String> {
     if !fights.is_empty() {
         parts.push(format!("Fighting around you: {}.", name_list(&fights, 3)));
     }
+    // Each heading once, in the order first seen, with everyone under it.
+    let mut headings: Vec<(&str, Vec<&str>)> = Vec::new();
+    for (heading, who) in ordered().flat_map(|g| g.deeds.iter()) {
+        match headings.iter_mut().find(|(h, _)| *h == heading.as_str()) {
+            Some((_, names)) => names.push(who),
+            None => headings.push((heading, vec![who])),
+        }
+    }
+    for (heading, names) in headings {
+        parts.push(format!("{heading}: {}.", name_list(&names, NAMES_SHOWN)));
+    }
     (!parts.is_empty()).then(|| parts.join(" "))
 }
 
@@ -127,6 +146,31 @@ impl Engine {
         let (kind, ty) = if arriving { (EventKind::Enter, "enter") } else { (EventKind::Leave, "leave") };
         // "a goblin has arrived." starts a sentence: capital letter.
         self.room_event(room, &[who], kind, ty, &super::messaging::capitalize(text), Some(&name));
+    }
+
+    /// In a crowd, something `who` did that the whole room would be told (a guard turning
+    /// them back, a flight) is gathered under `heading` for the next notice instead;
+    /// returns whether it was (else the caller tells the room as CircleMUD did).
+    pub fn note_crowd_deed(&mut self, who: CharId, heading: &str) -> bool {
+        let Some(room) = self.world.ch(who).map(|c| c.room) else { return false };
+        if self.world.rooms[room].people.len() <= CROWD {
+            return false;
+        }
+        let name = self.pers(who);
+        self.crowd.now(room).deeds.push((heading.to_string(), name));
+        true
+    }
+
+    /// In a crowd, someone appearing where they stand (the dead waking at the temple) is
+    /// gathered with the arrivals; returns whether it was.
+    pub fn note_crowd_arrival(&mut self, who: CharId) -> bool {
+        let Some(room) = self.world.ch(who).map(|c| c.room) else { return false };
+        if self.world.rooms[room].people.len() <= CROWD {
+            return false;
+        }
+        let name = self.pers(who);
+        self.crowd.now(room).arriving.push(name);
+        true
     }
 
     /// `announce` for someone where they stand: "Ann has entered the game."

@@ -430,7 +430,7 @@ impl DgHostCtx<'_> {
             Some(Ent::Obj(o)) => self.e.world.extract_obj(o),
             _ => {
                 if let Some(c) = self.target_char(target).filter(|c| self.e.world.ch(*c).is_some_and(|c| c.is_npc())) {
-                    let foes: Vec<CharId> = self.e.world.chars.values().filter(|o| o.fighting == Some(c)).map(|o| o.id).collect();
+                    let foes = self.e.world.attackers_of(c);
                     for f in foes {
                         self.e.stop_fighting(f);
                     }

@@ -603,8 +603,8 @@ impl Engine {
 
     /// Makes sure a mob or player that stopped fighting stands up from "fighting".
     pub fn stop_fighting(&mut self, id: CharId) {
+        self.world.clear_fighting(id);
         if let Some(c) = self.world.chars.get_mut(&id) {
-            c.fighting = None;
             if c.position == Position::Fighting {
                 c.position = Position::Standing;
             }

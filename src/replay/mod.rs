@@ -20,8 +20,10 @@ use pawns_storage::{BoardRecord, CharacterRecord, ChatRoomRecord, HouseRecord};
 /// Journal format version (in the boot entry). 2: a pulse's decisions and transitions
 /// are recorded in the flush's pass over the players, after the crowd notices (a
 /// version-1 run's records came in another order and would not compare). 3: a crowd's
-/// people hear its notice in turns by character id, not the whole room at once.
-pub const JOURNAL_VERSION: u32 = 3;
+/// people hear its notice in turns by character id, not the whole room at once. 4: in a
+/// crowd, a guard turning someone back, a flight and a respawn are gathered into the
+/// notice, not told to the whole room.
+pub const JOURNAL_VERSION: u32 = 4;
 
 /// How the engine was started.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

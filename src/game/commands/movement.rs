@@ -93,9 +93,8 @@ impl Engine {
             if npc && self.world.rooms[to].proto.zone != self.world.rooms[room].proto.zone {
                 continue;
             }
-            self.act("$n panics, and attempts to flee!", ch, None, None, To::Room, EventKind::Combat);
-            let foes: Vec<CharId> = self.world.chars.values().filter(|o| o.fighting == Some(ch)).map(|o| o.id).collect();
-            for f in foes {
+            self.tell_flight(ch);
+            for f in self.world.attackers_of(ch) {
                 self.stop_fighting(f);
             }
             self.stop_fighting(ch);
@@ -103,8 +102,16 @@ impl Engine {
             self.move_char_dir(ch, dir, to);
             return CmdStatus::Ok;
         }
-        self.act("$n panics, and attempts to flee!", ch, None, None, To::Room, EventKind::Combat);
+        self.tell_flight(ch);
         self.send_text(ch, "PANIC!  You couldn't escape!");
         CmdStatus::Failed
+    }
+
+    /// "Ann panics, and attempts to flee!" to the room, or, in a crowd, with the next
+    /// notice.
+    fn tell_flight(&mut self, ch: CharId) {
+        if !self.note_crowd_deed(ch, "Fleeing") {
+            self.act("$n panics, and attempts to flee!", ch, None, None, To::Room, EventKind::Combat);
+        }
     }
 }

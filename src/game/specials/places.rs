@@ -55,7 +55,10 @@ impl Engine {
             return None;
         }
         self.act("$N humiliates you, and blocks your way.", ch, Some(guard), None, To::Actor, EventKind::Text);
-        self.act("$N humiliates $n, and blocks $s way.", ch, Some(guard), None, To::NotVictim, EventKind::Text);
+        let heading = format!("Turned back by {}", self.pers(guard));
+        if !self.note_crowd_deed(ch, &heading) {
+            self.act("$N humiliates $n, and blocks $s way.", ch, Some(guard), None, To::NotVictim, EventKind::Text);
+        }
         Some(CmdStatus::Failed)
     }
 

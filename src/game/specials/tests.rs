@@ -220,6 +220,63 @@ async fn a_guild_guard_lets_the_guilds_own_class_in_only() {
     assert!(texts(&mut e, &mut rx2).contains("You practice cure light"));
 }
 
+/// In a crowd the guard's turning someone back is not told to everyone at once (a
+/// thousand walkers were a thousand room-wide messages a second): the bystanders hear it
+/// in the next notice, with everyone else turned back.
+#[tokio::test]
+async fn in_a_crowd_a_guard_turning_people_back_is_told_once_in_a_notice() {
+    let (mut e, _dir) = engine();
+    let (room, dir, _) = guild(&mut e);
+    let (bystander, mut seen) = player(&mut e, "Watcher", crate::game::tables::class::CLERIC, room);
+    let walkers: Vec<CharId> = (0..crate::game::crowd::CROWD + 2)
+        .map(|i| {
+            let name: String = format!("Brute{}", (b'a' + (i % 26) as u8) as char).repeat(1 + i / 26);
+            player(&mut e, &name, crate::game::tables::class::WARRIOR, room).0
+        })
+        .collect();
+    texts(&mut e, &mut seen);
+    for w in &walkers[..3] {
+        e.dispatch(*w, dir);
+        assert_eq!(e.world.ch(*w).unwrap().room, room, "still blocked in a crowd");
+    }
+    assert!(!texts(&mut e, &mut seen).contains("humiliates"), "no room-wide line per walker in a crowd");
+    for _ in 0..crate::game::engine::PULSES_PER_CROWD_NOTICE {
+        e.tick();
+    }
+    let heard = texts(&mut e, &mut seen);
+    assert!(heard.contains("Turned back by"), "the notice tells it: {heard}");
+    assert_eq!(heard.matches("Turned back by").count(), 1, "once, for all three: {heard}");
+    assert!(e.world.ch(bystander).is_some());
+}
+
+/// Who fights whom is kept beside the characters: flights, deaths and departures stop
+/// the attackers it lists, and it always says what the characters say.
+#[tokio::test]
+async fn the_attackers_index_follows_every_fight() {
+    let (mut e, _dir) = engine();
+    let scout = player(&mut e, "Scout", crate::game::tables::class::WARRIOR, 0).0;
+    let room = e.world.ch(scout).unwrap().room;
+    let mobs: Vec<CharId> = (0..4).map(|_| mob(&mut e, 0, "", room)).collect();
+    let (pc, _rx) = player(&mut e, "Fighter", crate::game::tables::class::WARRIOR, room);
+    for m in &mobs {
+        e.start_fight(*m, pc);
+    }
+    assert!(e.world.attackers_consistent());
+    assert_eq!(e.world.attackers_of(pc).len(), 4);
+    e.stop_fighting(mobs[0]);
+    assert!(e.world.attackers_consistent());
+    assert_eq!(e.world.attackers_of(pc).len(), 3);
+    // A mob leaving the world stops its fight, and nobody fights what has left.
+    e.world.extract_char(mobs[1]);
+    assert!(e.world.attackers_consistent());
+    e.die(mobs[2], Some(pc));
+    assert!(e.world.attackers_consistent());
+    assert!(e.world.attackers_of(mobs[2]).is_empty());
+    e.world.extract_char(pc);
+    assert!(e.world.attackers_consistent());
+    assert!(e.world.ch(mobs[3]).unwrap().fighting.is_none(), "its opponent left: it fights no one");
+}
+
 #[tokio::test]
 async fn a_bank_keeps_coins_and_the_record_keeps_the_bank() {
     let (mut e, _dir) = engine();
