@@ -9,7 +9,6 @@ use serde_json::{json, Value};
 
 use super::character::Char;
 use super::tables::{Position, WEAR_SLOTS};
-use super::targeting::target_string;
 use super::world::World;
 use crate::worldfile::DIR_NAMES;
 
@@ -109,7 +108,9 @@ pub struct RoomVars {
     pub room_name: String,
     pub room_exits: Vec<&'static str>,
     pub room_mobs: Vec<RoomMobVar>,
-    pub room_items: Vec<ItemVar>,
+    /// Shared with the last flush's when the floor has not changed (a floor piled with
+    /// corpses is not rebuilt every pulse).
+    pub room_items: Arc<Vec<ItemVar>>,
 }
 
 /// Every variable but `EVENTS`, as typed values (cheap to compare).
@@ -160,19 +161,29 @@ pub fn visible_exits(world: &World, room: usize) -> Vec<&'static str> {
 }
 
 fn item_vars(world: &World, ids: &[u64]) -> Vec<ItemVar> {
-    let objs: Vec<_> = ids.iter().filter_map(|i| world.objs.get(i)).collect();
-    let kws: Vec<&str> = objs.iter().map(|o| o.keywords.as_str()).collect();
-    objs.iter()
-        .enumerate()
-        .map(|(i, o)| ItemVar {
+    // Each item's number (`2.corpse`) counts the items before it that answer to its
+    // keyword (`targeting::target_string`'s rule). Those are counted by their keyword
+    // lists, each distinct one once: a floor piled with five hundred corpses is a few
+    // lists, where reading every item before each was 125,000 comparisons a pulse.
+    let mut seen: Vec<(&str, usize)> = Vec::new();
+    let mut out = Vec::with_capacity(ids.len());
+    for o in ids.iter().filter_map(|i| world.objs.get(i)) {
+        let kw = super::targeting::first_keyword(&o.keywords);
+        let n = seen.iter().filter(|(k, _)| super::targeting::is_name(&kw, k)).map(|(_, c)| c).sum::<usize>() + 1;
+        match seen.iter_mut().find(|(k, _)| *k == o.keywords) {
+            Some((_, c)) => *c += 1,
+            None => seen.push((&o.keywords, 1)),
+        }
+        out.push(ItemVar {
             name: o.short_descr.clone(),
             vnum: o.vnum,
             instance_id: obj_instance_id(o.vnum, o.id),
-            target_string: target_string(&kws, i),
+            target_string: if n == 1 { kw } else { format!("{n}.{kw}") },
             id: o.id,
             keywords_hash: keywords_hash(&o.keywords),
-        })
-        .collect()
+        });
+    }
+    out
 }
 
 fn keywords_hash(k: &str) -> u64 {
@@ -220,7 +231,7 @@ fn same_equipment(world: &World, ch: &Char, prev: &[(usize, EquipVar)]) -> bool 
     n == prev.len()
 }
 
-pub fn room_vars(world: &World, room_id: usize) -> RoomVars {
+pub fn room_vars(world: &World, room_id: usize, prev: Option<&RoomVars>) -> RoomVars {
     let room = &world.rooms[room_id];
     // Each mob's target string counts who answers to its keyword before it in the room
     // (everyone: that is how `kill 2.rat` is read), through the occupants' signatures, so
@@ -242,7 +253,10 @@ pub fn room_vars(world: &World, room_id: usize) -> RoomVars {
         room_name: room.proto.name.clone(),
         room_exits: visible_exits(world, room_id),
         room_mobs,
-        room_items: item_vars(world, &room.contents),
+        room_items: match prev {
+            Some(p) if same_items(world, &room.contents, &p.room_items) => p.room_items.clone(),
+            _ => Arc::new(item_vars(world, &room.contents)),
+        },
     }
 }
 
@@ -289,7 +303,7 @@ pub fn compute_cached(
         cache
             .entry(ch.room)
             .or_insert_with(|| {
-                let fresh = room_vars(world, ch.room);
+                let fresh = room_vars(world, ch.room, prev.get(&ch.room).map(|p| &**p));
                 match prev.get(&ch.room) {
                     Some(old) if **old == fresh => old.clone(),
                     _ => Arc::new(fresh),
@@ -334,7 +348,7 @@ thread_local! {
 
 fn empty_room() -> Arc<RoomVars> {
     thread_local! {
-        static EMPTY: Arc<RoomVars> = Arc::new(RoomVars { room_vnum: 0, room_name: String::new(), room_exits: Vec::new(), room_mobs: Vec::new(), room_items: Vec::new() });
+        static EMPTY: Arc<RoomVars> = Arc::new(RoomVars { room_vnum: 0, room_name: String::new(), room_exits: Vec::new(), room_mobs: Vec::new(), room_items: Arc::new(Vec::new()) });
     }
     EMPTY.with(|e| e.clone())
 }
@@ -451,5 +465,46 @@ mod tests {
         assert!(differs(&two, &worn, 16) && differs(&two, &worn, 17));
         assert_eq!(worn, fresh(&w, None));
         assert!(Arc::ptr_eq(&worn.equipment, &fresh(&w, Some(&worn)).equipment));
+    }
+
+    /// A floor that has not changed is the last flush's list, shared; any object
+    /// dropped makes a new one, equal to a fresh computation.
+    #[test]
+    fn an_unchanged_floor_is_shared() {
+        let proto = crate::worldfile::load(&crate::worldfile::StarterWorld).unwrap().world;
+        let vnums: Vec<u32> = proto.objs.iter().map(|o| o.vnum).take(3).collect();
+        let mut w = World::new(proto);
+        for v in &vnums {
+            let o = w.create_obj(*v).unwrap();
+            w.obj_to_room(o, 0);
+        }
+        let first = room_vars(&w, 0, None);
+        let again = room_vars(&w, 0, Some(&first));
+        assert!(Arc::ptr_eq(&first.room_items, &again.room_items));
+        let o = w.create_obj(vnums[0]).unwrap();
+        w.obj_to_room(o, 0);
+        let more = room_vars(&w, 0, Some(&again));
+        assert!(!Arc::ptr_eq(&again.room_items, &more.room_items));
+        assert_eq!(more, room_vars(&w, 0, None));
+    }
+
+    proptest::proptest! {
+        /// Items are numbered as `targeting::target_string` numbers them, however their
+        /// keywords repeat and prefix one another.
+        #[test]
+        fn item_numbers_follow_the_targeting_rule(kws in proptest::collection::vec("(the |a )?(rat|ra|rats|corpse|cor|sword|a)( rat| corpse| x)?", 0..40)) {
+            let proto = crate::worldfile::load(&crate::worldfile::StarterWorld).unwrap().world;
+            let vnum = proto.objs[0].vnum;
+            let mut w = World::new(proto);
+            let ids: Vec<u64> = kws.iter().map(|k| {
+                let o = w.create_obj(vnum).unwrap();
+                w.objs.get_mut(&o).unwrap().keywords = k.clone();
+                o
+            }).collect();
+            let refs: Vec<&str> = kws.iter().map(String::as_str).collect();
+            let got: Vec<String> = item_vars(&w, &ids).into_iter().map(|v| v.target_string).collect();
+            let want: Vec<String> = (0..refs.len()).map(|i| crate::game::targeting::target_string(&refs, i)).collect();
+            proptest::prop_assert_eq!(got, want);
+        }
     }
 }
