@@ -131,6 +131,10 @@ impl Engine {
     }
 
     pub fn combat_round(&mut self) {
+        // Debug builds (every test) check the index of who fights whom against the
+        // characters once a round.
+        #[cfg(debug_assertions)]
+        assert!(self.world.attackers_consistent(), "World::attackers says what Char::fighting says");
         let fighters: Vec<CharId> = self.world.chars.values().filter(|c| c.fighting.is_some()).map(|c| c.id).collect();
         for (n, id) in fighters.into_iter().enumerate() {
             if n % 256 == 255 {

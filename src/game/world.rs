@@ -358,8 +358,9 @@ impl World {
         self.attackers.get(&id).cloned().unwrap_or_default()
     }
 
-    /// Whether the index of attackers says what the characters say (tests).
-    #[cfg(test)]
+    /// Whether the index of attackers says what the characters say (checked by debug
+    /// builds at every combat round).
+    #[cfg(any(test, debug_assertions))]
     pub fn attackers_consistent(&self) -> bool {
         let mut want: FxHashMap<CharId, Vec<CharId>> = FxHashMap::default();
         for c in self.chars.values() {

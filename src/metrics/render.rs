@@ -164,6 +164,12 @@ pub fn render(s: &Sources) -> String {
             i.last_lag_ms.load(Relaxed) as f64 / 1000.0,
         );
         p.one("pawns_search_failures_total", "counter", "Index commits that failed.", c(&i.failures));
+        p.one(
+            "pawns_search_batches_read_back_total",
+            "counter",
+            "Record batches the indexer read back from the data file instead of taking them from the recorder (dropped hand-offs, catching up at start, rebuilds).",
+            c(&i.read_back),
+        );
     }
 
     // Dreams.

@@ -5,7 +5,7 @@
 //! commit names. Every `every` (a few seconds) it commits what it read, so a record is
 //! searchable at most one interval after it became durable.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -45,6 +45,9 @@ pub struct IndexerStats {
     /// While a rebuild runs: the batch it must reach (0 otherwise).
     pub rebuild_target: AtomicU64,
     pub failures: AtomicU64,
+    /// Batches read back from the data file rather than handed over by the recorder (a
+    /// dropped hand-off, a start behind the log, a rebuild): each is decoded again.
+    pub read_back: AtomicU64,
 }
 
 enum IndexMsg {
@@ -56,18 +59,30 @@ enum IndexMsg {
     Stop,
 }
 
-/// Batches held in memory for the indexer at most; beyond that the recorder's hand-offs
-/// are dropped and the indexer reads those batches back from the file.
-const FEED_DEPTH: usize = 64;
+/// Batches held in memory for the indexer at most, and their records: beyond either
+/// the recorder's hand-offs are dropped and the indexer reads those batches back from
+/// the file. The indexer takes them every `--index-every` (2 s): a busy recorder commits
+/// 25-40 batches a second, and the old bound of 64 batches dropped hand-offs at 10,000
+/// agents, each then read and decoded again. The records bound keeps a stalled indexer
+/// from holding more than a few seconds of a crowd's records.
+const FEED_DEPTH: usize = 4096;
+const FEED_RECORDS: usize = 400_000;
 
 /// The recorder's side: hands each committed batch to the indexer without waiting and
 /// without the indexer having to read and decode it back from redb. Losing one (queue
 /// full, indexer rebuilding) costs nothing but a read: the file is the source of truth.
-pub struct IndexFeed(mpsc::SyncSender<(u64, Vec<EventRecord>)>);
+pub struct IndexFeed(mpsc::SyncSender<(u64, Vec<EventRecord>)>, Arc<AtomicUsize>);
 
 impl IndexFeed {
     pub fn committed(&self, batch: u64, records: Vec<EventRecord>) {
-        let _ = self.0.try_send((batch, records));
+        let n = records.len();
+        if self.1.load(Ordering::Relaxed) + n > FEED_RECORDS {
+            return;
+        }
+        self.1.fetch_add(n, Ordering::Relaxed);
+        if self.0.try_send((batch, records)).is_err() {
+            self.1.fetch_sub(n, Ordering::Relaxed);
+        }
     }
 }
 
@@ -115,6 +130,8 @@ pub fn spawn_indexer(store: Arc<Store>, every: Duration) -> Result<(IndexerHandl
     }
     let (tx, rx) = mpsc::channel();
     let (feed_tx, feed_rx) = mpsc::sync_channel(FEED_DEPTH);
+    let fed = Arc::new(AtomicUsize::new(0));
+    let fed_here = fed.clone();
     let (ix, st) = (index.clone(), stats.clone());
     let (ready_tx, ready_rx) = mpsc::sync_channel(1);
     let thread = std::thread::Builder::new().name("pawns-indexer".into()).spawn(move || {
@@ -129,17 +146,19 @@ pub fn spawn_indexer(store: Arc<Store>, every: Duration) -> Result<(IndexerHandl
             }
         };
         let _ = ready_tx.send(Ok(()));
-        run(Source { store, feed: feed_rx }, ix, writer, rx, st, every)
+        run(Source { store, feed: feed_rx, fed: fed_here }, ix, writer, rx, st, every)
     })?;
     let started = ready_rx.recv().map_err(|_| std::io::Error::other("the indexer thread ended before opening its writer"));
     started??;
-    Ok((IndexerHandle { tx, index, stats }, IndexFeed(feed_tx), IndexerThread(Some(thread))))
+    Ok((IndexerHandle { tx, index, stats }, IndexFeed(feed_tx, fed), IndexerThread(Some(thread))))
 }
 
 /// Where the indexer reads: batches the recorder handed over, else the file.
 struct Source {
     store: Arc<Store>,
     feed: mpsc::Receiver<(u64, Vec<EventRecord>)>,
+    /// Records waiting in `feed`.
+    fed: Arc<AtomicUsize>,
 }
 
 fn run(src: Source, ix: Arc<SearchIndex>, mut w: IndexWriter, rx: mpsc::Receiver<IndexMsg>, st: Arc<IndexerStats>, every: Duration) {
@@ -203,12 +222,15 @@ fn step(
     let mut added = 0;
     while deadline.is_none_or(|d| Instant::now() < d) {
         let Ok((batch, records)) = src.feed.try_recv() else { break };
+        src.fed.fetch_sub(records.len(), Ordering::Relaxed);
         if batch <= *at {
             continue;
         }
         if batch > *at + 1 {
             // A gap (a hand-off was dropped): the file has everything up to here and more.
+            let from = *at;
             added += catch_up(&src.store, ix, w, at, deadline, &mut |_, _| {}, &mut seen)?;
+            st.read_back.fetch_add(*at - from, Ordering::Relaxed);
             continue;
         }
         for group in super::index::shared_groups(&records) {
@@ -218,7 +240,9 @@ fn step(
         added += records.len() as u64;
         *at = batch;
     }
+    let from = *at;
     added += catch_up(&src.store, ix, w, at, deadline, &mut |_, _| {}, &mut seen)?;
+    st.read_back.fetch_add(*at - from, Ordering::Relaxed);
     if added == 0 && !*dirty {
         return Ok(());
     }

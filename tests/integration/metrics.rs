@@ -120,6 +120,7 @@ async fn metrics_scrape_shows_sessions_commands_pulses_and_the_record() {
         "pawns_record_commit_batch_records",
         "pawns_search_index_lag_batches",
         "pawns_search_index_lag_seconds",
+        "pawns_search_batches_read_back_total",
         "pawns_dream_queue_length",
         "pawns_dream_duration_seconds",
         "process_cpu_seconds_total",

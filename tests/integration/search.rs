@@ -154,6 +154,15 @@ async fn the_index_catches_up_rebuilds_and_is_read_from_the_file() {
         assert!(Instant::now() < deadline, "the rebuild never finished: {st}");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    // Rebuilt: every batch was read back from the file, and /metrics counts them (what
+    // dropped hand-offs would show on a busy server).
+    let (_, m) = http_get(s.addr, "/metrics").await;
+    let read_back: f64 = m
+        .lines()
+        .find_map(|l| l.strip_prefix("pawns_search_batches_read_back_total "))
+        .and_then(|v| v.trim().parse().ok())
+        .expect("the read-back counter is in /metrics");
+    assert!(read_back >= before["indexed_batch"].as_f64().unwrap(), "{read_back} batches read back; {before}");
 
     // A damaged index directory is rebuilt at the next start.
     let db = s.cfg.db.clone();
