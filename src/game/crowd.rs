@@ -104,6 +104,8 @@ fn notice(slots: &[Gathered], oldest: usize) -> Option<String> {
     let mut headings: Vec<(&str, Vec<&str>)> = Vec::new();
     for (heading, who) in ordered().flat_map(|g| g.deeds.iter()) {
         match headings.iter_mut().find(|(h, _)| *h == heading.as_str()) {
+            // Someone turned back (or fleeing) again within the second is named once.
+            Some((_, names)) if names.contains(&who.as_str()) => {}
             Some((_, names)) => names.push(who),
             None => headings.push((heading, vec![who])),
         }

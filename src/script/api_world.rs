@@ -17,7 +17,7 @@ use super::tables::{self, char_of, int, obj_of, room_of};
 use crate::game::engine::Engine;
 use crate::game::spells::{Affect, AffectKind};
 use crate::game::tables::{item_type, wear_flag};
-use crate::game::world::{CharId, ObjId, ObjLoc};
+use crate::game::world::{ObjId, ObjLoc};
 
 /// The original's `AFF_*` bit indexes that name something pawns has.
 fn affect_of(bit: i64) -> Option<AffectKind> {
@@ -110,8 +110,7 @@ pub fn register(lua: &Lua) -> mlua::Result<()> {
     query(lua, "extchar", |e, _, v| {
         // Mobs only: a script never deletes a player.
         if let Some(c) = char_of(e, v).filter(|c| e.world.ch(*c).is_some_and(|c| c.is_npc())) {
-            let foes: Vec<CharId> = e.world.chars.values().filter(|o| o.fighting == Some(c)).map(|o| o.id).collect();
-            for f in foes {
+            for f in e.world.attackers_of(c) {
                 e.stop_fighting(f);
             }
             e.world.extract_char(c);

@@ -235,7 +235,7 @@ async fn in_a_crowd_a_guard_turning_people_back_is_told_once_in_a_notice() {
         })
         .collect();
     texts(&mut e, &mut seen);
-    for w in &walkers[..3] {
+    for w in walkers[..3].iter().chain(&walkers[..1]) {
         e.dispatch(*w, dir);
         assert_eq!(e.world.ch(*w).unwrap().room, room, "still blocked in a crowd");
     }
@@ -246,6 +246,9 @@ async fn in_a_crowd_a_guard_turning_people_back_is_told_once_in_a_notice() {
     let heard = texts(&mut e, &mut seen);
     assert!(heard.contains("Turned back by"), "the notice tells it: {heard}");
     assert_eq!(heard.matches("Turned back by").count(), 1, "once, for all three: {heard}");
+    let line = heard.split("Turned back by").nth(1).and_then(|l| l.split('.').next()).unwrap_or_default();
+    let first = e.world.ch(walkers[0]).unwrap().name.to_string();
+    assert_eq!(line.matches(first.as_str()).count(), 1, "turned back twice, named once: {line}");
     assert!(e.world.ch(bystander).is_some());
 }
 
