@@ -53,10 +53,12 @@ pub struct Queued {
 pub struct EventEntry {
     #[serde(rename = "type")]
     pub kind: &'static str,
+    /// Shared with the message it stands beside (a room's broadcast is one text for
+    /// every agent there, not a copy each).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
+    pub text: Option<std::sync::Arc<str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub from: Option<String>,
+    pub from: Option<std::sync::Arc<str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -359,7 +359,7 @@ impl Engine {
                     k,
                     EventEntry {
                         kind: "kill",
-                        text: Some(format!("You killed {v_name} (level {v_level}).")),
+                        text: Some(format!("You killed {v_name} (level {v_level}).").into()),
                         from: None,
                         command: None,
                         count: None,
@@ -393,7 +393,7 @@ impl Engine {
             victim,
             EventEntry {
                 kind: "death",
-                text: Some(format!("You were killed{}.", killer.map(|k| format!(" by {}", self.pers(k))).unwrap_or_default())),
+                text: Some(format!("You were killed{}.", killer.map(|k| format!(" by {}", self.pers(k))).unwrap_or_default()).into()),
                 from: None,
                 command: None,
                 count: None,
@@ -414,10 +414,11 @@ impl Engine {
     }
 
     fn room_event_agents(&mut self, room: usize, except: CharId, kind: &'static str, text: &str) {
+        let text: std::sync::Arc<str> = text.into();
         let people: Vec<CharId> = self.world.rooms[room].people.iter().copied().filter(|p| *p != except).collect();
         for p in people {
             if self.world.ch(p).is_some_and(|c| c.is_agent()) {
-                self.push_event(p, EventEntry { kind, text: Some(text.to_string()), from: None, command: None, count: None });
+                self.push_event(p, EventEntry { kind, text: Some(text.clone()), from: None, command: None, count: None });
             }
         }
     }
@@ -529,7 +530,10 @@ impl Engine {
         c.max_moves += mv;
         let level = c.level;
         self.send_event(id, EventKind::LevelUp, format!("You rise a level! You are now level {level}."), None);
-        self.push_event(id, EventEntry { kind: "level_up", text: Some(format!("Level {level}.")), from: None, command: None, count: None });
+        self.push_event(
+            id,
+            EventEntry { kind: "level_up", text: Some(format!("Level {level}.").into()), from: None, command: None, count: None },
+        );
         self.save_char(id);
     }
 }

@@ -164,13 +164,7 @@ impl Engine {
             if self.world.ch(p).is_some_and(|c| c.is_agent()) {
                 self.push_event(
                     p,
-                    EventEntry {
-                        kind: events_type,
-                        text: Some(text.to_string()),
-                        from: from.as_deref().map(str::to_string),
-                        command: None,
-                        count: None,
-                    },
+                    EventEntry { kind: events_type, text: Some(text.clone()), from: from.clone(), command: None, count: None },
                 );
             }
         }

@@ -59,7 +59,7 @@ impl Engine {
         self.send_event(ch, EventKind::Tell, format!("You tell {vname}, '{msg}'"), None);
         self.send_event(v, EventKind::Tell, crate::game::messaging::capitalize(&format!("{name} tells you, '{msg}'")), Some(name.clone()));
         if self.world.ch(v).is_some_and(|c| c.is_agent()) {
-            self.push_event(v, EventEntry { kind: "tell", text: Some(msg.to_string()), from: Some(name), command: None, count: None });
+            self.push_event(v, EventEntry { kind: "tell", text: Some(msg.into()), from: Some(name.into()), command: None, count: None });
         }
         CmdStatus::Ok
     }
@@ -84,7 +84,7 @@ impl Engine {
             if agent {
                 self.push_event(
                     p,
-                    EventEntry { kind: events_type, text: Some(msg.to_string()), from: Some(name.clone()), command: None, count: None },
+                    EventEntry { kind: events_type, text: Some(msg.into()), from: Some(name.as_str().into()), command: None, count: None },
                 );
             }
         }
