@@ -150,14 +150,17 @@ impl Engine {
         self.room_event(room, &[who], kind, ty, &super::messaging::capitalize(text), Some(&name));
     }
 
+    /// The room `who` stands in, if it is a crowd.
+    fn crowd_of(&self, who: CharId) -> Option<RoomId> {
+        let room = self.world.ch(who)?.room;
+        (self.world.rooms[room].people.len() > CROWD).then_some(room)
+    }
+
     /// In a crowd, something `who` did that the whole room would be told (a guard turning
     /// them back, a flight) is gathered under `heading` for the next notice instead;
     /// returns whether it was (else the caller tells the room as CircleMUD did).
     pub fn note_crowd_deed(&mut self, who: CharId, heading: &str) -> bool {
-        let Some(room) = self.world.ch(who).map(|c| c.room) else { return false };
-        if self.world.rooms[room].people.len() <= CROWD {
-            return false;
-        }
+        let Some(room) = self.crowd_of(who) else { return false };
         let name = self.pers(who);
         self.crowd.now(room).deeds.push((heading.to_string(), name));
         true
@@ -166,10 +169,7 @@ impl Engine {
     /// In a crowd, someone appearing where they stand (the dead waking at the temple) is
     /// gathered with the arrivals; returns whether it was.
     pub fn note_crowd_arrival(&mut self, who: CharId) -> bool {
-        let Some(room) = self.world.ch(who).map(|c| c.room) else { return false };
-        if self.world.rooms[room].people.len() <= CROWD {
-            return false;
-        }
+        let Some(room) = self.crowd_of(who) else { return false };
         let name = self.pers(who);
         self.crowd.now(room).arriving.push(name);
         true
