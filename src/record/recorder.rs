@@ -4,9 +4,9 @@
 //! record is durable once its batch commits: it waits at most `MAX_GATHER` for company,
 //! then the commit (a few ms) runs.
 //!
-//! Each commit writes one chunk per session (see `pawns_storage::log`); the recorder
-//! also keeps, per running session, the batches holding it since its last span segment,
-//! and writes them when the session ends and at each sweep.
+//! Each commit appends one row to the log's tail, whatever the number of sessions in it
+//! (see `pawns_storage::log`); every `SWEEP_EVERY`, or sooner once `SWEEP_RECORDS` have
+//! gathered there, a commit also packs the tail into one chunk per session (a sweep).
 //!
 //! One long-lived thread does every write, so the large buffers a batch needs are
 //! allocated and freed on the same thread, and no commit waits for a pool to wake.
@@ -16,7 +16,6 @@
 //! the disk (or the CPU) is not keeping up, and the engine's admission holds input back
 //! and puts pulses off while it is far behind (`game/admission.rs`), which bounds it.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::Arc;
@@ -36,9 +35,12 @@ const GATHER_MARGIN_US: u64 = 6_000;
 const GATHER_NAP_US: u64 = 10_000;
 /// Most records in one transaction (a bigger backlog commits in several).
 const MAX_BATCH: usize = 20_000;
-/// How often every running session's list of batches is written (a sweep): a reader
-/// of a running session looks up each batch committed since the last one.
+/// How often the tail is packed into one chunk per session (a sweep): a reader of a
+/// session decompresses each tail row since the last one.
 const SWEEP_EVERY: Duration = Duration::from_secs(10);
+/// A sweep comes sooner once this many records wait in the tail, so a crowd's tail (and
+/// what a sweep holds in memory and compresses at once) stays a few tens of MB.
+const SWEEP_RECORDS: u64 = 100_000;
 /// How often the recorder logs its throughput.
 const REPORT_EVERY: Duration = Duration::from_secs(30);
 
@@ -206,7 +208,7 @@ fn run(
     feed: Option<crate::search::IndexFeed>,
     mut dream: Option<crate::memory::DreamFeed>,
 ) {
-    let mut spans = Spans::default();
+    let mut sweeps = Sweeps::default();
     let mut late = crate::metrics::LateWindow::new(crate::metrics::COMMIT_WINDOW);
     let mut report = Instant::now();
     let mut reported = (0u64, 0u64, 0u64);
@@ -270,7 +272,7 @@ fn run(
             }
         }
         let t = Instant::now();
-        commit(&store, &st, &mut spans, batch, feed.as_ref(), dream.as_mut(), &mut late);
+        commit(&store, &st, &mut sweeps, batch, feed.as_ref(), dream.as_mut(), &mut late);
         let took = t.elapsed().as_micros() as u64;
         commit_avg_us = (commit_avg_us * 4 + took) / 5;
         for f in flushes {
@@ -291,19 +293,26 @@ fn run(
             reported = now;
         }
     }
+    // Stopping: the tail is packed, so the file is left with every session's chunks
+    // listed (a crash leaves it to the next start).
+    if sweeps.tail_records > 0 {
+        if let Err(e) = store.write_records(&RecordBatch { sweep: true, ..Default::default() }) {
+            tracing::error!(code = e.code(), "packing the record's tail at stop failed: {e}");
+        }
+    }
 }
 
-/// Running sessions → the batches holding their records since their last span segment.
+/// When the tail was last packed, and how many records it has gathered since.
 #[derive(Default)]
-struct Spans {
-    pending: HashMap<u64, Vec<u64>>,
+struct Sweeps {
     last_sweep: Option<Instant>,
+    tail_records: u64,
 }
 
 fn commit(
     store: &Store,
     st: &RecorderStats,
-    spans: &mut Spans,
+    sweeps: &mut Sweeps,
     mut batch: RecordBatch,
     feed: Option<&crate::search::IndexFeed>,
     dream: Option<&mut crate::memory::DreamFeed>,
@@ -314,23 +323,10 @@ fn commit(
         return;
     }
     let oldest_us = batch.records.iter().map(|r| r.at_us).min();
-    // The store writes each session's records as one chunk; the index is fed them in
+    // The store writes each session's records as one part; the index is fed them in
     // that same order, as it would read them back from the file.
     batch.records.sort_by_key(|r| r.session);
-    let mut present: Vec<u64> = batch.records.iter().map(|r| r.session).collect();
-    present.dedup();
-    let ended: Vec<u64> = batch.sessions.iter().filter(|s| s.ended_us.is_some()).map(|s| s.session).collect();
-    // A sweep lists every running session's batches, so `spans_through` can move here.
-    let sweep = spans.last_sweep.is_none_or(|t| t.elapsed() >= SWEEP_EVERY);
-    if sweep {
-        let mut all: Vec<u64> = spans.pending.keys().copied().chain(present.iter().copied()).chain(ended.iter().copied()).collect();
-        all.sort_unstable();
-        all.dedup();
-        batch.spans = all.into_iter().map(|s| (s, spans.pending.get(&s).cloned().unwrap_or_default())).collect();
-        batch.sweep = true;
-    } else {
-        batch.spans = ended.iter().map(|s| (*s, spans.pending.get(s).cloned().unwrap_or_default())).collect();
-    }
+    batch.sweep = sweeps.last_sweep.is_none_or(|t| t.elapsed() >= SWEEP_EVERY) || sweeps.tail_records + n >= SWEEP_RECORDS;
     let t = Instant::now();
     match store.write_records(&batch) {
         Ok(id) => {
@@ -340,21 +336,14 @@ fn commit(
             if let Some(d) = dream {
                 d.committed(&batch);
             }
-            // What the spans just written listed is no longer pending.
-            if sweep {
-                spans.pending.clear();
-                spans.last_sweep = Some(Instant::now());
-            }
-            for s in &ended {
-                spans.pending.remove(s);
+            if batch.sweep {
+                sweeps.last_sweep = Some(Instant::now());
+                sweeps.tail_records = 0;
+            } else {
+                sweeps.tail_records += n;
             }
             if id > 0 {
                 st.last_id.store(id, Ordering::Relaxed);
-                if !sweep {
-                    for s in present.iter().filter(|s| !ended.contains(s)) {
-                        spans.pending.entry(*s).or_default().push(id);
-                    }
-                }
                 st.watch.publish(&batch.records);
                 if let Some(f) = feed {
                     f.committed(id, std::mem::take(&mut batch.records));

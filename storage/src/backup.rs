@@ -23,7 +23,8 @@ pub struct Inventory {
     pub sessions: u64,
     /// Group commits in the record log (their ids run 1..=last_batch).
     pub record_batches: u64,
-    /// (batch, session) chunks: one per session per commit (since schema 5).
+    /// (batch, session) chunks: one per session per commit (schema 5 to 9), one per
+    /// session per sweep (since schema 10).
     #[serde(default)]
     pub record_chunks: u64,
     pub last_batch: u64,
@@ -74,6 +75,9 @@ impl Store {
         copy(&rtx, &dst, tables::MIND, &mut p)?;
         copy(&rtx, &dst, tables::MIND_META, &mut p)?;
         copy(&rtx, &dst, tables::BOARDS, &mut p)?;
+        copy(&rtx, &dst, tables::DREAM_LOG, &mut p)?;
+        copy(&rtx, &dst, tables::JOURNAL, &mut p)?;
+        copy(&rtx, &dst, tables::RECORD_TAIL, &mut p)?;
         drop(dst);
         let (copy, _) = Store::open(out)?;
         copy.inventory()
@@ -128,7 +132,10 @@ fn rows(rtx: &ReadTransaction) -> Result<u64, StoreError> {
         + count(rtx, tables::RESIDENTS)?
         + count(rtx, tables::MIND)?
         + count(rtx, tables::MIND_META)?
-        + count(rtx, tables::BOARDS)?)
+        + count(rtx, tables::BOARDS)?
+        + count(rtx, tables::DREAM_LOG)?
+        + count(rtx, tables::JOURNAL)?
+        + count(rtx, tables::RECORD_TAIL)?)
 }
 
 /// Copies one table, a few thousand rows per write transaction.

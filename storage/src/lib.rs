@@ -10,6 +10,7 @@ pub mod log;
 pub mod memory;
 pub mod migrate;
 pub mod mind;
+pub mod parts;
 pub mod recording;
 pub mod records;
 pub mod tables;

@@ -1,25 +1,31 @@
 //! The record log: what every group commit wrote, keyed so that reading one session
 //! costs that session's records, not the log.
 //!
-//! - `record_chunks` ((batch, session) → the session's records of that batch): each
-//!   commit appends its chunks at the end of the tree (batch ids only grow), and a
-//!   reader that follows the log (the search index, a restore check) reads it in key
-//!   order.
-//! - `session_spans` ((session, first batch) → batches holding the session): the
-//!   recorder writes a segment when a session ends and, for every running session, at
-//!   each sweep; META `spans_through` names the batch through which every session's
-//!   list is complete.
+//! - `record_tail` (batch → a parts value, a part per session): each group commit
+//!   appends one row, whatever the number of sessions recording, compressed together
+//!   (see `parts`). This is what makes a record durable.
+//! - `record_chunks` ((batch, session) → the session's records): at each sweep (every
+//!   10 s, sooner under load) every tail row is packed, one value per session keyed by
+//!   the sweep's batch, holding the session's records of each batch since the last
+//!   sweep (a parts value keyed by batch), and the tail is emptied in the same
+//!   transaction. Chunks written before migration 10 hold one batch each (a codec
+//!   value); both read the same. A pack's key is never below a batch it holds, and
+//!   every key is below every tail row's batch, so the log reads in batch order.
+//! - `session_spans` ((session, first key of the segment) → chunk keys holding it): the
+//!   sweep writes one per session it packed; META `spans_through` names the batch
+//!   through which every session's list is complete (everything after it is the tail).
 //!
-//! Reading a session: its segments, then one point lookup per listed batch; a running
-//! session also looks up each batch after `spans_through` (a sweep's worth at most).
-//! Nothing here trusts the spans for durability: the chunks are the record, written in
-//! the same transaction as the rest of the batch, and a crash's lost pending spans are
-//! found again by `close_open_sessions` from the chunk keys alone.
+//! Reading a session: its segments, one point lookup per listed chunk, then the tail (a
+//! sweep's worth at most: each row is decompressed, only this session's part decoded).
+//! Nothing here trusts the spans for durability: the tail rows are the record, and a
+//! crash's unpacked tail is packed when the next start closes the sessions it left open.
 
+use std::cell::OnceCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use redb::{ReadOnlyTable, ReadTransaction, ReadableDatabase, ReadableTable};
+use redb::{ReadOnlyTable, ReadTransaction, ReadableDatabase, ReadableTable, ReadableTableMetadata, Table};
 
+use crate::parts::{is_parts, Parts, PartsWriter};
 use crate::{codec, day_of, redb_err, tables, EventRecord, RecordBatch, RecordBody, SessionMeta, Store, StoreError};
 
 /// What a scan of one session read.
@@ -29,29 +35,40 @@ pub struct SessionScan {
     pub records: u64,
     /// The last batch that held one of them (0: none).
     pub last_batch: u64,
-    /// Chunks decoded: the session's own, never anyone else's.
+    /// Values of its own decoded: packs and chunks of this session, and tail rows that
+    /// held a part of it (only that part decoded), never anyone else's chunks.
     pub chunks: u64,
 }
+
+/// One session's records of one batch.
+type Part = (u64, Vec<EventRecord>);
 
 /// One read transaction's view of the log.
 struct LogView {
     chunks: ReadOnlyTable<(u64, u64), &'static [u8]>,
     spans: ReadOnlyTable<(u64, u64), &'static [u8]>,
+    tail: ReadOnlyTable<u64, &'static [u8]>,
     through: u64,
+    /// The last chunk key's batch, and the last batch of all (a tail row's, if any).
+    last_chunk: u64,
     last: u64,
+    /// The tail rows, decompressed once for every session this view reads.
+    tail_rows: OnceCell<Vec<(u64, Parts)>>,
 }
 
 impl LogView {
     fn open(tx: &ReadTransaction) -> Result<LogView, StoreError> {
         let chunks = tx.open_table(tables::RECORD_CHUNKS).map_err(redb_err)?;
         let spans = tx.open_table(tables::SESSION_SPANS).map_err(redb_err)?;
+        let tail = tx.open_table(tables::RECORD_TAIL).map_err(redb_err)?;
         let meta = tx.open_table(tables::META).map_err(redb_err)?;
         let through = meta.get(tables::SPANS_THROUGH).map_err(redb_err)?.map(|v| u64_le(v.value())).unwrap_or(0);
-        let last = chunks.last().map_err(redb_err)?.map(|(k, _)| k.value().0).unwrap_or(0);
-        Ok(LogView { chunks, spans, through, last })
+        let last_chunk = chunks.last().map_err(redb_err)?.map(|(k, _)| k.value().0).unwrap_or(0);
+        let last_tail = tail.last().map_err(redb_err)?.map(|(k, _)| k.value()).unwrap_or(0);
+        Ok(LogView { chunks, spans, tail, through, last_chunk, last: last_chunk.max(last_tail), tail_rows: OnceCell::new() })
     }
 
-    /// The batches listed for a session by its segments, ascending.
+    /// The chunk keys listed for a session by its segments, ascending.
     fn listed(&self, session: u64) -> Result<Vec<u64>, StoreError> {
         let mut ids = Vec::new();
         for row in self.spans.range((session, 0)..=(session, u64::MAX)).map_err(redb_err)? {
@@ -63,14 +80,14 @@ impl LogView {
         Ok(ids)
     }
 
-    /// Every batch holding the session's records, ascending. An ended session's list is
-    /// complete (its end wrote the last segment); a running one's is complete through
-    /// `spans_through`, and each batch after that is looked up.
-    fn batches(&self, meta: &SessionMeta) -> Result<Vec<u64>, StoreError> {
+    /// Every chunk key holding the session's records, ascending. Its segments list them
+    /// through `spans_through`; a running session of a file written before migration 10
+    /// may also have single-batch chunks after that, each looked up.
+    fn chunk_keys(&self, meta: &SessionMeta) -> Result<Vec<u64>, StoreError> {
         let mut ids = self.listed(meta.session)?;
         if meta.ended_us.is_none() && meta.first_batch != u64::MAX {
             let from = self.through.saturating_add(1).max(meta.first_batch.max(1)).max(ids.last().map_or(0, |l| l + 1));
-            for b in from..=self.last {
+            for b in from..=self.last_chunk {
                 if self.chunks.get((b, meta.session)).map_err(redb_err)?.is_some() {
                     ids.push(b);
                 }
@@ -79,34 +96,112 @@ impl LogView {
         Ok(ids)
     }
 
-    fn chunk(&self, batch: u64, session: u64) -> Result<Vec<EventRecord>, StoreError> {
-        match self.chunks.get((batch, session)).map_err(redb_err)? {
-            Some(v) => codec::decode(v.value()),
-            None => Ok(Vec::new()),
-        }
+    /// The session's parts under chunk key `key` (a pack: one per batch it holds; an
+    /// older chunk: one, its key's batch), appended to `out`. Returns the values decoded.
+    fn chunk_parts(&self, key: u64, session: u64, out: &mut Vec<Part>) -> Result<u64, StoreError> {
+        let Some(v) = self.chunks.get((key, session)).map_err(redb_err)? else { return Ok(0) };
+        push_parts(key, v.value(), out)?;
+        Ok(1)
     }
+
+    /// The session's parts in the tail rows from batch `from` on, appended to `out`.
+    /// Returns the rows that held one.
+    fn tail_parts(&self, session: u64, from: u64, out: &mut Vec<Part>) -> Result<u64, StoreError> {
+        if self.tail_rows.get().is_none() {
+            let mut rows = Vec::new();
+            for row in self.tail.iter().map_err(redb_err)? {
+                let (k, v) = row.map_err(redb_err)?;
+                rows.push((k.value(), Parts::decode(v.value())?));
+            }
+            let _ = self.tail_rows.set(rows);
+        }
+        let mut n = 0;
+        for (b, parts) in self.tail_rows.get().into_iter().flatten().filter(|(b, _)| *b >= from) {
+            if let Some(bytes) = parts.get(session)? {
+                out.push((*b, codec::decode(bytes)?));
+                n += 1;
+            }
+        }
+        Ok(n)
+    }
+
+    /// One session's parts from batch `from` on, in batch order; the values decoded.
+    fn session_parts(&self, meta: &SessionMeta, from: u64, out: &mut Vec<Part>) -> Result<u64, StoreError> {
+        let mut n = 0;
+        for key in self.chunk_keys(meta)?.into_iter().filter(|k| *k >= from) {
+            n += self.chunk_parts(key, meta.session, out)?;
+        }
+        n += self.tail_parts(meta.session, from, out)?;
+        Ok(n)
+    }
+}
+
+/// A chunk's parts: a pack's, each keyed by its batch, or an older chunk whole under its
+/// key's batch.
+fn push_parts(key: u64, v: &[u8], out: &mut Vec<Part>) -> Result<(), StoreError> {
+    if is_parts(v) {
+        for p in Parts::decode(v)?.iter() {
+            let (b, bytes) = p?;
+            out.push((b, codec::decode(bytes)?));
+        }
+    } else {
+        out.push((key, codec::decode(v)?));
+    }
+    Ok(())
 }
 
 fn u64_le(b: &[u8]) -> u64 {
     b.try_into().map(u64::from_le_bytes).unwrap_or(0)
 }
 
+/// Packs every tail row into one chunk per session keyed by the newest row's batch,
+/// lists each in the session's spans, and empties the tail. Returns that key (none: the
+/// tail was empty).
+fn pack_tail(
+    tail: &mut Table<u64, &[u8]>,
+    chunks: &mut Table<(u64, u64), &[u8]>,
+    spans: &mut Table<(u64, u64), &[u8]>,
+) -> Result<Option<u64>, StoreError> {
+    let mut rows = Vec::new();
+    for row in tail.iter().map_err(redb_err)? {
+        let (k, v) = row.map_err(redb_err)?;
+        rows.push((k.value(), Parts::decode(v.value())?));
+    }
+    let Some(key) = rows.last().map(|(b, _)| *b) else { return Ok(None) };
+    let mut by_session: BTreeMap<u64, PartsWriter> = BTreeMap::new();
+    for (b, parts) in &rows {
+        for p in parts.iter() {
+            let (session, bytes) = p?;
+            by_session.entry(session).or_default().push(*b, bytes);
+        }
+    }
+    drop(rows);
+    let listed = codec::encode(&vec![key])?;
+    let mut value = Vec::new();
+    for (session, mut w) in by_session {
+        w.finish(&mut value);
+        chunks.insert((key, session), value.as_slice()).map_err(redb_err)?;
+        spans.insert((session, key), listed.as_slice()).map_err(redb_err)?;
+    }
+    tail.retain(|_, _| false).map_err(redb_err)?;
+    Ok(Some(key))
+}
+
 impl Store {
     /// Commits one batch of the record in a single transaction: sessions replace their
-    /// rows (keeping the batch they started in), each session's records become one chunk
-    /// of the next batch, the spans asked for are written, and a sweep moves
-    /// `spans_through`. Returns the batch id (0 when the batch held no records).
+    /// rows (keeping the batch they started in), the records become one tail row (a part
+    /// per session), the spans asked for are written as given, and a sweep packs the
+    /// tail and moves `spans_through`. Returns the batch id (0 when the batch held no
+    /// records).
     pub fn write_records(&self, batch: &RecordBatch) -> Result<u64, StoreError> {
         let tx = self.database().begin_write().map_err(redb_err)?;
         let mut id = 0;
         {
             let mut chunks = tx.open_table(tables::RECORD_CHUNKS).map_err(redb_err)?;
-            let next = chunks.last().map_err(redb_err)?.map(|(k, _)| k.value().0 + 1).unwrap_or(1);
-            // Each session's records, in the order they came (seq order).
-            let mut by_session: BTreeMap<u64, Vec<&EventRecord>> = BTreeMap::new();
-            for r in &batch.records {
-                by_session.entry(r.session).or_default().push(r);
-            }
+            let mut tail = tx.open_table(tables::RECORD_TAIL).map_err(redb_err)?;
+            let last_chunk = chunks.last().map_err(redb_err)?.map(|(k, _)| k.value().0).unwrap_or(0);
+            let last_tail = tail.last().map_err(redb_err)?.map(|(k, _)| k.value()).unwrap_or(0);
+            let next = last_chunk.max(last_tail) + 1;
             if !batch.journal.is_empty() {
                 // One row per run per commit, holding the commit's chunks in order.
                 let mut runs: BTreeMap<u64, Vec<&[u8]>> = BTreeMap::new();
@@ -128,11 +223,19 @@ impl Store {
             }
             if !batch.records.is_empty() {
                 id = next;
+                // Each session's records, in the order they came (seq order).
+                let mut by_session: BTreeMap<u64, Vec<&EventRecord>> = BTreeMap::new();
+                for r in &batch.records {
+                    by_session.entry(r.session).or_default().push(r);
+                }
+                let mut w = PartsWriter::default();
                 let mut buf = Vec::with_capacity(64 * 1024);
                 for (session, rs) in &by_session {
                     codec::encode_compact_into(&mut buf, rs)?;
-                    chunks.insert((id, *session), buf.as_slice()).map_err(redb_err)?;
+                    w.push(*session, &buf);
                 }
+                w.finish(&mut buf);
+                tail.insert(id, buf.as_slice()).map_err(redb_err)?;
                 let mut days = tx.open_table(tables::RECORD_DAYS).map_err(redb_err)?;
                 let last_day = days.last().map_err(redb_err)?.map(|(k, _)| k.value());
                 let day = day_of(batch.records[0].at_us);
@@ -150,17 +253,13 @@ impl Store {
                 by_agent.insert((s.agent.as_str(), s.started_us, s.session), ()).map_err(redb_err)?;
             }
             let mut spans = tx.open_table(tables::SESSION_SPANS).map_err(redb_err)?;
-            for (session, earlier) in &batch.spans {
-                let mut ids = earlier.clone();
-                if id > 0 && by_session.contains_key(session) {
-                    ids.push(id);
-                }
+            for (session, ids) in &batch.spans {
                 if let Some(&first) = ids.first() {
-                    spans.insert((*session, first), codec::encode(&ids)?.as_slice()).map_err(redb_err)?;
+                    spans.insert((*session, first), codec::encode(ids)?.as_slice()).map_err(redb_err)?;
                 }
             }
             if batch.sweep {
-                let through = if id > 0 { id } else { next - 1 };
+                let through = pack_tail(&mut tail, &mut chunks, &mut spans)?.unwrap_or(next - 1);
                 let mut meta = tx.open_table(tables::META).map_err(redb_err)?;
                 meta.insert(tables::SPANS_THROUGH, through.to_le_bytes().as_slice()).map_err(redb_err)?;
             }
@@ -175,9 +274,15 @@ impl Store {
         Ok(LogView::open(&tx)?.last)
     }
 
+    /// Rows in the tail (committed, not yet packed by a sweep).
+    pub fn tail_rows(&self) -> Result<u64, StoreError> {
+        let tx = self.database().begin_read().map_err(redb_err)?;
+        Ok(tx.open_table(tables::RECORD_TAIL).map_err(redb_err)?.len().map_err(redb_err)?)
+    }
+
     /// Streams one session's records with `seq > after_seq` from batch `from_batch` on,
-    /// chunk by chunk (a long session is never held whole), in `seq` order; `f` gets
-    /// each with the batch that holds it. Reads only this session's chunks.
+    /// value by value (a long session is never held whole), in `seq` order; `f` gets
+    /// each with the batch that committed it. Decodes only this session's records.
     pub fn scan_session(
         &self,
         meta: &SessionMeta,
@@ -188,38 +293,46 @@ impl Store {
         let tx = self.database().begin_read().map_err(redb_err)?;
         let view = LogView::open(&tx)?;
         let mut scan = SessionScan::default();
-        for b in view.batches(meta)?.into_iter().filter(|b| *b >= from_batch) {
-            scan.chunks += 1;
-            for r in view.chunk(b, meta.session)? {
-                if r.seq > after_seq {
-                    scan.records += 1;
-                    scan.last_batch = b;
-                    f(b, r);
+        let mut parts = Vec::new();
+        let mut take = |parts: &mut Vec<Part>, scan: &mut SessionScan| {
+            for (b, rs) in parts.drain(..) {
+                for r in rs {
+                    if r.seq > after_seq {
+                        scan.records += 1;
+                        scan.last_batch = b;
+                        f(b, r);
+                    }
                 }
             }
+        };
+        for key in view.chunk_keys(meta)?.into_iter().filter(|k| *k >= from_batch) {
+            scan.chunks += view.chunk_parts(key, meta.session, &mut parts)?;
+            take(&mut parts, &mut scan);
         }
+        scan.chunks += view.tail_parts(meta.session, from_batch, &mut parts)?;
+        take(&mut parts, &mut scan);
         Ok(scan)
     }
 
     /// One session's stream, in order.
     pub fn session_records(&self, session: u64) -> Result<Vec<EventRecord>, StoreError> {
-        // A session with no row has no batches to look in.
+        // A session with no row has no chunks to look in (its tail parts are found).
         let meta = self.session(session)?.unwrap_or(SessionMeta { session, first_batch: u64::MAX, ..Default::default() });
         let mut out = Vec::new();
         self.scan_session(&meta, 0, 0, &mut |_, r| out.push(r))?;
         Ok(out)
     }
 
-    /// Many sessions' streams, each in order, from one read transaction.
+    /// Many sessions' streams, each in order, from one read transaction (the tail
+    /// decompressed once for all of them).
     pub fn sessions_records(&self, sessions: &[SessionMeta]) -> Result<HashMap<u64, Vec<EventRecord>>, StoreError> {
         let tx = self.database().begin_read().map_err(redb_err)?;
         let view = LogView::open(&tx)?;
         let mut out = HashMap::with_capacity(sessions.len());
+        let mut parts = Vec::new();
         for s in sessions {
-            let mut rs = Vec::new();
-            for b in view.batches(s)? {
-                rs.extend(view.chunk(b, s.session)?);
-            }
+            view.session_parts(s, 0, &mut parts)?;
+            let mut rs: Vec<EventRecord> = parts.drain(..).flat_map(|(_, rs)| rs).collect();
             rs.sort_by_key(|r| r.seq);
             rs.dedup_by_key(|r| r.seq);
             out.insert(s.session, rs);
@@ -227,10 +340,15 @@ impl Store {
         Ok(out)
     }
 
-    /// Sessions a stopped server left open (no end recorded): closed as `how`, their
-    /// unlisted batches found from the chunk keys after `spans_through` (no record of
-    /// anyone else is decoded), and `spans_through` moved to the end. Returns how many.
+    /// Sessions a stopped server left open (no end recorded): the tail is packed first
+    /// (so every batch is listed), then each is closed as `how` with its record count
+    /// and last record's time. In a file written before migration 10, a session's
+    /// unlisted chunks after `spans_through` are found from the chunk keys (no record
+    /// of anyone else is decoded) and listed. Returns how many were closed.
     pub fn close_open_sessions(&self, how: &str, now_us: u64) -> Result<usize, StoreError> {
+        if self.tail_rows()? > 0 {
+            self.write_records(&RecordBatch { sweep: true, ..Default::default() })?;
+        }
         let open: Vec<SessionMeta> = self.all_sessions()?.into_iter().filter(|s| s.ended_us.is_none()).collect();
         if open.is_empty() {
             return Ok(0);
@@ -249,15 +367,18 @@ impl Store {
                     unlisted.entry(s).or_default().push(b);
                 }
             }
+            let mut parts = Vec::new();
             for mut s in open {
-                let tail = unlisted.remove(&s.session).unwrap_or_default();
+                let tail: Vec<u64> = unlisted.remove(&s.session).unwrap_or_default().into_iter().filter(|b| *b >= s.first_batch).collect();
                 let mut all = view.listed(s.session)?;
-                all.extend(tail.iter().copied().filter(|b| *b >= s.first_batch));
+                all.extend(tail.iter().copied());
                 let (mut n, mut last_at) = (0u64, None);
                 for b in &all {
-                    let rs = view.chunk(*b, s.session)?;
-                    n += rs.len() as u64;
-                    last_at = rs.last().map(|r| r.at_us).or(last_at);
+                    view.chunk_parts(*b, s.session, &mut parts)?;
+                    for (_, rs) in parts.drain(..) {
+                        n += rs.len() as u64;
+                        last_at = rs.last().map(|r| r.at_us).or(last_at);
+                    }
                 }
                 s.records = n;
                 s.ended_us = Some(last_at.unwrap_or(now_us));
@@ -279,27 +400,53 @@ impl Store {
     }
 
     /// Up to `limit` batches after batch `after`, in commit order, each whole: its
-    /// sessions' chunks in session order (the order the recorder hands the index), a
+    /// sessions' records in session order (the order the recorder hands the index), a
     /// batch retention emptied still listed so a reader's watermark moves past it.
     pub fn batches_after(&self, after: u64, limit: usize) -> Result<Vec<(u64, Vec<EventRecord>)>, StoreError> {
         let tx = self.database().begin_read().map_err(redb_err)?;
-        let chunks = tx.open_table(tables::RECORD_CHUNKS).map_err(redb_err)?;
+        let view = LogView::open(&tx)?;
         let mut out: Vec<(u64, Vec<EventRecord>)> = Vec::new();
         if after == u64::MAX || limit == 0 {
             return Ok(out);
         }
-        for row in chunks.range((after + 1, 0)..).map_err(redb_err)? {
+        // The chunks under one key (a sweep's packs, or an older chunk's batch) hold
+        // whole batches between them: gathered by batch, then handed on in order.
+        let mut key = None;
+        let mut group: BTreeMap<u64, Vec<EventRecord>> = BTreeMap::new();
+        let mut parts = Vec::new();
+        let flush = |group: &mut BTreeMap<u64, Vec<EventRecord>>, out: &mut Vec<(u64, Vec<EventRecord>)>| {
+            for (b, rs) in std::mem::take(group) {
+                if out.len() < limit {
+                    out.push((b, rs));
+                }
+            }
+        };
+        for row in view.chunks.range((after + 1, 0)..).map_err(redb_err)? {
             let (k, v) = row.map_err(redb_err)?;
             let (b, _) = k.value();
-            if out.last().map(|(id, _)| *id) != Some(b) {
-                if out.len() == limit {
-                    break;
+            if key != Some(b) {
+                flush(&mut group, &mut out);
+                if out.len() >= limit {
+                    return Ok(out);
                 }
-                out.push((b, Vec::new()));
+                key = Some(b);
             }
-            if let Some((_, rs)) = out.last_mut() {
-                rs.extend(codec::decode::<Vec<EventRecord>>(v.value())?);
+            push_parts(b, v.value(), &mut parts)?;
+            for (b, rs) in parts.drain(..).filter(|(b, _)| *b > after) {
+                group.entry(b).or_default().extend(rs);
             }
+        }
+        flush(&mut group, &mut out);
+        for row in view.tail.range(after + 1..).map_err(redb_err)? {
+            if out.len() >= limit {
+                break;
+            }
+            let (k, v) = row.map_err(redb_err)?;
+            let mut rs = Vec::new();
+            for p in Parts::decode(v.value())?.iter() {
+                rs.extend(codec::decode::<Vec<EventRecord>>(p?.1)?);
+            }
+            out.push((k.value(), rs));
         }
         Ok(out)
     }
@@ -370,7 +517,9 @@ impl Store {
 
     /// Retention: drops the observations of every batch committed before day
     /// `before_day` (days since 1970-01-01, UTC), keeping decisions and transitions.
-    /// Whole days at a time, in one transaction per day. Returns the observations dropped.
+    /// Whole days at a time, in one transaction per day; then the pack that holds the
+    /// last such batches beside later ones, and the tail. Returns the observations
+    /// dropped.
     pub fn drop_observations_before(&self, before_day: u32) -> Result<u64, StoreError> {
         let days: Vec<(u32, u64)> = {
             let rtx = self.database().begin_read().map_err(redb_err)?;
@@ -382,6 +531,10 @@ impl Store {
             }
             v
         };
+        // Batches before `cutoff` were committed before the day.
+        let Some(cutoff) = days.iter().find(|(d, _)| *d >= before_day).map(|(_, id)| *id).or(days.first().map(|_| u64::MAX)) else {
+            return Ok(0);
+        };
         let mut dropped = 0;
         for (i, (day, first)) in days.iter().enumerate() {
             if *day >= before_day {
@@ -391,24 +544,87 @@ impl Store {
             let wtx = self.database().begin_write().map_err(redb_err)?;
             {
                 let mut t = wtx.open_table(tables::RECORD_CHUNKS).map_err(redb_err)?;
-                let mut rewrite = Vec::new();
-                for row in t.range((*first, 0)..(end, 0)).map_err(redb_err)? {
-                    let (k, v) = row.map_err(redb_err)?;
-                    let records: Vec<EventRecord> = codec::decode(v.value())?;
-                    let before = records.len();
-                    let kept: Vec<EventRecord> =
-                        records.into_iter().filter(|r| !matches!(r.body, RecordBody::Observation { .. })).collect();
-                    if kept.len() != before {
-                        dropped += (before - kept.len()) as u64;
-                        rewrite.push((k.value(), codec::encode(&kept)?));
-                    }
-                }
-                for (k, bytes) in rewrite {
-                    t.insert(k, bytes.as_slice()).map_err(redb_err)?;
-                }
+                dropped += strip_chunks(&mut t, *first, end, cutoff)?;
             }
             wtx.commit().map_err(redb_err)?;
         }
+        // A pack keyed after the cutoff holds the batches since the sweep before it,
+        // some of them perhaps from before the day; and so may the tail.
+        let wtx = self.database().begin_write().map_err(redb_err)?;
+        {
+            if cutoff != u64::MAX {
+                let mut t = wtx.open_table(tables::RECORD_CHUNKS).map_err(redb_err)?;
+                let key = t.range((cutoff, 0)..).map_err(redb_err)?.next().transpose().map_err(redb_err)?.map(|(k, _)| k.value().0);
+                if let Some(key) = key {
+                    dropped += strip_chunks(&mut t, key, key + 1, cutoff)?;
+                }
+            }
+            let mut tail = wtx.open_table(tables::RECORD_TAIL).map_err(redb_err)?;
+            let mut rewrite = Vec::new();
+            for row in tail.range(..cutoff).map_err(redb_err)? {
+                let (k, v) = row.map_err(redb_err)?;
+                if let Some((n, value)) = strip_value(k.value(), v.value(), |_| true)? {
+                    dropped += n;
+                    rewrite.push((k.value(), value));
+                }
+            }
+            for (k, bytes) in rewrite {
+                tail.insert(k, bytes.as_slice()).map_err(redb_err)?;
+            }
+        }
+        wtx.commit().map_err(redb_err)?;
         Ok(dropped)
     }
+}
+
+/// Drops the observations of batches before `cutoff` in the chunks keyed `from..to`.
+fn strip_chunks(t: &mut Table<(u64, u64), &[u8]>, from: u64, to: u64, cutoff: u64) -> Result<u64, StoreError> {
+    let mut dropped = 0;
+    let mut rewrite = Vec::new();
+    for row in t.range((from, 0)..(to, 0)).map_err(redb_err)? {
+        let (k, v) = row.map_err(redb_err)?;
+        if let Some((n, value)) = strip_value(k.value().0, v.value(), |b| b < cutoff)? {
+            dropped += n;
+            rewrite.push((k.value(), value));
+        }
+    }
+    for (k, bytes) in rewrite {
+        t.insert(k, bytes.as_slice()).map_err(redb_err)?;
+    }
+    Ok(dropped)
+}
+
+/// A chunk or tail value without the observations of the parts `strip` names (a pack's
+/// or a tail row's by their key; an older chunk by its batch): how many went and the
+/// new value, or none when nothing did.
+fn strip_value(batch: u64, v: &[u8], strip: impl Fn(u64) -> bool) -> Result<Option<(u64, Vec<u8>)>, StoreError> {
+    let keep = |records: Vec<EventRecord>| -> (usize, Vec<EventRecord>) {
+        let before = records.len();
+        let kept: Vec<EventRecord> = records.into_iter().filter(|r| !matches!(r.body, RecordBody::Observation { .. })).collect();
+        (before - kept.len(), kept)
+    };
+    if !is_parts(v) {
+        if !strip(batch) {
+            return Ok(None);
+        }
+        let (n, kept) = keep(codec::decode(v)?);
+        return Ok(if n == 0 { None } else { Some((n as u64, codec::encode(&kept)?)) });
+    }
+    let (mut w, mut buf, mut dropped) = (PartsWriter::default(), Vec::new(), 0u64);
+    for p in Parts::decode(v)?.iter() {
+        let (key, bytes) = p?;
+        if !strip(key) {
+            w.push(key, bytes);
+            continue;
+        }
+        let (n, kept) = keep(codec::decode(bytes)?);
+        dropped += n as u64;
+        codec::encode_compact_into(&mut buf, &kept)?;
+        w.push(key, &buf);
+    }
+    if dropped == 0 {
+        return Ok(None);
+    }
+    w.finish(&mut buf);
+    Ok(Some((dropped, buf)))
 }

@@ -251,12 +251,12 @@ pub struct RecordBatch {
     /// Sessions begun or ended (replacing their row).
     pub sessions: Vec<SessionMeta>,
     pub records: Vec<EventRecord>,
-    /// Span segments to write: (session, the earlier batches holding it not yet
-    /// listed); the store adds this batch when it holds some of the session too. The
-    /// recorder asks for one when a session ends and, at a sweep, for every running one.
+    /// Span segments to write as given: (session, chunk keys holding it). Only closing
+    /// the sessions of a file written before migration 10 asks for them; a sweep lists
+    /// what it packs itself.
     pub spans: Vec<(u64, Vec<u64>)>,
-    /// Every running session's spans are complete with this commit: `spans_through`
-    /// moves to this batch (or the last one, when this one holds no records).
+    /// Pack the log's tail with this commit (one chunk per session, listed in its
+    /// spans) and move `spans_through` to the last batch.
     pub sweep: bool,
     /// Chunks of the engine's journal: (run, encoded chunk), appended to the run in order.
     pub journal: Vec<(u64, Vec<u8>)>,

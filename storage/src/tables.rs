@@ -36,6 +36,11 @@ pub const RECORD_CHUNKS: TableDefinition<(u64, u64), &[u8]> = TableDefinition::n
 /// session ends and, for every running session, at each sweep; META `spans_through`
 /// names the batch through which every session's list is complete. Since migration 5.
 pub const SESSION_SPANS: TableDefinition<(u64, u64), &[u8]> = TableDefinition::new("session_spans");
+/// Batch id → one group commit's records not yet packed: a parts value (see `parts`)
+/// with a part per session. Each sweep packs every row here into `record_chunks` (one
+/// pack per session, keyed by the sweep's batch) and empties the table, so it holds at
+/// most a sweep's worth (10 s). Since migration 10.
+pub const RECORD_TAIL: TableDefinition<u64, &[u8]> = TableDefinition::new("record_tail");
 /// META key: every session's spans are complete through this batch id (u64 LE).
 pub const SPANS_THROUGH: &str = "spans_through";
 /// Day (days since 1970-01-01, UTC) → the first batch id committed that day.

@@ -38,7 +38,7 @@ fn new_file_gets_current_schema_and_reopens() {
     let path = dir.path().join("t.redb");
     let (store, report) = Store::open(&path).unwrap();
     assert!(report.created);
-    assert_eq!(report.migrations_applied, vec![1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    assert_eq!(report.migrations_applied, vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     assert_eq!(store.schema_version().unwrap(), migrate::CURRENT_VERSION);
     drop(store);
     let (_store, report) = Store::open(&path).unwrap();
@@ -57,8 +57,8 @@ fn a_version_1_file_is_upgraded_and_keeps_its_characters() {
         store.meta_put(migrate::VERSION_KEY, &1u32.to_le_bytes()).unwrap();
     }
     let (store, report) = Store::open(&path).unwrap();
-    assert_eq!(report.migrations_applied, vec![2, 3, 4, 5, 6, 7, 8, 9]);
-    assert_eq!(store.schema_version().unwrap(), 9);
+    assert_eq!(report.migrations_applied, vec![2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    assert_eq!(store.schema_version().unwrap(), 10);
     assert_eq!(store.character("old").unwrap().unwrap().name, "Old");
     let h = HouseRecord { room_vnum: 8004, contents: vec![ObjRecord { vnum: 1, contains: vec![] }] };
     store.put_houses(std::slice::from_ref(&h)).unwrap();
@@ -220,20 +220,18 @@ fn records_commit_in_batches_and_read_back_by_session_agent_and_id() {
             })
             .collect()
     };
-    // Running sessions are found by looking up each batch since the last sweep...
+    // Before a sweep, sessions are read from the tail rows...
+    assert_eq!(store.tail_rows().unwrap(), 2);
     assert_eq!(texts(store.session_records(1).unwrap()), ["a", "b", "d"]);
     assert_eq!(texts(store.session_records(2).unwrap()), ["c"]);
-    // ...ended ones from the spans their end wrote (session 1 ends with a last record).
+    // ...after one, from their packs (session 1 ends with a last record in the sweep).
     let mut s1_end = s1.clone();
     s1_end.ended_us = Some(11 * day + 9);
-    let third = RecordBatch {
-        sessions: vec![s1_end],
-        records: vec![rec(1, 4, 11 * day + 9, "e")],
-        spans: vec![(1, vec![1, 2])],
-        ..Default::default()
-    };
+    let third = RecordBatch { sessions: vec![s1_end], records: vec![rec(1, 4, 11 * day + 9, "e")], sweep: true, ..Default::default() };
     assert_eq!(store.write_records(&third).unwrap(), 3);
+    assert_eq!(store.tail_rows().unwrap(), 0, "the sweep packed the tail");
     assert_eq!(texts(store.session_records(1).unwrap()), ["a", "b", "d", "e"]);
+    assert_eq!(texts(store.session_records(2).unwrap()), ["c"]);
     assert_eq!(store.session(1).unwrap().unwrap().first_batch, 1, "the end keeps where the session began");
     assert_eq!(store.session(2).unwrap().unwrap().first_batch, 2);
     let after: Vec<(u64, String)> = store
@@ -304,6 +302,15 @@ fn retention_drops_old_observations_and_keeps_decisions() {
     let seqs: Vec<u64> = store.session_records(1).unwrap().iter().map(|r| r.seq).collect();
     assert_eq!(seqs, [2, 3, 4], "day 3's observation is gone; its decision and day 5 stay");
     assert_eq!(store.drop_observations_before(4).unwrap(), 0, "idempotent");
+    // Packed: a sweep on day 7 packs days 5 and 7 under one key (day 7's first batch).
+    store.write_records(&RecordBatch { records: vec![rec(1, 5, 7 * day, "newer")], sweep: true, ..Default::default() }).unwrap();
+    assert_eq!(store.tail_rows().unwrap(), 0);
+    assert_eq!(store.drop_observations_before(6).unwrap(), 1, "day 5's observation, inside day 7's pack");
+    let seqs: Vec<u64> = store.session_records(1).unwrap().iter().map(|r| r.seq).collect();
+    assert_eq!(seqs, [2, 4, 5]);
+    assert_eq!(store.drop_observations_before(6).unwrap(), 0, "idempotent");
+    assert_eq!(store.drop_observations_before(8).unwrap(), 1, "a cutoff after every batch: all of them");
+    assert_eq!(store.session_records(1).unwrap().iter().map(|r| r.seq).collect::<Vec<_>>(), [2, 4]);
 }
 
 /// A file as a version-3 build left it (a record, no memory table) opens, gains the
@@ -330,7 +337,7 @@ fn a_version_3_file_gains_memories_and_keeps_its_record() {
         store.meta_put(migrate::VERSION_KEY, &3u32.to_le_bytes()).unwrap();
     }
     let (store, report) = Store::open(&path).unwrap();
-    assert_eq!(report.migrations_applied, vec![4, 5, 6, 7, 8, 9]);
+    assert_eq!(report.migrations_applied, vec![4, 5, 6, 7, 8, 9, 10]);
     assert_eq!(store.session_records(7).unwrap().len(), 1);
     assert_eq!(store.memory::<Vec<String>>("ann").unwrap(), None);
     store.put_memory("Ann", &vec!["a memory".to_string()]).unwrap();
@@ -352,8 +359,9 @@ fn running(session: u64) -> SessionMeta {
     SessionMeta { session, agent: format!("a{session}"), started_us: session, ..Default::default() }
 }
 
-/// Reading one session decodes that session's chunks and no one else's, whether it is
-/// running (spans through the last sweep, then a lookup per later batch) or ended.
+/// Reading one session decodes that session's records and no one else's: its packs
+/// (one per sweep it was in), then the tail rows since the last sweep that hold a part
+/// of it (only that part decoded).
 #[test]
 fn one_session_costs_its_own_chunks_not_the_log() {
     let dir = tempfile::tempdir().unwrap();
@@ -362,7 +370,6 @@ fn one_session_costs_its_own_chunks_not_the_log() {
     let all: Vec<SessionMeta> = (1..=100).map(running).collect();
     store.write_records(&RecordBatch { sessions: all.clone(), ..Default::default() }).unwrap();
     let mut seqs = vec![0u64; 101];
-    let mut pending: Vec<Vec<u64>> = vec![Vec::new(); 101];
     for b in 1..=200u64 {
         let mut batch = RecordBatch::default();
         for s in 1..=100u64 {
@@ -371,71 +378,149 @@ fn one_session_costs_its_own_chunks_not_the_log() {
                 batch.records.push(obs_of(s, seqs[s as usize]));
             }
         }
-        // A sweep at batch 150 lists every running session's batches so far.
-        if b == 150 {
-            batch.sweep = true;
-            batch.spans = (1..=100u64).map(|s| (s, std::mem::take(&mut pending[s as usize]))).collect();
-        }
-        let id = store.write_records(&batch).unwrap();
-        assert_eq!(id, b);
-        if b != 150 {
-            for s in 1..=100u64 {
-                if s != 1 || b % 10 == 0 {
-                    pending[s as usize].push(id);
-                }
-            }
-        }
+        // Sweeps at batches 100 and 150 pack everything so far.
+        batch.sweep = b == 100 || b == 150;
+        assert_eq!(store.write_records(&batch).unwrap(), b);
     }
+    assert_eq!(store.tail_rows().unwrap(), 50);
     let meta = store.session(1).unwrap().unwrap();
     let mut got = Vec::new();
     let scan = store.scan_session(&meta, 0, 0, &mut |b, r| got.push((b, r.seq))).unwrap();
     assert_eq!(scan.records, 20);
-    assert_eq!(scan.chunks, 20, "twenty chunks of its own, none of the 99 others' 19,800");
-    assert_eq!(got.first(), Some(&(10, 1)));
+    assert_eq!(scan.chunks, 7, "two packs and five tail rows of its own, none of the others' 199 packs");
+    assert_eq!(got.first(), Some(&(10, 1)), "each record with the batch that committed it");
+    assert_eq!(got[10], (110, 11));
     assert_eq!(got.last(), Some(&(200, 20)));
-    // From a watermark's batch on: only the chunks from there.
+    // From a watermark's batch on: only the values from there.
     let tail = store.scan_session(&meta, 15, 160, &mut |_, _| {}).unwrap();
     assert_eq!((tail.records, tail.chunks, tail.last_batch), (5, 5, 200));
-    // The session ends: its last segment lists the batches since the sweep.
+    let mid = store.scan_session(&meta, 9, 105, &mut |_, _| {}).unwrap();
+    assert_eq!((mid.records, mid.chunks), (10, 6), "the pack at 150 holds 110..150, the tail 160..200");
+    // The session ends: read the same.
     let mut end = meta.clone();
     end.ended_us = Some(9);
-    store.write_records(&RecordBatch { sessions: vec![end], spans: vec![(1, pending[1].clone())], ..Default::default() }).unwrap();
+    store.write_records(&RecordBatch { sessions: vec![end], ..Default::default() }).unwrap();
     let ended = store.session(1).unwrap().unwrap();
     let scan = store.scan_session(&ended, 0, 0, &mut |_, _| {}).unwrap();
-    assert_eq!((scan.records, scan.chunks), (20, 20));
+    assert_eq!((scan.records, scan.chunks), (20, 7));
     assert_eq!(store.session_records(2).unwrap().len(), 200);
-    assert_eq!(store.batches_after(0, 5).unwrap().len(), 5);
+    // Following the log: batches whole and in order, across packs and the tail.
+    assert_eq!(store.batches_after(0, 5).unwrap().iter().map(|(b, _)| *b).collect::<Vec<_>>(), [1, 2, 3, 4, 5]);
+    let across = store.batches_after(97, 6).unwrap();
+    assert_eq!(across.iter().map(|(b, _)| *b).collect::<Vec<_>>(), [98, 99, 100, 101, 102, 103]);
+    assert_eq!(across[2].1.len(), 100, "batch 100 holds session 1 too");
+    assert_eq!(across[2].1.iter().map(|r| r.session).collect::<Vec<_>>(), (1..=100).collect::<Vec<_>>(), "in session order");
     assert_eq!(store.batches_after(195, 100).unwrap().iter().map(|(b, _)| *b).collect::<Vec<_>>(), [196, 197, 198, 199, 200]);
+    assert_eq!(store.records_after(0, usize::MAX).unwrap().len(), 99 * 200 + 20);
 }
 
-/// A crash loses the spans the recorder had not written yet; the next start finds those
-/// batches from the chunk keys and closes the sessions with every record.
+/// Whatever the sweeps, the log reads back what was written: each session in seq order
+/// with the batch that committed each record, and the whole log in batch order.
 #[test]
-fn spans_lost_in_a_crash_are_found_again_when_sessions_close() {
+fn the_log_reads_the_same_whatever_the_sweeps() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = Store::open(dir.path().join("t.redb")).unwrap();
+    store.write_records(&RecordBatch { sessions: (1..=7).map(running).collect(), ..Default::default() }).unwrap();
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut rand = move |n: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % n
+    };
+    let mut seqs = [0u64; 8];
+    let mut want: Vec<Vec<(u64, u64)>> = vec![Vec::new(); 8];
+    let mut log: Vec<(u64, Vec<(u64, u64)>)> = Vec::new();
+    for _ in 0..300 {
+        let mut batch = RecordBatch { sweep: rand(17) == 0, ..Default::default() };
+        for s in 1..=7u64 {
+            for _ in 0..rand(3) {
+                seqs[s as usize] += 1;
+                batch.records.push(obs_of(s, seqs[s as usize]));
+            }
+        }
+        let id = store.write_records(&batch).unwrap();
+        if id > 0 {
+            let mut in_batch: Vec<(u64, u64)> = batch.records.iter().map(|r| (r.session, r.seq)).collect();
+            in_batch.sort_by_key(|(s, _)| *s);
+            for (s, seq) in &in_batch {
+                want[*s as usize].push((id, *seq));
+            }
+            log.push((id, in_batch));
+        }
+    }
+    for s in 1..=7u64 {
+        let meta = store.session(s).unwrap().unwrap();
+        let mut got = Vec::new();
+        store.scan_session(&meta, 0, 0, &mut |b, r| got.push((b, r.seq))).unwrap();
+        assert_eq!(got, want[s as usize], "session {s}");
+    }
+    let all: Vec<(u64, Vec<(u64, u64)>)> = store
+        .batches_after(0, usize::MAX)
+        .unwrap()
+        .into_iter()
+        .map(|(b, rs)| (b, rs.iter().map(|r| (r.session, r.seq)).collect()))
+        .collect();
+    assert_eq!(all, log);
+    for after in [0, 1, 37, 150, log.last().unwrap().0] {
+        let some: Vec<u64> = store.batches_after(after, 9).unwrap().iter().map(|(b, _)| *b).collect();
+        let model: Vec<u64> = log.iter().map(|(b, _)| *b).filter(|b| *b > after).take(9).collect();
+        assert_eq!(some, model, "after {after}");
+    }
+    let metas: Vec<SessionMeta> = (1..=7).map(|s| store.session(s).unwrap().unwrap()).collect();
+    let many = store.sessions_records(&metas).unwrap();
+    for s in 1..=7u64 {
+        assert_eq!(many[&s].iter().map(|r| r.seq).collect::<Vec<_>>(), want[s as usize].iter().map(|(_, q)| *q).collect::<Vec<_>>());
+    }
+}
+
+/// A backup holds every table: the tail not yet packed, the engine's journal and the
+/// dream log too (before, those two were left behind).
+#[test]
+fn a_backup_holds_the_tail_the_journal_and_the_dream_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = Store::open(dir.path().join("t.redb")).unwrap();
+    store.write_records(&RecordBatch { sessions: vec![running(1)], records: vec![obs_of(1, 1)], sweep: true, ..Default::default() }).unwrap();
+    store.write_records(&RecordBatch { records: vec![obs_of(1, 2)], journal: vec![(5, b"boot".to_vec())], ..Default::default() }).unwrap();
+    {
+        let tx = store.database().begin_write().unwrap();
+        tx.open_table(tables::DREAM_LOG).unwrap().insert(("ann", 9), b"a dream".as_slice()).unwrap();
+        tx.commit().unwrap();
+    }
+    assert_eq!(store.tail_rows().unwrap(), 1);
+    let out = dir.path().join("b.redb");
+    store.backup_to(&out, &mut |_, _| {}).unwrap();
+    let (copy, _) = Store::open(&out).unwrap();
+    assert_eq!(copy.session_records(1).unwrap().iter().map(|r| r.seq).collect::<Vec<_>>(), [1, 2]);
+    assert_eq!(copy.tail_rows().unwrap(), 1);
+    assert_eq!(copy.journal_runs().unwrap(), [5]);
+    use redb::{ReadableDatabase, ReadableTableMetadata};
+    assert_eq!(copy.database().begin_read().unwrap().open_table(tables::DREAM_LOG).unwrap().len().unwrap(), 1);
+}
+
+/// A crash leaves the tail unpacked; the next start packs it and closes the sessions it
+/// left open with every record.
+#[test]
+fn a_crash_left_tail_is_packed_when_sessions_close() {
     let dir = tempfile::tempdir().unwrap();
     let (store, _) = Store::open(dir.path().join("t.redb")).unwrap();
     store.write_records(&RecordBatch { sessions: vec![running(1), running(2)], ..Default::default() }).unwrap();
     store.write_records(&RecordBatch { records: vec![obs_of(1, 1), obs_of(2, 1)], ..Default::default() }).unwrap();
-    store
-        .write_records(&RecordBatch {
-            records: vec![obs_of(1, 2)],
-            spans: vec![(1, vec![1]), (2, vec![1])],
-            sweep: true,
-            ..Default::default()
-        })
-        .unwrap();
-    // After the sweep (through batch 2), batches the recorder never listed.
+    store.write_records(&RecordBatch { records: vec![obs_of(1, 2)], sweep: true, ..Default::default() }).unwrap();
+    // After the sweep (through batch 2), batches the recorder never packed.
     store.write_records(&RecordBatch { records: vec![obs_of(2, 2)], ..Default::default() }).unwrap();
     store.write_records(&RecordBatch { records: vec![obs_of(1, 3), obs_of(3, 1)], ..Default::default() }).unwrap();
     // A running session is read whole before the close too.
     assert_eq!(store.session_records(1).unwrap().iter().map(|r| r.seq).collect::<Vec<_>>(), [1, 2, 3]);
     assert_eq!(store.close_open_sessions("server_stopped", 99).unwrap(), 2);
+    assert_eq!(store.tail_rows().unwrap(), 0);
     let s1 = store.session(1).unwrap().unwrap();
     assert_eq!((s1.records, s1.ended_us), (3, Some(1_003)));
     let s2 = store.session(2).unwrap().unwrap();
     assert_eq!(s2.records, 2);
-    assert_eq!(store.scan_session(&s2, 0, 0, &mut |_, _| {}).unwrap().chunks, 2);
+    assert_eq!(store.scan_session(&s2, 0, 0, &mut |_, _| {}).unwrap().chunks, 2, "its two packs");
     assert_eq!(store.session_records(1).unwrap().len(), 3);
+    assert_eq!(store.session_records(3).unwrap().len(), 1, "a session without a row is found in its pack");
 }
 
 /// A file as a version-4 build left it (everyone's records mixed in one row per commit)
@@ -469,7 +554,7 @@ fn a_version_4_record_log_is_converted_to_session_chunks() {
         store.meta_put(migrate::VERSION_KEY, &4u32.to_le_bytes()).unwrap();
     }
     let (store, report) = Store::open(&path).unwrap();
-    assert_eq!(report.migrations_applied, vec![5, 6, 7, 8, 9]);
+    assert_eq!(report.migrations_applied, vec![5, 6, 7, 8, 9, 10]);
     assert_eq!(store.last_record_id().unwrap(), 3);
     let seqs = |s: u64| store.session_records(s).unwrap().iter().map(|r| r.seq).collect::<Vec<_>>();
     assert_eq!(seqs(1), [1, 2, 3]);
@@ -490,7 +575,7 @@ fn a_version_5_file_gains_chat_rooms_and_residents() {
         store.meta_put(migrate::VERSION_KEY, &5u32.to_le_bytes()).unwrap();
     }
     let (store, report) = Store::open(&path).unwrap();
-    assert_eq!(report.migrations_applied, vec![6, 7, 8, 9]);
+    assert_eq!(report.migrations_applied, vec![6, 7, 8, 9, 10]);
     assert_eq!(store.character("old").unwrap().unwrap().name, "Old");
     assert!(store.chat_rooms().unwrap().is_empty() && store.residents().unwrap().is_empty());
     let room = ChatRoomRecord {

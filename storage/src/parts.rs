@@ -1,0 +1,171 @@
+//! Parts: many encoded chunks in one value, LZ4-compressed together.
+//!
+//! The record log writes two kinds of them (see `log`):
+//! - a tail row (`record_tail`, one per group commit): its parts are keyed by session,
+//!   each that session's records of the commit;
+//! - a pack (`record_chunks`, one per session per sweep): its parts are keyed by the
+//!   batch that committed them, each the session's records of that batch.
+//!
+//! Layout: the version byte `PARTS_VERSION`, the payload's length (u32 LE), then the
+//! payload LZ4-compressed (a block). The payload is, per part, its key (u64 LE), its
+//! length (u32 LE) and its bytes (a `codec::encode_compact` value). Compressing a whole
+//! commit together is what pays: the same room text is seen by many in one commit, and
+//! one session's ten seconds are mostly the same rooms, so a pack is a fifth of its
+//! records' size where one session's chunk of one commit would be half.
+
+use crate::StoreError;
+
+/// The first byte of a parts value; the codec's own versions are 1 and 2, so a chunk
+/// tells a pack from a single encoded chunk by it, and an older build refuses a pack
+/// with "unknown record version 3" instead of misreading it.
+pub const PARTS_VERSION: u8 = 3;
+/// Largest payload a parts value may claim (a damaged length never allocates more).
+const MAX_PAYLOAD: usize = 1 << 30;
+
+/// Whether a stored value is a parts value.
+pub fn is_parts(v: &[u8]) -> bool {
+    v.first() == Some(&PARTS_VERSION)
+}
+
+/// Gathers parts and compresses them into one value.
+#[derive(Default)]
+pub struct PartsWriter {
+    raw: Vec<u8>,
+    n: usize,
+}
+
+impl PartsWriter {
+    pub fn push(&mut self, key: u64, bytes: &[u8]) {
+        self.raw.extend_from_slice(&key.to_le_bytes());
+        self.raw.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+        self.raw.extend_from_slice(bytes);
+        self.n += 1;
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// Uncompressed bytes gathered.
+    pub fn raw_len(&self) -> usize {
+        self.raw.len()
+    }
+
+    /// The value to store (and the writer emptied for the next one).
+    pub fn finish(&mut self, out: &mut Vec<u8>) {
+        out.clear();
+        out.push(PARTS_VERSION);
+        out.extend_from_slice(&(self.raw.len() as u32).to_le_bytes());
+        let at = out.len();
+        out.resize(at + lz4_flex::block::get_maximum_output_size(self.raw.len()), 0);
+        let len = lz4_flex::block::compress_into(&self.raw, &mut out[at..]).expect("lz4 output sized for the worst case");
+        out.truncate(at + len);
+        self.raw.clear();
+        self.n = 0;
+    }
+}
+
+/// A parts value decompressed; `iter` walks its parts in the order they were pushed.
+pub struct Parts {
+    raw: Vec<u8>,
+}
+
+impl Parts {
+    pub fn decode(v: &[u8]) -> Result<Parts, StoreError> {
+        let bad = |what: &str| StoreError::Codec(format!("record parts: {what}"));
+        let Some((&PARTS_VERSION, rest)) = v.split_first() else { return Err(bad("not a parts value")) };
+        let (len, body) = rest.split_at_checked(4).ok_or_else(|| bad("no length"))?;
+        let len = u32::from_le_bytes([len[0], len[1], len[2], len[3]]) as usize;
+        if len > MAX_PAYLOAD {
+            return Err(bad("claims more than 1 GiB"));
+        }
+        let mut raw = vec![0u8; len];
+        let got = lz4_flex::block::decompress_into(body, &mut raw).map_err(|e| bad(&e.to_string()))?;
+        if got != len {
+            return Err(bad("shorter than its length"));
+        }
+        Ok(Parts { raw })
+    }
+
+    /// Each part's key and bytes; a part that runs past the end is an error.
+    pub fn iter(&self) -> impl Iterator<Item = Result<(u64, &[u8]), StoreError>> {
+        let mut rest = self.raw.as_slice();
+        std::iter::from_fn(move || {
+            if rest.is_empty() {
+                return None;
+            }
+            let Some((head, tail)) = rest.split_at_checked(12) else {
+                rest = &[];
+                return Some(Err(StoreError::Codec("record parts: a part's header is cut".into())));
+            };
+            let key = u64::from_le_bytes(head[..8].try_into().unwrap_or_default());
+            let len = u32::from_le_bytes(head[8..12].try_into().unwrap_or_default()) as usize;
+            let Some((bytes, after)) = tail.split_at_checked(len) else {
+                rest = &[];
+                return Some(Err(StoreError::Codec("record parts: a part runs past the end".into())));
+            };
+            rest = after;
+            Some(Ok((key, bytes)))
+        })
+    }
+
+    /// The part under `key`, if any (the first one).
+    pub fn get(&self, key: u64) -> Result<Option<&[u8]>, StoreError> {
+        for p in self.iter() {
+            let (k, bytes) = p?;
+            if k == key {
+                return Ok(Some(bytes));
+            }
+        }
+        Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts_round_trip_in_order_and_compress_repeats() {
+        let mut w = PartsWriter::default();
+        let text = b"Brenda [agent] is standing here.\n".repeat(40);
+        for k in [7u64, 3, 9] {
+            w.push(k, &text);
+        }
+        w.push(1, b"");
+        let mut v = Vec::new();
+        w.finish(&mut v);
+        assert!(w.is_empty());
+        assert!(is_parts(&v));
+        assert!(v.len() * 10 < text.len() * 3, "{} bytes for three copies of {}", v.len(), text.len());
+        let p = Parts::decode(&v).unwrap();
+        let got: Vec<(u64, usize)> = p.iter().map(|r| r.map(|(k, b)| (k, b.len())).unwrap()).collect();
+        assert_eq!(got, [(7, text.len()), (3, text.len()), (9, text.len()), (1, 0)]);
+        assert_eq!(p.get(9).unwrap(), Some(text.as_slice()));
+        assert_eq!(p.get(4).unwrap(), None);
+    }
+
+    #[test]
+    fn damaged_parts_are_errors_never_panics() {
+        let mut w = PartsWriter::default();
+        w.push(1, b"hello world hello world");
+        let mut v = Vec::new();
+        w.finish(&mut v);
+        for cut in 0..v.len() {
+            let _ = Parts::decode(&v[..cut]).map(|p| p.iter().count());
+        }
+        let mut huge = v.clone();
+        huge[1..5].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(Parts::decode(&huge).is_err());
+        assert!(Parts::decode(&[2, 1, 2]).is_err(), "a codec value is not parts");
+        // A payload whose part claims more than there is.
+        let mut w = PartsWriter::default();
+        w.raw.extend_from_slice(&5u64.to_le_bytes());
+        w.raw.extend_from_slice(&100u32.to_le_bytes());
+        w.raw.extend_from_slice(b"short");
+        w.n = 1;
+        w.finish(&mut v);
+        let p = Parts::decode(&v).unwrap();
+        assert!(p.iter().next().unwrap().is_err());
+    }
+}
