@@ -21,6 +21,7 @@ fn main() -> ExitCode {
             }
             // The engine thread keeps the process's priority; the rest go lower.
             pawns::priority::set_thread_nice(a.thread_nice);
+            pawns::priority::set_record_nice(a.record_nice);
             builder.on_thread_start(pawns::priority::background_thread);
         }
         // The load generator runs on one worker thread by default so that, on a small

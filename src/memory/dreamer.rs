@@ -223,7 +223,7 @@ pub fn spawn_dreamer(store: Arc<Store>, opts: DreamOptions, threshold: u64) -> s
     let stopping = Arc::new(AtomicBool::new(false));
     let opts = DreamOptions { cancel: Some(stopping.clone()), ..opts };
     let thread = std::thread::Builder::new().name("pawns-dreamer".into()).spawn(move || {
-        crate::priority::background_thread();
+        crate::priority::record_thread();
         run(store, opts, rx, stats)
     })?;
     let feed =

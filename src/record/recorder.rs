@@ -195,7 +195,7 @@ pub fn spawn_recorder(
     }
     let st = stats.clone();
     let thread = std::thread::Builder::new().name("pawns-recorder".into()).spawn(move || {
-        crate::priority::background_thread();
+        crate::priority::record_thread();
         run(store, rx, st, feed, dream)
     })?;
     Ok((RecorderHandle { tx, stats }, RecorderThread(Some(thread))))

@@ -137,7 +137,7 @@ pub fn spawn_indexer(store: Arc<Store>, every: Duration) -> Result<(IndexerHandl
     let thread = std::thread::Builder::new().name("pawns-indexer".into()).spawn(move || {
         // The writer is made here so that tantivy's own threads (merges, segment
         // updates), which it starts, inherit this thread's lower priority.
-        crate::priority::background_thread();
+        crate::priority::record_thread();
         let writer = match ix.writer() {
             Ok(w) => w,
             Err(e) => {

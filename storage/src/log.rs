@@ -150,6 +150,13 @@ fn push_parts(key: u64, v: &[u8], out: &mut Vec<Part>) -> Result<(), StoreError>
     Ok(())
 }
 
+thread_local! {
+    /// The writing thread's buffers (the recorder's, a long-lived one): a commit's parts
+    /// and its value, kept between commits so a busy log does not grow and fault in
+    /// fresh ones tens of times a second.
+    static SCRATCH: std::cell::RefCell<(PartsWriter, Vec<u8>)> = std::cell::RefCell::new((PartsWriter::default(), Vec::new()));
+}
+
 fn u64_le(b: &[u8]) -> u64 {
     b.try_into().map(u64::from_le_bytes).unwrap_or(0)
 }
@@ -168,21 +175,28 @@ fn pack_tail(
         rows.push((k.value(), Parts::decode(v.value())?));
     }
     let Some(key) = rows.last().map(|(b, _)| *b) else { return Ok(None) };
-    let mut by_session: BTreeMap<u64, PartsWriter> = BTreeMap::new();
+    // Each session's parts, in batch order, pointing into the rows (one writer and one
+    // value buffer serve every session: no buffer grows per session).
+    let mut by_session: BTreeMap<u64, Vec<(u64, &[u8])>> = BTreeMap::new();
     for (b, parts) in &rows {
         for p in parts.iter() {
             let (session, bytes) = p?;
-            by_session.entry(session).or_default().push(*b, bytes);
+            by_session.entry(session).or_default().push((*b, bytes));
         }
     }
-    drop(rows);
     let listed = codec::encode(&vec![key])?;
-    let mut value = Vec::new();
-    for (session, mut w) in by_session {
-        w.finish(&mut value);
-        chunks.insert((key, session), value.as_slice()).map_err(redb_err)?;
-        spans.insert((session, key), listed.as_slice()).map_err(redb_err)?;
-    }
+    SCRATCH.with_borrow_mut(|(w, value)| -> Result<(), StoreError> {
+        w.clear();
+        for (session, parts) in by_session {
+            for (b, bytes) in parts {
+                w.push(b, bytes);
+            }
+            w.finish(value);
+            chunks.insert((key, session), value.as_slice()).map_err(redb_err)?;
+            spans.insert((session, key), listed.as_slice()).map_err(redb_err)?;
+        }
+        Ok(())
+    })?;
     tail.retain(|_, _| false).map_err(redb_err)?;
     Ok(Some(key))
 }
@@ -228,14 +242,16 @@ impl Store {
                 for r in &batch.records {
                     by_session.entry(r.session).or_default().push(r);
                 }
-                let mut w = PartsWriter::default();
-                let mut buf = Vec::with_capacity(64 * 1024);
-                for (session, rs) in &by_session {
-                    codec::encode_compact_into(&mut buf, rs)?;
-                    w.push(*session, &buf);
-                }
-                w.finish(&mut buf);
-                tail.insert(id, buf.as_slice()).map_err(redb_err)?;
+                SCRATCH.with_borrow_mut(|(w, buf)| -> Result<(), StoreError> {
+                    w.clear();
+                    for (session, rs) in &by_session {
+                        codec::encode_compact_into(buf, rs)?;
+                        w.push(*session, buf);
+                    }
+                    w.finish(buf);
+                    tail.insert(id, buf.as_slice()).map_err(redb_err)?;
+                    Ok(())
+                })?;
                 let mut days = tx.open_table(tables::RECORD_DAYS).map_err(redb_err)?;
                 let last_day = days.last().map_err(redb_err)?.map(|(k, _)| k.value());
                 let day = day_of(batch.records[0].at_us);

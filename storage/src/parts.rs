@@ -42,6 +42,12 @@ impl PartsWriter {
         self.n += 1;
     }
 
+    /// Forgets what was pushed (a writer reused after an error starts clean).
+    pub fn clear(&mut self) {
+        self.raw.clear();
+        self.n = 0;
+    }
+
     pub fn is_empty(&self) -> bool {
         self.n == 0
     }
