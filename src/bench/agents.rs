@@ -501,12 +501,20 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
     let elapsed = args.duration.as_secs_f64().min(start.elapsed().as_secs_f64());
     let (after, own_after, histograms_after) = closing.await.unwrap_or((None, super::serve::own_cpu(), None));
     let own_cpu = own_after - own_before;
-    let (pulses, server_replies) = match (histograms_before, histograms_after) {
-        (Some(b), Some(a)) => {
-            (Some(super::serve::bucket_delta(&b.pulses, &a.pulses)), Some(super::serve::bucket_delta(&b.replies, &a.replies)))
-        }
-        _ => (None, None),
+    let (pulses, server_replies, durable) = match (histograms_before, histograms_after) {
+        (Some(b), Some(a)) => (
+            Some(super::serve::bucket_delta(&b.pulses, &a.pulses)),
+            Some(super::serve::bucket_delta(&b.replies, &a.replies)),
+            Some(super::serve::bucket_delta(&b.durable, &a.durable)),
+        ),
+        _ => (None, None, None),
     };
+    // The record's promise: each commit's oldest record durable within 50 ms.
+    let durable = durable.and_then(|d| {
+        let commits: u64 = d.iter().map(|(_, n)| n).sum();
+        let late: u64 = d.iter().filter(|(le, _)| *le > pawns::metrics::DURABLE_PROMISE_US as f64 / 1e6).map(|(_, n)| n).sum();
+        Some((super::serve::bucket_quantile(&d, 0.99)? * 1000.0, late, commits))
+    });
     // The server's share of the round trip, as its own histogram bounds it.
     let server_reply = server_replies.as_ref().and_then(|d| {
         let (p50, p99) = (super::serve::bucket_quantile(d, 0.5)?, super::serve::bucket_quantile(d, 0.99)?);
@@ -554,6 +562,7 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
         "latency_ms": {"p50": percentile(l, 0.5), "p99": percentile(l, 0.99), "max": percentile(l, 1.0)},
         // Upper bounds of the buckets of the server's own histogram (read → written).
         "server_reply_ms": server_reply.map(|(p50, p99, n)| json!({"p50_at_most": p50, "p99_at_most": p99, "commands": n})),
+        "record_durable": durable.map(|(p99, late, commits)| json!({"p99_ms_at_most": p99, "late_commits": late, "commits": commits})),
         "frames_received": total.frames.iter().map(|(k, n, b)| (k.clone(), json!({"frames": n, "bytes": b}))).collect::<serde_json::Map<_, _>>(),
         "logged_out": total.logged_out,
         "huds": total.huds,
@@ -608,6 +617,12 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
         );
         if let Some((p50, p99, n)) = server_reply {
             println!("  in the server:     p50 ≤ {p50} ms, p99 ≤ {p99} ms (read → reply written, its /metrics buckets, {n} commands)");
+        }
+        if let Some((p99, late, commits)) = durable {
+            println!(
+                "  record durable:    p99 ≤ {p99} ms after happening, {late} of {commits} commits later than {} ms (the promise)",
+                pawns::metrics::DURABLE_PROMISE_US / 1000
+            );
         }
         let (frames, bytes) = total.frames.iter().fold((0, 0), |(f, b), (_, n, by)| (f + n, b + by));
         if frames > 0 {

@@ -131,11 +131,14 @@ pub fn own_cpu() -> f64 {
     proc_sample(std::process::id()).map(|s| s.0).unwrap_or(0.0)
 }
 
-/// Two histograms of a server's `/metrics`, as (upper bound s, cumulative count): its
-/// pulses' durations, and its commands' way from being read to their reply written.
+/// Histograms of a server's `/metrics`, as (upper bound s, cumulative count): its
+/// pulses' durations, its commands' way from being read to their reply written, and how
+/// long after happening each commit made its oldest record durable (empty when the
+/// server records nothing).
 pub struct ServerHistograms {
     pub pulses: Vec<(f64, u64)>,
     pub replies: Vec<(f64, u64)>,
+    pub durable: Vec<(f64, u64)>,
 }
 
 /// One scrape of the server's [`ServerHistograms`].
@@ -144,6 +147,7 @@ pub async fn server_histograms(base: &str) -> Option<ServerHistograms> {
     Some(ServerHistograms {
         pulses: parse_buckets(&page, "pawns_pulse_duration_seconds_bucket"),
         replies: parse_buckets(&page, "pawns_command_reply_seconds_bucket"),
+        durable: parse_buckets(&page, "pawns_record_durable_lag_seconds_bucket"),
     })
 }
 
