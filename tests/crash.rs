@@ -32,11 +32,12 @@ struct Server {
     addr: String,
 }
 
-/// `index_every`: how often the index commits (short, so kills land mid-commit too).
-fn start(db: &Path, index_every: &str) -> Server {
+/// `every`: how often the index commits and the record's tail is packed (short, so
+/// kills land mid-commit and mid-sweep too).
+fn start(db: &Path, every: &str) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_pawns"))
         .args(["serve", "--host", "127.0.0.1", "--port", "0", "--login-rate", "1000", "--login-burst", "1000", "--log", "warn"])
-        .args(["--index-every", index_every, "--db"])
+        .args(["--index-every", every, "--sweep-every", every, "--db"])
         .arg(db)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -134,7 +135,8 @@ async fn sigkill_under_load_loses_nothing_committed() {
     let kills = kills();
     let mut restarts: Vec<Duration> = Vec::new();
     for round in 0..kills {
-        // Odd rounds commit the index every 50 ms, so kills land while it indexes.
+        // Odd rounds commit the index and pack the tail every 50 ms, so kills land while
+        // it indexes and while sweeps build and apply packs.
         let began = Instant::now();
         let mut server = start(&db, if round % 2 == 1 { "50ms" } else { "2s" });
         while http(&server.addr, "GET", "/health").await.0 != 200 {

@@ -29,6 +29,10 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         bail!("--index-every must be at least 10ms");
     }
     cfg.search_every = args.index_every;
+    if args.sweep_every < Duration::from_millis(10) {
+        bail!("--sweep-every must be at least 10ms");
+    }
+    cfg.sweep_every = args.sweep_every;
     cfg.search = !args.no_search;
     cfg.dream = !args.no_dream;
     cfg.dream_threshold = args.dream_threshold;

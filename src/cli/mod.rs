@@ -221,6 +221,10 @@ pub struct ServeArgs {
     /// How often the search index commits: the most a recorded event waits to be found.
     #[arg(long, default_value = "2s", value_parser = parse_duration)]
     pub index_every: Duration,
+    /// How often the record's tail is packed into one chunk per session (a sweep; sooner
+    /// under load): the most a reader of a session decompresses beyond its own packs.
+    #[arg(long, default_value = "10s", value_parser = parse_duration)]
+    pub sweep_every: Duration,
     /// Keep no search index (search answers search_unavailable; `pawns reindex` builds one later).
     #[arg(long)]
     pub no_search: bool,

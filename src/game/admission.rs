@@ -101,7 +101,7 @@ mod tests {
         let proto = crate::worldfile::load(&crate::worldfile::StarterWorld).unwrap().world;
         let pulse = Duration::from_millis(20);
         let mut e = Engine::new(proto, EngineConfig { pulse, ..EngineConfig::default() }, saves);
-        let (rec, _thread) = crate::record::spawn_recorder(store.clone(), None, None).unwrap();
+        let (rec, _thread) = crate::record::spawn_recorder(store.clone(), None, None, crate::record::recorder::SWEEP_EVERY).unwrap();
         let stats = rec.stats.clone();
         e.recorder = Some(rec);
         // As if a starved recorder had this much waiting (it commits what it is given

@@ -5,8 +5,10 @@
 //! then the commit (a few ms) runs.
 //!
 //! Each commit appends one row to the log's tail, whatever the number of sessions in it
-//! (see `pawns_storage::log`); every `SWEEP_EVERY`, or sooner once `SWEEP_RECORDS` have
-//! gathered there, a commit also packs the tail into one chunk per session (a sweep).
+//! (see `pawns_storage::log`). Every `SWEEP_EVERY`, or sooner once `SWEEP_RECORDS` have
+//! gathered there, the packer thread builds one pack per session from the tail (from a
+//! read transaction, compressing off this thread) and the next commit applies them (a
+//! sweep), so no commit waits for a sweep's compression.
 //!
 //! One long-lived thread does every write, so the large buffers a batch needs are
 //! allocated and freed on the same thread, and no commit waits for a pool to wake.
@@ -37,7 +39,7 @@ const GATHER_NAP_US: u64 = 10_000;
 const MAX_BATCH: usize = 20_000;
 /// How often the tail is packed into one chunk per session (a sweep): a reader of a
 /// session decompresses each tail row since the last one.
-const SWEEP_EVERY: Duration = Duration::from_secs(10);
+pub const SWEEP_EVERY: Duration = Duration::from_secs(10);
 /// A sweep comes sooner once this many records wait in the tail, so a crowd's tail (and
 /// what a sweep holds in memory and compresses at once) stays a few tens of MB.
 const SWEEP_RECORDS: u64 = 100_000;
@@ -82,6 +84,8 @@ pub struct RecorderStats {
     pub late_recent: AtomicU64,
     /// Unix µs when the last commit ended.
     pub last_commit_end_us: AtomicU64,
+    /// Session packs applied by sweeps.
+    pub packed: AtomicU64,
 }
 
 impl Default for RecorderStats {
@@ -99,6 +103,7 @@ impl Default for RecorderStats {
             durable_lag: crate::metrics::Histogram::seconds(),
             late_recent: AtomicU64::new(0),
             last_commit_end_us: AtomicU64::new(0),
+            packed: AtomicU64::new(0),
         }
     }
 }
@@ -183,10 +188,12 @@ impl RecorderThread {
 /// `feed`: where committed batches go next (the search indexer), so it need not read
 /// them back from the file.
 /// `dream`: the dreamer's feed (agents' logouts and record counts).
+/// `sweep_every`: how often the tail is packed (`SWEEP_EVERY` unless told).
 pub fn spawn_recorder(
     store: Arc<Store>,
     feed: Option<crate::search::IndexFeed>,
     dream: Option<crate::memory::DreamFeed>,
+    sweep_every: Duration,
 ) -> std::io::Result<(RecorderHandle, RecorderThread)> {
     let (tx, rx) = mpsc::channel::<RecMsg>();
     let stats = Arc::new(RecorderStats::default());
@@ -194,9 +201,22 @@ pub fn spawn_recorder(
         stats.last_id.store(id, Ordering::Relaxed);
     }
     let st = stats.clone();
+    let (ask, asked) = mpsc::channel::<()>();
+    let (done, built) = mpsc::channel();
+    let packer_store = store.clone();
+    std::thread::Builder::new().name("pawns-packer".into()).spawn(move || {
+        crate::priority::record_thread();
+        // One build per request; it ends when the recorder does.
+        while asked.recv().is_ok() {
+            if done.send(packer_store.build_packs()).is_err() {
+                break;
+            }
+        }
+    })?;
+    let sweeps = Sweeps { every: sweep_every, last_sweep: Instant::now(), tail_records: 0, asked: false, ask, built };
     let thread = std::thread::Builder::new().name("pawns-recorder".into()).spawn(move || {
         crate::priority::record_thread();
-        run(store, rx, st, feed, dream)
+        run(store, rx, st, feed, dream, sweeps)
     })?;
     Ok((RecorderHandle { tx, stats }, RecorderThread(Some(thread))))
 }
@@ -207,8 +227,8 @@ fn run(
     st: Arc<RecorderStats>,
     feed: Option<crate::search::IndexFeed>,
     mut dream: Option<crate::memory::DreamFeed>,
+    mut sweeps: Sweeps,
 ) {
-    let mut sweeps = Sweeps::default();
     let mut late = crate::metrics::LateWindow::new(crate::metrics::COMMIT_WINDOW);
     let mut report = Instant::now();
     let mut reported = (0u64, 0u64, 0u64);
@@ -295,18 +315,22 @@ fn run(
     }
     // Stopping: the tail is packed, so the file is left with every session's chunks
     // listed (a crash leaves it to the next start).
-    if sweeps.tail_records > 0 {
+    if store.tail_rows().unwrap_or(0) > 0 {
         if let Err(e) = store.write_records(&RecordBatch { sweep: true, ..Default::default() }) {
             tracing::error!(code = e.code(), "packing the record's tail at stop failed: {e}");
         }
     }
 }
 
-/// When the tail was last packed, and how many records it has gathered since.
-#[derive(Default)]
+/// When the tail was last packed, how many records it has gathered since, and the
+/// packer: asked to build (at most one build at a time), its packs waiting to be applied.
 struct Sweeps {
-    last_sweep: Option<Instant>,
+    every: Duration,
+    last_sweep: Instant,
     tail_records: u64,
+    asked: bool,
+    ask: mpsc::Sender<()>,
+    built: mpsc::Receiver<Result<Option<pawns_storage::Packs>, pawns_storage::StoreError>>,
 }
 
 fn commit(
@@ -326,7 +350,20 @@ fn commit(
     // The store writes each session's records as one part; the index is fed them in
     // that same order, as it would read them back from the file.
     batch.records.sort_by_key(|r| r.session);
-    batch.sweep = sweeps.last_sweep.is_none_or(|t| t.elapsed() >= SWEEP_EVERY) || sweeps.tail_records + n >= SWEEP_RECORDS;
+    // Packs the packer has built go in with this commit.
+    if sweeps.asked {
+        match sweeps.built.try_recv() {
+            Ok(Ok(packs)) => {
+                sweeps.asked = false;
+                batch.packs = packs;
+            }
+            Ok(Err(e)) => {
+                sweeps.asked = false;
+                tracing::error!(code = e.code(), "building the record's packs failed (the tail waits for the next sweep): {e}");
+            }
+            Err(_) => {}
+        }
+    }
     let t = Instant::now();
     match store.write_records(&batch) {
         Ok(id) => {
@@ -336,11 +373,15 @@ fn commit(
             if let Some(d) = dream {
                 d.committed(&batch);
             }
-            if batch.sweep {
-                sweeps.last_sweep = Some(Instant::now());
+            if let Some(p) = &batch.packs {
+                st.packed.fetch_add(p.packs.len() as u64, Ordering::Relaxed);
+            }
+            // Time for a sweep: the packer builds from what is durable now.
+            sweeps.tail_records += n;
+            if !sweeps.asked && (sweeps.last_sweep.elapsed() >= sweeps.every || sweeps.tail_records >= SWEEP_RECORDS) {
+                sweeps.asked = sweeps.ask.send(()).is_ok();
+                sweeps.last_sweep = Instant::now();
                 sweeps.tail_records = 0;
-            } else {
-                sweeps.tail_records += n;
             }
             if id > 0 {
                 st.last_id.store(id, Ordering::Relaxed);

@@ -51,6 +51,8 @@ pub struct ServerConfig {
     pub search: bool,
     /// Time between search index commits: the most a durable record waits to be findable.
     pub search_every: std::time::Duration,
+    /// How often the record's tail is packed (`pawns serve --sweep-every`).
+    pub sweep_every: std::time::Duration,
     /// Dream (consolidate agents' memory) on logout, past the size threshold and daily.
     pub dream: bool,
     /// Records since an agent's last dream that make it dream again.
@@ -83,6 +85,7 @@ impl Default for ServerConfig {
             keep_observation_days: None,
             search: true,
             search_every: crate::search::indexer::COMMIT_EVERY,
+            sweep_every: crate::record::recorder::SWEEP_EVERY,
             dream: true,
             dream_threshold: crate::memory::dreamer::DEFAULT_THRESHOLD,
             dream_daily: Some((chrono::NaiveTime::from_hms_opt(3, 30, 0).expect("a time"), chrono_tz::America::New_York)),
@@ -325,7 +328,7 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
         (None, None, None)
     };
     let recorder = if cfg.record {
-        Some(crate::record::spawn_recorder(store.clone(), feed, dream_feed).context("cannot start the recorder thread")?)
+        Some(crate::record::spawn_recorder(store.clone(), feed, dream_feed, cfg.sweep_every).context("cannot start the recorder thread")?)
     } else {
         None
     };

@@ -10,6 +10,7 @@ pub mod log;
 pub mod memory;
 pub mod migrate;
 pub mod mind;
+pub mod pack;
 pub mod parts;
 pub mod recording;
 pub mod records;
@@ -18,6 +19,7 @@ pub mod tables;
 use std::path::{Path, PathBuf};
 
 pub use log::SessionScan;
+pub use pack::Packs;
 pub use recording::*;
 pub use records::*;
 use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata};

@@ -25,6 +25,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use redb::{ReadOnlyTable, ReadTransaction, ReadableDatabase, ReadableTable, ReadableTableMetadata, Table};
 
+use crate::pack;
 use crate::parts::{is_parts, Parts, PartsWriter};
 use crate::{codec, day_of, redb_err, tables, EventRecord, RecordBatch, RecordBody, SessionMeta, Store, StoreError};
 
@@ -161,46 +162,6 @@ fn u64_le(b: &[u8]) -> u64 {
     b.try_into().map(u64::from_le_bytes).unwrap_or(0)
 }
 
-/// Packs every tail row into one chunk per session keyed by the newest row's batch,
-/// lists each in the session's spans, and empties the tail. Returns that key (none: the
-/// tail was empty).
-fn pack_tail(
-    tail: &mut Table<u64, &[u8]>,
-    chunks: &mut Table<(u64, u64), &[u8]>,
-    spans: &mut Table<(u64, u64), &[u8]>,
-) -> Result<Option<u64>, StoreError> {
-    let mut rows = Vec::new();
-    for row in tail.iter().map_err(redb_err)? {
-        let (k, v) = row.map_err(redb_err)?;
-        rows.push((k.value(), Parts::decode(v.value())?));
-    }
-    let Some(key) = rows.last().map(|(b, _)| *b) else { return Ok(None) };
-    // Each session's parts, in batch order, pointing into the rows (one writer and one
-    // value buffer serve every session: no buffer grows per session).
-    let mut by_session: BTreeMap<u64, Vec<(u64, &[u8])>> = BTreeMap::new();
-    for (b, parts) in &rows {
-        for p in parts.iter() {
-            let (session, bytes) = p?;
-            by_session.entry(session).or_default().push((*b, bytes));
-        }
-    }
-    let listed = codec::encode(&vec![key])?;
-    SCRATCH.with_borrow_mut(|(w, value)| -> Result<(), StoreError> {
-        w.clear();
-        for (session, parts) in by_session {
-            for (b, bytes) in parts {
-                w.push(b, bytes);
-            }
-            w.finish(value);
-            chunks.insert((key, session), value.as_slice()).map_err(redb_err)?;
-            spans.insert((session, key), listed.as_slice()).map_err(redb_err)?;
-        }
-        Ok(())
-    })?;
-    tail.retain(|_, _| false).map_err(redb_err)?;
-    Ok(Some(key))
-}
-
 impl Store {
     /// Commits one batch of the record in a single transaction: sessions replace their
     /// rows (keeping the batch they started in), the records become one tail row (a part
@@ -274,8 +235,20 @@ impl Store {
                     spans.insert((*session, first), codec::encode(ids)?.as_slice()).map_err(redb_err)?;
                 }
             }
+            // Packs built off this thread, then a sweep's own: each moves `spans_through`.
+            let mut through = None;
+            if let Some(p) = &batch.packs {
+                through = pack::apply(&mut tail, &mut chunks, &mut spans, p)?;
+            }
             if batch.sweep {
-                let through = pack_tail(&mut tail, &mut chunks, &mut spans)?.unwrap_or(next - 1);
+                let rows = pack::tail_rows(&tail)?;
+                let packed = match pack::packs_of(&rows)? {
+                    Some(p) => pack::apply(&mut tail, &mut chunks, &mut spans, &p)?,
+                    None => None,
+                };
+                through = Some(packed.unwrap_or(next - 1));
+            }
+            if let Some(through) = through {
                 let mut meta = tx.open_table(tables::META).map_err(redb_err)?;
                 meta.insert(tables::SPANS_THROUGH, through.to_le_bytes().as_slice()).map_err(redb_err)?;
             }

@@ -258,6 +258,8 @@ pub struct RecordBatch {
     /// Pack the log's tail with this commit (one chunk per session, listed in its
     /// spans) and move `spans_through` to the last batch.
     pub sweep: bool,
+    /// Packs built off the writer (`Store::build_packs`) to apply with this commit.
+    pub packs: Option<crate::pack::Packs>,
     /// Chunks of the engine's journal: (run, encoded chunk), appended to the run in order.
     pub journal: Vec<(u64, Vec<u8>)>,
 }

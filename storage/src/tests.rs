@@ -474,6 +474,37 @@ fn the_log_reads_the_same_whatever_the_sweeps() {
     }
 }
 
+/// Packs built off the writer while commits go on are applied by a later commit: what
+/// came after them stays in the tail, nothing is read twice, and packs a sweep made stale
+/// are dropped.
+#[test]
+fn packs_built_off_the_writer_apply_later_and_stale_ones_are_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = Store::open(dir.path().join("t.redb")).unwrap();
+    store.write_records(&RecordBatch { sessions: vec![running(1), running(2)], ..Default::default() }).unwrap();
+    assert_eq!(store.build_packs().unwrap(), None, "an empty tail builds nothing");
+    for q in 1..=3 {
+        store.write_records(&RecordBatch { records: vec![obs_of(1, q), obs_of(2, q)], ..Default::default() }).unwrap();
+    }
+    let built = store.build_packs().unwrap().unwrap();
+    assert_eq!((built.through, built.packs.len(), built.rows), (3, 2, 3));
+    // Meanwhile the recorder commits on.
+    store.write_records(&RecordBatch { records: vec![obs_of(1, 4)], ..Default::default() }).unwrap();
+    store.write_records(&RecordBatch { records: vec![obs_of(2, 4)], packs: Some(built.clone()), ..Default::default() }).unwrap();
+    assert_eq!(store.tail_rows().unwrap(), 2, "batches 4 and 5 wait for the next sweep");
+    let seqs = |s: u64| store.session_records(s).unwrap().iter().map(|r| r.seq).collect::<Vec<_>>();
+    assert_eq!((seqs(1), seqs(2)), (vec![1, 2, 3, 4], vec![1, 2, 3, 4]));
+    let meta = store.session(1).unwrap().unwrap();
+    assert_eq!(store.scan_session(&meta, 0, 0, &mut |_, _| {}).unwrap().chunks, 2, "its pack and one tail row");
+    assert_eq!(store.batches_after(0, 100).unwrap().iter().map(|(b, _)| *b).collect::<Vec<_>>(), [1, 2, 3, 4, 5]);
+    // Built, then overtaken by a sweep: applying them would read batches 4-5 twice.
+    let stale = store.build_packs().unwrap().unwrap();
+    store.write_records(&RecordBatch { records: vec![obs_of(1, 5)], sweep: true, ..Default::default() }).unwrap();
+    store.write_records(&RecordBatch { records: vec![obs_of(2, 5)], packs: Some(stale), ..Default::default() }).unwrap();
+    assert_eq!((seqs(1), seqs(2)), (vec![1, 2, 3, 4, 5], vec![1, 2, 3, 4, 5]));
+    assert_eq!(store.records_after(0, usize::MAX).unwrap().len(), 10);
+}
+
 /// A backup holds every table: the tail not yet packed, the engine's journal and the
 /// dream log too (before, those two were left behind).
 #[test]

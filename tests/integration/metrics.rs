@@ -117,6 +117,7 @@ async fn metrics_scrape_shows_sessions_commands_pulses_and_the_record() {
         "pawns_sessions_linkdead",
         "pawns_outbound_replay_evicted_total",
         "pawns_record_backlog",
+        "pawns_record_packs_total",
         "pawns_record_commit_batch_records",
         "pawns_search_index_lag_batches",
         "pawns_search_index_lag_seconds",

@@ -346,3 +346,46 @@ async fn gifts_and_greetings_are_recorded_for_both_players() {
     assert_eq!(social(&rb), vec![s_("gift", "Ana", true, "a test sword"), s_("greet", "Ana", false, "smile")]);
     s.shutdown().await;
 }
+
+/// With the tail packed every 30 ms, sweeps build packs off the recorder and later
+/// commits apply them while agents play: every session reads back whole and in order
+/// (seq 1, 2, 3... without a gap or a repeat), and the packs are counted.
+#[tokio::test]
+async fn sessions_read_back_whole_while_sweeps_pack_the_tail() {
+    let s = TestServer::start_with(|cfg| {
+        cfg.cmd_rate = 1000.0;
+        cfg.cmd_burst = 1000.0;
+        cfg.sweep_every = Duration::from_millis(30);
+    })
+    .await;
+    let mut players = Vec::new();
+    for name in ["pia", "pax", "pim"] {
+        let key = s.key(name).await;
+        let mut a = WsClient::connect(s.addr).await;
+        a.login_key(name, &key).await;
+        players.push(tokio::spawn(async move {
+            for n in 0..60 {
+                let cmd = ["look", "east", "west", "say hi"][n % 4];
+                a.cmd(cmd, &format!("p{n}")).await;
+                a.until(|v| v["re"] == format!("p{n}")).await;
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            a.cmd("quit", "q").await;
+            a.closed().await;
+        }));
+    }
+    for p in players {
+        p.await.unwrap();
+    }
+    for name in ["pia", "pax", "pim"] {
+        let (meta, records) = ended_session(&s, name).await;
+        let seqs: Vec<u64> = records.iter().map(|r| r.seq).collect();
+        assert_eq!(seqs, (1..=seqs.len() as u64).collect::<Vec<_>>(), "{name}: every record once, in order");
+        assert_eq!(meta.records, records.len() as u64, "{name}");
+        assert_eq!(decisions(&records).len(), 61, "{name}: sixty commands and the quit");
+    }
+    let (_, page) = crate::common::http_get(s.addr, "/metrics").await;
+    let packs = page.lines().find_map(|l| l.strip_prefix("pawns_record_packs_total ")).and_then(|v| v.trim().parse::<f64>().ok()).unwrap();
+    assert!(packs > 0.0, "sweeps packed the tail: {packs}");
+    s.shutdown().await;
+}

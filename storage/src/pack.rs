@@ -1,0 +1,98 @@
+//! Sweeps: the log's tail packed into one chunk per session (see `log`).
+//!
+//! Building the packs (decompressing a sweep's worth of tail rows, gathering each
+//! session's parts, compressing them again) is most of a sweep's work; on a busy server
+//! it is done from a read transaction off the recorder's thread (`Store::build_packs`),
+//! and a later group commit applies what was built (`apply`: an insert per session and
+//! the tail's rows dropped), so no commit waits for the compression and the record stays
+//! durable within its promise. A sweep can also build and apply in one commit (at a
+//! start after a crash, at a stop, in tests).
+
+use std::collections::BTreeMap;
+
+use redb::{ReadableDatabase, ReadableTable, Table};
+
+use crate::parts::{Parts, PartsWriter};
+use crate::{codec, redb_err, tables, Store, StoreError};
+
+/// Packs built for every tail row up to `through`, waiting to be applied.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Packs {
+    /// The newest tail row they hold (their chunks' key).
+    pub through: u64,
+    /// (session, its pack: a parts value keyed by batch), in session order.
+    pub packs: Vec<(u64, Vec<u8>)>,
+    /// Records they hold (for reports).
+    pub rows: u64,
+}
+
+/// The tail's rows, decompressed, in batch order.
+pub(crate) fn tail_rows<T: ReadableTable<u64, &'static [u8]>>(tail: &T) -> Result<Vec<(u64, Parts)>, StoreError> {
+    let mut rows = Vec::new();
+    for row in tail.iter().map_err(redb_err)? {
+        let (k, v) = row.map_err(redb_err)?;
+        rows.push((k.value(), Parts::decode(v.value())?));
+    }
+    Ok(rows)
+}
+
+/// One pack per session of `rows` (none: no rows), keyed by the newest row's batch.
+pub(crate) fn packs_of(rows: &[(u64, Parts)]) -> Result<Option<Packs>, StoreError> {
+    let Some(through) = rows.last().map(|(b, _)| *b) else { return Ok(None) };
+    // Each session's parts in batch order, pointing into the rows.
+    let mut by_session: BTreeMap<u64, Vec<(u64, &[u8])>> = BTreeMap::new();
+    for (b, parts) in rows {
+        for p in parts.iter() {
+            let (session, bytes) = p?;
+            by_session.entry(session).or_default().push((*b, bytes));
+        }
+    }
+    let mut w = PartsWriter::default();
+    let mut packs = Vec::with_capacity(by_session.len());
+    for (session, parts) in by_session {
+        for (b, bytes) in parts {
+            w.push(b, bytes);
+        }
+        let mut value = Vec::new();
+        w.finish(&mut value);
+        packs.push((session, value));
+    }
+    Ok(Some(Packs { through, packs, rows: rows.len() as u64 }))
+}
+
+/// Writes built packs in the transaction of `tail`: each session's chunk keyed
+/// (`through`, session), listed in its spans, and the tail's rows up to `through`
+/// dropped. Packs a sweep made stale (the rows they were built from already packed)
+/// are dropped instead. Returns the new `spans_through` (none: stale).
+pub(crate) fn apply(
+    tail: &mut Table<u64, &[u8]>,
+    chunks: &mut Table<(u64, u64), &[u8]>,
+    spans: &mut Table<(u64, u64), &[u8]>,
+    p: &Packs,
+) -> Result<Option<u64>, StoreError> {
+    // Rows leave the tail only by being packed, the oldest first: if the oldest is
+    // newer than `through`, these rows were packed already.
+    let first = tail.first().map_err(redb_err)?.map(|(k, _)| k.value());
+    if first.is_none_or(|f| f > p.through) {
+        return Ok(None);
+    }
+    let listed = codec::encode(&vec![p.through])?;
+    for (session, value) in &p.packs {
+        chunks.insert((p.through, *session), value.as_slice()).map_err(redb_err)?;
+        spans.insert((*session, p.through), listed.as_slice()).map_err(redb_err)?;
+    }
+    tail.retain_in(..=p.through, |_, _| false).map_err(redb_err)?;
+    Ok(Some(p.through))
+}
+
+impl Store {
+    /// Builds the packs of every row in the tail now, from a read transaction (the
+    /// recorder keeps committing meanwhile); a later commit applies them
+    /// (`RecordBatch::packs`). None: the tail is empty.
+    pub fn build_packs(&self) -> Result<Option<Packs>, StoreError> {
+        let tx = self.database().begin_read().map_err(redb_err)?;
+        let tail = tx.open_table(tables::RECORD_TAIL).map_err(redb_err)?;
+        let rows = tail_rows(&tail)?;
+        packs_of(&rows)
+    }
+}
