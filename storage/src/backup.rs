@@ -78,6 +78,7 @@ impl Store {
         copy(&rtx, &dst, tables::DREAM_LOG, &mut p)?;
         copy(&rtx, &dst, tables::JOURNAL, &mut p)?;
         copy(&rtx, &dst, tables::RECORD_TAIL, &mut p)?;
+        copy(&rtx, &dst, tables::RECORD_SWEEPS, &mut p)?;
         drop(dst);
         let (copy, _) = Store::open(out)?;
         copy.inventory()
@@ -135,7 +136,8 @@ fn rows(rtx: &ReadTransaction) -> Result<u64, StoreError> {
         + count(rtx, tables::BOARDS)?
         + count(rtx, tables::DREAM_LOG)?
         + count(rtx, tables::JOURNAL)?
-        + count(rtx, tables::RECORD_TAIL)?)
+        + count(rtx, tables::RECORD_TAIL)?
+        + count(rtx, tables::RECORD_SWEEPS)?)
 }
 
 /// Copies one table, a few thousand rows per write transaction.

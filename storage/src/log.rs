@@ -48,6 +48,7 @@ type Part = (u64, Vec<EventRecord>);
 struct LogView {
     chunks: ReadOnlyTable<(u64, u64), &'static [u8]>,
     spans: ReadOnlyTable<(u64, u64), &'static [u8]>,
+    sweeps: ReadOnlyTable<u64, u64>,
     tail: ReadOnlyTable<u64, &'static [u8]>,
     through: u64,
     /// The last chunk key's batch, and the last batch of all (a tail row's, if any).
@@ -62,11 +63,12 @@ impl LogView {
         let chunks = tx.open_table(tables::RECORD_CHUNKS).map_err(redb_err)?;
         let spans = tx.open_table(tables::SESSION_SPANS).map_err(redb_err)?;
         let tail = tx.open_table(tables::RECORD_TAIL).map_err(redb_err)?;
+        let sweeps = tx.open_table(tables::RECORD_SWEEPS).map_err(redb_err)?;
         let meta = tx.open_table(tables::META).map_err(redb_err)?;
         let through = meta.get(tables::SPANS_THROUGH).map_err(redb_err)?.map(|v| u64_le(v.value())).unwrap_or(0);
         let last_chunk = chunks.last().map_err(redb_err)?.map(|(k, _)| k.value().0).unwrap_or(0);
         let last_tail = tail.last().map_err(redb_err)?.map(|(k, _)| k.value()).unwrap_or(0);
-        Ok(LogView { chunks, spans, tail, through, last_chunk, last: last_chunk.max(last_tail), tail_rows: OnceCell::new() })
+        Ok(LogView { chunks, spans, sweeps, tail, through, last_chunk, last: last_chunk.max(last_tail), tail_rows: OnceCell::new() })
     }
 
     /// The chunk keys listed for a session by its segments, ascending.
@@ -81,9 +83,10 @@ impl LogView {
         Ok(ids)
     }
 
-    /// Every chunk key holding the session's records, ascending. Its segments list them
-    /// through `spans_through`; a running session of a file written before migration 10
-    /// may also have single-batch chunks after that, each looked up.
+    /// Every chunk key holding the session's records, ascending: its packs, found by
+    /// looking it up under each sweep from its first batch to the first sweep after its
+    /// last; and what segments list (chunks written before migration 10), with, for a
+    /// running session of such a file, each single-batch chunk after `spans_through`.
     fn chunk_keys(&self, meta: &SessionMeta) -> Result<Vec<u64>, StoreError> {
         let mut ids = self.listed(meta.session)?;
         if meta.ended_us.is_none() && meta.first_batch != u64::MAX {
@@ -94,6 +97,30 @@ impl LogView {
                 }
             }
         }
+        if meta.first_batch != u64::MAX {
+            for row in self.sweeps.range(meta.first_batch.max(1)..).map_err(redb_err)? {
+                let (k, _) = row.map_err(redb_err)?;
+                let key = k.value();
+                if self.chunks.get((key, meta.session)).map_err(redb_err)?.is_some() {
+                    ids.push(key);
+                }
+                // The first sweep after its last batch packed the last of it.
+                if meta.last_batch > 0 && key >= meta.last_batch {
+                    break;
+                }
+            }
+        } else {
+            // No row: every sweep is a candidate (a session is never recorded rowless,
+            // but a reader may ask for one).
+            for row in self.sweeps.iter().map_err(redb_err)? {
+                let key = row.map_err(redb_err)?.0.value();
+                if self.chunks.get((key, meta.session)).map_err(redb_err)?.is_some() {
+                    ids.push(key);
+                }
+            }
+        }
+        ids.sort_unstable();
+        ids.dedup();
         Ok(ids)
     }
 
@@ -226,6 +253,10 @@ impl Store {
                 let mut s = s.clone();
                 let first = sessions.get(s.session).map_err(redb_err)?.map(|v| codec::decode::<SessionMeta>(v.value())).transpose()?;
                 s.first_batch = first.map(|f| f.first_batch).filter(|b| *b > 0).unwrap_or(next);
+                // Its end comes after its last record: nothing of it is committed later.
+                if s.ended_us.is_some() && s.last_batch == 0 {
+                    s.last_batch = next;
+                }
                 sessions.insert(s.session, codec::encode(&s)?.as_slice()).map_err(redb_err)?;
                 by_agent.insert((s.agent.as_str(), s.started_us, s.session), ()).map_err(redb_err)?;
             }
@@ -237,13 +268,14 @@ impl Store {
             }
             // Packs built off this thread, then a sweep's own: each moves `spans_through`.
             let mut through = None;
+            let mut sweeps = tx.open_table(tables::RECORD_SWEEPS).map_err(redb_err)?;
             if let Some(p) = &batch.packs {
-                through = pack::apply(&mut tail, &mut chunks, &mut spans, p)?;
+                through = pack::apply(&mut tail, &mut chunks, &mut sweeps, p)?;
             }
             if batch.sweep {
                 let rows = pack::tail_rows(&tail)?;
                 let packed = match pack::packs_of(&rows)? {
-                    Some(p) => pack::apply(&mut tail, &mut chunks, &mut spans, &p)?,
+                    Some(p) => pack::apply(&mut tail, &mut chunks, &mut sweeps, &p)?,
                     None => None,
                 };
                 through = Some(packed.unwrap_or(next - 1));
@@ -359,8 +391,10 @@ impl Store {
             let mut parts = Vec::new();
             for mut s in open {
                 let tail: Vec<u64> = unlisted.remove(&s.session).unwrap_or_default().into_iter().filter(|b| *b >= s.first_batch).collect();
-                let mut all = view.listed(s.session)?;
+                let mut all = view.chunk_keys(&s)?;
                 all.extend(tail.iter().copied());
+                all.sort_unstable();
+                all.dedup();
                 let (mut n, mut last_at) = (0u64, None);
                 for b in &all {
                     view.chunk_parts(*b, s.session, &mut parts)?;

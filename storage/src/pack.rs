@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use redb::{ReadableDatabase, ReadableTable, Table};
 
 use crate::parts::{Parts, PartsWriter};
-use crate::{codec, redb_err, tables, Store, StoreError};
+use crate::{redb_err, tables, Store, StoreError};
 
 /// Packs built for every tail row up to `through`, waiting to be applied.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -61,13 +61,14 @@ pub(crate) fn packs_of(rows: &[(u64, Parts)]) -> Result<Option<Packs>, StoreErro
 }
 
 /// Writes built packs in the transaction of `tail`: each session's chunk keyed
-/// (`through`, session), listed in its spans, and the tail's rows up to `through`
-/// dropped. Packs a sweep made stale (the rows they were built from already packed)
-/// are dropped instead. Returns the new `spans_through` (none: stale).
+/// (`through`, session) — appended at the end of the chunks, in session order — the
+/// sweep noted in `record_sweeps`, and the tail's rows up to `through` dropped. Packs a
+/// sweep made stale (the rows they were built from already packed) are dropped instead.
+/// Returns the new `spans_through` (none: stale).
 pub(crate) fn apply(
     tail: &mut Table<u64, &[u8]>,
     chunks: &mut Table<(u64, u64), &[u8]>,
-    spans: &mut Table<(u64, u64), &[u8]>,
+    sweeps: &mut Table<u64, u64>,
     p: &Packs,
 ) -> Result<Option<u64>, StoreError> {
     // Rows leave the tail only by being packed, the oldest first: if the oldest is
@@ -76,11 +77,10 @@ pub(crate) fn apply(
     if first.is_none_or(|f| f > p.through) {
         return Ok(None);
     }
-    let listed = codec::encode(&vec![p.through])?;
     for (session, value) in &p.packs {
         chunks.insert((p.through, *session), value.as_slice()).map_err(redb_err)?;
-        spans.insert((*session, p.through), listed.as_slice()).map_err(redb_err)?;
     }
+    sweeps.insert(p.through, p.packs.len() as u64).map_err(redb_err)?;
     tail.retain_in(..=p.through, |_, _| false).map_err(redb_err)?;
     Ok(Some(p.through))
 }

@@ -243,6 +243,10 @@ pub struct SessionMeta {
     /// The memories injected at login (`memory_summary`), by id (`ev:{session}:{seq}`).
     #[serde(default)]
     pub memory_ids: Vec<String>,
+    /// Once ended: no record of the session is in a batch after this one (set by the
+    /// store; 0 for sessions ended before schema 10 and for running ones).
+    #[serde(default)]
+    pub last_batch: u64,
 }
 
 /// One group commit's worth.

@@ -33,14 +33,22 @@ pub const AGENT_SESSIONS: TableDefinition<(&str, u64, u64), ()> = TableDefinitio
 pub const RECORD_CHUNKS: TableDefinition<(u64, u64), &[u8]> = TableDefinition::new("record_chunks");
 /// (session id, first batch id of the segment) → a segment of the list of batches that
 /// hold the session's records (`Vec<u64>`, ascending). Written by the recorder when the
-/// session ends and, for every running session, at each sweep; META `spans_through`
-/// names the batch through which every session's list is complete. Since migration 5.
+/// session ended and at each sweep, from migration 5 to 9; since migration 10 only when
+/// a start closes the sessions an older build left open (packs are found through
+/// `record_sweeps`). META `spans_through` names the batch through which every
+/// session's chunks are listed or packed.
 pub const SESSION_SPANS: TableDefinition<(u64, u64), &[u8]> = TableDefinition::new("session_spans");
 /// Batch id → one group commit's records not yet packed: a parts value (see `parts`)
-/// with a part per session. Each sweep packs every row here into `record_chunks` (one
-/// pack per session, keyed by the sweep's batch) and empties the table, so it holds at
-/// most a sweep's worth (10 s). Since migration 10.
+/// with a part per session. Each sweep packs the rows here into `record_chunks` (one
+/// pack per session, keyed (the sweep's newest row, session)) and drops them, so it
+/// holds a sweep's worth (10 s, less under load). Since migration 10.
 pub const RECORD_TAIL: TableDefinition<u64, &[u8]> = TableDefinition::new("record_tail");
+/// A sweep's key (the newest tail row it packed) → how many session packs it wrote under
+/// that key in `record_chunks`. A session's packs are found by looking up (sweep,
+/// session) for each sweep in its lifetime: a sweep writes one row here, not one per
+/// session in an index keyed by session (which would touch a page per session). Since
+/// migration 10.
+pub const RECORD_SWEEPS: TableDefinition<u64, u64> = TableDefinition::new("record_sweeps");
 /// META key: every session's spans are complete through this batch id (u64 LE).
 pub const SPANS_THROUGH: &str = "spans_through";
 /// Day (days since 1970-01-01, UTC) → the first batch id committed that day.
