@@ -6,14 +6,14 @@
 //! the threads it starts, the dreamer, the HUD pool) lowers its own by `pawns serve
 //! --thread-nice` (default 5: about a third of the engine's share when all compete).
 //!
-//! The record's threads (the recorder, the indexer and the threads tantivy starts from
-//! it, the dreamer) go lower still, by `--record-nice` (default 15): what they do has a
-//! deadline of tens of milliseconds (a record durable within 50 ms, searchable within
-//! seconds) where a reply has none, so when the two cores are full they take what the
-//! engine and the sockets leave. At 10,000 agents on two cores this was the difference
-//! between a p99 of 130-210 ms and one under 50 ms, with the record still durable in
-//! time; were they to fall far behind, the engine's admission holds input back
-//! (`game/admission.rs`), so the record is never outrun.
+//! The record's threads with seconds to spare (the packer, the search indexer and the
+//! threads tantivy starts from it, the dreamer) go lower still, by `--record-nice`
+//! (default 15): a record is searchable within seconds, a sweep or a dream can wait,
+//! and a reply cannot, so when the two cores are full they take what the engine, the
+//! sockets and the recorder (which has its 50 ms promise to keep) leave. At 10,000
+//! agents on two cores this was the difference between a reply p99 of 130-210 ms and
+//! one under 50 ms. Were they to fall far behind, the index catches up from the file
+//! and the engine's admission holds input back (`game/admission.rs`).
 //!
 //! Only Linux sets a priority per thread; elsewhere these are no-ops. Lowering one's
 //! own priority needs no privilege; raising it back would, so nothing here raises.
@@ -51,8 +51,8 @@ pub fn set_record_nice(n: i32) {
     RECORD_NICE.store(n.clamp(0, 19), Ordering::Relaxed);
 }
 
-/// Called first thing on a thread of the record (recorder, indexer, dreamer): lower
-/// than the other background threads, by the larger of the two increments.
+/// Called first thing on a thread of the record with seconds to spare (packer, indexer,
+/// dreamer): lower than the other background threads, by the larger of the increments.
 pub fn record_thread() {
     let n = RECORD_NICE.load(Ordering::Relaxed).max(thread_nice());
     if n > 0 {

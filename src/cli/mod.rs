@@ -258,9 +258,9 @@ pub struct ServeArgs {
     /// 0..=19; 0: all equal). Linux only.
     #[arg(long, default_value_t = pawns::priority::DEFAULT_THREAD_NICE, value_parser = clap::value_parser!(i32).range(0..=19))]
     pub thread_nice: i32,
-    /// How much lower than the engine the record's threads run (the recorder, the search
-    /// indexer, the dreamer; nice increment, 0..=19): they have tens of milliseconds to
-    /// spare where a reply has none. Linux only.
+    /// How much lower than the engine the record's threads with seconds to spare run
+    /// (the tail's packer, the search indexer, the dreamer; nice increment, 0..=19).
+    /// Linux only.
     #[arg(long, default_value_t = pawns::priority::DEFAULT_RECORD_NICE, value_parser = clap::value_parser!(i32).range(0..=19))]
     pub record_nice: i32,
     /// Log filter (e.g. info, debug, pawns=debug).

@@ -215,7 +215,9 @@ pub fn spawn_recorder(
     })?;
     let sweeps = Sweeps { every: sweep_every, last_sweep: Instant::now(), tail_records: 0, asked: false, ask, built };
     let thread = std::thread::Builder::new().name("pawns-recorder".into()).spawn(move || {
-        crate::priority::record_thread();
+        // The recorder has its 50 ms promise to keep: it runs beside the sockets, not
+        // below them like the packer, the indexer and the dreamer.
+        crate::priority::background_thread();
         run(store, rx, st, feed, dream, sweeps)
     })?;
     Ok((RecorderHandle { tx, stats }, RecorderThread(Some(thread))))
