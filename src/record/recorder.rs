@@ -43,6 +43,10 @@ pub const SWEEP_EVERY: Duration = Duration::from_secs(10);
 /// A sweep comes sooner once this many records wait in the tail, so a crowd's tail (and
 /// what a sweep holds in memory and compresses at once) stays a few tens of MB.
 const SWEEP_RECORDS: u64 = 100_000;
+/// Most session packs one commit applies: a sweep of ten thousand sessions goes in over
+/// ten commits, so none of them writes (and syncs) a sweep's worth at once and keeps the
+/// records gathered behind it waiting past the promise.
+const SLICE_PACKS: usize = 1_000;
 /// How often the recorder logs its throughput.
 const REPORT_EVERY: Duration = Duration::from_secs(30);
 
@@ -213,7 +217,7 @@ pub fn spawn_recorder(
             }
         }
     })?;
-    let sweeps = Sweeps { every: sweep_every, last_sweep: Instant::now(), tail_records: 0, asked: false, ask, built };
+    let sweeps = Sweeps { pending: None, every: sweep_every, last_sweep: Instant::now(), tail_records: 0, asked: false, ask, built };
     let thread = std::thread::Builder::new().name("pawns-recorder".into()).spawn(move || {
         // The recorder has its 50 ms promise to keep: it runs beside the sockets, not
         // below them like the packer, the indexer and the dreamer.
@@ -327,6 +331,8 @@ fn run(
 /// When the tail was last packed, how many records it has gathered since, and the
 /// packer: asked to build (at most one build at a time), its packs waiting to be applied.
 struct Sweeps {
+    /// Packs built and not yet all applied.
+    pending: Option<pawns_storage::Packs>,
     every: Duration,
     last_sweep: Instant,
     tail_records: u64,
@@ -352,19 +358,24 @@ fn commit(
     // The store writes each session's records as one part; the index is fed them in
     // that same order, as it would read them back from the file.
     batch.records.sort_by_key(|r| r.session);
-    // Packs the packer has built go in with this commit.
-    if sweeps.asked {
+    // Packs the packer has built go in a slice at a time, one slice with each commit.
+    if sweeps.asked && sweeps.pending.is_none() {
         match sweeps.built.try_recv() {
-            Ok(Ok(packs)) => {
-                sweeps.asked = false;
-                batch.packs = packs;
-            }
+            Ok(Ok(Some(packs))) => sweeps.pending = Some(packs),
+            Ok(Ok(None)) => sweeps.asked = false,
             Ok(Err(e)) => {
                 sweeps.asked = false;
                 tracing::error!(code = e.code(), "building the record's packs failed (the tail waits for the next sweep): {e}");
             }
             Err(_) => {}
         }
+    }
+    if let Some(pending) = &mut sweeps.pending {
+        let slice = pending.split_off(SLICE_PACKS);
+        if slice.complete {
+            sweeps.pending = None;
+        }
+        batch.packs = Some(slice);
     }
     let t = Instant::now();
     match store.write_records(&batch) {
@@ -377,6 +388,8 @@ fn commit(
             }
             if let Some(p) = &batch.packs {
                 st.packed.fetch_add(p.packs.len() as u64, Ordering::Relaxed);
+                // The sweep is done once its last slice is in.
+                sweeps.asked &= !p.complete;
             }
             // Time for a sweep: the packer builds from what is durable now.
             sweeps.tail_records += n;
@@ -394,6 +407,12 @@ fn commit(
             }
         }
         Err(e) => {
+            // A sweep's slices are dropped with it: the tail keeps every row it was built
+            // from, and the next build leaves out what earlier slices packed.
+            if batch.packs.is_some() {
+                sweeps.pending = None;
+                sweeps.asked = false;
+            }
             st.failures.fetch_add(1, Ordering::Relaxed);
             tracing::error!(code = e.code(), records = n, "recording a batch failed: {e}");
         }

@@ -56,6 +56,8 @@ struct LogView {
     last: u64,
     /// The tail rows, decompressed once for every session this view reads.
     tail_rows: OnceCell<Vec<(u64, Parts)>>,
+    /// A sweep applied in part (`pack::partial`): its key.
+    partial: Option<u64>,
 }
 
 impl LogView {
@@ -68,7 +70,8 @@ impl LogView {
         let through = meta.get(tables::SPANS_THROUGH).map_err(redb_err)?.map(|v| u64_le(v.value())).unwrap_or(0);
         let last_chunk = chunks.last().map_err(redb_err)?.map(|(k, _)| k.value().0).unwrap_or(0);
         let last_tail = tail.last().map_err(redb_err)?.map(|(k, _)| k.value()).unwrap_or(0);
-        Ok(LogView { chunks, spans, sweeps, tail, through, last_chunk, last: last_chunk.max(last_tail), tail_rows: OnceCell::new() })
+        let partial = pack::partial(&sweeps, &tail)?;
+        Ok(LogView { chunks, spans, sweeps, tail, through, last_chunk, last: last_chunk.max(last_tail), tail_rows: OnceCell::new(), partial })
     }
 
     /// The chunk keys listed for a session by its segments, ascending.
@@ -156,12 +159,19 @@ impl LogView {
     /// One session's parts from batch `from` on, in batch order; the values decoded.
     fn session_parts(&self, meta: &SessionMeta, from: u64, out: &mut Vec<Part>) -> Result<u64, StoreError> {
         let mut n = 0;
-        for key in self.chunk_keys(meta)?.into_iter().filter(|k| *k >= from) {
+        let keys = self.chunk_keys(meta)?;
+        for key in keys.iter().copied().filter(|k| *k >= from) {
             n += self.chunk_parts(key, meta.session, out)?;
         }
-        n += self.tail_parts(meta.session, from, out)?;
+        n += self.tail_parts(meta.session, tail_from(&keys, from), out)?;
         Ok(n)
     }
+}
+
+/// Where a session's tail begins: after its newest chunk (a pack holds every batch of
+/// it up to its key, even while a partial sweep leaves those rows in the tail).
+fn tail_from(keys: &[u64], from: u64) -> u64 {
+    from.max(keys.last().map_or(0, |k| k + 1))
 }
 
 /// A chunk's parts: a pack's, each keyed by its batch, or an older chunk whole under its
@@ -273,8 +283,7 @@ impl Store {
                 through = pack::apply(&mut tail, &mut chunks, &mut sweeps, p)?;
             }
             if batch.sweep {
-                let rows = pack::tail_rows(&tail)?;
-                let packed = match pack::packs_of(&rows)? {
+                let packed = match pack::build(&chunks, &sweeps, &tail)? {
                     Some(p) => pack::apply(&mut tail, &mut chunks, &mut sweeps, &p)?,
                     None => None,
                 };
@@ -326,11 +335,12 @@ impl Store {
                 }
             }
         };
-        for key in view.chunk_keys(meta)?.into_iter().filter(|k| *k >= from_batch) {
+        let keys = view.chunk_keys(meta)?;
+        for key in keys.iter().copied().filter(|k| *k >= from_batch) {
             scan.chunks += view.chunk_parts(key, meta.session, &mut parts)?;
             take(&mut parts, &mut scan);
         }
-        scan.chunks += view.tail_parts(meta.session, from_batch, &mut parts)?;
+        scan.chunks += view.tail_parts(meta.session, tail_from(&keys, from_batch), &mut parts)?;
         take(&mut parts, &mut scan);
         Ok(scan)
     }
@@ -459,8 +469,28 @@ impl Store {
                 group.entry(b).or_default().extend(rs);
             }
         }
+        // A partial sweep: its batches are in its packs for some sessions and in the tail
+        // for the rest; they join the group, each batch in session order.
+        let split = view.partial.filter(|p| *p > after);
+        if let Some(p) = split {
+            if key != Some(p) {
+                flush(&mut group, &mut out);
+            }
+            for row in view.tail.range(after + 1..=p).map_err(redb_err)? {
+                let (k, v) = row.map_err(redb_err)?;
+                for part in Parts::decode(v.value())?.iter() {
+                    let (session, bytes) = part?;
+                    if view.chunks.get((p, session)).map_err(redb_err)?.is_none() {
+                        group.entry(k.value()).or_default().extend(codec::decode::<Vec<EventRecord>>(bytes)?);
+                    }
+                }
+            }
+            for rs in group.values_mut() {
+                rs.sort_by_key(|r| r.session);
+            }
+        }
         flush(&mut group, &mut out);
-        for row in view.tail.range(after + 1..).map_err(redb_err)? {
+        for row in view.tail.range(split.map_or(after, |p| p.max(after)) + 1..).map_err(redb_err)? {
             if out.len() >= limit {
                 break;
             }

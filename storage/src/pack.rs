@@ -15,15 +15,44 @@ use redb::{ReadableDatabase, ReadableTable, Table};
 use crate::parts::{Parts, PartsWriter};
 use crate::{redb_err, tables, Store, StoreError};
 
-/// Packs built for every tail row up to `through`, waiting to be applied.
+/// Packs built for every tail row up to `through`, waiting to be applied — all at once,
+/// or in slices (`split_off`), the tail's rows dropped with the last.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Packs {
     /// The newest tail row they hold (their chunks' key).
     pub through: u64,
     /// (session, its pack: a parts value keyed by batch), in session order.
     pub packs: Vec<(u64, Vec<u8>)>,
-    /// Records they hold (for reports).
+    /// Tail rows they were built from.
     pub rows: u64,
+    /// This is the last (or only) slice of the sweep: applying it drops the tail's rows.
+    pub complete: bool,
+}
+
+impl Packs {
+    /// The next slice of at most `n` packs, taken from the front; `complete` when it
+    /// takes the last of them.
+    pub fn split_off(&mut self, n: usize) -> Packs {
+        let rest = self.packs.split_off(n.min(self.packs.len()));
+        let slice = std::mem::replace(&mut self.packs, rest);
+        Packs { through: self.through, packs: slice, rows: self.rows, complete: self.complete && self.packs.is_empty() }
+    }
+}
+
+/// A sweep applied in part (a slice written, the tail not yet dropped): its key. The
+/// sessions it packed already have their rows up to it in that pack and also, still,
+/// in the tail; readers and the next build leave those parts out.
+pub(crate) fn partial<S, T>(sweeps: &S, tail: &T) -> Result<Option<u64>, StoreError>
+where
+    S: ReadableTable<u64, u64>,
+    T: ReadableTable<u64, &'static [u8]>,
+{
+    let last = sweeps.last().map_err(redb_err)?.map(|(k, _)| k.value());
+    let first = tail.first().map_err(redb_err)?.map(|(k, _)| k.value());
+    Ok(match (last, first) {
+        (Some(p), Some(f)) if f <= p => Some(p),
+        _ => None,
+    })
 }
 
 /// The tail's rows, decompressed, in batch order.
@@ -36,15 +65,18 @@ pub(crate) fn tail_rows<T: ReadableTable<u64, &'static [u8]>>(tail: &T) -> Resul
     Ok(rows)
 }
 
-/// One pack per session of `rows` (none: no rows), keyed by the newest row's batch.
-pub(crate) fn packs_of(rows: &[(u64, Parts)]) -> Result<Option<Packs>, StoreError> {
+/// One pack per session of `rows` (none: no rows), keyed by the newest row's batch;
+/// `packed(b, session)`: the part is in a pack already (a partial sweep's), left out.
+pub(crate) fn packs_of(rows: &[(u64, Parts)], packed: &dyn Fn(u64, u64) -> Result<bool, StoreError>) -> Result<Option<Packs>, StoreError> {
     let Some(through) = rows.last().map(|(b, _)| *b) else { return Ok(None) };
     // Each session's parts in batch order, pointing into the rows.
     let mut by_session: BTreeMap<u64, Vec<(u64, &[u8])>> = BTreeMap::new();
     for (b, parts) in rows {
         for p in parts.iter() {
             let (session, bytes) = p?;
-            by_session.entry(session).or_default().push((*b, bytes));
+            if !packed(*b, session)? {
+                by_session.entry(session).or_default().push((*b, bytes));
+            }
         }
     }
     let mut w = PartsWriter::default();
@@ -57,7 +89,7 @@ pub(crate) fn packs_of(rows: &[(u64, Parts)]) -> Result<Option<Packs>, StoreErro
         w.finish(&mut value);
         packs.push((session, value));
     }
-    Ok(Some(Packs { through, packs, rows: rows.len() as u64 }))
+    Ok(Some(Packs { through, packs, rows: rows.len() as u64, complete: true }))
 }
 
 /// Writes built packs in the transaction of `tail`: each session's chunk keyed
@@ -80,9 +112,29 @@ pub(crate) fn apply(
     for (session, value) in &p.packs {
         chunks.insert((p.through, *session), value.as_slice()).map_err(redb_err)?;
     }
-    sweeps.insert(p.through, p.packs.len() as u64).map_err(redb_err)?;
+    let before = sweeps.get(p.through).map_err(redb_err)?.map(|v| v.value()).unwrap_or(0);
+    sweeps.insert(p.through, before + p.packs.len() as u64).map_err(redb_err)?;
+    if !p.complete {
+        return Ok(None);
+    }
     tail.retain_in(..=p.through, |_, _| false).map_err(redb_err)?;
     Ok(Some(p.through))
+}
+
+/// Builds the packs of the whole tail in a write or read transaction, leaving out what a
+/// partial sweep packed already.
+pub(crate) fn build<C, S, T>(chunks: &C, sweeps: &S, tail: &T) -> Result<Option<Packs>, StoreError>
+where
+    C: ReadableTable<(u64, u64), &'static [u8]>,
+    S: ReadableTable<u64, u64>,
+    T: ReadableTable<u64, &'static [u8]>,
+{
+    let rows = tail_rows(tail)?;
+    let part = partial(sweeps, tail)?;
+    packs_of(&rows, &|b, session| match part {
+        Some(p) if b <= p => Ok(chunks.get((p, session)).map_err(redb_err)?.is_some()),
+        _ => Ok(false),
+    })
 }
 
 impl Store {
@@ -92,7 +144,8 @@ impl Store {
     pub fn build_packs(&self) -> Result<Option<Packs>, StoreError> {
         let tx = self.database().begin_read().map_err(redb_err)?;
         let tail = tx.open_table(tables::RECORD_TAIL).map_err(redb_err)?;
-        let rows = tail_rows(&tail)?;
-        packs_of(&rows)
+        let chunks = tx.open_table(tables::RECORD_CHUNKS).map_err(redb_err)?;
+        let sweeps = tx.open_table(tables::RECORD_SWEEPS).map_err(redb_err)?;
+        build(&chunks, &sweeps, &tail)
     }
 }

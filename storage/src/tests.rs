@@ -505,6 +505,64 @@ fn packs_built_off_the_writer_apply_later_and_stale_ones_are_dropped() {
     assert_eq!(store.records_after(0, usize::MAX).unwrap().len(), 10);
 }
 
+/// A sweep applied in slices: between them, the sessions already packed have their rows
+/// both in their pack and in the tail, and every reader still reads each record once; a
+/// build or a sweep that comes before the last slice leaves out what was packed.
+#[test]
+fn a_sweep_applied_in_slices_reads_each_record_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = Store::open(dir.path().join("t.redb")).unwrap();
+    store.write_records(&RecordBatch { sessions: (1..=4).map(running).collect(), ..Default::default() }).unwrap();
+    let mut seqs = [0u64; 5];
+    let mut batch_of = |sessions: &[u64]| {
+        let records = sessions
+            .iter()
+            .map(|s| {
+                seqs[*s as usize] += 1;
+                obs_of(*s, seqs[*s as usize])
+            })
+            .collect();
+        RecordBatch { records, ..Default::default() }
+    };
+    for _ in 0..3 {
+        store.write_records(&batch_of(&[1, 2, 3, 4])).unwrap();
+    }
+    let mut built = store.build_packs().unwrap().unwrap();
+    assert_eq!((built.through, built.packs.len()), (3, 4));
+    let first = built.split_off(2);
+    assert!(!first.complete && built.complete);
+    let mut b4 = batch_of(&[1, 3]);
+    b4.packs = Some(first);
+    store.write_records(&b4).unwrap();
+    // Sessions 1 and 2 are packed through batch 3; 3 and 4 are still in the tail.
+    assert_eq!(store.tail_rows().unwrap(), 4);
+    let read = |s: u64| store.session_records(s).unwrap().iter().map(|r| r.seq).collect::<Vec<_>>();
+    assert_eq!((read(1), read(2), read(3), read(4)), (vec![1, 2, 3, 4], vec![1, 2, 3], vec![1, 2, 3, 4], vec![1, 2, 3]));
+    let log = |after: u64| -> Vec<(u64, Vec<(u64, u64)>)> {
+        store.batches_after(after, 100).unwrap().into_iter().map(|(b, rs)| (b, rs.iter().map(|r| (r.session, r.seq)).collect())).collect()
+    };
+    let whole = |b: u64, q: u64| (b, vec![(1, q), (2, q), (3, q), (4, q)]);
+    assert_eq!(log(0), vec![whole(1, 1), whole(2, 2), whole(3, 3), (4, vec![(1, 4), (3, 4)])]);
+    assert_eq!(log(2), vec![whole(3, 3), (4, vec![(1, 4), (3, 4)])]);
+    let metas: Vec<SessionMeta> = (1..=4).map(|s| store.session(s).unwrap().unwrap()).collect();
+    assert_eq!(store.sessions_records(&metas).unwrap()[&2].len(), 3);
+    // A rebuild now (as after a failed slice) leaves out what the first slice packed.
+    let rebuilt = store.build_packs().unwrap().unwrap();
+    assert_eq!(rebuilt.packs.iter().map(|(s, _)| *s).collect::<Vec<_>>(), [1, 3, 4], "session 1 for batch 4 only; 2 is done");
+    // A sweep (a stop) before the last slice: the rest is packed, nothing twice.
+    store.write_records(&RecordBatch { sweep: true, ..Default::default() }).unwrap();
+    assert_eq!(store.tail_rows().unwrap(), 0);
+    assert_eq!((read(1), read(2), read(3), read(4)), (vec![1, 2, 3, 4], vec![1, 2, 3], vec![1, 2, 3, 4], vec![1, 2, 3]));
+    assert_eq!(store.records_after(0, usize::MAX).unwrap().len(), 14);
+    // The last slice, come late, is stale and dropped.
+    let mut b5 = batch_of(&[2]);
+    b5.packs = Some(built);
+    store.write_records(&b5).unwrap();
+    assert_eq!(read(2), [1, 2, 3, 4]);
+    assert_eq!(read(4), [1, 2, 3]);
+    assert_eq!(store.records_after(0, usize::MAX).unwrap().len(), 15);
+}
+
 /// A backup holds every table: the tail not yet packed, the engine's journal and the
 /// dream log too (before, those two were left behind).
 #[test]
