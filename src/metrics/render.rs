@@ -142,7 +142,12 @@ pub fn render(s: &Sources) -> String {
         p.one("pawns_record_commits_total", "counter", "Group commits of the record.", c(&r.batches));
         p.one("pawns_record_failures_total", "counter", "Group commits that failed.", c(&r.failures));
         p.one("pawns_record_backlog", "gauge", "Records handed to the recorder and not yet durable.", c(&r.backlog));
-        p.one("pawns_record_packs_total", "counter", "Session packs the record's sweeps wrote (its tail packed, one per session).", c(&r.packed));
+        p.one(
+            "pawns_record_packs_total",
+            "counter",
+            "Session packs the record's sweeps wrote (its tail packed, one per session).",
+            c(&r.packed),
+        );
         p.histogram("pawns_record_commit_duration_seconds", "How long each group commit took.", &r.commit);
         p.histogram("pawns_record_commit_batch_records", "Records in each group commit.", &r.batch);
         p.histogram(

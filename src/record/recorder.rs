@@ -419,7 +419,13 @@ fn commit(
     }
     let took = t.elapsed();
     if took.as_millis() >= 50 {
-        tracing::warn!(ms = took.as_millis() as u64, records = n, sessions = batch.sessions.len(), packs = batch.packs.as_ref().map_or(0, |p| p.packs.len()), "slow record commit");
+        tracing::warn!(
+            ms = took.as_millis() as u64,
+            records = n,
+            sessions = batch.sessions.len(),
+            packs = batch.packs.as_ref().map_or(0, |p| p.packs.len()),
+            "slow record commit"
+        );
     }
     st.commit_us.fetch_add(took.as_micros() as u64, Ordering::Relaxed);
     st.commit.observe_duration(took);

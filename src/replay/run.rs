@@ -272,7 +272,7 @@ pub fn replay(store: &Store, opts: &ReplayOptions, progress: &mut dyn FnMut(u64,
         let agent = recorded.iter().find(|m| m.session == id).or_else(|| metas.get(&id)).map(|m| m.agent.clone()).unwrap_or_default();
         let first_diff = (0..theirs.len().max(ours.len())).find(|i| theirs.get(*i).map(encode) != ours.get(*i).map(encode));
         // The session's own row too (what the store adds to it aside).
-        let row = |m: Option<&SessionMeta>| m.map(|m| SessionMeta { first_batch: 0, ..m.clone() });
+        let row = |m: Option<&SessionMeta>| m.map(|m| SessionMeta { first_batch: 0, last_batch: 0, ..m.clone() });
         let meta_same = row(recorded.iter().find(|m| m.session == id)) == row(metas.get(&id));
         report.sessions.push(SessionCheck { session: id, agent, records: theirs.len(), identical: first_diff.is_none() && meta_same });
         if !meta_same && first_diff.is_none() && report.divergence.is_none() {

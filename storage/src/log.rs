@@ -71,7 +71,17 @@ impl LogView {
         let last_chunk = chunks.last().map_err(redb_err)?.map(|(k, _)| k.value().0).unwrap_or(0);
         let last_tail = tail.last().map_err(redb_err)?.map(|(k, _)| k.value()).unwrap_or(0);
         let partial = pack::partial(&sweeps, &tail)?;
-        Ok(LogView { chunks, spans, sweeps, tail, through, last_chunk, last: last_chunk.max(last_tail), tail_rows: OnceCell::new(), partial })
+        Ok(LogView {
+            chunks,
+            spans,
+            sweeps,
+            tail,
+            through,
+            last_chunk,
+            last: last_chunk.max(last_tail),
+            tail_rows: OnceCell::new(),
+            partial,
+        })
     }
 
     /// The chunk keys listed for a session by its segments, ascending.

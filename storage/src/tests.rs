@@ -569,7 +569,9 @@ fn a_sweep_applied_in_slices_reads_each_record_once() {
 fn a_backup_holds_the_tail_the_journal_and_the_dream_log() {
     let dir = tempfile::tempdir().unwrap();
     let (store, _) = Store::open(dir.path().join("t.redb")).unwrap();
-    store.write_records(&RecordBatch { sessions: vec![running(1)], records: vec![obs_of(1, 1)], sweep: true, ..Default::default() }).unwrap();
+    store
+        .write_records(&RecordBatch { sessions: vec![running(1)], records: vec![obs_of(1, 1)], sweep: true, ..Default::default() })
+        .unwrap();
     store.write_records(&RecordBatch { records: vec![obs_of(1, 2)], journal: vec![(5, b"boot".to_vec())], ..Default::default() }).unwrap();
     {
         let tx = store.database().begin_write().unwrap();
