@@ -317,7 +317,7 @@ impl Store {
     /// Rows in the tail (committed, not yet packed by a sweep).
     pub fn tail_rows(&self) -> Result<u64, StoreError> {
         let tx = self.database().begin_read().map_err(redb_err)?;
-        Ok(tx.open_table(tables::RECORD_TAIL).map_err(redb_err)?.len().map_err(redb_err)?)
+        tx.open_table(tables::RECORD_TAIL).map_err(redb_err)?.len().map_err(redb_err)
     }
 
     /// Streams one session's records with `seq > after_seq` from batch `from_batch` on,
