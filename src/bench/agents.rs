@@ -509,12 +509,7 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
         ),
         _ => (None, None, None),
     };
-    // The record's promise: each commit's oldest record durable within 50 ms.
-    let durable = durable.and_then(|d| {
-        let commits: u64 = d.iter().map(|(_, n)| n).sum();
-        let late: u64 = d.iter().filter(|(le, _)| *le > pawns::metrics::DURABLE_PROMISE_US as f64 / 1e6).map(|(_, n)| n).sum();
-        Some((super::serve::bucket_quantile(&d, 0.99)? * 1000.0, late, commits))
-    });
+    let durable = durable.and_then(|d| super::serve::durable_summary(&d));
     // The server's share of the round trip, as its own histogram bounds it.
     let server_reply = server_replies.as_ref().and_then(|d| {
         let (p50, p99) = (super::serve::bucket_quantile(d, 0.5)?, super::serve::bucket_quantile(d, 0.99)?);

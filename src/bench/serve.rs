@@ -169,6 +169,14 @@ pub fn bucket_quantile(delta: &[(f64, u64)], q: f64) -> Option<f64> {
         .map(|(le, _)| *le)
 }
 
+/// The record's promise over a [`bucket_delta`] of its durable lag: (p99 bound ms,
+/// commits later than 50 ms, commits); none when nothing was committed.
+pub fn durable_summary(delta: &[(f64, u64)]) -> Option<(f64, u64, u64)> {
+    let commits: u64 = delta.iter().map(|(_, n)| n).sum();
+    let late: u64 = delta.iter().filter(|(le, _)| *le > pawns::metrics::DURABLE_PROMISE_US as f64 / 1e6).map(|(_, n)| n).sum();
+    Some((bucket_quantile(delta, 0.99)? * 1000.0, late, commits))
+}
+
 /// One unlabelled sample (a gauge or counter) from Prometheus text.
 pub fn gauge(page: &str, name: &str) -> Option<f64> {
     page.lines().find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
