@@ -208,7 +208,7 @@ pub fn spawn_recorder(
     let (ask, asked) = mpsc::channel::<()>();
     let (done, built) = mpsc::channel();
     let packer_store = store.clone();
-    std::thread::Builder::new().name("pawns-packer".into()).spawn(move || {
+    let packer = std::thread::Builder::new().name("pawns-packer".into()).spawn(move || {
         crate::priority::record_thread();
         // One build per request; it ends when the recorder does.
         while asked.recv().is_ok() {
@@ -217,7 +217,16 @@ pub fn spawn_recorder(
             }
         }
     })?;
-    let sweeps = Sweeps { pending: None, every: sweep_every, last_sweep: Instant::now(), tail_records: 0, asked: false, ask, built };
+    let sweeps = Sweeps {
+        pending: None,
+        every: sweep_every,
+        last_sweep: Instant::now(),
+        tail_records: 0,
+        asked: false,
+        ask,
+        built,
+        packer: Some(packer),
+    };
     let thread = std::thread::Builder::new().name("pawns-recorder".into()).spawn(move || {
         // The recorder has its 50 ms promise to keep: it runs beside the sockets, not
         // below them like the packer, the indexer and the dreamer.
@@ -319,8 +328,11 @@ fn run(
             reported = now;
         }
     }
-    // Stopping: the tail is packed, so the file is left with every session's chunks
-    // listed (a crash leaves it to the next start).
+    // Stopping: the packer goes first (it holds the store, and the file stays locked
+    // until every holder has let go; a build under way is abandoned).
+    sweeps.stop_packer();
+    // The tail is packed, so the file is left with every session's chunks listed (a
+    // crash leaves it to the next start).
     if store.tail_rows().unwrap_or(0) > 0 {
         if let Err(e) = store.write_records(&RecordBatch { sweep: true, ..Default::default() }) {
             tracing::error!(code = e.code(), "packing the record's tail at stop failed: {e}");
@@ -339,6 +351,22 @@ struct Sweeps {
     asked: bool,
     ask: mpsc::Sender<()>,
     built: mpsc::Receiver<Result<Option<pawns_storage::Packs>, pawns_storage::StoreError>>,
+    packer: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Sweeps {
+    /// Ends the packer thread and waits for it: closing both channels ends its loop
+    /// (a build under way finishes, finds no one to take it, and stops).
+    fn stop_packer(&mut self) {
+        let (ask, _) = mpsc::channel();
+        drop(std::mem::replace(&mut self.ask, ask));
+        let (_, built) = mpsc::channel();
+        drop(std::mem::replace(&mut self.built, built));
+        self.pending = None;
+        if let Some(t) = self.packer.take() {
+            let _ = t.join();
+        }
+    }
 }
 
 fn commit(
@@ -442,5 +470,51 @@ fn commit(
     let left = st.backlog.fetch_sub(n, Ordering::Relaxed).saturating_sub(n);
     if left > 100_000 {
         tracing::warn!(backlog = left, "the recorder is falling behind the game");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pawns_storage::RecordBody;
+
+    /// Joining the recorder lets go of the store entirely, the packer's copy too, even
+    /// with a build under way: otherwise the file stays locked, and a server stopped
+    /// and started again on it is refused ("held by another process"), as CI once was.
+    #[test]
+    fn a_joined_recorder_holds_the_store_no_more() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.redb");
+        let (store, _) = Store::open(&path).unwrap();
+        let store = Arc::new(store);
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        // Sweeps as often as can be, so the packer is likely mid-build at the end; and
+        // again and again, as the race is with the packer thread's last wake-up.
+        let mut written = 0u64;
+        for run in 0..20u64 {
+            let (rec, thread) = spawn_recorder(store.clone(), None, None, Duration::from_micros(1)).unwrap();
+            for round in 0..10u64 {
+                let items = (0..50u64)
+                    .map(|i| {
+                        let session = 1 + i % 5;
+                        let text = format!("The cityguard waves at you ({run}, {round}, {i}).").into();
+                        let body = RecordBody::Observation { event_type: "room".into(), text, from: None };
+                        let seq = (run * 10 + round) * 10 + i / 5 + 1;
+                        RecItem::Record(EventRecord { session, seq, agent: "ann".into(), at_us: 1_000 + seq, room_vnum: 3001, body })
+                    })
+                    .collect::<Vec<_>>();
+                written += items.len() as u64;
+                rec.send(items);
+                rt.block_on(rec.flush());
+            }
+            assert!(rec.stats.packed.load(Ordering::Relaxed) > 0, "no sweep was applied");
+            drop(rec);
+            rt.block_on(thread.join());
+            assert_eq!(Arc::strong_count(&store), 1, "a thread of the recorder still holds the store (run {run})");
+        }
+        let got: u64 = (1..=5).map(|s| store.session_records(s).unwrap().len() as u64).sum();
+        assert_eq!(got, written);
+        drop(store);
+        Store::open(&path).expect("the file is free once the recorder is joined");
     }
 }

@@ -96,12 +96,16 @@ impl Default for ServerConfig {
     }
 }
 
+/// How long a stop waits for open connections to close by themselves (sessions say
+/// goodbye) before it ends them.
+const CONNECTIONS_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// A running server.
 pub struct RunningServer {
     pub addr: SocketAddr,
     pub shared: Arc<Shared>,
     shutdown_tx: watch::Sender<bool>,
-    accept: tokio::task::JoinHandle<()>,
+    accept: tokio::task::JoinHandle<crate::net::listener::Connections>,
     engine_task: oneshot::Receiver<()>,
     saves: SaveQueue,
     writer: tokio::task::JoinHandle<()>,
@@ -110,6 +114,7 @@ pub struct RunningServer {
     indexer: Option<crate::search::IndexerThread>,
     dreamer: Option<crate::memory::dreamer::DreamerThread>,
     daily: Option<tokio::task::JoinHandle<()>>,
+    retention: Option<tokio::task::JoinHandle<()>>,
     residents: (watch::Sender<bool>, tokio::task::JoinHandle<()>),
 }
 
@@ -125,7 +130,7 @@ impl RunningServer {
         let _ = self.residents.0.send(true);
         let _ = self.residents.1.await;
         let _ = self.shutdown_tx.send(true);
-        let _ = self.accept.await;
+        let conns = self.accept.await;
         let (tx, rx) = oneshot::channel();
         if self.shared.engine.tx.send(EngineMsg::Shutdown { reply: tx }).await.is_ok() {
             let _ = rx.await;
@@ -134,6 +139,15 @@ impl RunningServer {
         self.saves.flush().await;
         drop(self.saves);
         let _ = self.writer.await;
+        // The sessions were told; what is still open ends now (each connection holds the
+        // store, and the file stays locked while any does).
+        if let Ok(conns) = conns {
+            let open = conns.close(CONNECTIONS_GRACE).await;
+            tracing::debug!(open, "connections closed");
+        }
+        if let Some(r) = self.retention {
+            let _ = r.await;
+        }
         // The engine is gone (its handle with it): the recorder commits what is left and ends.
         if let Some((handle, task)) = self.recorder {
             handle.flush().await;
@@ -224,10 +238,14 @@ pub(crate) fn with_profile(mut w: crate::worldfile::WorldProto, source: &str) ->
 }
 
 /// Drops observations older than `days` days, now and every hour, off the async threads.
-async fn retention(store: Arc<Store>, days: u32, search: Option<crate::search::IndexerHandle>) {
+/// Ends at the server's stop (a pass under way finishes first).
+async fn retention(store: Arc<Store>, days: u32, search: Option<crate::search::IndexerHandle>, mut stop: watch::Receiver<bool>) {
     let mut every = tokio::time::interval(std::time::Duration::from_secs(3600));
     loop {
-        every.tick().await;
+        tokio::select! {
+            _ = every.tick() => {}
+            _ = stop.changed() => return,
+        }
         let today = pawns_storage::day_of(crate::record::unix_us());
         let st = store.clone();
         let cutoff = today.saturating_sub(days);
@@ -390,10 +408,8 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
         (Some(d), Some((at, tz))) => Some(tokio::spawn(crate::memory::schedule::daily(d.clone(), at, tz))),
         _ => None,
     };
-    if let Some(days) = keep_days {
-        tokio::spawn(retention(store.clone(), days, shared.search.clone()));
-    }
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
+    let retention = keep_days.map(|days| tokio::spawn(retention(store.clone(), days, shared.search.clone(), shutdown_rx.clone())));
     let accept = tokio::spawn(crate::net::listener::accept_loop(listener, shared.clone(), shutdown_rx));
     tracing::info!(%addr, "pawns is listening (telnet, WebSocket /ws, HTTP /health)");
     let (resident_stop, resident_stop_rx) = watch::channel(false);
@@ -410,6 +426,7 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
         indexer,
         dreamer: dreamer_thread,
         daily,
+        retention,
         residents: (resident_stop, manager),
     })
 }
