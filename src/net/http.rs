@@ -72,7 +72,9 @@ async fn route(mut req: Request<Incoming>, peer: SocketAddr, shared: Arc<Shared>
     if req.method() == Method::GET && req.uri().path() == "/api/observe/live" {
         // The observatory's live follow: the guard first, then the upgrade.
         return match super::api::observe::live_guard(&call, &shared) {
-            Ok(agent) => accept_ws(&mut req, peer, 64 * 1024, move |ws| super::api::observe::live(ws, shared, agent)),
+            Ok(agent) => {
+                accept_ws(&mut req, peer, 64 * 1024, &shared.tasks.clone(), move |ws| super::api::observe::live(ws, shared, agent))
+            }
             Err(r) => *r,
         };
     }
@@ -100,11 +102,17 @@ async fn route(mut req: Request<Incoming>, peer: SocketAddr, shared: Arc<Shared>
 fn upgrade(req: &mut Request<Incoming>, peer: SocketAddr, shared: Arc<Shared>, permit: Arc<Option<ConnPermit>>) -> Response<Body> {
     // Frames up to 1 MiB are read so that an oversized one can be answered with
     // `frame_too_large`; the protocol limit (16 KiB) is enforced above.
-    accept_ws(req, peer, 1 << 20, move |ws| super::ws::run(ws, peer, shared, permit))
+    accept_ws(req, peer, 1 << 20, &shared.tasks.clone(), move |ws| super::ws::run(ws, peer, shared, permit))
 }
 
 /// Answers a WebSocket upgrade and runs `session` on the socket once it is switched.
-pub fn accept_ws<F, Fut>(req: &mut Request<Incoming>, peer: SocketAddr, max_message: usize, session: F) -> Response<Body>
+pub fn accept_ws<F, Fut>(
+    req: &mut Request<Incoming>,
+    peer: SocketAddr,
+    max_message: usize,
+    tasks: &crate::net::tasks::TaskSpawner,
+    session: F,
+) -> Response<Body>
 where
     F: FnOnce(WebSocketStream<TokioIo<hyper::upgrade::Upgraded>>) -> Fut + Send + 'static,
     Fut: std::future::Future<Output = ()> + Send + 'static,
@@ -117,7 +125,8 @@ where
         return text(StatusCode::BAD_REQUEST, "expected a WebSocket upgrade\n");
     }
     let on_upgrade = hyper::upgrade::on(req);
-    tokio::spawn(async move {
+    // The session is a task of the server's set: the stop ends it.
+    tasks.spawn(async move {
         match on_upgrade.await {
             Ok(upgraded) => {
                 // Small read chunks: thousands of mostly idle agents should not each hold 128 KiB.

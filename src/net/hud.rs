@@ -48,8 +48,9 @@ pub async fn serve(shared: &Shared, link: &LinkHandle, req: &HudRequest, re: Opt
 
 /// Pushes a HUD every heartbeat until aborted (or the session is gone). The interval is
 /// the agent's own (reactions move it), read back with every HUD.
-pub fn spawn_heartbeat(shared: Arc<Shared>, link: LinkHandle, req: HudRequest) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(async move {
+pub fn spawn_heartbeat(shared: Arc<Shared>, link: LinkHandle, req: HudRequest) -> tokio::task::AbortHandle {
+    let tasks = shared.tasks.clone();
+    tasks.spawn(async move {
         // `wake_agent` ends a wait early; the registration goes when this task does.
         struct Registered(Arc<Shared>, crate::game::world::CharId, Arc<tokio::sync::Notify>);
         impl Drop for Registered {

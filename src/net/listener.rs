@@ -69,20 +69,16 @@ pub async fn classify(stream: &TcpStream) -> Kind {
     }
 }
 
-/// Accepts until `shutdown` turns true; returns the connections still open, for the
-/// server's stop to wait for (each holds what every connection shares, the data file's
-/// store with it, and the file stays locked until the last one lets go).
-pub async fn accept_loop(listener: TcpListener, shared: Arc<Shared>, mut shutdown: watch::Receiver<bool>) -> Connections {
-    let mut open = tokio::task::JoinSet::new();
+/// Accepts until `shutdown` turns true. Each connection is a task in the server's set
+/// (`Shared::tasks`), which the stop waits for and ends.
+pub async fn accept_loop(listener: TcpListener, shared: Arc<Shared>, mut shutdown: watch::Receiver<bool>) {
     loop {
-        // Ended connections are reaped as new ones come, so the set holds the open ones.
-        while open.try_join_next().is_some() {}
         tokio::select! {
-            _ = shutdown.changed() => return Connections(open),
+            _ = shutdown.changed() => return,
             r = listener.accept() => match r {
                 Ok((stream, peer)) => {
                     let _ = stream.set_nodelay(true);
-                    open.spawn(handle(stream, peer, shared.clone(), shutdown.clone()));
+                    shared.tasks.spawn(handle(stream, peer, shared.clone(), shutdown.clone()));
                 }
                 Err(e) => {
                     // Out of file descriptors and the like: back off instead of spinning.
@@ -91,21 +87,6 @@ pub async fn accept_loop(listener: TcpListener, shared: Arc<Shared>, mut shutdow
                 }
             }
         }
-    }
-}
-
-/// The connections open when the server stopped accepting.
-pub struct Connections(tokio::task::JoinSet<()>);
-
-impl Connections {
-    /// Waits up to `grace` for the connections to end (sessions told of the stop say
-    /// goodbye and close), then ends the rest (a login prompt waiting for a name, a
-    /// request half sent) and waits for them to be gone.
-    pub async fn close(mut self, grace: Duration) -> usize {
-        let open = self.0.len();
-        let _ = tokio::time::timeout(grace, async { while self.0.join_next().await.is_some() {} }).await;
-        self.0.shutdown().await;
-        open
     }
 }
 

@@ -11,6 +11,7 @@ pub mod login;
 pub mod replay_ring;
 pub mod shared;
 pub mod shared_events;
+pub mod tasks;
 pub mod telnet;
 pub mod telnet_login;
 pub mod telnet_mind;

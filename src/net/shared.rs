@@ -58,6 +58,8 @@ pub struct Shared {
     /// Becomes `true` if the engine thread dies (a panic outside a command's boundary):
     /// `/health` answers 503 and `serve` exits non-zero for its supervisor.
     pub engine_dead: watch::Receiver<bool>,
+    /// Where connections spawn their tasks: the server's set, which its stop ends.
+    pub tasks: crate::net::tasks::TaskSpawner,
 }
 
 impl Shared {

@@ -150,7 +150,7 @@ struct Session {
     creating: Option<super::telnet_login::Creation>,
     pending_login: Option<Box<LoginData>>,
     /// The heartbeat HUD pushes, while the agent asked for them.
-    heartbeat: Option<tokio::task::JoinHandle<()>>,
+    heartbeat: Option<tokio::task::AbortHandle>,
     /// The HUD's budget when a request names none (the login `tier`'s).
     hud_budget: usize,
 }
@@ -322,7 +322,10 @@ impl Session {
                 }
                 // Answered now (a heartbeat request too), without holding up this socket.
                 let shared = self.shared.clone();
-                tokio::spawn(async move { super::hud::serve(&shared, &link, &req, id, false).await });
+                let tasks = shared.tasks.clone();
+                tasks.spawn(async move {
+                    super::hud::serve(&shared, &link, &req, id, false).await;
+                });
             }
         }
         true

@@ -105,7 +105,9 @@ pub struct RunningServer {
     pub addr: SocketAddr,
     pub shared: Arc<Shared>,
     shutdown_tx: watch::Sender<bool>,
-    accept: tokio::task::JoinHandle<crate::net::listener::Connections>,
+    accept: tokio::task::JoinHandle<()>,
+    /// The connections' tasks (each holds the store: the stop ends them).
+    tasks: crate::net::tasks::Tasks,
     engine_task: oneshot::Receiver<()>,
     saves: SaveQueue,
     writer: tokio::task::JoinHandle<()>,
@@ -130,7 +132,7 @@ impl RunningServer {
         let _ = self.residents.0.send(true);
         let _ = self.residents.1.await;
         let _ = self.shutdown_tx.send(true);
-        let conns = self.accept.await;
+        let _ = self.accept.await;
         let (tx, rx) = oneshot::channel();
         if self.shared.engine.tx.send(EngineMsg::Shutdown { reply: tx }).await.is_ok() {
             let _ = rx.await;
@@ -141,10 +143,8 @@ impl RunningServer {
         let _ = self.writer.await;
         // The sessions were told; what is still open ends now (each connection holds the
         // store, and the file stays locked while any does).
-        if let Ok(conns) = conns {
-            let open = conns.close(CONNECTIONS_GRACE).await;
-            tracing::debug!(open, "connections closed");
-        }
+        let open = self.tasks.close(CONNECTIONS_GRACE).await;
+        tracing::debug!(open, "connections closed");
         if let Some(r) = self.retention {
             let _ = r.await;
         }
@@ -383,6 +383,7 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
     let edge =
         EdgeConfig { cmd_rate: cfg.cmd_rate, cmd_burst: cfg.cmd_burst, out_queue: cfg.out_queue, link: cfg.link, record: cfg.record };
     let (dream_daily, keep_days) = (cfg.dream_daily, cfg.keep_observation_days);
+    let tasks = crate::net::tasks::Tasks::default();
     let shared = Arc::new(Shared {
         edge,
         accounts: Accounts::new(store.clone(), start_vnum, kit, unsaved),
@@ -403,6 +404,7 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
         search,
         dreamer,
         engine_dead,
+        tasks: tasks.spawner(),
     });
     let daily = match (&shared.dreamer, dream_daily) {
         (Some(d), Some((at, tz))) => Some(tokio::spawn(crate::memory::schedule::daily(d.clone(), at, tz))),
@@ -419,6 +421,7 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
         shared,
         shutdown_tx,
         accept,
+        tasks,
         engine_task,
         saves,
         writer,

@@ -83,8 +83,8 @@ async fn sigterm_stops_within_five_seconds_with_ten_thousand_link_dead_and_a_dre
 }
 
 /// A stopped server lets go of its data file even with clients still connected (an
-/// agent logged in, a telnet login half done, an HTTP request half sent, a connection
-/// that never spoke), so a server started at once on the same file opens it. Before,
+/// agent logged in, a WebSocket that never logged in, a telnet login half done, an
+/// HTTP request half sent, a connection that never spoke), so a server started at once on the same file opens it. Before,
 /// connection tasks outlived the stop holding the store, and the restart was refused
 /// ("held by another process"): the search test met it on CI.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -98,12 +98,14 @@ async fn a_stop_lets_go_of_the_file_with_clients_still_connected() {
     let mut half_http = tokio::net::TcpStream::connect(srv.addr).await.unwrap();
     tokio::io::AsyncWriteExt::write_all(&mut half_http, b"GET /health HTTP/1.1\r\nHost: x\r\n").await.unwrap();
     let silent = tokio::net::TcpStream::connect(srv.addr).await.unwrap();
+    // A WebSocket that never logs in: its session waits on the socket, not the engine.
+    let quiet_ws = WsClient::connect(srv.addr).await;
     let (_, body) = http_get(srv.addr, "/health").await;
     assert!(body.to_lowercase().contains("ok"), "{body}");
     // `restart` stops the server, then starts one on the same file (and unwraps it).
     let srv = srv.restart().await;
     let (_, body) = http_get(srv.addr, "/health").await;
     assert!(body.to_lowercase().contains("ok"), "{body}");
-    drop((ws, telnet, half_http, silent));
+    drop((ws, quiet_ws, telnet, half_http, silent));
     srv.shutdown().await;
 }
