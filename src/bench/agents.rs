@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use tokio::sync::Semaphore;
 use tokio_tungstenite::tungstenite::Message;
 
-use super::soak::{rss_growth, Samples, SETTLE_S};
+use super::soak::{rss_growth, rss_trend, Samples, SETTLE_S};
 use crate::cli::BenchAgentsArgs;
 
 /// Letters-only names: prefix + base-26 index ("bencha", "benchb", ... "benchba").
@@ -524,6 +524,8 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
     };
     let soak = rss_growth(&samples, SETTLE_S);
     let soak_anon = rss_growth(&anon, SETTLE_S);
+    let trend = rss_trend(&samples, SETTLE_S);
+    let trend_anon = rss_trend(&anon, SETTLE_S);
     let p99_range = p99s.iter().copied().fold(None, |r: Option<(f64, f64)>, p| Some(r.map_or((p, p), |(lo, hi)| (lo.min(p), hi.max(p)))));
     // Every logout asked for a dream: time until the dreamer has done them all.
     let dreams = match (args.wait_dreams, total.last_logout) {
@@ -569,6 +571,9 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
         "rss_growth_after_settling_percent": soak.map(|(_, _, g)| g),
         "rss_anon_samples": anon.iter().map(|(t, kib)| json!([t, kib])).collect::<Vec<_>>(),
         "rss_anon_growth_after_settling_percent": soak_anon.map(|(_, _, g)| g),
+        // The same judged by the least-squares line through every settled sample.
+        "rss_trend_growth_percent": trend.map(|(_, _, g)| g),
+        "rss_anon_trend_growth_percent": trend_anon.map(|(_, _, g)| g),
         "p99_ms_per_sample": &p99s,
         "pulses": pulses.as_ref().map(|p| json!({
             "buckets": p.iter().map(|(le, n)| json!([if le.is_finite() { json!(le) } else { json!("+Inf") }, n])).collect::<Vec<_>>(),
@@ -662,6 +667,15 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
                 from as f64 / 1024.0,
                 to as f64 / 1024.0
             );
+        }
+        for (what, t) in [("RSS", trend), ("anonymous", trend_anon)] {
+            if let Some((from, to, g)) = t {
+                println!(
+                    "  soak trend ({what}): {:.1} → {:.1} MB on the least-squares line from {SETTLE_S:.0}s to the end: {g:+.2}%",
+                    from / 1024.0,
+                    to / 1024.0
+                );
+            }
         }
         if let Some((lo, hi)) = p99_range {
             println!("  p99 over time:     {lo:.2}–{hi:.2} ms across the {} sampling intervals", p99s.len());

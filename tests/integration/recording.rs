@@ -244,6 +244,18 @@ async fn a_backup_taken_under_load_holds_everything_committed_before_it() {
         tokio::time::sleep(Duration::from_millis(10)).await;
         progress = crate::common::http_get(s.addr, "/api/record").await.1;
     }
+    // And the three sessions' rows: the first durable batch may hold only the first
+    // login's (the recorder committed before the other two came); the backup below is
+    // asked for what was durable, not what was in flight.
+    loop {
+        let (_, sessions) = crate::common::http_get(s.addr, "/api/export?what=sessions&format=jsonl").await;
+        if sessions.lines().count() >= 3 {
+            break;
+        }
+        assert!(std::time::Instant::now() < until, "three sessions were never durable: {sessions}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let progress = crate::common::http_get(s.addr, "/api/record").await.1;
     let durable = serde_json::from_str::<serde_json::Value>(&progress).unwrap()["last_batch"].as_u64().unwrap();
     assert!(durable > 0, "{progress}");
     let out = s._dir.path().join("snap.redb");
