@@ -47,6 +47,33 @@ pub fn utc_offset_now(tz: &chrono_tz::Tz) -> i32 {
 
 /// Dreams one agent. With nothing new since the last dream, nothing changes (and
 /// nothing is written); the result says so with `events_extracted: 0`.
+/// Bytes of text whose token counts a thread keeps (then it starts over).
+const TOKEN_COUNTS_BYTES: usize = 8 << 20;
+
+/// The cl100k tokens of a record's text (`DreamResult::raw_tokens`), remembered per text
+/// on this thread: dreams read the same room, the same crowd line and the same commands
+/// over and over, across agents too, and counting them again was half of every dream's
+/// CPU (a soak's dream waves took a third of a core at 1,000 agents). Exact: a text's
+/// count never changes.
+fn tokens_of(text: &str) -> u64 {
+    thread_local! {
+        static COUNTS: std::cell::RefCell<(rustc_hash::FxHashMap<Box<str>, u32>, usize)> = Default::default();
+    }
+    COUNTS.with_borrow_mut(|(counts, bytes)| {
+        if let Some(n) = counts.get(text) {
+            return u64::from(*n);
+        }
+        let n = pawns_graph::count_tokens(text) as u32;
+        if *bytes + text.len() > TOKEN_COUNTS_BYTES {
+            counts.clear();
+            *bytes = 0;
+        }
+        *bytes += text.len();
+        counts.insert(text.into(), n);
+        u64::from(n)
+    })
+}
+
 pub fn dream_agent(store: &Store, agent: &str, opts: &DreamOptions) -> Result<DreamResult, MemoryError> {
     let started = Instant::now();
     let agent = agent.to_ascii_lowercase();
@@ -74,7 +101,7 @@ pub fn dream_agent(store: &Store, agent: &str, opts: &DreamOptions) -> Result<Dr
         let mut last = None;
         let scan = store.scan_session(s, after, from_batch, &mut |b, r| {
             last = Some((r.seq, b));
-            raw_tokens += pawns_graph::count_tokens(&crate::search::doc::search_doc(&r).text) as u64;
+            raw_tokens += tokens_of(&crate::search::doc::search_doc(&r).text);
             x.feed(&r);
         })?;
         if scan.records > 0 {
@@ -174,4 +201,35 @@ pub fn dream_agent(store: &Store, agent: &str, opts: &DreamOptions) -> Result<Dr
 /// The ids of the graph's memories (event nodes).
 fn memory_ids(g: &MemoryGraph) -> impl Iterator<Item = &str> {
     g.nodes().filter(|n| n.kind == pawns_graph::NodeKind::Event).map(|n| n.id.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Remembered counts are the counts: each text's own, asked again and again, mixed
+    /// with others, and past the point where the thread starts over.
+    #[test]
+    fn remembered_token_counts_are_exact() {
+        let texts = [
+            "look",
+            "The Temple Of Midgaard\n[ Exits: n e s d ]\nBench12 is standing here.",
+            "The cityguard hits you hard.",
+            "The cityguard hits you hard!",
+            "",
+            "héllo — wörld 🐉",
+        ];
+        for round in 0..3 {
+            for t in texts {
+                assert_eq!(tokens_of(t), pawns_graph::count_tokens(t) as u64, "{t:?} in round {round}");
+            }
+        }
+        // Over the bound: the remembered counts start over and stay exact.
+        let long = "a fine scarecrow ".repeat(1 << 16);
+        for i in 0..(TOKEN_COUNTS_BYTES / long.len() + 2) {
+            let t = format!("{long}{i}");
+            assert_eq!(tokens_of(&t), pawns_graph::count_tokens(&t) as u64);
+        }
+        assert_eq!(tokens_of(texts[1]), pawns_graph::count_tokens(texts[1]) as u64);
+    }
 }

@@ -100,7 +100,11 @@ impl LogView {
     /// looking it up under each sweep from its first batch to the first sweep after its
     /// last; and what segments list (chunks written before migration 10), with, for a
     /// running session of such a file, each single-batch chunk after `spans_through`.
-    fn chunk_keys(&self, meta: &SessionMeta) -> Result<Vec<u64>, StoreError> {
+    /// The keys of the chunks holding the session's records from batch `from` on (a pack
+    /// holding `from` is keyed at or after it): a reader from a watermark looks up the
+    /// sweeps since it, not every sweep of a long session (a dream an hour into one made
+    /// 360 look-ups to use the last few).
+    fn chunk_keys(&self, meta: &SessionMeta, from: u64) -> Result<Vec<u64>, StoreError> {
         let mut ids = self.listed(meta.session)?;
         if meta.ended_us.is_none() && meta.first_batch != u64::MAX {
             let from = self.through.saturating_add(1).max(meta.first_batch.max(1)).max(ids.last().map_or(0, |l| l + 1));
@@ -111,7 +115,7 @@ impl LogView {
             }
         }
         if meta.first_batch != u64::MAX {
-            for row in self.sweeps.range(meta.first_batch.max(1)..).map_err(redb_err)? {
+            for row in self.sweeps.range(meta.first_batch.max(1).max(from)..).map_err(redb_err)? {
                 let (k, _) = row.map_err(redb_err)?;
                 let key = k.value();
                 if self.chunks.get((key, meta.session)).map_err(redb_err)?.is_some() {
@@ -125,7 +129,7 @@ impl LogView {
         } else {
             // No row: every sweep is a candidate (a session is never recorded rowless,
             // but a reader may ask for one).
-            for row in self.sweeps.iter().map_err(redb_err)? {
+            for row in self.sweeps.range(from..).map_err(redb_err)? {
                 let key = row.map_err(redb_err)?.0.value();
                 if self.chunks.get((key, meta.session)).map_err(redb_err)?.is_some() {
                     ids.push(key);
@@ -169,7 +173,7 @@ impl LogView {
     /// One session's parts from batch `from` on, in batch order; the values decoded.
     fn session_parts(&self, meta: &SessionMeta, from: u64, out: &mut Vec<Part>) -> Result<u64, StoreError> {
         let mut n = 0;
-        let keys = self.chunk_keys(meta)?;
+        let keys = self.chunk_keys(meta, from)?;
         for key in keys.iter().copied().filter(|k| *k >= from) {
             n += self.chunk_parts(key, meta.session, out)?;
         }
@@ -345,7 +349,7 @@ impl Store {
                 }
             }
         };
-        let keys = view.chunk_keys(meta)?;
+        let keys = view.chunk_keys(meta, from_batch)?;
         for key in keys.iter().copied().filter(|k| *k >= from_batch) {
             scan.chunks += view.chunk_parts(key, meta.session, &mut parts)?;
             take(&mut parts, &mut scan);
@@ -411,7 +415,7 @@ impl Store {
             let mut parts = Vec::new();
             for mut s in open {
                 let tail: Vec<u64> = unlisted.remove(&s.session).unwrap_or_default().into_iter().filter(|b| *b >= s.first_batch).collect();
-                let mut all = view.chunk_keys(&s)?;
+                let mut all = view.chunk_keys(&s, 0)?;
                 all.extend(tail.iter().copied());
                 all.sort_unstable();
                 all.dedup();

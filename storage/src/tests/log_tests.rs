@@ -106,6 +106,13 @@ fn the_log_reads_the_same_whatever_the_sweeps() {
         let mut got = Vec::new();
         store.scan_session(&meta, 0, 0, &mut |b, r| got.push((b, r.seq))).unwrap();
         assert_eq!(got, want[s as usize], "session {s}");
+        // From every watermark a dream could leave (its last record's seq and batch):
+        // exactly what came after it.
+        for (i, (b, seq)) in want[s as usize].iter().enumerate() {
+            let mut after = Vec::new();
+            store.scan_session(&meta, *seq, *b, &mut |b, r| after.push((b, r.seq))).unwrap();
+            assert_eq!(after, want[s as usize][i + 1..], "session {s} from batch {b}, seq {seq}");
+        }
     }
     let all: Vec<(u64, Vec<(u64, u64)>)> = store
         .batches_after(0, usize::MAX)
