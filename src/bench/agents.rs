@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use tokio::sync::Semaphore;
 use tokio_tungstenite::tungstenite::Message;
 
-use super::soak::{rss_growth, rss_trend, Samples, SETTLE_S};
+use super::soak::Samples;
 use crate::cli::BenchAgentsArgs;
 
 /// Letters-only names: prefix + base-26 index ("bencha", "benchb", ... "benchba").
@@ -515,18 +515,13 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
         let (p50, p99) = (super::serve::bucket_quantile(d, 0.5)?, super::serve::bucket_quantile(d, 0.99)?);
         Some((p50 * 1000.0, p99 * 1000.0, d.iter().map(|(_, n)| n).sum::<u64>()))
     });
-    let Samples { rss: samples, anon, held, p99s } = match sampler {
+    let soak = match sampler {
         Some((samples, task)) => {
             task.abort();
             std::mem::take(&mut *samples.lock().unwrap_or_else(|e| e.into_inner()))
         }
         None => Samples::default(),
     };
-    let soak = rss_growth(&samples, SETTLE_S);
-    let soak_anon = rss_growth(&anon, SETTLE_S);
-    let trend = rss_trend(&samples, SETTLE_S);
-    let trend_anon = rss_trend(&anon, SETTLE_S);
-    let p99_range = p99s.iter().copied().fold(None, |r: Option<(f64, f64)>, p| Some(r.map_or((p, p), |(lo, hi)| (lo.min(p), hi.max(p)))));
     // Every logout asked for a dream: time until the dreamer has done them all.
     let dreams = match (args.wait_dreams, total.last_logout) {
         (true, Some(last)) => {
@@ -544,7 +539,7 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
     total.latencies_us.sort_unstable();
     let l = &total.latencies_us;
     let over_10ms = pulses.as_ref().map(|p| p.iter().filter(|(le, _)| *le > 0.01).map(|(_, n)| n).sum::<u64>());
-    let summary = json!({
+    let mut summary = json!({
         "agents": args.count,
         "connected": total.connected,
         "logged_in": total.logged_in,
@@ -565,16 +560,6 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
         "huds": total.huds,
         "dreams": dreams.map(|(secs, n)| json!({"all_done_s": secs, "dreams": n})),
         "load_generator_cpu_percent": own_cpu / elapsed * 100.0,
-        "rss_samples": samples.iter().map(|(t, kib)| json!([t, kib])).collect::<Vec<_>>(),
-        // Beside each RSS sample: the replay rings' bytes, the record backlog, the world's objects.
-        "held_samples": held.iter().map(|(r, b, o)| json!([r, b, o])).collect::<Vec<_>>(),
-        "rss_growth_after_settling_percent": soak.map(|(_, _, g)| g),
-        "rss_anon_samples": anon.iter().map(|(t, kib)| json!([t, kib])).collect::<Vec<_>>(),
-        "rss_anon_growth_after_settling_percent": soak_anon.map(|(_, _, g)| g),
-        // The same judged by the least-squares line through every settled sample.
-        "rss_trend_growth_percent": trend.map(|(_, _, g)| g),
-        "rss_anon_trend_growth_percent": trend_anon.map(|(_, _, g)| g),
-        "p99_ms_per_sample": &p99s,
         "pulses": pulses.as_ref().map(|p| json!({
             "buckets": p.iter().map(|(le, n)| json!([if le.is_finite() { json!(le) } else { json!("+Inf") }, n])).collect::<Vec<_>>(),
             "over_10ms": over_10ms,
@@ -590,6 +575,9 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
             _ => Value::Null,
         },
     });
+    if let Some(fields) = summary.as_object_mut() {
+        fields.extend(soak.json_fields());
+    }
     if args.json {
         println!("{summary}");
     } else {
@@ -653,33 +641,7 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
                 s["rss_per_session_kib"].as_f64().unwrap_or(f64::NAN)
             );
         }
-        if let Some((from, to, g)) = soak {
-            println!(
-                "  soak:              RSS {:.1} MB at {SETTLE_S:.0}s, {:.1} MB at the end: {g:+.2}% ({} samples)",
-                from as f64 / 1024.0,
-                to as f64 / 1024.0,
-                samples.len()
-            );
-        }
-        if let Some((from, to, g)) = soak_anon {
-            println!(
-                "  soak (anonymous): {:.1} MB at {SETTLE_S:.0}s, {:.1} MB at the end: {g:+.2}% (the rest is mapped index files)",
-                from as f64 / 1024.0,
-                to as f64 / 1024.0
-            );
-        }
-        for (what, t) in [("RSS", trend), ("anonymous", trend_anon)] {
-            if let Some((from, to, g)) = t {
-                println!(
-                    "  soak trend ({what}): {:.1} → {:.1} MB on the least-squares line from {SETTLE_S:.0}s to the end: {g:+.2}%",
-                    from / 1024.0,
-                    to / 1024.0
-                );
-            }
-        }
-        if let Some((lo, hi)) = p99_range {
-            println!("  p99 over time:     {lo:.2}–{hi:.2} ms across the {} sampling intervals", p99s.len());
-        }
+        soak.print();
         println!("  load generator:    {:.0}% CPU (on the same machine)", own_cpu / elapsed * 100.0);
     }
     drop(spawned);

@@ -5,6 +5,8 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use serde_json::json;
+
 use super::agents::percentile;
 use super::serve::{gauge, proc_sample, rss_split};
 
@@ -25,6 +27,64 @@ pub struct Samples {
     pub held: Vec<(f64, f64, f64)>,
     /// Each interval's reply p99 (ms).
     pub p99s: Vec<f64>,
+}
+
+impl Samples {
+    /// The soak's part of `bench agents --json`: every sample, and the growth judged
+    /// both ways.
+    pub fn json_fields(&self) -> serde_json::Map<String, serde_json::Value> {
+        let growth = |s: &[(f64, u64)]| rss_growth(s, SETTLE_S).map(|(_, _, g)| g);
+        let trend = |s: &[(f64, u64)]| rss_trend(s, SETTLE_S).map(|(_, _, g)| g);
+        let v = json!({
+            "rss_samples": self.rss.iter().map(|(t, kib)| json!([t, kib])).collect::<Vec<_>>(),
+            // Beside each RSS sample: the replay rings' bytes, the record backlog, the world's objects.
+            "held_samples": self.held.iter().map(|(r, b, o)| json!([r, b, o])).collect::<Vec<_>>(),
+            "rss_growth_after_settling_percent": growth(&self.rss),
+            "rss_anon_samples": self.anon.iter().map(|(t, kib)| json!([t, kib])).collect::<Vec<_>>(),
+            "rss_anon_growth_after_settling_percent": growth(&self.anon),
+            // The same judged by the least-squares line through every settled sample.
+            "rss_trend_growth_percent": trend(&self.rss),
+            "rss_anon_trend_growth_percent": trend(&self.anon),
+            "p99_ms_per_sample": &self.p99s,
+        });
+        match v {
+            serde_json::Value::Object(m) => m,
+            _ => serde_json::Map::new(),
+        }
+    }
+
+    /// The soak's lines of the report (nothing when there were no samples).
+    pub fn print(&self) {
+        if let Some((from, to, g)) = rss_growth(&self.rss, SETTLE_S) {
+            println!(
+                "  soak:              RSS {:.1} MB at {SETTLE_S:.0}s, {:.1} MB at the end: {g:+.2}% ({} samples)",
+                from as f64 / 1024.0,
+                to as f64 / 1024.0,
+                self.rss.len()
+            );
+        }
+        if let Some((from, to, g)) = rss_growth(&self.anon, SETTLE_S) {
+            println!(
+                "  soak (anonymous): {:.1} MB at {SETTLE_S:.0}s, {:.1} MB at the end: {g:+.2}% (the rest is mapped index files)",
+                from as f64 / 1024.0,
+                to as f64 / 1024.0
+            );
+        }
+        for (what, s) in [("RSS", &self.rss), ("anonymous", &self.anon)] {
+            if let Some((from, to, g)) = rss_trend(s, SETTLE_S) {
+                println!(
+                    "  soak trend ({what}): {:.1} → {:.1} MB on the least-squares line from {SETTLE_S:.0}s to the end: {g:+.2}%",
+                    from / 1024.0,
+                    to / 1024.0
+                );
+            }
+        }
+        let range =
+            self.p99s.iter().copied().fold(None, |r: Option<(f64, f64)>, p| Some(r.map_or((p, p), |(lo, hi)| (lo.min(p), hi.max(p)))));
+        if let Some((lo, hi)) = range {
+            println!("  p99 over time:     {lo:.2}–{hi:.2} ms across the {} sampling intervals", self.p99s.len());
+        }
+    }
 }
 
 /// (RSS at the first sample at or after `settle_s`, at the last, growth in %), from
