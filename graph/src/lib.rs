@@ -13,7 +13,7 @@ pub mod valence;
 pub use event::{EventKind, MemEvent, SocialAct};
 pub use graph::{CycleReport, EdgeKind, MemoryGraph, Node, NodeKind, Params, StoredGraph};
 pub use profile::{Observed, Profile};
-pub use summary::{build_summary, build_summary_with, count_tokens, tier_budget, Summary, SummaryOptions};
+pub use summary::{build_summary, build_summary_with, count_tokens, tier_budget, token_lines, Summary, SummaryOptions};
 pub use valence::valence;
 
 #[cfg(test)]

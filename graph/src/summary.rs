@@ -64,6 +64,39 @@ pub fn count_tokens(text: &str) -> usize {
     tiktoken_rs::cl100k_base_singleton().encode_with_special_tokens(text).len()
 }
 
+/// `text` cut into lines whose cl100k token counts add up to the text's: a cut falls
+/// after a newline that a non-whitespace character follows. cl100k's pre-tokenizer never
+/// makes a piece across such a point: only its whitespace alternatives take a newline,
+/// they go on only through whitespace, and the first of them (`\s*[\r\n]+`) ends a run
+/// at its last newline whatever follows, so the one look-ahead (`\s+(?!\S)`) is never
+/// what decides there. Special tokens hold no newline. So counting line by line is
+/// exact, and lines repeat (a room's description, who stands there) where whole texts
+/// do not.
+pub fn token_lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let b = rest.as_bytes();
+        let mut cut = rest.len();
+        let mut i = 0;
+        while let Some(n) = b[i..].iter().position(|&c| c == b'\n') {
+            let at = i + n + 1;
+            // A non-whitespace character after the newline (ASCII whitespace, or a
+            // multi-byte character that might be Unicode whitespace: no cut there).
+            if at < b.len() && b[at] < 0x80 && !b[at].is_ascii_whitespace() && b[at] != 0x0b {
+                cut = at;
+                break;
+            }
+            i = at;
+        }
+        let (line, after) = rest.split_at(cut);
+        rest = after;
+        Some(line)
+    })
+}
+
 /// One event as a line of the narrative (without its parenthetical).
 pub fn describe(e: &MemEvent) -> String {
     let room = if e.room_name.is_empty() { String::new() } else { format!(" in {}", e.room_name) };

@@ -2,7 +2,7 @@ use proptest::prelude::*;
 
 use crate::event::{EventKind, MemEvent, SocialAct};
 use crate::graph::{MemoryGraph, NodeKind, Params};
-use crate::summary::{build_summary, count_tokens, SummaryOptions};
+use crate::summary::{build_summary, count_tokens, token_lines, SummaryOptions};
 
 const MIN: u64 = 60 * 1_000_000;
 /// 2027-01-12 15:15:00 UTC.
@@ -178,6 +178,44 @@ fn make(i: u64, (kind, who, level, pct, gap): (u8, u8, u8, u8, u16), at: u64) ->
         _ => EventKind::Move { from_vnum: gap as u32, from_name: "x".into(), dir: None },
     };
     ev(i, at, 100 + who as u32, kind)
+}
+
+/// Pieces that meet at the edges cl100k's pre-tokenizer cares about: newlines beside
+/// spaces, tabs, Unicode whitespace, letters, digits, punctuation and a special token.
+const TOKEN_PIECES: &[&str] = &[
+    "a", "The", "temple", " ", "  ", "\n", "\n\n", "\r\n", "\r", "\t", "\u{0b}", "\u{0c}", "\u{85}", "\u{a0}", "\u{2003}",
+    "\u{3000}", "é", "日本", "1", "123", "4567", "'s", "'", "'ll", ".", "!!", "...", "[agent]", "<|endoftext|>", "-", "\u{1f600}",
+];
+
+#[test]
+fn token_lines_cut_after_newlines_and_keep_the_count() {
+    let room = "The Temple of Midgaard\n   You are in the southern end of the temple hall.\nBrenda [agent] is standing here.\n\n  A statue looms.\nExits: n s\n";
+    let lines: Vec<&str> = token_lines(room).collect();
+    assert_eq!(
+        lines,
+        [
+            "The Temple of Midgaard\n   You are in the southern end of the temple hall.\n",
+            "Brenda [agent] is standing here.\n\n  A statue looms.\n",
+            "Exits: n s\n"
+        ]
+    );
+    assert_eq!(lines.concat(), room);
+    assert_eq!(lines.iter().map(|l| count_tokens(l)).sum::<usize>(), count_tokens(room));
+    assert_eq!(token_lines("").count(), 0);
+    assert_eq!(token_lines("no newline").collect::<Vec<_>>(), ["no newline"]);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1024))]
+
+    #[test]
+    fn token_lines_add_up_to_the_whole_count(pieces in prop::collection::vec(prop::sample::select(TOKEN_PIECES), 0..80)) {
+        let text = pieces.concat();
+        let lines: Vec<&str> = token_lines(&text).collect();
+        prop_assert_eq!(lines.concat(), text.clone());
+        prop_assert!(lines.iter().all(|l| !l.is_empty()));
+        prop_assert_eq!(lines.iter().map(|l| count_tokens(l)).sum::<usize>(), count_tokens(&text), "{:?}", lines);
+    }
 }
 
 proptest! {

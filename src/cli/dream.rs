@@ -7,7 +7,7 @@ use anyhow::{bail, Context};
 use pawns_storage::{Store, StoreError};
 
 use crate::cli::DreamArgs;
-use pawns::memory::dream::{dream_agent, DreamOptions};
+use pawns::memory::dream::{dream_agent_in, DreamOptions, SharedLog};
 use pawns::memory::dreamer::agents_to_dream;
 use pawns::memory::{import, AgentMemory, DreamResult};
 
@@ -86,8 +86,9 @@ fn from_store(db: &Path, agent: Option<&str>, output: Option<&Path>, opts: &Drea
         None => agents_to_dream(&store),
     };
     let mut results = Vec::new();
+    let mut log = SharedLog::default();
     for a in agents {
-        let r = dream_agent(&store, &a, opts).map_err(|e| anyhow::anyhow!("{a}: {e} [{}]", e.code()))?;
+        let r = log.get(&store).and_then(|log| dream_agent_in(&store, log, &a, opts)).map_err(|e| anyhow::anyhow!("{a}: {e} [{}]", e.code()))?;
         if let Some(out) = output.filter(|_| !opts.dry_run) {
             if let Some(mem) = store.memory::<AgentMemory>(&a)? {
                 import::write_outputs(out, &a, &mem)?;

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use chrono::{Offset, TimeZone, Utc};
 use pawns_graph::{MemoryGraph, Params};
-use pawns_storage::Store;
+use pawns_storage::{LogReader, Store};
 
 use super::extract::Extractor;
 use super::llm::LlmConfig;
@@ -45,41 +45,75 @@ pub fn utc_offset_now(tz: &chrono_tz::Tz) -> i32 {
     tz.offset_from_utc_datetime(&Utc::now().naive_utc()).fix().local_minus_utc()
 }
 
-/// Dreams one agent. With nothing new since the last dream, nothing changes (and
-/// nothing is written); the result says so with `events_extracted: 0`.
 /// Bytes of text whose token counts a thread keeps (then it starts over).
 const TOKEN_COUNTS_BYTES: usize = 8 << 20;
 
-/// The cl100k tokens of a record's text (`DreamResult::raw_tokens`), remembered per text
-/// on this thread: dreams read the same room, the same crowd line and the same commands
-/// over and over, across agents too, and counting them again was half of every dream's
-/// CPU (a soak's dream waves took a third of a core at 1,000 agents). Exact: a text's
-/// count never changes.
+/// The cl100k tokens of a record's text (`DreamResult::raw_tokens`), counted line by
+/// line (`token_lines`: exact) and remembered per line on this thread: dreams read the
+/// same room descriptions, the same "X is standing here." and the same commands over
+/// and over, across agents too, where whole texts rarely repeat (a room's text names
+/// who is there). Counting was half of every dream's CPU (a soak's dream waves took a
+/// third of a core at 1,000 agents).
 fn tokens_of(text: &str) -> u64 {
     thread_local! {
         static COUNTS: std::cell::RefCell<(rustc_hash::FxHashMap<Box<str>, u32>, usize)> = Default::default();
     }
     COUNTS.with_borrow_mut(|(counts, bytes)| {
-        if let Some(n) = counts.get(text) {
-            return u64::from(*n);
+        let mut total = 0u64;
+        for line in pawns_graph::token_lines(text) {
+            if let Some(n) = counts.get(line) {
+                total += u64::from(*n);
+                continue;
+            }
+            let n = pawns_graph::count_tokens(line) as u32;
+            if *bytes + line.len() > TOKEN_COUNTS_BYTES {
+                counts.clear();
+                *bytes = 0;
+            }
+            *bytes += line.len();
+            counts.insert(line.into(), n);
+            total += u64::from(n);
         }
-        let n = pawns_graph::count_tokens(text) as u32;
-        if *bytes + text.len() > TOKEN_COUNTS_BYTES {
-            counts.clear();
-            *bytes = 0;
-        }
-        *bytes += text.len();
-        counts.insert(text.into(), n);
-        u64::from(n)
+        total
     })
 }
 
+/// How long dreams share one view of the record (`LogReader`) before the next opens a
+/// fresh one: long enough for a wave of dreams to decompress the record's tail once,
+/// short enough that redb soon reuses the pages commits free meanwhile.
+const READER_MAX_AGE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// The view of the record that dreams run one after another share, opened afresh
+/// every `READER_MAX_AGE`. The dreamer opens one after each pass over its queue took
+/// its requests, so it sees every commit that asked for them.
+#[derive(Default)]
+pub struct SharedLog(Option<LogReader>);
+
+impl SharedLog {
+    pub fn get(&mut self, store: &Store) -> Result<&LogReader, MemoryError> {
+        if self.0.as_ref().is_none_or(|r| r.age() > READER_MAX_AGE) {
+            self.0 = None;
+            self.0 = Some(store.log_reader()?);
+        }
+        Ok(self.0.as_ref().expect("just opened"))
+    }
+}
+
+/// Dreams one agent. With nothing new since the last dream, nothing changes (and
+/// nothing is written); the result says so with `events_extracted: 0`.
 pub fn dream_agent(store: &Store, agent: &str, opts: &DreamOptions) -> Result<DreamResult, MemoryError> {
+    dream_agent_in(store, &store.log_reader()?, agent, opts)
+}
+
+/// Dreams one agent reading its record through `log`, a reader many dreams share (a
+/// wave of them decompresses the record's tail once): the dream sees the record as
+/// `log` does, so `log` must have been opened after the commits that asked for it.
+pub fn dream_agent_in(store: &Store, log: &LogReader, agent: &str, opts: &DreamOptions) -> Result<DreamResult, MemoryError> {
     let started = Instant::now();
     let agent = agent.to_ascii_lowercase();
     let mut mem: AgentMemory = store.memory(&agent)?.unwrap_or_default();
     let wm = mem.watermark;
-    let sessions: Vec<_> = store
+    let sessions: Vec<_> = log
         .agent_sessions(&agent, wm.session.saturating_sub(SESSION_SLACK_US))?
         .into_iter()
         .filter(|s| s.session >= wm.session)
@@ -99,7 +133,7 @@ pub fn dream_agent(store: &Store, agent: &str, opts: &DreamOptions) -> Result<Dr
         let (after, from_batch) = if s.session == wm.session { (wm.seq, wm.batch) } else { (0, 0) };
         x.valence_off = !s.valence;
         let mut last = None;
-        let scan = store.scan_session(s, after, from_batch, &mut |b, r| {
+        let scan = log.scan_session(s, after, from_batch, &mut |b, r| {
             last = Some((r.seq, b));
             raw_tokens += tokens_of(&crate::search::doc::search_doc(&r).text);
             x.feed(&r);
@@ -218,6 +252,9 @@ mod tests {
             "The cityguard hits you hard!",
             "",
             "héllo — wörld 🐉",
+            // Lines shared with the text above, in other company.
+            "The Temple Of Midgaard\n[ Exits: n e s d ]\nBench7 is standing here.\n\n  A statue.\n",
+            "\nThe cityguard hits you hard.\n\n\nBench12 is standing here.",
         ];
         for round in 0..3 {
             for t in texts {

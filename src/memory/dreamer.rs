@@ -16,10 +16,12 @@ use pawns_storage::{RecordBatch, Store};
 use rustc_hash::FxHashMap;
 use tokio::sync::oneshot;
 
-use super::{dream_agent, DreamOptions, DreamResult, MemoryError};
+use super::dream::{dream_agent_in, SharedLog};
+use super::{DreamOptions, DreamResult, MemoryError};
 
 /// Records since the last dream that make an agent dream again, by default.
 pub const DEFAULT_THRESHOLD: u64 = 5_000;
+
 
 /// Why the dreamer did not dream: typed, so callers match variants, not text.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -195,7 +197,7 @@ impl DreamFeed {
                     *n += run.len() as u64;
                     *n
                 }
-                None => *self.pending.entry(agent.clone()).or_insert(run.len() as u64),
+                None => *self.pending.entry(agent.clone()).or_insert(head_start(agent, self.threshold) + run.len() as u64),
             };
             if n >= self.threshold {
                 over.push(agent.clone());
@@ -213,6 +215,20 @@ impl DreamFeed {
             }
         }
     }
+}
+
+/// Records an agent's count starts with after each dream it asks for: up to a quarter
+/// of the threshold, fixed per agent (a hash of its name). Agents that log in together
+/// (a restart, a fleet) would otherwise pass the threshold together, dream by the
+/// hundred in one wave (a third of a core for minutes at 1,000 agents) and do it again
+/// each time round; with head starts the first wave spreads over a quarter of the
+/// period, and the periods differ, so later ones drift apart.
+fn head_start(agent: &str, threshold: u64) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = rustc_hash::FxHasher::default();
+    agent.hash(&mut h);
+    // FxHash's high bits are its well-mixed ones.
+    (h.finish() >> 32) % (threshold / 4).max(1)
 }
 
 /// Starts the dreamer thread.
@@ -258,12 +274,13 @@ fn run(store: Arc<Store>, opts: DreamOptions, rx: mpsc::Receiver<DreamMsg>, stat
                 DreamMsg::Stop => {}
             }
         }
+        let mut log = SharedLog::default();
         for (agent, trigger, replies, n) in agents {
             let r = if stopping() {
                 stats.dropped.fetch_add(n, Ordering::Relaxed);
                 Err(DreamError::Stopped)
             } else {
-                one(&store, &opts, &agent, &trigger, &stats)
+                one(&store, &mut log, &opts, &agent, &trigger, &stats)
             };
             done(n);
             for reply in replies {
@@ -276,7 +293,7 @@ fn run(store: Arc<Store>, opts: DreamOptions, rx: mpsc::Receiver<DreamMsg>, stat
                 if stopping() {
                     break;
                 }
-                if let Ok(r) = one(&store, &opts, &agent, &trigger, &stats) {
+                if let Ok(r) = one(&store, &mut log, &opts, &agent, &trigger, &stats) {
                     if r.events_extracted > 0 || r.records_read > 0 {
                         results.push(r);
                     }
@@ -308,9 +325,16 @@ pub fn agents_to_dream(store: &Store) -> Vec<String> {
         .collect()
 }
 
-fn one(store: &Store, opts: &DreamOptions, agent: &str, trigger: &str, stats: &DreamerStats) -> Result<DreamResult, DreamError> {
+fn one(
+    store: &Store,
+    log: &mut SharedLog,
+    opts: &DreamOptions,
+    agent: &str,
+    trigger: &str,
+    stats: &DreamerStats,
+) -> Result<DreamResult, DreamError> {
     let o = DreamOptions { trigger: trigger.to_string(), ..opts.clone() };
-    match dream_agent(store, agent, &o) {
+    match log.get(store).and_then(|log| dream_agent_in(store, log, agent, &o)) {
         Ok(r) => {
             stats.dreams.fetch_add(1, Ordering::Relaxed);
             stats.events.fetch_add(r.events_extracted as u64, Ordering::Relaxed);
@@ -333,5 +357,85 @@ fn one(store: &Store, opts: &DreamOptions, agent: &str, trigger: &str, stats: &D
             tracing::warn!(agent = %agent, trigger = %trigger, code = e.code(), "dream failed: {e}");
             Err(e.into())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pawns_storage::{EventRecord, RecordBody, SessionMeta};
+
+    fn feed(threshold: u64) -> (DreamFeed, mpsc::Receiver<DreamMsg>) {
+        let (tx, rx) = mpsc::channel();
+        let dreamer = DreamerHandle { tx, stats: Arc::default() };
+        (DreamFeed { dreamer, threshold, sessions: FxHashMap::default(), pending: FxHashMap::default() }, rx)
+    }
+
+    fn record(session: u64, agent: &str) -> EventRecord {
+        let body = RecordBody::Observation { event_type: "room".into(), text: "x".into(), from: None };
+        EventRecord { session, seq: 0, agent: agent.into(), at_us: 0, room_vnum: 0, body }
+    }
+
+    fn requests(rx: &mpsc::Receiver<DreamMsg>) -> Vec<(String, String)> {
+        rx.try_iter()
+            .filter_map(|m| match m {
+                DreamMsg::Dream { agent, trigger, .. } => Some((agent, trigger)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// A fleet that logs in together does not pass the threshold together: each agent
+    /// dreams after between three quarters of the threshold and the whole of it, at a
+    /// point of its own that its next dreams keep, and a logout is a dream of its own.
+    #[test]
+    fn agents_that_start_together_dream_apart() {
+        let threshold = 400;
+        let (mut f, rx) = feed(threshold);
+        let agents: Vec<String> = (0..200).map(|i| format!("bench{i}")).collect();
+        let sessions: Vec<SessionMeta> = agents
+            .iter()
+            .enumerate()
+            .map(|(i, a)| SessionMeta { session: i as u64 + 1, agent: a.clone(), is_agent: true, ..Default::default() })
+            .collect();
+        f.committed(&RecordBatch { sessions: sessions.clone(), ..Default::default() });
+        // One record per agent per batch, for three thresholds' worth.
+        let mut dreamt_at: FxHashMap<String, Vec<u64>> = FxHashMap::default();
+        for b in 1..=3 * threshold {
+            let records = sessions.iter().map(|s| record(s.session, &s.agent)).collect();
+            f.committed(&RecordBatch { records, ..Default::default() });
+            for (a, trigger) in requests(&rx) {
+                assert_eq!(trigger, "threshold");
+                dreamt_at.entry(a).or_default().push(b);
+            }
+        }
+        let mut firsts: Vec<u64> = Vec::new();
+        for a in &agents {
+            let at = &dreamt_at[a];
+            assert!(at.len() >= 3, "{a}: {at:?}");
+            let period = at[0];
+            assert!((threshold * 3 / 4 + 1..=threshold).contains(&period), "{a} dreamt after {period} records");
+            assert!(at.windows(2).all(|w| w[1] - w[0] == period), "{a} keeps its period: {at:?}");
+            assert_eq!(period, threshold - head_start(a, threshold));
+            firsts.push(period);
+        }
+        firsts.sort_unstable();
+        firsts.dedup();
+        assert!(firsts.len() > 50, "200 agents spread over {} points only", firsts.len());
+        // A logout dreams once, as a logout; the count starts over.
+        let mut ended = sessions[0].clone();
+        ended.ended_us = Some(1);
+        f.committed(&RecordBatch { sessions: vec![ended], records: vec![record(1, &agents[0])], ..Default::default() });
+        assert_eq!(requests(&rx), [(agents[0].clone(), "logout".to_string())]);
+        assert!(!f.pending.contains_key(&agents[0]));
+    }
+
+    #[test]
+    fn a_threshold_of_one_dreams_every_record() {
+        let (mut f, rx) = feed(1);
+        let s = SessionMeta { session: 7, agent: "wren".into(), is_agent: true, ..Default::default() };
+        f.committed(&RecordBatch { sessions: vec![s], records: vec![record(7, "wren")], ..Default::default() });
+        f.committed(&RecordBatch { records: vec![record(7, "wren")], ..Default::default() });
+        assert_eq!(requests(&rx).len(), 2);
     }
 }

@@ -18,7 +18,7 @@ pub mod tables;
 
 use std::path::{Path, PathBuf};
 
-pub use log::SessionScan;
+pub use log::{LogReader, SessionScan};
 pub use pack::Packs;
 pub use recording::*;
 pub use records::*;
@@ -320,19 +320,8 @@ impl Store {
 
     /// An agent's sessions, oldest first, started at or after `since_us`.
     pub fn agent_sessions(&self, agent: &str, since_us: u64) -> Result<Vec<SessionMeta>, StoreError> {
-        let agent = agent.to_ascii_lowercase();
         let tx = self.db.begin_read().map_err(redb_err)?;
-        let idx = tx.open_table(tables::AGENT_SESSIONS).map_err(redb_err)?;
-        let sessions = tx.open_table(tables::SESSIONS).map_err(redb_err)?;
-        let mut out = Vec::new();
-        for row in idx.range((agent.as_str(), since_us, 0)..=(agent.as_str(), u64::MAX, u64::MAX)).map_err(redb_err)? {
-            let (k, _) = row.map_err(redb_err)?;
-            let (_, _, id) = k.value();
-            if let Some(v) = sessions.get(id).map_err(redb_err)? {
-                out.push(codec::decode(v.value())?);
-            }
-        }
-        Ok(out)
+        agent_sessions_in(&tx, agent, since_us)
     }
 
     /// Every session, in id order.
@@ -378,6 +367,22 @@ impl Store {
         }
         tx.commit().map_err(redb_err)
     }
+}
+
+/// An agent's sessions that started at or after `since_us`, in start order, as `tx` sees them.
+pub(crate) fn agent_sessions_in(tx: &redb::ReadTransaction, agent: &str, since_us: u64) -> Result<Vec<SessionMeta>, StoreError> {
+    let agent = agent.to_ascii_lowercase();
+    let idx = tx.open_table(tables::AGENT_SESSIONS).map_err(redb_err)?;
+    let sessions = tx.open_table(tables::SESSIONS).map_err(redb_err)?;
+    let mut out = Vec::new();
+    for row in idx.range((agent.as_str(), since_us, 0)..=(agent.as_str(), u64::MAX, u64::MAX)).map_err(redb_err)? {
+        let (k, _) = row.map_err(redb_err)?;
+        let (_, _, id) = k.value();
+        if let Some(v) = sessions.get(id).map_err(redb_err)? {
+            out.push(codec::decode(v.value())?);
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -54,8 +54,8 @@ struct LogView {
     /// The last chunk key's batch, and the last batch of all (a tail row's, if any).
     last_chunk: u64,
     last: u64,
-    /// The tail rows, decompressed once for every session this view reads.
-    tail_rows: OnceCell<Vec<(u64, Parts)>>,
+    /// The tail rows, decompressed and indexed once for every session this view reads.
+    tail_rows: OnceCell<Vec<(u64, IndexedParts)>>,
     /// A sweep applied in part (`pack::partial`): its key.
     partial: Option<u64>,
 }
@@ -156,18 +156,45 @@ impl LogView {
             let mut rows = Vec::new();
             for row in self.tail.iter().map_err(redb_err)? {
                 let (k, v) = row.map_err(redb_err)?;
-                rows.push((k.value(), Parts::decode(v.value())?));
+                rows.push((k.value(), IndexedParts::new(Parts::decode(v.value())?)?));
             }
             let _ = self.tail_rows.set(rows);
         }
+        let rows = self.tail_rows.get().map(Vec::as_slice).unwrap_or_default();
         let mut n = 0;
-        for (b, parts) in self.tail_rows.get().into_iter().flatten().filter(|(b, _)| *b >= from) {
-            if let Some(bytes) = parts.get(session)? {
+        for (b, parts) in &rows[rows.partition_point(|(b, _)| *b < from)..] {
+            if let Some(bytes) = parts.get(session) {
                 out.push((*b, codec::decode(bytes)?));
                 n += 1;
             }
         }
         Ok(n)
+    }
+
+    /// Streams one session's records with `seq > after_seq` from batch `from_batch` on
+    /// (see `Store::scan_session`).
+    fn scan(&self, meta: &SessionMeta, after_seq: u64, from_batch: u64, f: &mut dyn FnMut(u64, EventRecord)) -> Result<SessionScan, StoreError> {
+        let mut scan = SessionScan::default();
+        let mut parts = Vec::new();
+        let mut take = |parts: &mut Vec<Part>, scan: &mut SessionScan| {
+            for (b, rs) in parts.drain(..) {
+                for r in rs {
+                    if r.seq > after_seq {
+                        scan.records += 1;
+                        scan.last_batch = b;
+                        f(b, r);
+                    }
+                }
+            }
+        };
+        let keys = self.chunk_keys(meta, from_batch)?;
+        for key in keys.iter().copied().filter(|k| *k >= from_batch) {
+            scan.chunks += self.chunk_parts(key, meta.session, &mut parts)?;
+            take(&mut parts, &mut scan);
+        }
+        scan.chunks += self.tail_parts(meta.session, tail_from(&keys, from_batch), &mut parts)?;
+        take(&mut parts, &mut scan);
+        Ok(scan)
     }
 
     /// One session's parts from batch `from` on, in batch order; the values decoded.
@@ -186,6 +213,68 @@ impl LogView {
 /// it up to its key, even while a partial sweep leaves those rows in the tail).
 fn tail_from(keys: &[u64], from: u64) -> u64 {
     from.max(keys.last().map_or(0, |k| k + 1))
+}
+
+/// One read transaction's view of the log, kept to read many sessions: the tail rows
+/// are decompressed once for all of them (a wave of dreams read the whole tail once per
+/// agent: a third of each dream's CPU). It sees the log as it was when it was opened, so
+/// open one after what it must read was committed, and do not keep it long: while it
+/// lives, redb cannot reuse the pages later commits free.
+pub struct LogReader {
+    view: LogView,
+    tx: ReadTransaction,
+    opened: std::time::Instant,
+}
+
+impl LogReader {
+    /// Streams one session's records with `seq > after_seq` from batch `from_batch` on,
+    /// value by value, in `seq` order; `f` gets each with the batch that committed it.
+    pub fn scan_session(
+        &self,
+        meta: &SessionMeta,
+        after_seq: u64,
+        from_batch: u64,
+        f: &mut dyn FnMut(u64, EventRecord),
+    ) -> Result<SessionScan, StoreError> {
+        self.view.scan(meta, after_seq, from_batch, f)
+    }
+
+    /// An agent's sessions started at or after `since_us`, oldest first, as this reader
+    /// sees them (a session's row and its records from the same moment).
+    pub fn agent_sessions(&self, agent: &str, since_us: u64) -> Result<Vec<SessionMeta>, StoreError> {
+        crate::agent_sessions_in(&self.tx, agent, since_us)
+    }
+
+    /// How long ago it was opened.
+    pub fn age(&self) -> std::time::Duration {
+        self.opened.elapsed()
+    }
+}
+
+/// A tail row's parts with their keys sorted, so finding one session's part is a binary
+/// search, not a walk through every session's (a row holds a part per session recording).
+struct IndexedParts {
+    parts: Parts,
+    /// (key, start, end) in `parts.raw`, by key; the first part of a key kept.
+    index: Vec<(u64, usize, usize)>,
+}
+
+impl IndexedParts {
+    fn new(parts: Parts) -> Result<IndexedParts, StoreError> {
+        let mut index = Vec::new();
+        for p in parts.spans() {
+            index.push(p?);
+        }
+        index.sort_by_key(|(k, ..)| *k);
+        index.dedup_by_key(|(k, ..)| *k);
+        Ok(IndexedParts { parts, index })
+    }
+
+    fn get(&self, key: u64) -> Option<&[u8]> {
+        let i = self.index.binary_search_by_key(&key, |(k, ..)| *k).ok()?;
+        let (_, start, end) = self.index[i];
+        Some(self.parts.bytes(start, end))
+    }
 }
 
 /// A chunk's parts: a pack's, each keyed by its batch, or an older chunk whole under its
@@ -334,29 +423,14 @@ impl Store {
         from_batch: u64,
         f: &mut dyn FnMut(u64, EventRecord),
     ) -> Result<SessionScan, StoreError> {
+        self.log_reader()?.scan_session(meta, after_seq, from_batch, f)
+    }
+
+    /// A view of the log to read many sessions from (see `LogReader`).
+    pub fn log_reader(&self) -> Result<LogReader, StoreError> {
         let tx = self.database().begin_read().map_err(redb_err)?;
         let view = LogView::open(&tx)?;
-        let mut scan = SessionScan::default();
-        let mut parts = Vec::new();
-        let mut take = |parts: &mut Vec<Part>, scan: &mut SessionScan| {
-            for (b, rs) in parts.drain(..) {
-                for r in rs {
-                    if r.seq > after_seq {
-                        scan.records += 1;
-                        scan.last_batch = b;
-                        f(b, r);
-                    }
-                }
-            }
-        };
-        let keys = view.chunk_keys(meta, from_batch)?;
-        for key in keys.iter().copied().filter(|k| *k >= from_batch) {
-            scan.chunks += view.chunk_parts(key, meta.session, &mut parts)?;
-            take(&mut parts, &mut scan);
-        }
-        scan.chunks += view.tail_parts(meta.session, tail_from(&keys, from_batch), &mut parts)?;
-        take(&mut parts, &mut scan);
-        Ok(scan)
+        Ok(LogReader { view, tx, opened: std::time::Instant::now() })
     }
 
     /// One session's stream, in order.

@@ -95,24 +95,37 @@ impl Parts {
 
     /// Each part's key and bytes; a part that runs past the end is an error.
     pub fn iter(&self) -> impl Iterator<Item = Result<(u64, &[u8]), StoreError>> {
-        let mut rest = self.raw.as_slice();
+        self.spans().map(|p| p.map(|(key, start, end)| (key, &self.raw[start..end])))
+    }
+
+    /// Each part's key and where its bytes lie (`bytes(start, end)`).
+    pub fn spans(&self) -> impl Iterator<Item = Result<(u64, usize, usize), StoreError>> + '_ {
+        let raw = self.raw.as_slice();
+        let mut at = 0usize;
         std::iter::from_fn(move || {
+            let rest = &raw[at..];
             if rest.is_empty() {
                 return None;
             }
-            let Some((head, tail)) = rest.split_at_checked(12) else {
-                rest = &[];
+            let Some(head) = rest.get(..12) else {
+                at = raw.len();
                 return Some(Err(StoreError::Codec("record parts: a part's header is cut".into())));
             };
             let key = u64::from_le_bytes(head[..8].try_into().unwrap_or_default());
             let len = u32::from_le_bytes(head[8..12].try_into().unwrap_or_default()) as usize;
-            let Some((bytes, after)) = tail.split_at_checked(len) else {
-                rest = &[];
+            if rest.len() - 12 < len {
+                at = raw.len();
                 return Some(Err(StoreError::Codec("record parts: a part runs past the end".into())));
-            };
-            rest = after;
-            Some(Ok((key, bytes)))
+            }
+            let start = at + 12;
+            at = start + len;
+            Some(Ok((key, start, at)))
         })
+    }
+
+    /// The bytes of a part `spans` found.
+    pub fn bytes(&self, start: usize, end: usize) -> &[u8] {
+        &self.raw[start..end]
     }
 
     /// The part under `key`, if any (the first one).

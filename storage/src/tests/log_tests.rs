@@ -114,6 +114,21 @@ fn the_log_reads_the_same_whatever_the_sweeps() {
             assert_eq!(after, want[s as usize][i + 1..], "session {s} from batch {b}, seq {seq}");
         }
     }
+    // One reader for every session and watermark (a wave of dreams): the same, with
+    // the tail decompressed once.
+    let reader = store.log_reader().unwrap();
+    for s in (1..=7u64).rev() {
+        let meta = store.session(s).unwrap().unwrap();
+        for (i, (b, seq)) in want[s as usize].iter().enumerate().rev() {
+            let mut after = Vec::new();
+            reader.scan_session(&meta, *seq, *b, &mut |b, r| after.push((b, r.seq))).unwrap();
+            assert_eq!(after, want[s as usize][i + 1..], "one reader: session {s} from batch {b}, seq {seq}");
+        }
+        let mut whole = Vec::new();
+        reader.scan_session(&meta, 0, 0, &mut |b, r| whole.push((b, r.seq))).unwrap();
+        assert_eq!(whole, want[s as usize], "one reader: session {s}");
+    }
+    drop(reader);
     let all: Vec<(u64, Vec<(u64, u64)>)> = store
         .batches_after(0, usize::MAX)
         .unwrap()
@@ -271,4 +286,21 @@ fn a_crash_left_tail_is_packed_when_sessions_close() {
     assert_eq!(store.scan_session(&s2, 0, 0, &mut |_, _| {}).unwrap().chunks, 2, "its two packs");
     assert_eq!(store.session_records(1).unwrap().len(), 3);
     assert_eq!(store.session_records(3).unwrap().len(), 1, "a session without a row is found in its pack");
+}
+
+/// A reader sees the log as it was when it was opened: a commit after it is for the next
+/// reader (the dreamer opens one after the requests it serves were sent).
+#[test]
+fn a_reader_sees_the_log_as_it_was_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = Store::open(dir.path().join("t.redb")).unwrap();
+    store.write_records(&RecordBatch { sessions: vec![running(1), running(2)], ..Default::default() }).unwrap();
+    store.write_records(&RecordBatch { records: vec![obs_of(1, 1), obs_of(2, 1)], ..Default::default() }).unwrap();
+    let early = store.log_reader().unwrap();
+    store.write_records(&RecordBatch { records: vec![obs_of(1, 2), obs_of(2, 2)], ..Default::default() }).unwrap();
+    let meta = store.session(1).unwrap().unwrap();
+    let count = |r: &LogReader| r.scan_session(&meta, 0, 0, &mut |_, _| {}).unwrap().records;
+    assert_eq!(count(&early), 1);
+    assert_eq!(count(&store.log_reader().unwrap()), 2);
+    assert!(early.age() < std::time::Duration::from_secs(60));
 }
