@@ -65,13 +65,15 @@ pub fn count_tokens(text: &str) -> usize {
 }
 
 /// `text` cut into lines whose cl100k token counts add up to the text's: a cut falls
-/// after a newline that a non-whitespace character follows. cl100k's pre-tokenizer never
-/// makes a piece across such a point: only its whitespace alternatives take a newline,
-/// they go on only through whitespace, and the first of them (`\s*[\r\n]+`) ends a run
-/// at its last newline whatever follows, so the one look-ahead (`\s+(?!\S)`) is never
-/// what decides there. Special tokens hold no newline. So counting line by line is
-/// exact, and lines repeat (a room's description, who stands there) where whole texts
-/// do not.
+/// after a newline that an ASCII non-whitespace character follows. cl100k's
+/// pre-tokenizer (tiktoken's pattern `'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|
+/// \p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s`) never makes a
+/// piece across such a point: only `[\r\n]*+` and the whitespace alternatives take a
+/// newline, and neither goes on into that character. Before the point, a whitespace run
+/// ends there either way (`\s*[\r\n]` in the whole text, `\s++$` in the cut line: the same
+/// span), and the pattern has no look-behind; special tokens hold no newline. So
+/// counting line by line is exact (property-tested against the whole count), and lines
+/// repeat (a room's description, who stands there) where whole texts do not.
 pub fn token_lines(text: &str) -> impl Iterator<Item = &str> {
     let mut rest = text;
     std::iter::from_fn(move || {

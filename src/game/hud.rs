@@ -244,22 +244,20 @@ fn time_since(now_us: u64, then_us: Option<u64>) -> String {
 impl Engine {
     /// An agent was sent a message: its HUD keeps it under the context it belongs to.
     pub(crate) fn hear(&mut self, id: CharId, kind: EventKind, text: &Arc<str>, from: Option<&Arc<str>>) {
-        if !self.world.ch(id).is_some_and(|c| c.is_agent()) {
-            return;
-        }
+        // Room views and the like belong to no conversation: nothing to look up.
         let Some(context) = self.message_ids.context.clone().or_else(|| Context::of(kind)) else { return };
-        let mid = self.message_ids.id_for(text);
-        if !self.message_ids.index.contains_key(&mid) {
-            self.message_ids.remember(mid, Said { sender: from.cloned(), context: context.clone(), reactions: Default::default() });
+        // One look-up of the listener (a crowd hears every line: each a cache miss).
+        let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()).filter(|pc| pc.is_agent) else { return };
+        let ids = &mut self.message_ids;
+        let mid = ids.id_for(text);
+        if !ids.index.contains_key(&mid) {
+            ids.remember(mid, Said { sender: from.cloned(), context: context.clone(), reactions: Default::default() });
         }
-        let at_us = self.now_us;
-        if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
-            let h = &mut pc.hud.heard;
-            if h.len() >= HEARD_CAP {
-                h.pop_front();
-            }
-            h.push_back(Heard { id: mid, at_us, context, sender: from.cloned(), content: text.clone(), kind: kind.as_str() });
+        let h = &mut pc.hud.heard;
+        if h.len() >= HEARD_CAP {
+            h.pop_front();
         }
+        h.push_back(Heard { id: mid, at_us: self.now_us, context, sender: from.cloned(), content: text.clone(), kind: kind.as_str() });
     }
 
     /// A command ran: the HUD's `recent_actions`, and where the agent last spoke.

@@ -10,6 +10,7 @@ use std::time::Instant;
 use chrono::{Offset, TimeZone, Utc};
 use pawns_graph::{MemoryGraph, Params};
 use pawns_storage::{LogReader, Store};
+pub use pawns_storage::SharedLog;
 
 use super::extract::Extractor;
 use super::llm::LlmConfig;
@@ -76,27 +77,6 @@ fn tokens_of(text: &str) -> u64 {
         }
         total
     })
-}
-
-/// How long dreams share one view of the record (`LogReader`) before the next opens a
-/// fresh one: long enough for a wave of dreams to decompress the record's tail once,
-/// short enough that redb soon reuses the pages commits free meanwhile.
-const READER_MAX_AGE: std::time::Duration = std::time::Duration::from_secs(2);
-
-/// The view of the record that dreams run one after another share, opened afresh
-/// every `READER_MAX_AGE`. The dreamer opens one after each pass over its queue took
-/// its requests, so it sees every commit that asked for them.
-#[derive(Default)]
-pub struct SharedLog(Option<LogReader>);
-
-impl SharedLog {
-    pub fn get(&mut self, store: &Store) -> Result<&LogReader, MemoryError> {
-        if self.0.as_ref().is_none_or(|r| r.age() > READER_MAX_AGE) {
-            self.0 = None;
-            self.0 = Some(store.log_reader()?);
-        }
-        Ok(self.0.as_ref().expect("just opened"))
-    }
 }
 
 /// Dreams one agent. With nothing new since the last dream, nothing changes (and

@@ -231,6 +231,29 @@ fn head_start(agent: &str, threshold: u64) -> u64 {
     (h.finish() >> 32) % (threshold / 4).max(1)
 }
 
+/// How long the dreamer waits for more requests when all it has are threshold dreams
+/// (nobody waits for them): the dreams of one pass share a reader of the record, which
+/// decompresses the record's tail once (10 s of every session's records). One by one, a
+/// wave of threshold dreams decompressed it once each: most of a dream's CPU live.
+const GATHER: std::time::Duration = std::time::Duration::from_secs(2);
+/// At most this many requests in a pass.
+const GATHER_MAX: usize = 256;
+
+/// Adds to `queue` what arrives within `wait`, while it holds only threshold dreams and
+/// fewer than `GATHER_MAX` requests; anything else (a logout, a caller waiting, the
+/// daily dream, a stop) ends the wait at once.
+fn gather(rx: &mpsc::Receiver<DreamMsg>, queue: &mut Vec<DreamMsg>, wait: std::time::Duration) {
+    let only_thresholds = |q: &[DreamMsg]| q.iter().all(|m| matches!(m, DreamMsg::Dream { trigger, reply: None, .. } if trigger == "threshold"));
+    let until = std::time::Instant::now() + wait;
+    while only_thresholds(queue) && queue.len() < GATHER_MAX {
+        let Some(left) = until.checked_duration_since(std::time::Instant::now()) else { break };
+        match rx.recv_timeout(left) {
+            Ok(m) => queue.push(m),
+            Err(_) => break,
+        }
+    }
+}
+
 /// Starts the dreamer thread.
 pub fn spawn_dreamer(store: Arc<Store>, opts: DreamOptions, threshold: u64) -> std::io::Result<(DreamerHandle, DreamFeed, DreamerThread)> {
     let (tx, rx) = mpsc::channel();
@@ -259,6 +282,7 @@ fn run(store: Arc<Store>, opts: DreamOptions, rx: mpsc::Receiver<DreamMsg>, stat
         while let Ok(m) = rx.try_recv() {
             queue.push(m);
         }
+        gather(&rx, &mut queue, GATHER);
         let mut agents: Vec<(String, String, Vec<Reply>, u64)> = Vec::new();
         let mut alls = Vec::new();
         for m in queue {
@@ -334,7 +358,10 @@ fn one(
     stats: &DreamerStats,
 ) -> Result<DreamResult, DreamError> {
     let o = DreamOptions { trigger: trigger.to_string(), ..opts.clone() };
-    match log.get(store).and_then(|log| dream_agent_in(store, log, agent, &o)) {
+    let dreamt = log.get(store).map_err(MemoryError::from).and_then(|reader| dream_agent_in(store, reader, agent, &o));
+    // A long dream (an LLM's chronicle) must not keep the file's freed pages past it.
+    log.release_if_old();
+    match dreamt {
         Ok(r) => {
             stats.dreams.fetch_add(1, Ordering::Relaxed);
             stats.events.fetch_add(r.events_extracted as u64, Ordering::Relaxed);
@@ -428,6 +455,50 @@ mod tests {
         f.committed(&RecordBatch { sessions: vec![ended], records: vec![record(1, &agents[0])], ..Default::default() });
         assert_eq!(requests(&rx), [(agents[0].clone(), "logout".to_string())]);
         assert!(!f.pending.contains_key(&agents[0]));
+    }
+
+    /// Threshold dreams wait to be many; anything else is served at once, with what
+    /// gathered before it.
+    #[test]
+    fn threshold_dreams_gather_and_anything_else_ends_the_wait() {
+        let dream = |agent: &str, trigger: &str| DreamMsg::Dream { agent: agent.into(), trigger: trigger.into(), reply: None };
+        let (tx, rx) = mpsc::channel();
+        let long = std::time::Duration::from_secs(30);
+        // Thresholds arriving meanwhile join the pass; a logout ends the wait.
+        let sender = {
+            let tx = tx.clone();
+            std::thread::spawn(move || {
+                for i in 0..3 {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                    tx.send(dream(&format!("a{i}"), "threshold")).unwrap();
+                }
+                tx.send(dream("b", "logout")).unwrap();
+            })
+        };
+        let started = std::time::Instant::now();
+        let mut queue = vec![dream("first", "threshold")];
+        gather(&rx, &mut queue, long);
+        sender.join().unwrap();
+        assert!(started.elapsed() < long / 2);
+        let agents: Vec<&str> = queue.iter().map(|m| if let DreamMsg::Dream { agent, .. } = m { agent.as_str() } else { "?" }).collect();
+        assert_eq!(agents, ["first", "a0", "a1", "a2", "b"]);
+        // A logout, a stop or the daily dream already in the queue: no wait at all.
+        for m in [dream("c", "logout"), DreamMsg::Stop, DreamMsg::All { trigger: "schedule".into(), reply: None }] {
+            let started = std::time::Instant::now();
+            let mut queue = vec![dream("x", "threshold"), m];
+            gather(&rx, &mut queue, long);
+            assert_eq!(queue.len(), 2);
+            assert!(started.elapsed() < long / 2);
+        }
+        // Nothing more comes: the wait ends at its time, and a full pass does not wait.
+        let mut queue = vec![dream("y", "threshold")];
+        gather(&rx, &mut queue, std::time::Duration::from_millis(30));
+        assert_eq!(queue.len(), 1);
+        let mut full: Vec<DreamMsg> = (0..GATHER_MAX).map(|i| dream(&format!("f{i}"), "threshold")).collect();
+        let started = std::time::Instant::now();
+        gather(&rx, &mut full, long);
+        assert!(started.elapsed() < long / 2);
+        drop(tx);
     }
 
     #[test]

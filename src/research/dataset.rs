@@ -140,6 +140,8 @@ impl Dataset {
     /// Sessions read by one thread: rows indexed within this part.
     fn read_sessions(store: &Store, metas: &[SessionMeta]) -> Result<Dataset, StoreError> {
         let mut ds = Dataset::default();
+        // One reader for many sessions: the record's tail decompressed once per reader.
+        let mut log = pawns_storage::SharedLog::default();
         for m in metas {
             let ix = ds.sessions.len();
             ds.sessions.push(SessionRow {
@@ -151,7 +153,7 @@ impl Dataset {
                 model: m.model.clone(),
                 records: m.records,
             });
-            store.scan_session(m, 0, 0, &mut |_, r| ds.take(ix, r))?;
+            log.get(store)?.scan_session(m, 0, 0, &mut |_, r| ds.take(ix, r))?;
         }
         Ok(ds)
     }

@@ -449,6 +449,8 @@ pub fn export(store: &Store, filter: &Filter, dir: &Path, tables: &[String]) -> 
     let mut t_dec = want("decisions").then(|| Table::create(dir, "decisions", &dschema)).transpose()?;
     let mut t_obs = want("observations").then(|| Table::create(dir, "observations", OBSERVATIONS)).transpose()?;
     let mut t_tr = want("transitions").then(|| Table::create(dir, "transitions", TRANSITIONS)).transpose()?;
+    // One reader for many sessions: the record's tail decompressed once per reader.
+    let mut log = pawns_storage::SharedLog::default();
     for s in &sessions {
         if let Some(t) = t_sessions.as_mut() {
             let ids = s.memory_ids.join("|");
@@ -472,7 +474,7 @@ pub fn export(store: &Store, filter: &Filter, dir: &Path, tables: &[String]) -> 
             continue;
         }
         let mut failed = None;
-        store.scan_session(s, 0, 0, &mut |_, r| {
+        log.get(store)?.scan_session(s, 0, 0, &mut |_, r| {
             if failed.is_none() {
                 if let Err(e) = record_row(&r, t_dec.as_mut(), t_obs.as_mut(), t_tr.as_mut()) {
                     failed = Some(e);

@@ -7,6 +7,7 @@
 pub mod backup;
 pub mod codec;
 pub mod log;
+mod log_view;
 pub mod memory;
 pub mod migrate;
 pub mod mind;
@@ -19,6 +20,7 @@ pub mod tables;
 use std::path::{Path, PathBuf};
 
 pub use log::{LogReader, SessionScan};
+pub use log_view::SharedLog;
 pub use pack::Packs;
 pub use recording::*;
 pub use records::*;
