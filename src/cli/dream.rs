@@ -88,7 +88,11 @@ fn from_store(db: &Path, agent: Option<&str>, output: Option<&Path>, opts: &Drea
     let mut results = Vec::new();
     let mut log = SharedLog::default();
     for a in agents {
-        let r = log.get(&store).map_err(MemoryError::from).and_then(|log| dream_agent_in(&store, log, &a, opts)).map_err(|e| anyhow::anyhow!("{a}: {e} [{}]", e.code()))?;
+        let r = log
+            .get(&store)
+            .map_err(MemoryError::from)
+            .and_then(|log| dream_agent_in(&store, log, &a, opts))
+            .map_err(|e| anyhow::anyhow!("{a}: {e} [{}]", e.code()))?;
         if let Some(out) = output.filter(|_| !opts.dry_run) {
             if let Some(mem) = store.memory::<AgentMemory>(&a)? {
                 import::write_outputs(out, &a, &mem)?;

@@ -9,8 +9,8 @@ use std::time::Instant;
 
 use chrono::{Offset, TimeZone, Utc};
 use pawns_graph::{MemoryGraph, Params};
-use pawns_storage::{LogReader, Store};
 pub use pawns_storage::SharedLog;
+use pawns_storage::{LogReader, Store};
 
 use super::extract::Extractor;
 use super::llm::LlmConfig;
@@ -93,11 +93,8 @@ pub fn dream_agent_in(store: &Store, log: &LogReader, agent: &str, opts: &DreamO
     let agent = agent.to_ascii_lowercase();
     let mut mem: AgentMemory = store.memory(&agent)?.unwrap_or_default();
     let wm = mem.watermark;
-    let sessions: Vec<_> = log
-        .agent_sessions(&agent, wm.session.saturating_sub(SESSION_SLACK_US))?
-        .into_iter()
-        .filter(|s| s.session >= wm.session)
-        .collect();
+    let sessions: Vec<_> =
+        log.agent_sessions(&agent, wm.session.saturating_sub(SESSION_SLACK_US))?.into_iter().filter(|s| s.session >= wm.session).collect();
     if sessions.is_empty() && store.character(&agent)?.is_none() && mem.last.is_none() {
         return Err(MemoryError::NoAgent(agent));
     }

@@ -22,7 +22,6 @@ use super::{DreamOptions, DreamResult, MemoryError};
 /// Records since the last dream that make an agent dream again, by default.
 pub const DEFAULT_THRESHOLD: u64 = 5_000;
 
-
 /// Why the dreamer did not dream: typed, so callers match variants, not text.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum DreamError {
@@ -243,7 +242,8 @@ const GATHER_MAX: usize = 256;
 /// fewer than `GATHER_MAX` requests; anything else (a logout, a caller waiting, the
 /// daily dream, a stop) ends the wait at once.
 fn gather(rx: &mpsc::Receiver<DreamMsg>, queue: &mut Vec<DreamMsg>, wait: std::time::Duration) {
-    let only_thresholds = |q: &[DreamMsg]| q.iter().all(|m| matches!(m, DreamMsg::Dream { trigger, reply: None, .. } if trigger == "threshold"));
+    let only_thresholds =
+        |q: &[DreamMsg]| q.iter().all(|m| matches!(m, DreamMsg::Dream { trigger, reply: None, .. } if trigger == "threshold"));
     let until = std::time::Instant::now() + wait;
     while only_thresholds(queue) && queue.len() < GATHER_MAX {
         let Some(left) = until.checked_duration_since(std::time::Instant::now()) else { break };

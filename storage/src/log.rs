@@ -24,8 +24,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use redb::{ReadableDatabase, ReadableTable, ReadableTableMetadata, Table};
 
-pub use crate::log_view::{LogReader, SessionScan};
 use crate::log_view::{push_parts, LogView};
+pub use crate::log_view::{LogReader, SessionScan};
 use crate::pack;
 use crate::parts::{is_parts, Parts, PartsWriter};
 use crate::{codec, day_of, redb_err, tables, EventRecord, RecordBatch, RecordBody, SessionMeta, Store, StoreError};

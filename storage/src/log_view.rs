@@ -154,7 +154,13 @@ impl LogView {
 
     /// Streams one session's records with `seq > after_seq` from batch `from_batch` on
     /// (see `Store::scan_session`).
-    pub(crate) fn scan(&self, meta: &SessionMeta, after_seq: u64, from_batch: u64, f: &mut dyn FnMut(u64, EventRecord)) -> Result<SessionScan, StoreError> {
+    pub(crate) fn scan(
+        &self,
+        meta: &SessionMeta,
+        after_seq: u64,
+        from_batch: u64,
+        f: &mut dyn FnMut(u64, EventRecord),
+    ) -> Result<SessionScan, StoreError> {
         let mut scan = SessionScan::default();
         let mut parts = Vec::new();
         let mut take = |parts: &mut Vec<Part>, scan: &mut SessionScan| {
@@ -363,10 +369,14 @@ mod tests {
         if let Some(n) = cut_after {
             p = Parts::decode(&{
                 // The same payload, its last part claiming more bytes than there are.
-                let mut raw: Vec<u8> = p.iter().take(n).flat_map(|r| {
-                    let (k, b) = r.unwrap();
-                    [k.to_le_bytes().as_slice(), (b.len() as u32).to_le_bytes().as_slice(), b].concat()
-                }).collect();
+                let mut raw: Vec<u8> = p
+                    .iter()
+                    .take(n)
+                    .flat_map(|r| {
+                        let (k, b) = r.unwrap();
+                        [k.to_le_bytes().as_slice(), (b.len() as u32).to_le_bytes().as_slice(), b].concat()
+                    })
+                    .collect();
                 raw.extend_from_slice(&99u64.to_le_bytes());
                 raw.extend_from_slice(&1000u32.to_le_bytes());
                 raw.extend_from_slice(b"short");
