@@ -5,6 +5,7 @@
 //! [`StoreError::Locked`] with the path, never a corrupted file.
 
 pub mod backup;
+mod body_de;
 pub mod codec;
 pub mod log;
 mod log_view;

@@ -177,7 +177,11 @@ pub enum Transition {
 }
 
 /// What one record of a session stream is.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+///
+/// Written as serde's internally tagged enum (`kind` first, then the variant's fields);
+/// read by `body_de`, which takes the record log's arrays without serde's buffering of
+/// every record (the derived reader buffered each one into a tree before reading it).
+#[derive(Debug, Clone, Serialize, PartialEq)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum RecordBody {
     /// A command and everything about it (also the session's action).
