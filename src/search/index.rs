@@ -11,14 +11,14 @@ use std::path::{Path, PathBuf};
 use pawns_storage::{EventRecord, RecordBody};
 use tantivy::collector::{Count, TopDocs};
 use tantivy::query::{AllQuery, BooleanQuery, Occur, Query, QueryParser, RangeQuery, TermQuery};
-use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, FAST, INDEXED, STORED, STRING};
+use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, FAST, STORED, STRING};
 use tantivy::{Index, IndexReader, IndexWriter, Order, ReloadPolicy, TantivyDocument, Term};
 
 use super::doc::{search_doc, CATEGORIES, KINDS};
 
 /// Bumped whenever the schema or the text of documents changes: an index of another
 /// version is rebuilt from the data file.
-pub const INDEX_VERSION: u32 = 4;
+pub const INDEX_VERSION: u32 = 5;
 /// The indexing thread's memory budget (tantivy's floor is 15 MB).
 const WRITER_BYTES: usize = 64 * 1024 * 1024;
 /// Most hits one search returns.
@@ -84,10 +84,14 @@ fn schema() -> (Schema, Fields) {
         kind: b.add_text_field("kind", STRING | STORED),
         // One value per character who saw the event; session and seq in the same order.
         agent: b.add_text_field("agent", STRING | STORED),
-        session: b.add_u64_field("session", INDEXED | STORED),
+        // Shown with a hit, never searched by: stored only. (Indexed, each document's
+        // sessions and time were terms of their own; v5 left that out.)
+        session: b.add_u64_field("session", STORED),
         seq: b.add_u64_field("seq", STORED),
-        room: b.add_u64_field("room", INDEXED | STORED),
-        at: b.add_u64_field("at", INDEXED | STORED | FAST),
+        room: b.add_u64_field("room", STORED),
+        // A range on a fast field is read from the column (tantivy's `RangeQuery` picks
+        // it), so `since` and retention's deletes need no term per document.
+        at: b.add_u64_field("at", STORED | FAST),
     };
     (b.build(), fields)
 }
@@ -374,5 +378,33 @@ mod tests {
         let hit = &find("brenda").hits[0];
         assert_eq!(hit.text, "The Temple of the Ember\n[ Exits: north ]\nA rat is here.\nBrenda [agent] is standing here.");
         assert_eq!(hit.agent, "ann");
+    }
+    /// `since` and retention's forgetting work on the time column alone (v5 indexes no
+    /// term per document's time): only observations before the cut go, newest first.
+    #[test]
+    fn since_and_forgetting_read_the_time_column() {
+        let dir = tempfile::tempdir().unwrap();
+        let (ix, _) = SearchIndex::open(dir.path()).unwrap();
+        let mut w = ix.writer().unwrap();
+        let at = |mut r: EventRecord, at_us: u64| {
+            r.at_us = at_us;
+            r
+        };
+        let mut gold = obs("ann", "", 8004);
+        gold.body = RecordBody::Transition(pawns_storage::Transition::Gold { from: 1, to: 2 });
+        let records = [at(obs("ann", "Bo arrives.", 8004), 100), at(gold, 150), at(obs("cy", "Di arrives.", 8004), 300)];
+        for r in &records {
+            ix.add(&w, &[r]).unwrap();
+        }
+        ix.commit(&mut w, 1).unwrap();
+        let find = |since_us: u64| {
+            let found = ix.search(&SearchQuery { since_us, limit: 10, ..Default::default() }).unwrap();
+            found.hits.iter().map(|h| (h.at_us, h.kind.clone())).collect::<Vec<_>>()
+        };
+        assert_eq!(find(0), [(300, "observation".to_string()), (150, "transition".into()), (100, "observation".into())]);
+        assert_eq!(find(151), [(300, "observation".to_string())]);
+        ix.forget_observations_before(&w, 200).unwrap();
+        ix.commit(&mut w, 2).unwrap();
+        assert_eq!(find(0), [(300, "observation".to_string()), (150, "transition".into())]);
     }
 }
