@@ -301,6 +301,9 @@ pub fn shared_groups(records: &[EventRecord]) -> Vec<Vec<&EventRecord>> {
     let mut groups: Vec<Vec<&EventRecord>> = Vec::with_capacity(records.len());
     // Fx, not SipHash: every observation's whole text is hashed here.
     let mut open: rustc_hash::FxHashMap<(&str, &str, u32), usize> = Default::default();
+    // Who each open group holds: a crowd's message has hundreds of recipients, and a
+    // walk through the group for each one was quadratic.
+    let mut members: rustc_hash::FxHashSet<(usize, &str)> = Default::default();
     for r in records {
         let RecordBody::Observation { event_type, text, .. } = &r.body else {
             groups.push(vec![r]);
@@ -308,9 +311,10 @@ pub fn shared_groups(records: &[EventRecord]) -> Vec<Vec<&EventRecord>> {
         };
         let key = (&**text, event_type.as_str(), r.room_vnum);
         match open.get(&key) {
-            Some(&g) if !groups[g].iter().any(|o| o.agent == r.agent) => groups[g].push(r),
+            Some(&g) if members.insert((g, &*r.agent)) => groups[g].push(r),
             _ => {
                 open.insert(key, groups.len());
+                members.insert((groups.len(), &*r.agent));
                 groups.push(vec![r]);
             }
         }
