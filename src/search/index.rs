@@ -411,4 +411,24 @@ mod tests {
         ix.commit(&mut w, 2).unwrap();
         assert_eq!(find(0), [(300, "observation".to_string()), (150, "transition".into())]);
     }
+    /// An index another version wrote (v4 made terms of session, room and time) is
+    /// started over, to be rebuilt from the record; one of this version is kept.
+    #[test]
+    fn an_index_of_another_version_starts_over() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let (ix, _) = SearchIndex::open(dir.path()).unwrap();
+            let mut w = ix.writer().unwrap();
+            ix.add(&w, &[&obs("ann", "Bo arrives.", 8004)]).unwrap();
+            ix.commit(&mut w, 7).unwrap();
+        }
+        let (ix, fresh) = SearchIndex::open(dir.path()).unwrap();
+        assert!(!fresh);
+        assert_eq!((ix.docs(), ix.watermark()), (1, 7));
+        drop(ix);
+        std::fs::write(dir.path().join("pawns-index-version"), "4").unwrap();
+        let (ix, fresh) = SearchIndex::open(dir.path()).unwrap();
+        assert!(fresh);
+        assert_eq!((ix.docs(), ix.watermark()), (0, 0));
+    }
 }
