@@ -208,7 +208,7 @@ impl DgHostCtx<'_> {
         let n = |v: i64| Some(v.to_string());
         match field {
             "name" | "alias" => Some(ob.keywords.clone()),
-            "shortdesc" => Some(ob.short_descr.clone()),
+            "shortdesc" => Some(ob.short_descr.to_string()),
             "id" => Some(obj_uid(o)),
             "vnum" => n(ob.vnum as i64),
             "cost" => n(ob.cost as i64),

@@ -55,7 +55,8 @@ pub struct RoomState {
     #[serde(skip_serializing_if = "is_zero")]
     pub players_more: usize,
     pub mobs: Vec<Arc<str>>,
-    pub items: Vec<String>,
+    /// Shared with the objects (a floor of corpses copies no name per `state`).
+    pub items: Vec<Arc<str>>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]

@@ -154,7 +154,13 @@ impl Engine {
                 if out.iter().any(|s| s.vnum == o.vnum) {
                     continue;
                 }
-                out.push(Stock { vnum: o.vnum, obj: Some(o.id), keywords: o.keywords.clone(), name: o.short_descr.clone(), cost: o.cost });
+                out.push(Stock {
+                    vnum: o.vnum,
+                    obj: Some(o.id),
+                    keywords: o.keywords.clone(),
+                    name: o.short_descr.to_string(),
+                    cost: o.cost,
+                });
             }
         }
         out

@@ -79,7 +79,8 @@ pub struct RoomMobVar {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ItemVar {
-    pub name: String,
+    /// Shared with the object (a list of what is carried copies no name).
+    pub name: Arc<str>,
     pub vnum: u32,
     pub instance_id: String,
     pub target_string: String,
@@ -93,7 +94,7 @@ pub struct ItemVar {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EquipVar {
-    pub name: String,
+    pub name: Arc<str>,
     pub vnum: u32,
     pub instance_id: String,
     #[serde(skip)]

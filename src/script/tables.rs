@@ -149,7 +149,7 @@ pub fn obj_table(lua: &Lua, e: &Engine, id: ObjId) -> mlua::Result<Value> {
     let t = lua.create_table()?;
     t.raw_set("__kind", "obj")?;
     t.raw_set("__id", id as i64)?;
-    t.raw_set("name", o.short_descr.clone())?;
+    t.raw_set("name", &*o.short_descr)?;
     t.raw_set("alias", o.keywords.clone())?;
     t.raw_set("vnum", o.vnum)?;
     t.raw_set("cost", o.cost)?;
@@ -290,7 +290,7 @@ pub fn write_obj(e: &mut Engine, t: &Table) -> mlua::Result<()> {
     let val: Option<Table> = t.raw_get("val")?;
     let Some(o) = e.world.objs.get_mut(&id) else { return Ok(()) };
     if let Some(n) = name.filter(|n| !n.is_empty()) {
-        o.short_descr = n.chars().take(200).collect();
+        o.short_descr = n.chars().take(200).collect::<String>().into();
     }
     o.cost = cost.clamp(0, i32::MAX as i64) as i32;
     o.weight = weight.clamp(1, i32::MAX as i64) as i32;

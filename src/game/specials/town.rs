@@ -146,7 +146,7 @@ impl Engine {
         self.act("$n beheads $p.", ch, None, Some(corpse), To::Room, EventKind::Combat);
         if let Some(o) = self.world.objs.get_mut(&corpse) {
             o.keywords = format!("headless {}", o.keywords);
-            o.short_descr = o.short_descr.replacen("the corpse", "the headless corpse", 1);
+            o.short_descr = o.short_descr.replacen("the corpse", "the headless corpse", 1).into();
             o.long_descr = o.long_descr.replacen("corpse", "headless corpse", 1);
         }
         CmdStatus::Ok
