@@ -22,6 +22,11 @@ pub const SLOW_CONSUMER: &str = "slow_consumer";
 /// Slices a pulse's batches go out in, and the time between two (see `send_outboxes`).
 pub const PACE_SLICES: usize = 10;
 pub const PACE_GAP: std::time::Duration = std::time::Duration::from_millis(2);
+/// The fewest batches a slice holds: a few dozen sessions' writes are queued in the
+/// socket threads in well under a millisecond, and ten slices of a handful each only
+/// woke the engine and the socket threads ten times a pulse for nothing (a quiet
+/// server's CPU per command was mostly wake-ups).
+pub const PACE_MIN_SLICE: usize = 64;
 
 impl Engine {
     /// Puts `out` in a player's outbox (sent at the end of this step or pulse). `false`
@@ -97,6 +102,8 @@ impl Engine {
     /// [`PACE_GAP`]. A thousand sessions' batches handed over at one instant are a
     /// thousand tasks queued at once in the socket threads, and every reply that comes
     /// after them waits behind the lot; a slice at a time, a reply waits for one slice.
+    /// A slice holds at least `pace_min` ([`PACE_MIN_SLICE`]) batches: a small crowd's
+    /// go out at once.
     pub fn send_outboxes(&mut self) {
         let stage = self.pacing;
         let mut ids = std::mem::take(&mut self.outbox_dirty);
@@ -108,7 +115,7 @@ impl Engine {
             self.outbox_dirty = ids;
         }
         if stage {
-            self.pace_slice = self.paced.len().div_ceil(PACE_SLICES);
+            self.pace_slice = self.paced.len().div_ceil(PACE_SLICES).max(self.pace_min);
         }
     }
 
@@ -212,6 +219,8 @@ mod tests {
     async fn paced_batches_keep_their_order_and_numbering() {
         let (mut e, _dir) = crate::game::tests::engine(EngineConfig::default());
         e.pacing = true;
+        // Slices of one, as a crowd's would be (ten slices of a tenth each).
+        e.pace_min = 1;
         let mut rxs = Vec::new();
         let mut ids = Vec::new();
         for (n, name) in ["Ann", "Bo", "Cy"].iter().enumerate() {
@@ -248,5 +257,47 @@ mod tests {
         assert!(rxs.iter_mut().all(|rx| rx.try_recv().is_err()), "each batch once");
         let delivered: Vec<u64> = ids.iter().map(|id| e.world.ch(*id).unwrap().pc.as_ref().unwrap().delivered).collect();
         assert_eq!(delivered, [1, 2, 1], "numbered when made, as if sent at once");
+    }
+
+    /// A small crowd's pulse batches are not worth ten wake-ups: they go out in the
+    /// first slice, and a crowd's in ten slices of a tenth.
+    #[tokio::test]
+    async fn a_slice_holds_at_least_pace_min_batches() {
+        let (mut e, _dir) = crate::game::tests::engine(EngineConfig::default());
+        e.pacing = true;
+        let mut rxs = Vec::new();
+        let mut ids = Vec::new();
+        for n in 0..(PACE_MIN_SLICE * PACE_SLICES + 1) {
+            let record = crate::game::character::new_record(&format!("P{n}"), 3, 0, 1, true, [13; 6], 0);
+            let id = e.world.new_id();
+            let (link, rx) = crate::game::tests::link(n as u64 + 1, 8);
+            let mut ch = Char::from_record(id, &record, 0, None);
+            ch.pc.as_mut().unwrap().link = Some(link);
+            e.world.chars.insert(id, ch);
+            rxs.push(rx);
+            ids.push(id);
+        }
+        let line = || Out::Event { kind: EventKind::Text, text: "pulse".into(), from: None, re: None };
+        let few = PACE_MIN_SLICE - 1;
+        for &id in &ids[..few] {
+            e.deliver(id, line());
+        }
+        e.send_outboxes();
+        assert_eq!(e.pace_slice, PACE_MIN_SLICE);
+        assert!(!e.send_paced(false), "one slice took them all");
+        assert!(rxs[..few].iter_mut().all(|rx| rx.try_recv().is_ok()));
+        // A crowd: ten slices, each a tenth (rounded up).
+        for &id in &ids {
+            e.deliver(id, line());
+        }
+        e.send_outboxes();
+        let crowd = ids.len();
+        assert_eq!(e.pace_slice, crowd.div_ceil(PACE_SLICES));
+        let mut slices = 0;
+        while e.send_paced(false) {
+            slices += 1;
+        }
+        assert_eq!(slices + 1, PACE_SLICES, "the last slice reports nothing left");
+        assert!(rxs.iter_mut().all(|rx| rx.try_recv().is_ok()), "every batch sent once");
     }
 }

@@ -220,10 +220,12 @@ pub struct Engine {
     /// Players whose outbox holds something (see `deliver`); sent at the pulse's end.
     pub outbox_dirty: Vec<CharId>,
     /// A running server hands a pulse's batches over in slices (`deliver.rs`): whether
-    /// it does, who is waiting for theirs, and how many go per slice.
+    /// it does, who is waiting for theirs, how many go per slice, and the fewest that
+    /// are worth a slice of their own.
     pub pacing: bool,
     pub paced: std::collections::VecDeque<CharId>,
     pub pace_slice: usize,
+    pub pace_min: usize,
     /// A session its own command just ended (see `recording::end_session`).
     pub ending: super::recording::Ending,
     /// Comings and goings in crowded rooms, told at the end of the pulse.
@@ -306,6 +308,7 @@ impl Engine {
             pacing: false,
             paced: Default::default(),
             pace_slice: 0,
+            pace_min: super::deliver::PACE_MIN_SLICE,
             ending: None,
             crowd: Default::default(),
             stats: PulseStats::default(),
