@@ -14,6 +14,19 @@ use super::serve::{gauge, proc_sample, rss_split};
 /// indexer's and allocator's first growth are behind it by then).
 pub const SETTLE_S: f64 = 600.0;
 
+/// What the server's `/metrics` said beside an RSS sample (NaN: not on the page).
+#[derive(Debug, Clone, Copy)]
+pub struct Held {
+    /// The replay rings' bytes.
+    pub rings: f64,
+    /// Records waiting for the recorder.
+    pub backlog: f64,
+    /// Objects in the world.
+    pub objects: f64,
+    /// The data file's page cache, bytes.
+    pub store_cache: f64,
+}
+
 /// What the sampler saw, in order.
 #[derive(Default)]
 pub struct Samples {
@@ -22,9 +35,8 @@ pub struct Samples {
     /// (seconds, the RSS's anonymous part in KiB): what the process holds, without the
     /// index files it has mapped and read.
     pub anon: Vec<(f64, u64)>,
-    /// Beside each RSS sample: the replay rings' bytes, records waiting for the
-    /// recorder, objects in the world.
-    pub held: Vec<(f64, f64, f64)>,
+    /// Beside each RSS sample: what the server's gauges say holds memory.
+    pub held: Vec<Held>,
     /// Each interval's reply p99 (ms).
     pub p99s: Vec<f64>,
 }
@@ -37,8 +49,9 @@ impl Samples {
         let trend = |s: &[(f64, u64)]| rss_trend(s, SETTLE_S).map(|(_, _, g)| g);
         let v = json!({
             "rss_samples": self.rss.iter().map(|(t, kib)| json!([t, kib])).collect::<Vec<_>>(),
-            // Beside each RSS sample: the replay rings' bytes, the record backlog, the world's objects.
-            "held_samples": self.held.iter().map(|(r, b, o)| json!([r, b, o])).collect::<Vec<_>>(),
+            // Beside each RSS sample: the replay rings' bytes, the record backlog, the world's
+            // objects, the data file's page cache.
+            "held_samples": self.held.iter().map(|h| json!([h.rings, h.backlog, h.objects, h.store_cache])).collect::<Vec<_>>(),
             "rss_growth_after_settling_percent": growth(&self.rss),
             "rss_anon_samples": self.anon.iter().map(|(t, kib)| json!([t, kib])).collect::<Vec<_>>(),
             "rss_anon_growth_after_settling_percent": growth(&self.anon),
@@ -139,7 +152,12 @@ pub fn spawn(
             let (p50, p99) = (percentile(&lat, 0.5), percentile(&lat, 0.99));
             let page = pawns::net::client::get(&format!("{base}/metrics")).await.unwrap_or_default();
             let gauge = |name| gauge(&page, name).unwrap_or(f64::NAN);
-            let (ring, backlog, objects) = (gauge("pawns_replay_ring_bytes"), gauge("pawns_record_backlog"), gauge("pawns_world_objects"));
+            let held = Held {
+                rings: gauge("pawns_replay_ring_bytes"),
+                backlog: gauge("pawns_record_backlog"),
+                objects: gauge("pawns_world_objects"),
+                store_cache: gauge("pawns_store_cache_bytes"),
+            };
             let mut s = samples.lock().unwrap_or_else(|e| e.into_inner());
             if !lat.is_empty() {
                 s.p99s.push(p99);
@@ -148,13 +166,16 @@ pub fn spawn(
             let (a, f) = rss_split(pid).unwrap_or((0, 0));
             s.rss.push((t, rss));
             s.anon.push((t, a));
-            s.held.push((ring, backlog, objects));
+            s.held.push(held);
             eprintln!(
-                "  t={t:>6.0}s server RSS {:.1} MB (anonymous {:.1}, files {:.1}; replay rings {:.1} MB, record backlog {backlog}, {objects} objects); {} replies, p50 {p50:.2} ms, p99 {p99:.2} ms",
+                "  t={t:>6.0}s server RSS {:.1} MB (anonymous {:.1}, files {:.1}; replay rings {:.1} MB, store cache {:.1} MB, record backlog {}, {} objects); {} replies, p50 {p50:.2} ms, p99 {p99:.2} ms",
                 rss as f64 / 1024.0,
                 a as f64 / 1024.0,
                 f as f64 / 1024.0,
-                ring / 1e6,
+                held.rings / 1e6,
+                held.store_cache / 1e6,
+                held.backlog,
+                held.objects,
                 lat.len()
             );
         }

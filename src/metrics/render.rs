@@ -19,6 +19,8 @@ pub struct Sources<'a> {
     pub degraded: Vec<&'static str>,
     /// Unix seconds the server started.
     pub started_unix: f64,
+    /// The data file's page cache: bytes held, pages evicted so far.
+    pub store_cache: Option<(usize, u64)>,
 }
 
 /// The content type Prometheus expects of this format.
@@ -135,6 +137,22 @@ pub fn render(s: &Sources) -> String {
     );
     p.one("pawns_replay_ring_frames", "gauge", "Frames every JSON session's replay ring holds for resume.", c(&m.replay_frames));
 
+    // The data file.
+    if let Some((bytes, evictions)) = s.store_cache {
+        p.one(
+            "pawns_store_cache_bytes",
+            "gauge",
+            "Memory the data file's page cache holds (pages read and writes not yet flushed; capped).",
+            bytes as f64,
+        );
+        p.one(
+            "pawns_store_cache_evictions_total",
+            "counter",
+            "Pages the data file's page cache let go of to stay within its cap.",
+            evictions as f64,
+        );
+    }
+
     // The recorder.
     p.one("pawns_recording_enabled", "gauge", "1 when the server records.", s.recorder.is_some() as u8 as f64);
     if let Some(r) = s.recorder {
@@ -220,6 +238,7 @@ mod tests {
             inbox: (2, 65_536),
             degraded: vec!["pulse_overrun"],
             started_unix: 1.5e9,
+            store_cache: Some((4096, 3)),
         });
         assert!(page.contains("pawns_commands_total 5\n"), "{page}");
         assert!(page.contains("pawns_pulse_duration_seconds_bucket{le=\"0.005\"} 1\n"));
@@ -228,6 +247,8 @@ mod tests {
         assert!(page.contains("pawns_up 0\n"));
         assert!(page.contains("pawns_build_info{version=\""));
         assert!(page.contains("pawns_recording_enabled 0\n"));
+        assert!(page.contains("pawns_store_cache_bytes 4096\n"), "{page}");
+        assert!(page.contains("pawns_store_cache_evictions_total 3\n"));
         assert!(!page.contains("pawns_record_backlog"));
         assert!(page.ends_with('\n'));
     }

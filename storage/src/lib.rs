@@ -107,6 +107,13 @@ impl Store {
         Ok(v)
     }
 
+    /// The page cache: bytes it holds (read cache and write buffer, at most
+    /// [`CACHE_BYTES`] and the write buffer's own cap) and pages evicted from it so far.
+    pub fn cache_stats(&self) -> (usize, u64) {
+        let s = self.db.cache_stats();
+        (s.used_bytes(), s.evictions())
+    }
+
     /// Direct access for crates that add their own tables in their own migrations.
     pub fn database(&self) -> &Database {
         &self.db

@@ -111,7 +111,11 @@ async fn metrics_scrape_shows_sessions_commands_pulses_and_the_record() {
     assert!(value(&s, "pawns_replay_ring_bytes", &[]) > 1000.0);
     assert!(value(&s, "pawns_world_characters", &[]) >= 2.0, "Brenda and Hamlet at least");
     value(&s, "pawns_world_objects", &[]);
+    // Records were committed: the data file's page cache holds pages, within its cap.
+    let cache = value(&s, "pawns_store_cache_bytes", &[]);
+    assert!(cache > 0.0 && cache <= 2.0 * pawns_storage::CACHE_BYTES as f64, "store cache {cache}");
     for name in [
+        "pawns_store_cache_evictions_total",
         "pawns_pulse_overruns_total",
         "pawns_engine_inbox_depth",
         "pawns_sessions_linkdead",

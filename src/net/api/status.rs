@@ -43,6 +43,7 @@ pub fn metrics(shared: &Arc<Shared>) -> Response<Body> {
         inbox: ((tx.max_capacity() - tx.capacity()) as u64, tx.max_capacity() as u64),
         degraded: degraded(shared).into_iter().map(|(c, _)| c).collect(),
         started_unix,
+        store_cache: Some(shared.accounts.store().cache_stats()),
     });
     let mut r = text(StatusCode::OK, page);
     r.headers_mut().insert(hyper::header::CONTENT_TYPE, hyper::header::HeaderValue::from_static(crate::metrics::render::CONTENT_TYPE));
