@@ -5,7 +5,7 @@
 //! are), so no one pulse carries a whole world's mobs: on Dark Pawns that was 3–4 ms of
 //! one pulse in forty.
 
-use super::engine::{Engine, PULSES_PER_MOB_AI};
+use super::engine::Engine;
 use super::messaging::To;
 use super::output::EventKind;
 use super::tables::{mob_flag, room_flag, Position};
@@ -14,15 +14,13 @@ use super::world::CharId;
 impl Engine {
     /// Every mob's turn at once.
     pub fn mob_activity(&mut self) {
-        let mobs: Vec<CharId> = self.world.chars.values().filter(|c| c.is_npc()).map(|c| c.id).collect();
+        let mobs: Vec<CharId> = self.world.mob_ids().collect();
         self.mob_turns(mobs);
     }
 
     /// This pulse's share of the mobs: those whose id falls in its slot of the beat.
     pub fn mob_activity_share(&mut self) {
-        let slot = self.pulse % PULSES_PER_MOB_AI;
-        let mobs: Vec<CharId> =
-            self.world.chars.values().filter(|c| c.id % PULSES_PER_MOB_AI == slot && c.is_npc()).map(|c| c.id).collect();
+        let mobs = self.world.mobs_due(self.pulse).to_vec();
         self.mob_turns(mobs);
     }
 

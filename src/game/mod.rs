@@ -47,6 +47,7 @@ pub mod specials;
 pub mod spells;
 pub mod tables;
 pub mod targeting;
+pub mod turn_slots;
 pub mod update;
 pub mod vars;
 pub mod world;

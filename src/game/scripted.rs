@@ -217,9 +217,10 @@ impl Engine {
         }
         let objs: Vec<ObjId> = self
             .world
-            .objs
-            .values()
-            .filter(|o| mine(o.id) && self.scripts.pulsing_objs.contains(&o.vnum))
+            .objs_due(self.pulse)
+            .iter()
+            .filter_map(|id| self.world.objs.get(id))
+            .filter(|o| self.scripts.pulsing_objs.contains(&o.vnum))
             .filter(|o| !(matches!(o.item_type, super::tables::item_type::DRINKCON | 23) || o.vnum == 0 && o.keywords.contains("corpse")))
             .map(|o| o.id)
             .collect();

@@ -122,6 +122,11 @@ pub struct World {
     /// the world (at 10,000 agents each flight read 60,000). Kept by `set_fighting`,
     /// `clear_fighting` and `extract_char`, the only writers of `Char::fighting`.
     attackers: FxHashMap<CharId, Vec<CharId>>,
+    /// Mobs and objects by their pulse of the 4-second beat (`turn_slots.rs`), kept by
+    /// `create_mob` and `extract_char`, `create_obj`, `insert_obj` and `extract_obj`, the
+    /// only ways in and out of `chars` (for mobs) and `objs`.
+    mob_turns: super::turn_slots::TurnSlots,
+    obj_turns: super::turn_slots::TurnSlots,
     next_id: u64,
 }
 
@@ -189,8 +194,25 @@ impl World {
             mob_count: HashMap::new(),
             obj_count: HashMap::new(),
             players: FxHashMap::default(),
+            mob_turns: Default::default(),
+            obj_turns: Default::default(),
             next_id: 1,
         }
+    }
+
+    /// The mobs whose turn falls in `pulse` (of the 4-second beat), in id order.
+    pub fn mobs_due(&self, pulse: u64) -> &[CharId] {
+        self.mob_turns.due(pulse)
+    }
+
+    /// Every mob, in turn order.
+    pub fn mob_ids(&self) -> impl Iterator<Item = CharId> + '_ {
+        self.mob_turns.all()
+    }
+
+    /// The objects whose turn falls in `pulse`, in id order.
+    pub fn objs_due(&self, pulse: u64) -> &[ObjId] {
+        self.obj_turns.due(pulse)
     }
 
     pub fn new_id(&mut self) -> u64 {
@@ -280,6 +302,7 @@ impl World {
         ch.behaves = self.behaving_vnums.contains(&vnum);
         self.next_id += 1;
         self.chars.insert(id, ch);
+        self.mob_turns.insert(id);
         self.char_to_room(id, room);
         *self.mob_count.entry(vnum).or_default() += 1;
         Some(id)
@@ -295,6 +318,7 @@ impl World {
             self.extract_obj(o);
         }
         if let Some(v) = c.npc_vnum {
+            self.mob_turns.remove(id);
             if let Some(n) = self.mob_count.get_mut(&v) {
                 *n = n.saturating_sub(1);
             }
@@ -406,6 +430,7 @@ impl World {
         };
         self.next_id += 1;
         self.objs.insert(id, obj);
+        self.obj_turns.insert(id);
         *self.obj_count.entry(vnum).or_default() += 1;
         Some(id)
     }
@@ -416,6 +441,7 @@ impl World {
         obj.id = id;
         obj.loc = ObjLoc::Nowhere;
         self.objs.insert(id, obj);
+        self.obj_turns.insert(id);
         id
     }
 
@@ -493,6 +519,7 @@ impl World {
     pub fn extract_obj(&mut self, id: ObjId) {
         self.obj_from(id);
         if let Some(o) = self.objs.remove(&id) {
+            self.obj_turns.remove(id);
             for c in o.contains {
                 if let Some(child) = self.objs.get_mut(&c) {
                     child.loc = ObjLoc::Nowhere;
