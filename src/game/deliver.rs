@@ -212,6 +212,26 @@ mod tests {
         assert!(rx.try_recv().is_err(), "one batch");
     }
 
+    /// Players by these names, each with a session (link ids from 1), and their queues.
+    fn connected(
+        e: &mut Engine,
+        names: impl IntoIterator<Item = String>,
+    ) -> (Vec<CharId>, Vec<tokio::sync::mpsc::Receiver<crate::game::output::Outs>>) {
+        let mut ids = Vec::new();
+        let mut rxs = Vec::new();
+        for (n, name) in names.into_iter().enumerate() {
+            let record = crate::game::character::new_record(&name, 3, 0, 1, true, [13; 6], 0);
+            let id = e.world.new_id();
+            let (link, rx) = crate::game::tests::link(n as u64 + 1, 8);
+            let mut ch = Char::from_record(id, &record, 0, None);
+            ch.pc.as_mut().unwrap().link = Some(link);
+            e.world.chars.insert(id, ch);
+            ids.push(id);
+            rxs.push(rx);
+        }
+        (ids, rxs)
+    }
+
     /// A running server's pulse batches wait for their slice; whatever the session is
     /// sent meanwhile sends its pulse batch first, so order holds, and the batches are
     /// numbered as when sent at once (a replay cuts slow consumers by that number).
@@ -221,18 +241,7 @@ mod tests {
         e.pacing = true;
         // Slices of one, as a crowd's would be (ten slices of a tenth each).
         e.pace_min = 1;
-        let mut rxs = Vec::new();
-        let mut ids = Vec::new();
-        for (n, name) in ["Ann", "Bo", "Cy"].iter().enumerate() {
-            let record = crate::game::character::new_record(name, 3, 0, 1, true, [13; 6], 0);
-            let id = e.world.new_id();
-            let (link, rx) = crate::game::tests::link(n as u64 + 1, 8);
-            let mut ch = Char::from_record(id, &record, 0, None);
-            ch.pc.as_mut().unwrap().link = Some(link);
-            e.world.chars.insert(id, ch);
-            rxs.push(rx);
-            ids.push(id);
-        }
+        let (ids, mut rxs) = connected(&mut e, ["Ann", "Bo", "Cy"].map(String::from));
         let line = |t: &str| Out::Event { kind: EventKind::Text, text: t.into(), from: None, re: None };
         for &id in &ids {
             e.deliver(id, line("pulse"));
@@ -265,18 +274,7 @@ mod tests {
     async fn a_slice_holds_at_least_pace_min_batches() {
         let (mut e, _dir) = crate::game::tests::engine(EngineConfig::default());
         e.pacing = true;
-        let mut rxs = Vec::new();
-        let mut ids = Vec::new();
-        for n in 0..(PACE_MIN_SLICE * PACE_SLICES + 1) {
-            let record = crate::game::character::new_record(&format!("P{n}"), 3, 0, 1, true, [13; 6], 0);
-            let id = e.world.new_id();
-            let (link, rx) = crate::game::tests::link(n as u64 + 1, 8);
-            let mut ch = Char::from_record(id, &record, 0, None);
-            ch.pc.as_mut().unwrap().link = Some(link);
-            e.world.chars.insert(id, ch);
-            rxs.push(rx);
-            ids.push(id);
-        }
+        let (ids, mut rxs) = connected(&mut e, (0..PACE_MIN_SLICE * PACE_SLICES + 1).map(|n| format!("P{n}")));
         let line = || Out::Event { kind: EventKind::Text, text: "pulse".into(), from: None, re: None };
         let few = PACE_MIN_SLICE - 1;
         for &id in &ids[..few] {
