@@ -256,6 +256,10 @@ impl Engine {
         let h = &mut pc.hud.heard;
         if h.len() >= HEARD_CAP {
             h.pop_front();
+        } else if h.len() == h.capacity() && h.len() * 2 > HEARD_CAP {
+            // The last growth goes to the cap exactly: doubling would end at 512 slots for
+            // 300 (every agent's heard ring, a HUD asked for or not).
+            h.reserve_exact(HEARD_CAP - h.len());
         }
         h.push_back(Heard { id: mid, at_us: self.now_us, context, sender: from.cloned(), content: text.clone(), kind: kind.as_str() });
     }
@@ -438,6 +442,26 @@ mod tests {
             assert!(listed.contains(&c.name), "{} is missing from data/hud/actions.json", c.name);
         }
         let _: Value = serde_json::from_str(INSTRUCTIONS).unwrap();
+    }
+
+    /// An agent's heard ring ends at its cap with no spare slots (doubling left 512 for
+    /// 300: 19 KB more per agent that ever heard that much), oldest first out.
+    #[tokio::test]
+    async fn the_heard_ring_ends_at_its_cap_without_spare_slots() {
+        let (mut e, _dir) = crate::game::tests::engine(crate::game::engine::EngineConfig::default());
+        let record = crate::game::character::new_record("Heeda", 3, 0, 1, true, [13; 6], 0);
+        let id = e.world.new_id();
+        e.world.chars.insert(id, crate::game::character::Char::from_record(id, &record, 0, None));
+        for n in 0..1000 {
+            let text: Arc<str> = Arc::from(format!("Bram says, 'hello {n}'"));
+            e.hear(id, EventKind::Say, &text, None);
+            let heard = &e.world.ch(id).unwrap().pc.as_ref().unwrap().hud.heard;
+            assert!(heard.capacity() <= HEARD_CAP.max(4), "{} slots after {} heard", heard.capacity(), n + 1);
+        }
+        let heard = &e.world.ch(id).unwrap().pc.as_ref().unwrap().hud.heard;
+        assert_eq!((heard.len(), heard.capacity()), (HEARD_CAP, HEARD_CAP));
+        assert_eq!(&*heard.front().unwrap().content, "Bram says, 'hello 700'");
+        assert_eq!(&*heard.back().unwrap().content, "Bram says, 'hello 999'");
     }
 
     #[test]

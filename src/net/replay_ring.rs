@@ -217,9 +217,16 @@ impl ReplayRing {
         self.held += frame.held();
         self.frames += 1;
         self.open.push_back((seq, frame));
-        // The oldest open frames are sealed a block at a time; the newest block's worth
-        // stays open.
-        while self.open.len() >= 2 * self.block_frames || self.open_bytes >= 2 * self.block_bytes.max(1) && self.open.len() > 1 {
+        // The oldest open frames are sealed a block at a time once a block's worth waits
+        // beyond the newest quarter block, which stays open (a short drop's resume replays
+        // it without work). Open frames are held whole, several times a sealed frame's
+        // memory: the less stays open, the less a ring holds and the less it swings with
+        // what the game says (room views or short lines).
+        let keep_frames = self.block_frames.div_ceil(4);
+        let keep_bytes = self.block_bytes.div_ceil(4);
+        while self.open.len() >= self.block_frames + keep_frames
+            || self.open_bytes >= self.block_bytes.max(1) + keep_bytes && self.open.len() > 1
+        {
             self.seal_oldest();
         }
         let evicted = self.evict();
@@ -360,6 +367,29 @@ mod tests {
         let kept: usize = r.since(0).iter().map(|f| f.len()).sum();
         assert_eq!(kept, r.bytes());
         assert!((10_000..10_000 + BLOCK_BYTES + 200).contains(&kept), "{kept}");
+    }
+
+    #[test]
+    fn at_most_a_block_and_a_quarter_stays_open() {
+        let mut r = ReplayRing::new(1024, 1 << 20);
+        let mut most_open = 0;
+        for s in 1..=3000 {
+            r.push(s, frame(s));
+            most_open = most_open.max(r.open.len());
+            assert!(r.open.len() >= 1);
+        }
+        // Blocks of 64: what waits is sealed at 64 + 16, leaving the newest 16 whole.
+        assert_eq!(most_open, BLOCK_FRAMES + BLOCK_FRAMES / 4 - 1);
+        assert_eq!(r.open.len(), BLOCK_FRAMES / 4 + (3000 - BLOCK_FRAMES / 4) % BLOCK_FRAMES);
+        // Large frames seal by bytes: the open part stays under a block and a quarter.
+        let big: String = "x".repeat(3000);
+        for s in 3001..=3200 {
+            r.push(s, Utf8Bytes::from(format!(r#"{{"type":"event","seq":{s},"data":{{"text":"{big}"}}}}"#)));
+            assert!(r.open_bytes < BLOCK_BYTES + BLOCK_BYTES / 4 + 4000, "{} open bytes", r.open_bytes);
+        }
+        let back = r.since(2999);
+        assert_eq!(back.len(), 201, "sealed and open frames replay alike");
+        assert_eq!(back[0], frame(3000));
     }
 
     #[test]
