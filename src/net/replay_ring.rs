@@ -376,7 +376,7 @@ mod tests {
         for s in 1..=3000 {
             r.push(s, frame(s));
             most_open = most_open.max(r.open.len());
-            assert!(r.open.len() >= 1);
+            assert!(!r.open.is_empty());
         }
         // Blocks of 64: what waits is sealed at 64 + 16, leaving the newest 16 whole.
         assert_eq!(most_open, BLOCK_FRAMES + BLOCK_FRAMES / 4 - 1);
