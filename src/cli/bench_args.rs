@@ -329,7 +329,9 @@ pub struct BenchAgentsArgs {
     #[arg(long)]
     pub keep: bool,
     /// Let the agents play this long once all are in before measuring: they start at the
-    /// world's temple and spread out.
+    /// world's temple and spread out. They never eat: on a world with food they starve
+    /// 24 mud hours (25 minutes) after login and regain at a quarter pace, and what they
+    /// do and hear changes then (a soak's steady state starts past that).
     #[arg(long, default_value = "0s", value_parser = parse_duration)]
     pub warmup: Duration,
     /// While measuring, sample the server's memory and the replies' p50/p99 this often (a
