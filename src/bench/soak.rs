@@ -153,7 +153,9 @@ pub fn spawn(
             let page = pawns::net::client::get(&format!("{base}/metrics")).await.unwrap_or_default();
             let gauge = |name| gauge(&page, name).unwrap_or(f64::NAN);
             let held = Held {
-                rings: gauge("pawns_replay_ring_bytes"),
+                // The rings, and the broadcasts' tails they share.
+                rings: gauge("pawns_replay_ring_bytes")
+                    + Some(gauge("pawns_replay_shared_tail_bytes")).filter(|t| !t.is_nan()).unwrap_or(0.0),
                 backlog: gauge("pawns_record_backlog"),
                 objects: gauge("pawns_world_objects"),
                 store_cache: gauge("pawns_store_cache_bytes"),

@@ -11,6 +11,10 @@ pub mod render;
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
+/// Memory the broadcasts' shared event tails hold (`net::shared_events::Tail`), counted
+/// where they are made and dropped: the replay rings that keep them count a pointer each.
+pub static SHARED_TAIL_BYTES: AtomicU64 = AtomicU64::new(0);
+
 pub use histogram::{Histogram, LateWindow};
 
 /// Pulses in one overrun window (10 s at the usual 100 ms).

@@ -132,8 +132,14 @@ pub fn render(s: &Sources) -> String {
     p.one(
         "pawns_replay_ring_bytes",
         "gauge",
-        "Memory every JSON session's replay ring holds for resume (older frames compressed in blocks).",
+        "Memory every JSON session's replay ring holds for resume (older frames compressed in blocks; a broadcast's shared event as a pointer).",
         c(&m.replay_bytes),
+    );
+    p.one(
+        "pawns_replay_shared_tail_bytes",
+        "gauge",
+        "Memory broadcasts' shared event frames hold, once however many replay rings keep them (and the socket threads' caches of the newest).",
+        c(&super::SHARED_TAIL_BYTES),
     );
     p.one("pawns_replay_ring_frames", "gauge", "Frames every JSON session's replay ring holds for resume.", c(&m.replay_frames));
 

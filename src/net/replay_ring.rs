@@ -22,6 +22,8 @@ use std::sync::Arc;
 
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 
+use super::shared_events::Tail;
+
 /// A frame as the ring keeps it.
 #[derive(Debug, Clone)]
 pub enum Kept {
@@ -29,7 +31,7 @@ pub enum Kept {
     Whole(Utf8Bytes),
     /// An `event` frame without `re`, by its tail (`protocol::event_tail`), which a
     /// crowd's rings share.
-    Event(Arc<str>),
+    Event(Arc<Tail>),
 }
 
 impl From<Utf8Bytes> for Kept {
@@ -39,7 +41,7 @@ impl From<Utf8Bytes> for Kept {
 }
 
 /// What a shared tail costs the ring that points to it (the pointer).
-const SHARED_HELD: usize = std::mem::size_of::<Arc<str>>();
+const SHARED_HELD: usize = std::mem::size_of::<Arc<Tail>>();
 /// The length that marks a shared tail in a sealed block.
 const SHARED_MARK: u32 = u32::MAX;
 
@@ -84,7 +86,7 @@ struct Block {
     /// tail is `SHARED_MARK` alone, the tail itself in `shared`.
     lz: Box<[u8]>,
     /// The shared tails, in order.
-    shared: Box<[Arc<str>]>,
+    shared: Box<[Arc<Tail>]>,
 }
 
 thread_local! {
@@ -406,8 +408,7 @@ mod tests {
 
     #[test]
     fn shared_tails_replay_as_sent_and_hold_a_pointer_each() {
-        let tail: Arc<str> =
-            crate::protocol::event_tail(crate::game::EventKind::Enter, "Brenda arrives from the north.", Some("Brenda")).into();
+        let tail = Tail::new(crate::protocol::event_tail(crate::game::EventKind::Enter, "Brenda arrives from the north.", Some("Brenda")));
         let mut r = ReplayRing::new(1024, 1 << 20);
         let mut sent = Vec::new();
         for s in 1..=3000u64 {
@@ -444,7 +445,7 @@ mod tests {
         fn replays_what_was_sent(sizes in proptest::collection::vec(0usize..3000, 1..400), max_frames in 1usize..200, max_bytes in 1usize..40_000, ask in 0usize..400) {
             let mut r = ReplayRing::new(max_frames, max_bytes);
             // A size divisible by 7 stands for a broadcast: kept by its shared tail.
-            let tail = |n: usize| -> Arc<str> { crate::protocol::event_tail(crate::game::EventKind::Say, &"y".repeat(n), Some("Ann")).into() };
+            let tail = |n: usize| -> Arc<Tail> { Tail::new(crate::protocol::event_tail(crate::game::EventKind::Say, &"y".repeat(n), Some("Ann"))) };
             let sent: Vec<Utf8Bytes> = sizes.iter().enumerate().map(|(i, n)| {
                 if n % 7 == 0 { crate::protocol::event_frame_from_tail(i as u64 + 1, &tail(*n)).into() } else { format!("{i}:{}", "x".repeat(*n)).into() }
             }).collect();

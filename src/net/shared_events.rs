@@ -12,11 +12,44 @@
 //! a render.
 
 use std::cell::RefCell;
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
 use crate::game::EventKind;
 
 /// Slots per socket thread (a power of two).
+/// A broadcast's rendered tail, shared by the rings that keep it: its memory is counted
+/// in [`crate::metrics::SHARED_TAIL_BYTES`] from its making to its last holder's drop
+/// (a ring's gauge counts only its pointer).
+#[derive(Debug)]
+pub struct Tail(Box<str>);
+
+impl Tail {
+    pub fn new(text: String) -> Arc<Tail> {
+        let t = Tail(text.into_boxed_str());
+        crate::metrics::SHARED_TAIL_BYTES.fetch_add(t.held() as u64, Relaxed);
+        Arc::new(t)
+    }
+
+    /// Its memory: the text and the shared allocation around it.
+    fn held(&self) -> usize {
+        self.0.len() + std::mem::size_of::<Tail>() + 2 * std::mem::size_of::<usize>()
+    }
+}
+
+impl Drop for Tail {
+    fn drop(&mut self) {
+        crate::metrics::SHARED_TAIL_BYTES.fetch_sub(self.held() as u64, Relaxed);
+    }
+}
+
+impl std::ops::Deref for Tail {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
 const SLOTS: usize = 512;
 /// A text held by fewer (the output and its observation record) has one recipient: it is
 /// rendered whole, as before, without touching the cache.
@@ -26,7 +59,7 @@ struct Slot {
     text: Arc<str>,
     kind: EventKind,
     from: Option<Arc<str>>,
-    tail: Arc<str>,
+    tail: Arc<Tail>,
 }
 
 thread_local! {
@@ -38,10 +71,10 @@ pub enum Render {
     /// Not shared as far as anyone can tell: render it whole.
     Whole,
     /// Seen first here: the frame from this tail, kept whole by this ring.
-    First(Arc<str>),
+    First(Arc<Tail>),
     /// Rendered already for another recipient: the frame from this tail, and the ring
     /// keeps the tail.
-    Again(Arc<str>),
+    Again(Arc<Tail>),
 }
 
 fn slot_of(text: &Arc<str>) -> usize {
@@ -61,7 +94,7 @@ pub fn tail_for(kind: EventKind, text: &Arc<str>, from: Option<&Arc<str>>) -> Re
         if Arc::strong_count(text) < SHARED_MIN {
             return Render::Whole;
         }
-        let tail: Arc<str> = crate::protocol::event_tail(kind, text, from.map(|f| &**f)).into();
+        let tail = Tail::new(crate::protocol::event_tail(kind, text, from.map(|f| &**f)));
         c[slot] = Some(Slot { text: text.clone(), kind, from: from.cloned(), tail: tail.clone() });
         Render::First(tail)
     })
@@ -70,6 +103,26 @@ pub fn tail_for(kind: EventKind, text: &Arc<str>, from: Option<&Arc<str>>) -> Re
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A shared tail's memory is counted while anyone holds it, once however many rings
+    /// keep it (other tests make small tails meanwhile: a 4 MB one stands out of them).
+    #[test]
+    fn a_tail_is_counted_once_until_its_last_holder_lets_go() {
+        let bytes = || crate::metrics::SHARED_TAIL_BYTES.load(Relaxed) as i64;
+        let big = 4 << 20;
+        let before = bytes();
+        let tail = Tail::new("y".repeat(big));
+        let held: Vec<Arc<Tail>> = (0..100).map(|_| tail.clone()).collect();
+        let made = bytes() - before;
+        assert!((made - big as i64).abs() < 64 << 10, "counted {made} for a {big}-byte tail");
+        assert_eq!(&held[99][..3], "yyy");
+        drop(tail);
+        assert!((bytes() - before - made).abs() < 64 << 10, "still held by the rings");
+        let mid = bytes();
+        drop(held);
+        let gone = mid - bytes();
+        assert!((gone - made).abs() < 64 << 10, "let go of {gone} of {made}");
+    }
 
     #[test]
     fn a_broadcast_is_rendered_once_and_a_lone_text_never_cached() {

@@ -146,6 +146,9 @@ async fn metrics_scrape_shows_sessions_commands_pulses_and_the_record() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     };
     assert!(value(&s, "pawns_dream_duration_seconds", &[]) >= 1.0);
+    // Shared broadcast tails are their own gauge (process-wide: other tests' servers
+    // and the socket threads' caches hold some too).
+    assert!(value(&s, "pawns_replay_shared_tail_bytes", &[]) >= 0.0);
     // Her link is gone, and with it all its ring held.
     assert_eq!(value(&s, "pawns_replay_ring_bytes", &[]), 0.0);
     srv.shutdown().await;
