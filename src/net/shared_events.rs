@@ -17,7 +17,6 @@ use std::sync::Arc;
 
 use crate::game::EventKind;
 
-/// Slots per socket thread (a power of two).
 /// A broadcast's rendered tail, shared by the rings that keep it: its memory is counted
 /// in [`crate::metrics::SHARED_TAIL_BYTES`] from its making to its last holder's drop
 /// (a ring's gauge counts only its pointer).
@@ -50,6 +49,7 @@ impl std::ops::Deref for Tail {
     }
 }
 
+/// Slots per socket thread (a power of two).
 const SLOTS: usize = 512;
 /// A text held by fewer (the output and its observation record) has one recipient: it is
 /// rendered whole, as before, without touching the cache.
