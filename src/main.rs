@@ -72,6 +72,7 @@ fn main() -> ExitCode {
             Cmd::Bench { what: BenchCmd::Telnet(args) } => bench::telnet::run(args).await,
             Cmd::Bench { what: BenchCmd::Observatory(args) } => bench::observe::run(args).await,
             Cmd::Bench { what: BenchCmd::Eval(args) } => bench::eval::run(args),
+            Cmd::Bench { what: BenchCmd::Machine(args) } => bench::machine::run(args),
         }
     });
     match result {

@@ -395,6 +395,8 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
     if args.count == 0 || args.rate.is_nan() || args.rate <= 0.0 {
         bail!("--count must be at least 1 and --rate above 0");
     }
+    eprintln!("probing this machine's idle memory (2 s) ...");
+    let machine = tokio::task::spawn_blocking(super::machine::quick_probe).await?;
     // A server of the run's own, or the one at --url.
     let spawned = if args.spawn || args.world.is_some() {
         let extra: Vec<String> = args.serve_args.as_deref().unwrap_or("").split_whitespace().map(str::to_string).collect();
@@ -560,6 +562,7 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
         "huds": total.huds,
         "dreams": dreams.map(|(secs, n)| json!({"all_done_s": secs, "dreams": n})),
         "load_generator_cpu_percent": own_cpu / elapsed * 100.0,
+        "machine_idle_2s_read_us": machine,
         "pulses": pulses.as_ref().map(|p| json!({
             "buckets": p.iter().map(|(le, n)| json!([if le.is_finite() { json!(le) } else { json!("+Inf") }, n])).collect::<Vec<_>>(),
             "over_10ms": over_10ms,
@@ -643,6 +646,7 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
         }
         soak.print();
         println!("  load generator:    {:.0}% CPU (on the same machine)", own_cpu / elapsed * 100.0);
+        println!("  machine:           {}", super::machine::probe_line(machine));
     }
     drop(spawned);
     Ok(())

@@ -5,13 +5,15 @@
 //! (the agent client's decision path), `hud` (a HUD's build time and tokens),
 //! `residents` (resident agents against a stand-in model), `mud` (telnet players' bytes
 //! per second, plain and MCCP2), `telnet` (telnet players' command → reply and → prompt
-//! against this or another server, and its CPU per command), `observatory` (its page load and live-follow lateness).
+//! against this or another server, and its CPU per command), `observatory` (its page load and live-follow lateness), `machine`
+//! (what this machine does to memory that sits idle).
 
 pub mod agents;
 pub mod decide;
 pub mod dream;
 pub mod eval;
 pub mod hud;
+pub mod machine;
 pub mod mind;
 pub mod mud;
 pub mod observe;

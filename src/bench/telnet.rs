@@ -327,6 +327,8 @@ pub async fn run(args: BenchTelnetArgs) -> anyhow::Result<()> {
     let mix: Vec<Kind> = args.mix.split(',').map(Kind::parse).collect::<anyhow::Result<_>>()?;
     let steps = script(&args)?;
     let pid = args.server_pid.or_else(|| std::env::var("PAWNS_BENCH_SERVER_PID").ok().and_then(|p| p.parse().ok()));
+    eprintln!("probing this machine's idle memory (2 s) ...");
+    let machine = tokio::task::spawn_blocking(super::machine::quick_probe).await?;
     eprintln!("making {} players through the creation prompts at {} ...", args.players, args.server);
     let mut players = Vec::with_capacity(args.players);
     for i in 0..args.players {
@@ -401,6 +403,7 @@ pub async fn run(args: BenchTelnetArgs) -> anyhow::Result<()> {
         "server_cpu_s": cpu,
         "server_cpu_ms_per_command": cpu.map(|c| if answered > 0.0 { c * 1000.0 / answered } else { 0.0 }),
         "server_idle_cpu_s": idle,
+        "machine_idle_2s_read_us": machine,
     });
     if args.json {
         println!("{summary}");
@@ -449,6 +452,7 @@ pub async fn run(args: BenchTelnetArgs) -> anyhow::Result<()> {
         }
         None => println!("  server CPU:       not measured (give --server-pid or PAWNS_BENCH_SERVER_PID)"),
     }
+    println!("  machine:          {}", super::machine::probe_line(machine));
     Ok(())
 }
 

@@ -117,6 +117,25 @@ pub enum BenchCmd {
     /// `pawns eval` over a record of N decisions shaped like play (stimuli, social acts,
     /// a dream per session): the time to read it and to compute the metrics.
     Eval(BenchEvalArgs),
+    /// This machine's memory as a server meets it: the time to read a page again after
+    /// it sat idle (some virtual machines' hosts reclaim idle memory, and every figure
+    /// that touches idle state is slowed by it).
+    Machine(BenchMachineArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct BenchMachineArgs {
+    /// Memory written, then read back after each idle time.
+    #[arg(long, default_value_t = 256)]
+    pub mb: usize,
+    /// Idle times, comma-separated (e.g. 0s,1s,5s).
+    #[arg(long, value_delimiter = ',', default_value = "0s,1s,2s,5s,10s", value_parser = parse_duration)]
+    pub idle: Vec<Duration>,
+    /// Distinct pages read after each idle time.
+    #[arg(long, default_value_t = 10_000)]
+    pub reads: usize,
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args, Debug, Clone)]
