@@ -176,7 +176,7 @@ impl Engine {
                 let Some(reaction) = Reaction::parse(r) else {
                     return refuse("bad_reaction", "reaction must be thumbs_up, thumbs_down, brain or heart");
                 };
-                let Some(said) = self.message_ids.index.get_mut(&mid) else {
+                let Some(said) = self.message_ids.get_mut(mid) else {
                     return refuse("no_such_message", format!("no message {mid}"));
                 };
                 *said.reactions.entry(reaction.as_str()).or_default() += 1;
@@ -192,7 +192,7 @@ impl Engine {
                 let mid =
                     item.get("message_id").and_then(Value::as_u64).ok_or(("bad_request", "message_id must be a number".to_string()))?;
                 let message = str_field(item, "message")?.trim().to_string();
-                let Some(said) = self.message_ids.index.get(&mid).cloned() else {
+                let Some(said) = self.message_ids.get(mid).cloned() else {
                     return refuse("no_such_message", format!("no message {mid}"));
                 };
                 let to = said.sender.as_deref().map(str::to_string);

@@ -91,8 +91,9 @@ pub struct PcState {
     pub pulse_re: Option<Arc<str>>,
     /// Anything sent this pulse (telnet gets a prompt after).
     pub sent_this_pulse: bool,
-    /// This player's one command of the current pulse has run.
-    pub acted_this_pulse: bool,
+    /// The pulse in which this player's one command of a pulse last ran (`u64::MAX`:
+    /// never).
+    pub acted_pulse: u64,
     pub dirty: bool,
     pub last_save_pulse: u64,
     pub linkdead_since: Option<u64>,
@@ -274,7 +275,7 @@ impl Char {
                 events_dropped: 0,
                 pulse_re: None,
                 sent_this_pulse: false,
-                acted_this_pulse: false,
+                acted_pulse: u64::MAX,
                 dirty: false,
                 last_save_pulse: 0,
                 linkdead_since: None,

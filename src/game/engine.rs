@@ -546,30 +546,39 @@ impl Engine {
         phase.lap(&mut self.stats.phase_max[6]);
     }
 
-    /// One queued command per player per pulse, after its wait state runs out.
+    /// One queued command per player per pulse, after its wait state runs out. Only the
+    /// players with a command queued or a wait to count down are read (`World::waiting`),
+    /// in id order; a player acts once a pulse by its `acted_pulse`, not by a flag every
+    /// player's pulse would reset.
     fn dispatch_queued(&mut self) {
-        let ids: Vec<CharId> = self.world.players.values().copied().collect();
+        if self.world.waiting.is_empty() {
+            return;
+        }
+        let ids: Vec<CharId> = self.world.waiting.iter().copied().collect();
         for id in ids {
-            let Some(ch) = self.world.chars.get_mut(&id) else {
+            let Some(ch) = self.world.chars.get_mut(&id).filter(|c| c.pc.is_some()) else {
+                self.world.waiting.remove(&id);
                 continue;
             };
-            if let Some(pc) = ch.pc.as_mut() {
-                pc.acted_this_pulse = false;
-            }
             if ch.wait > 0 {
                 ch.wait -= 1;
                 continue;
             }
-            let Some(q) = ch.pc.as_mut().and_then(|p| p.queue.pop_front()) else {
+            let Some(pc) = ch.pc.as_mut() else { continue };
+            let Some(q) = pc.queue.pop_front() else {
+                self.world.waiting.remove(&id);
                 continue;
             };
-            if let Some(pc) = ch.pc.as_mut() {
-                pc.pulse_re = q.id.clone();
-                pc.acted_this_pulse = true;
-            }
+            pc.pulse_re = q.id.clone();
+            pc.acted_pulse = self.pulse;
             self.run_command(id, &q.line, CommandMeta { received: q.received, received_us: q.received_us, re: q.id, client: q.client });
             self.stats.command_ran(q.received.elapsed());
             self.deliver(id, super::output::Out::Answered(q.received));
+            // Still waiting: more queued, or a wait the command set (its own or another's).
+            let more = self.world.ch(id).is_some_and(|c| c.wait > 0 || c.pc.as_ref().is_some_and(|p| !p.queue.is_empty()));
+            if !more {
+                self.world.waiting.remove(&id);
+            }
         }
     }
 

@@ -198,21 +198,55 @@ pub struct MessageIds {
     last: Option<(Arc<str>, u64)>,
     /// Set while a command sends into a context its event kind does not tell (gtell).
     pub context: Option<Context>,
-    /// The newest messages by id, for reactions and replies.
-    pub index: HashMap<u64, Said>,
-    order: VecDeque<u64>,
+    /// The newest messages, for reactions and replies: ids are given in order, so the
+    /// index is a ring by id (`said[i]` is message `first + i`), with no hashing and no
+    /// second list of the order (a crowd's every arrival is a new message).
+    said: VecDeque<Option<Said>>,
+    first: u64,
 }
 
 impl MessageIds {
     fn remember(&mut self, id: u64, said: Said) {
-        if self.index.insert(id, said).is_none() {
-            self.order.push_back(id);
-            while self.order.len() > INDEXED_MESSAGES {
-                if let Some(old) = self.order.pop_front() {
-                    self.index.remove(&old);
-                }
-            }
+        if self.said.is_empty() {
+            self.first = id;
         }
+        // Older than everything kept: already forgotten.
+        let Some(at) = id.checked_sub(self.first).and_then(|a| usize::try_from(a).ok()) else { return };
+        if at < self.said.len() {
+            self.said[at] = Some(said);
+            return;
+        }
+        // Ids are dense; a gap (none is made today) is kept as unknown ids.
+        let gap = at - self.said.len();
+        if gap >= INDEXED_MESSAGES {
+            self.said.clear();
+            self.first = id;
+        } else {
+            self.said.extend(std::iter::repeat_with(|| None).take(gap));
+        }
+        self.said.push_back(Some(said));
+        while self.said.len() > INDEXED_MESSAGES {
+            self.said.pop_front();
+            self.first += 1;
+        }
+    }
+
+    fn slot(&self, id: u64) -> Option<usize> {
+        let at = usize::try_from(id.checked_sub(self.first)?).ok()?;
+        (at < self.said.len()).then_some(at)
+    }
+
+    /// A message still known (the newest `INDEXED_MESSAGES`).
+    pub fn get(&self, id: u64) -> Option<&Said> {
+        self.slot(id).and_then(|at| self.said[at].as_ref())
+    }
+
+    pub fn get_mut(&mut self, id: u64) -> Option<&mut Said> {
+        self.slot(id).and_then(|at| self.said[at].as_mut())
+    }
+
+    pub fn contains(&self, id: u64) -> bool {
+        self.get(id).is_some()
     }
 
     fn id_for(&mut self, text: &Arc<str>) -> u64 {
@@ -250,7 +284,7 @@ impl Engine {
         let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()).filter(|pc| pc.is_agent) else { return };
         let ids = &mut self.message_ids;
         let mid = ids.id_for(text);
-        if !ids.index.contains_key(&mid) {
+        if !ids.contains(mid) {
             ids.remember(mid, Said { sender: from.cloned(), context: context.clone(), reactions: Default::default() });
         }
         let h = &mut pc.hud.heard;
@@ -376,7 +410,7 @@ impl Engine {
                     .map(|h| {
                         let mut m = json!({"id": h.id, "timestamp": rfc3339(h.at_us), "sender": h.sender.as_deref().unwrap_or("System"),
                                "content": &*h.content, "type": h.kind});
-                        if let Some(r) = self.message_ids.index.get(&h.id).filter(|s| !s.reactions.is_empty()) {
+                        if let Some(r) = self.message_ids.get(h.id).filter(|s| !s.reactions.is_empty()) {
                             m["reactions"] = json!(r.reactions);
                         }
                         m
@@ -442,6 +476,43 @@ mod tests {
             assert!(listed.contains(&c.name), "{} is missing from data/hud/actions.json", c.name);
         }
         let _: Value = serde_json::from_str(INSTRUCTIONS).unwrap();
+    }
+
+    /// The message index is a ring by id: the newest INDEXED_MESSAGES are found, older
+    /// ones are forgotten, a reaction lands on its message, and an id older than the
+    /// ring or past a gap is handled.
+    #[test]
+    fn the_message_index_keeps_the_newest_by_id() {
+        let said = |who: &str| Said { sender: Some(Arc::from(who)), context: Context::Room, reactions: Default::default() };
+        let mut ids = MessageIds::default();
+        assert!(ids.get(1).is_none() && ids.get(0).is_none());
+        let last = INDEXED_MESSAGES as u64 + 10;
+        for id in 1..=last {
+            let text: Arc<str> = Arc::from(format!("line {id}"));
+            assert_eq!(ids.id_for(&text), id);
+            assert_eq!(ids.id_for(&text), id, "the same broadcast, the same id");
+            ids.remember(id, said(if id % 2 == 0 { "Even" } else { "Odd" }));
+        }
+        assert!(!ids.contains(10), "forgotten: older than the newest {INDEXED_MESSAGES}");
+        assert!(ids.contains(11) && ids.contains(last) && !ids.contains(last + 1));
+        assert_eq!(ids.get(12).and_then(|s| s.sender.as_deref()), Some("Even"));
+        assert_eq!(ids.get(last).and_then(|s| s.sender.as_deref()), Some("Even"), "{last} is even");
+        assert_eq!(ids.get(last - 1).and_then(|s| s.sender.as_deref()), Some("Odd"));
+        *ids.get_mut(12).unwrap().reactions.entry("heart").or_default() += 1;
+        assert_eq!(ids.get(12).unwrap().reactions.get("heart"), Some(&1));
+        // An id older than the ring changes nothing.
+        ids.remember(5, said("Late"));
+        assert!(!ids.contains(5));
+        assert_eq!(ids.said.len(), INDEXED_MESSAGES);
+        // A gap: the ids between are unknown, the new one is found, the ring stays capped.
+        ids.remember(last + 4, said("After"));
+        assert!(!ids.contains(last + 1) && !ids.contains(last + 3));
+        assert_eq!(ids.get(last + 4).and_then(|s| s.sender.as_deref()), Some("After"));
+        assert_eq!(ids.said.len(), INDEXED_MESSAGES);
+        // A gap wider than the ring starts it again.
+        ids.remember(last + 10 * INDEXED_MESSAGES as u64, said("Far"));
+        assert_eq!(ids.said.len(), 1);
+        assert!(ids.contains(last + 10 * INDEXED_MESSAGES as u64) && !ids.contains(last + 4));
     }
 
     /// An agent's heard ring ends at its cap with no spare slots (doubling left 512 for

@@ -51,8 +51,8 @@ impl Engine {
         };
         // A player who has not acted this pulse acts now: one command per pulse
         // still holds, and the reply does not wait for the next tick.
-        if idle && pc.queue.is_empty() && !pc.acted_this_pulse {
-            pc.acted_this_pulse = true;
+        if idle && pc.queue.is_empty() && pc.acted_pulse != self.pulse {
+            pc.acted_pulse = self.pulse;
             pc.pulse_re = id.clone();
             self.run_command(char_id, &line, CommandMeta { received, received_us, re: id, client });
             self.stats.command_ran(received.elapsed());
@@ -67,6 +67,7 @@ impl Engine {
             return;
         }
         pc.queue.push_back(Queued { line, id, received, received_us, client });
+        self.world.waiting.insert(char_id);
     }
 
     /// Handles one message; the session it came from gets what it was sent at once (a

@@ -69,8 +69,8 @@ impl Engine {
                 if c.position > Position::Sitting {
                     c.position = Position::Sitting;
                 }
-                c.wait = c.wait.max(4);
             }
+            self.world.set_wait(v, 4, true);
         } else {
             self.act("You miss $N and fall over!", ch, Some(v), None, To::Actor, EventKind::Combat);
             self.act("$n tries to bash you and falls over!", ch, Some(v), None, To::Victim, EventKind::Combat);
@@ -246,9 +246,7 @@ impl Engine {
     }
 
     fn set_wait(&mut self, ch: CharId, pulses: u32) {
-        if let Some(c) = self.world.chars.get_mut(&ch) {
-            c.wait = c.wait.max(pulses);
-        }
+        self.world.set_wait(ch, pulses, true);
     }
 }
 

@@ -264,9 +264,7 @@ impl Engine {
             self.send_text(ch, "You haven't the energy to cast that spell!");
             return CmdStatus::Failed;
         }
-        if let Some(c) = self.world.chars.get_mut(&ch) {
-            c.wait = 2;
-        }
+        self.world.set_wait(ch, 2, false);
         if !self.skill_roll(ch, spell.name) {
             if let Some(c) = self.world.chars.get_mut(&ch) {
                 c.mana -= spell.mana / 2;

@@ -50,3 +50,59 @@ async fn a_flooded_inbox_does_not_delay_the_pulse_clock() {
     assert!(due >= 20, "the logins took {elapsed:?}: too little time to tell (make them more)");
     assert!(e.pulse * 3 >= due, "{} pulses ran in {elapsed:?} ({due} were due)", e.pulse);
 }
+
+/// One command a pulse, and wait states, from the players the pulse keeps a note of
+/// (`World::waiting`) rather than from every player: a wait counts down with nothing
+/// queued, a command typed during a wait runs the pulse it ends, a second command in
+/// a pulse waits for the next, and a player with nothing to do leaves the note.
+#[tokio::test]
+async fn waits_count_down_and_queued_commands_run_one_a_pulse() {
+    let (mut e, _dir) = engine(EngineConfig::default());
+    let record = super::character::new_record("Wanda", 3, 0, 1, true, [13; 6], 0);
+    let (l, _out) = link(7, 1024);
+    let (reply, r) = oneshot::channel();
+    e.handle(EngineMsg::Enter { record: Box::new(record), link: l, resumed: None, reply });
+    let id = r.await.unwrap().char_id;
+    let queued = |e: &Engine| e.world.ch(id).unwrap().pc.as_ref().unwrap().queue.len();
+    let acted = |e: &Engine| e.world.ch(id).unwrap().pc.as_ref().unwrap().acted_pulse;
+    let command = |e: &mut Engine, line: &str| e.handle_command(id, 7, line.into(), None, (Instant::now(), 0), None);
+    e.tick();
+    assert!(e.world.waiting.is_empty());
+
+    // Bashed: a wait of three pulses counts down though nothing is queued.
+    e.world.set_wait(id, 3, true);
+    assert!(e.world.waiting.contains(&id));
+    for left in [2, 1, 0] {
+        e.tick();
+        assert_eq!(e.world.ch(id).unwrap().wait, left);
+    }
+    e.tick();
+    assert!(!e.world.waiting.contains(&id), "nothing queued, no wait: off the note");
+    // Not acting this pulse, it acts at once.
+    command(&mut e, "look");
+    assert_eq!((acted(&e), queued(&e)), (e.pulse, 0));
+    // A second command in the same pulse waits for the next.
+    command(&mut e, "score");
+    assert_eq!(queued(&e), 1);
+    assert!(e.world.waiting.contains(&id));
+    e.tick();
+    assert_eq!((acted(&e), queued(&e)), (e.pulse, 0), "the queued command ran in the next pulse");
+    e.tick();
+    assert!(!e.world.waiting.contains(&id));
+
+    // A command typed during a wait runs in the pulse the wait has run out.
+    e.world.set_wait(id, 2, false);
+    command(&mut e, "look");
+    assert_eq!(queued(&e), 1);
+    e.tick();
+    e.tick();
+    assert_eq!((e.world.ch(id).unwrap().wait, queued(&e)), (0, 1), "still waiting out the last pulse");
+    e.tick();
+    assert_eq!((acted(&e), queued(&e)), (e.pulse, 0));
+    // A longer wait is kept by `at_least`, a shorter one set outright.
+    e.world.set_wait(id, 5, true);
+    e.world.set_wait(id, 2, true);
+    assert_eq!(e.world.ch(id).unwrap().wait, 5);
+    e.world.set_wait(id, 2, false);
+    assert_eq!(e.world.ch(id).unwrap().wait, 2);
+}

@@ -127,6 +127,11 @@ pub struct World {
     /// only ways in and out of `chars` (for mobs) and `objs`.
     mob_turns: super::turn_slots::TurnSlots,
     obj_turns: super::turn_slots::TurnSlots,
+    /// Players the pulse has something to do for: a command queued, or a wait state
+    /// to count down (`Engine::dispatch_queued`), so that a pulse does not read every
+    /// player to find them. Joined by `Engine::handle_command`'s queueing and by
+    /// `set_wait`, the only ways to either; left by the pulse that finds neither.
+    pub waiting: std::collections::BTreeSet<CharId>,
     next_id: u64,
 }
 
@@ -196,6 +201,7 @@ impl World {
             players: FxHashMap::default(),
             mob_turns: Default::default(),
             obj_turns: Default::default(),
+            waiting: Default::default(),
             next_id: 1,
         }
     }
@@ -213,6 +219,17 @@ impl World {
     /// The objects whose turn falls in `pulse`, in id order.
     pub fn objs_due(&self, pulse: u64) -> &[ObjId] {
         self.obj_turns.due(pulse)
+    }
+
+    /// A character's wait state (pulses before its next command runs): `at_least` keeps
+    /// a longer one. The only writer of `Char::wait` for players, so that the pulse
+    /// counts it down (`waiting`).
+    pub fn set_wait(&mut self, id: CharId, pulses: u32, at_least: bool) {
+        let Some(c) = self.chars.get_mut(&id) else { return };
+        c.wait = if at_least { c.wait.max(pulses) } else { pulses };
+        if c.wait > 0 && c.pc.is_some() {
+            self.waiting.insert(id);
+        }
     }
 
     pub fn new_id(&mut self) -> u64 {

@@ -45,9 +45,7 @@ impl Engine {
         }
         self.act("You attack $N!", ch, Some(victim), None, To::Actor, EventKind::Combat);
         self.hit(ch, victim);
-        if let Some(c) = self.world.chars.get_mut(&ch) {
-            c.wait = 2;
-        }
+        self.world.set_wait(ch, 2, false);
         CmdStatus::Ok
     }
 
