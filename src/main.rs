@@ -10,9 +10,9 @@ use clap::Parser;
 use cli::{BenchCmd, Cli, Cmd, ExportCmd, WorldCmd};
 
 fn main() -> ExitCode {
-    no_huge_pages();
     slow_purge();
     let cli = Cli::parse();
+    no_huge_pages(matches!(cli.command, Cmd::Serve(_)));
     let mut builder = tokio::runtime::Builder::new_multi_thread();
     match &cli.command {
         Cmd::Serve(a) => {
@@ -89,12 +89,28 @@ fn main() -> ExitCode {
 /// allocator's arenas are faulted in 2 MiB at a time: an idle agent session cost
 /// ~230 KiB of RSS instead of ~90, and zeroing those pages was a visible part of the
 /// search indexer's and the allocator's CPU.
-fn no_huge_pages() {
+///
+/// A server whose operator asks mimalloc for large OS pages
+/// (`MIMALLOC_ALLOW_LARGE_OS_PAGES=1`) keeps them: mimalloc then asks for huge pages
+/// on its arenas alone (`madvise`), which is what a host that makes idle 4 KiB pages
+/// dear to read again (`pawns bench machine`) rewards. Other commands (the load
+/// generators among them) never get them, so a run's A/B changes the server alone.
+fn no_huge_pages(serving: bool) {
+    if serving && large_pages_asked() {
+        return;
+    }
     #[cfg(target_os = "linux")]
     // SAFETY: PR_SET_THP_DISABLE takes plain integers and touches no memory of ours.
     unsafe {
         libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
     }
+}
+
+/// Whether mimalloc was asked for large OS pages (its own variable, either spelling).
+fn large_pages_asked() -> bool {
+    ["MIMALLOC_ALLOW_LARGE_OS_PAGES", "MIMALLOC_LARGE_OS_PAGES"]
+        .iter()
+        .any(|v| std::env::var(v).is_ok_and(|x| matches!(x.trim().to_ascii_lowercase().as_str(), "1" | "on" | "yes" | "true")))
 }
 
 /// mimalloc's `purge_delay` (`mi_option_purge_delay` in mimalloc.h's option enum).

@@ -107,3 +107,43 @@ fn logs_to_a_pipe_have_no_colour_codes() {
     assert!(err.contains("INFO"), "info lines were logged: {err}");
     assert!(!err.contains('\u{1b}'), "colour codes in a piped log: {err:?}");
 }
+
+/// Huge pages stay off for the server unless its operator asks mimalloc for large OS
+/// pages (`MIMALLOC_ALLOW_LARGE_OS_PAGES=1`): then the process keeps them (the kernel's
+/// per-process switch, read back from /proc).
+#[cfg(target_os = "linux")]
+#[test]
+fn huge_pages_are_off_unless_mimalloc_is_asked_for_large_pages() {
+    let thp_of = |large: Option<&str>| {
+        let dir = tempfile::tempdir().unwrap();
+        let world = dir.path().join("world");
+        crate::world::write(&world);
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_pawns"));
+        cmd.args(["serve", "--host", "127.0.0.1", "--port", "0", "--log", "warn", "--db"])
+            .arg(dir.path().join("h.redb"))
+            .arg("--world")
+            .arg(&world)
+            .env_remove("MIMALLOC_ALLOW_LARGE_OS_PAGES")
+            .env_remove("MIMALLOC_LARGE_OS_PAGES")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        if let Some(v) = large {
+            cmd.env("MIMALLOC_ALLOW_LARGE_OS_PAGES", v);
+        }
+        let mut child = cmd.spawn().unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        assert!(line.contains("listening"), "{line}");
+        let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
+        child.kill().unwrap();
+        child.wait().unwrap();
+        status.lines().find_map(|l| l.strip_prefix("THP_enabled:")).map(|v| v.trim().to_string())
+    };
+    let Some(default) = thp_of(None) else {
+        eprintln!("this kernel reports no THP_enabled in /proc: nothing to check");
+        return;
+    };
+    assert_eq!(default, "0", "huge pages off by default");
+    assert_eq!(thp_of(Some("1")).as_deref(), Some("1"), "kept when mimalloc is asked for large pages");
+    assert_eq!(thp_of(Some("0")).as_deref(), Some("0"), "a 0 asks for nothing");
+}
