@@ -22,8 +22,10 @@ use pawns_storage::{BoardRecord, CharacterRecord, ChatRoomRecord, HouseRecord};
 /// version-1 run's records came in another order and would not compare). 3: a crowd's
 /// people hear its notice in turns by character id, not the whole room at once. 4: in a
 /// crowd, a guard turning someone back, a flight and a respawn are gathered into the
-/// notice, not told to the whole room.
-pub const JOURNAL_VERSION: u32 = 4;
+/// notice, not told to the whole room. 5: mobs and objects take their turns in id order
+/// (`turn_slots`), and a pulse runs queued commands in character id order
+/// (`World::waiting`), where both went in hash map order.
+pub const JOURNAL_VERSION: u32 = 5;
 
 /// How the engine was started.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
