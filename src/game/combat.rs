@@ -135,7 +135,7 @@ impl Engine {
         // characters once a round.
         #[cfg(debug_assertions)]
         assert!(self.world.attackers_consistent(), "World::attackers says what Char::fighting says");
-        let fighters: Vec<CharId> = self.world.chars.values().filter(|c| c.fighting.is_some()).map(|c| c.id).collect();
+        let fighters = self.world.fighters();
         for (n, id) in fighters.into_iter().enumerate() {
             if n % 256 == 255 {
                 self.drain_inbox();

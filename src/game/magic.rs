@@ -125,8 +125,9 @@ impl Engine {
 
     /// Every mud hour, poison hurts whoever carries it (as in CircleMUD, it can kill).
     pub fn poison_tick(&mut self) {
-        let poisoned: Vec<CharId> =
-            self.world.chars.values().filter(|c| c.affects.iter().any(|a| a.kind == AffectKind::Poison)).map(|c| c.id).collect();
+        let poisoned: Vec<CharId> = (self.world.affected.iter().copied())
+            .filter(|id| self.world.ch(*id).is_some_and(|c| c.affects.iter().any(|a| a.kind == AffectKind::Poison)))
+            .collect();
         for id in poisoned {
             self.send_text(id, "You feel the poison burning in your veins.");
             self.damage(id, id, POISON_DAMAGE, super::combat::TYPE_SUFFERING);

@@ -349,6 +349,7 @@ impl Engine {
         if let Some(c) = self.world.chars.get_mut(&ch) {
             c.affects.retain(|x| x.kind != a.kind);
             c.affects.push(a);
+            self.world.affected.insert(ch);
         }
         self.recompute_armour(ch);
     }
@@ -357,11 +358,25 @@ impl Engine {
         self.world.ch(ch).is_some_and(|c| c.affects.iter().any(|a| a.kind == kind))
     }
 
-    /// Counts spell effects down (called every mud hour's worth of pulses by `update`);
-    /// a charm that wears off sets the mob free.
+    /// Counts spell effects down (every second, by the pulse), for the characters that
+    /// have any (`World::affected`), in id order; a charm that wears off sets the mob free.
     pub fn affect_update(&mut self, elapsed: u64) {
+        // Debug builds (every test) check that no character's effects escape the list.
+        #[cfg(debug_assertions)]
+        assert!(
+            self.world.chars.values().all(|c| c.affects.is_empty() || self.world.affected.contains(&c.id)),
+            "World::affected lists every character with a spell effect"
+        );
+        if self.world.affected.is_empty() {
+            return;
+        }
         let mut expired: Vec<(CharId, AffectKind)> = Vec::new();
-        for c in self.world.chars.values_mut() {
+        let ids: Vec<CharId> = self.world.affected.iter().copied().collect();
+        for id in ids {
+            let Some(c) = self.world.chars.get_mut(&id) else {
+                self.world.affected.remove(&id);
+                continue;
+            };
             for a in c.affects.iter_mut() {
                 a.pulses = a.pulses.saturating_sub(elapsed);
                 if a.pulses == 0 {
@@ -369,6 +384,9 @@ impl Engine {
                 }
             }
             c.affects.retain(|a| a.pulses > 0);
+            if c.affects.is_empty() {
+                self.world.affected.remove(&id);
+            }
         }
         for (id, kind) in expired {
             match kind {

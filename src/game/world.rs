@@ -132,6 +132,10 @@ pub struct World {
     /// player to find them. Joined by `Engine::handle_command`'s queueing and by
     /// `set_wait`, the only ways to either; left by the pulse that finds neither.
     pub waiting: std::collections::BTreeSet<CharId>,
+    /// Characters with spell effects counting down (`Engine::affect_update`, every
+    /// second, and poison's every mud hour read these, not every character). Joined by
+    /// `Engine::add_affect`, the only way an effect starts; left when the last wears off.
+    pub affected: std::collections::BTreeSet<CharId>,
     next_id: u64,
 }
 
@@ -202,6 +206,7 @@ impl World {
             mob_turns: Default::default(),
             obj_turns: Default::default(),
             waiting: Default::default(),
+            affected: Default::default(),
             next_id: 1,
         }
     }
@@ -397,6 +402,14 @@ impl World {
     /// Everyone fighting `id`.
     pub fn attackers_of(&self, id: CharId) -> Vec<CharId> {
         self.attackers.get(&id).cloned().unwrap_or_default()
+    }
+
+    /// Everyone fighting anyone, in id order: the combat round's list, from the index
+    /// rather than from every character in the world.
+    pub fn fighters(&self) -> Vec<CharId> {
+        let mut all: Vec<CharId> = self.attackers.values().flatten().copied().collect();
+        all.sort_unstable();
+        all
     }
 
     /// Whether the index of attackers says what the characters say (checked by debug

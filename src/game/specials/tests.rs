@@ -160,6 +160,39 @@ async fn a_snake_bite_poisons_and_poison_hurts() {
     assert_eq!(e.world.ch(pc).unwrap().hit, before - crate::game::magic::POISON_DAMAGE);
 }
 
+/// Spell effects count down for the characters in `World::affected` only: one wears
+/// off with its message and leaves the list with the last of them, and a character
+/// gone from the world leaves it at the next count.
+#[tokio::test]
+async fn effects_wear_off_from_the_list_of_the_affected() {
+    use crate::game::spells::Affect;
+    let (mut e, _dir) = engine();
+    let (pc, mut rx) = player(&mut e, "Ada", 3, 0);
+    let other = mob(&mut e, 0, "snake", 0);
+    assert!(e.world.affected.is_empty());
+    e.add_affect(pc, Affect { kind: AffectKind::Armor, pulses: 15, modifier: -20 });
+    e.add_affect(pc, Affect { kind: AffectKind::Bless, pulses: 35, modifier: 1 });
+    e.add_affect(other, Affect { kind: AffectKind::Curse, pulses: 100, modifier: -1 });
+    assert_eq!(e.world.affected.iter().copied().collect::<Vec<_>>(), {
+        let mut v = vec![pc, other];
+        v.sort_unstable();
+        v
+    });
+    texts(&mut e, &mut rx);
+    e.affect_update(10);
+    assert!(e.affected(pc, AffectKind::Armor) && !texts(&mut e, &mut rx).contains("less protected"));
+    e.affect_update(10);
+    assert!(!e.affected(pc, AffectKind::Armor) && e.affected(pc, AffectKind::Bless));
+    assert!(texts(&mut e, &mut rx).contains("You feel less protected."));
+    assert!(e.world.affected.contains(&pc), "one effect left");
+    e.affect_update(20);
+    assert!(texts(&mut e, &mut rx).contains("You feel less righteous."));
+    assert!(!e.world.affected.contains(&pc), "the last wore off: off the list");
+    e.world.extract_char(other);
+    e.affect_update(10);
+    assert!(e.world.affected.is_empty(), "gone from the world: off the list");
+}
+
 #[tokio::test]
 async fn a_thief_takes_gold_and_keeps_the_sum() {
     let (mut e, _dir) = engine();
