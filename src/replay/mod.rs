@@ -23,8 +23,9 @@ use pawns_storage::{BoardRecord, CharacterRecord, ChatRoomRecord, HouseRecord};
 /// people hear its notice in turns by character id, not the whole room at once. 4: in a
 /// crowd, a guard turning someone back, a flight and a respawn are gathered into the
 /// notice, not told to the whole room. 5: mobs and objects take their turns in id order
-/// (`turn_slots`), and a pulse runs queued commands in character id order
-/// (`World::waiting`), where both went in hash map order.
+/// (`turn_slots`); a pulse runs queued commands (`World::waiting`), the combat round
+/// its fighters and the effects' count their characters (`World::affected`) in id order,
+/// where all went in hash map order.
 pub const JOURNAL_VERSION: u32 = 5;
 
 /// How the engine was started.
