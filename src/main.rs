@@ -91,19 +91,21 @@ fn main() -> ExitCode {
 /// search indexer's and the allocator's CPU.
 ///
 /// A server whose operator asks mimalloc for large OS pages
-/// (`MIMALLOC_ALLOW_LARGE_OS_PAGES=1`) keeps them: mimalloc then asks for huge pages
-/// on its arenas alone (`madvise`), which is what a host that makes idle 4 KiB pages
-/// dear to read again (`pawns bench machine`) rewards. Other commands (the load
-/// generators among them) never get them, so a run's A/B changes the server alone.
+/// (`MIMALLOC_ALLOW_LARGE_OS_PAGES=1`) has them: mimalloc then asks for huge pages on
+/// its arenas alone (`madvise`), which is what a host that makes idle 4 KiB pages dear
+/// to read again (`pawns bench machine`) rewards. The switch is inherited across
+/// `exec`, so the server turns it back on (a server spawned by `bench agents --spawn`
+/// inherits the load generator's "off"). Other commands, the load generators among
+/// them, never get them, so a run's A/B changes the server alone.
 fn no_huge_pages(serving: bool) {
-    if serving && large_pages_asked() {
-        return;
-    }
+    let off = !(serving && large_pages_asked());
     #[cfg(target_os = "linux")]
     // SAFETY: PR_SET_THP_DISABLE takes plain integers and touches no memory of ours.
     unsafe {
-        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
+        libc::prctl(libc::PR_SET_THP_DISABLE, off as libc::c_ulong, 0, 0, 0);
     }
+    #[cfg(not(target_os = "linux"))]
+    let _ = off;
 }
 
 /// Whether mimalloc was asked for large OS pages (its own variable, either spelling).

@@ -109,11 +109,14 @@ fn logs_to_a_pipe_have_no_colour_codes() {
 }
 
 /// Huge pages stay off for the server unless its operator asks mimalloc for large OS
-/// pages (`MIMALLOC_ALLOW_LARGE_OS_PAGES=1`): then the process keeps them (the kernel's
-/// per-process switch, read back from /proc).
+/// pages (`MIMALLOC_ALLOW_LARGE_OS_PAGES=1`): then the process has them, even when its
+/// parent had turned them off (the switch is inherited across exec, and `bench agents
+/// --spawn` turns it off for itself). The kernel's per-process switch is read back from
+/// /proc.
 #[cfg(target_os = "linux")]
 #[test]
 fn huge_pages_are_off_unless_mimalloc_is_asked_for_large_pages() {
+    use std::os::unix::process::CommandExt;
     let thp_of = |large: Option<&str>| {
         let dir = tempfile::tempdir().unwrap();
         let world = dir.path().join("world");
@@ -130,6 +133,14 @@ fn huge_pages_are_off_unless_mimalloc_is_asked_for_large_pages() {
         if let Some(v) = large {
             cmd.env("MIMALLOC_ALLOW_LARGE_OS_PAGES", v);
         }
+        // A parent that turned huge pages off, as the load generator does.
+        // SAFETY: prctl with plain integers, between fork and exec.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
+                Ok(())
+            });
+        }
         let mut child = cmd.spawn().unwrap();
         let mut line = String::new();
         BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
@@ -144,6 +155,6 @@ fn huge_pages_are_off_unless_mimalloc_is_asked_for_large_pages() {
         return;
     };
     assert_eq!(default, "0", "huge pages off by default");
-    assert_eq!(thp_of(Some("1")).as_deref(), Some("1"), "kept when mimalloc is asked for large pages");
+    assert_eq!(thp_of(Some("1")).as_deref(), Some("1"), "on when mimalloc is asked for large pages, whatever the parent said");
     assert_eq!(thp_of(Some("0")).as_deref(), Some("0"), "a 0 asks for nothing");
 }
