@@ -53,7 +53,7 @@ fn coprime_stride(pages: usize) -> usize {
     if pages <= 2 {
         return 1;
     }
-    let mut s = (pages / 2 + 1).max(1);
+    let mut s = pages / 2 + 1;
     while gcd(s, pages) != 1 {
         s += 1;
     }
