@@ -132,6 +132,10 @@ struct Window {
     count: usize,
     /// (start, end) of the measured window, set once everyone is in.
     span: std::sync::OnceLock<(Instant, Instant)>,
+    /// Told when `span` is set: each agent then sets its own timer for the window's end
+    /// (ten thousand agents polling for it twice a second cost the load generator more
+    /// wake-ups than their commands did).
+    opened: tokio::sync::Notify,
     /// With `--sample-every`: the latencies since the last sample (µs), for a soak's p99 over time.
     recent: Option<std::sync::Mutex<Vec<u32>>>,
 }
@@ -181,12 +185,15 @@ async fn run_agent(run: Arc<Run>, name: String, key: String, seed: u64, ramp: to
         Duration::from_secs(20),
         tokio_tungstenite::connect_async_with_config(
             &url,
-            Some(tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default().read_buffer_size(8192)),
+            // Every read zeroes this much of the buffer first; frames are a few hundred bytes.
+            Some(tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default().read_buffer_size(4096)),
             true,
         ),
     )
     .await
     {
+        // One stream for both ways, not split halves: each send and read would take the
+        // halves' shared lock.
         Ok(Ok((ws, _))) => ws,
         Ok(Err(e)) => {
             *st.failures.entry(format!("connect: {e}")).or_default() += 1;
@@ -198,17 +205,17 @@ async fn run_agent(run: Arc<Run>, name: String, key: String, seed: u64, ramp: to
         }
     };
     st.connected = 1;
-    let (mut tx, mut rx) = ws.split();
+    let mut ws = ws;
     let login =
         json!({"type": "login", "data": {"player_name": name, "password": key, "is_agent": true, "harness": "pawns-bench"}}).to_string();
     // Log in, honouring rate_limited answers.
     let mut logged = false;
     for _ in 0..50 {
-        if tx.send(Message::text(login.clone())).await.is_err() {
+        if ws.send(Message::text(login.clone())).await.is_err() {
             break;
         }
         let mut retry = None;
-        while let Ok(Some(Ok(m))) = tokio::time::timeout(Duration::from_secs(20), rx.next()).await {
+        while let Ok(Some(Ok(m))) = tokio::time::timeout(Duration::from_secs(20), ws.next()).await {
             let Message::Text(t) = m else { continue };
             let v: Value = serde_json::from_str(t.as_str()).unwrap_or_default();
             match v["type"].as_str() {
@@ -241,7 +248,7 @@ async fn run_agent(run: Arc<Run>, name: String, key: String, seed: u64, ramp: to
     // Logged in: let the next agent start connecting.
     drop(ramp);
     settle.now();
-    let _ = tx
+    let _ = ws
         .send(Message::text(
             json!({"type": "subscribe", "data": {"variables": ["ROOM_EXITS", "ROOM_MOBS", "FIGHTING", "HEALTH"]}}).to_string(),
         ))
@@ -254,15 +261,27 @@ async fn run_agent(run: Arc<Run>, name: String, key: String, seed: u64, ramp: to
     let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + period.mul_f64(rng.gen::<f64>()), period);
     let mut n = 0u64;
     let mut hud_tick = tokio::time::interval_at(tokio::time::Instant::now() + hud_period.mul_f64(rng.gen::<f64>()), hud_period);
-    // However slow the agent's rate, it stops when the measured window ends.
-    let mut end_check = tokio::time::interval(Duration::from_millis(500));
+    // However slow the agent's rate, it stops when the measured window ends: its timer is
+    // set once the window opens.
+    let opened = window.opened.notified();
+    tokio::pin!(opened);
+    opened.as_mut().enable();
+    let mut heard_opened = false;
+    let until_end = tokio::time::sleep(Duration::from_secs(30 * 86_400));
+    tokio::pin!(until_end);
+    if let Some((_, end)) = window.span.get() {
+        until_end.as_mut().reset((*end).into());
+        heard_opened = true;
+    }
     loop {
         tokio::select! {
-            _ = end_check.tick() => {
-                if window.span.get().is_some_and(|(_, end)| Instant::now() >= *end) {
-                    break;
+            _ = &mut opened, if !heard_opened => {
+                heard_opened = true;
+                if let Some((_, end)) = window.span.get() {
+                    until_end.as_mut().reset((*end).into());
                 }
             }
+            _ = &mut until_end => break,
             _ = hud_tick.tick(), if run.hud.is_some() => {
                 let span = window.span.get().copied();
                 if span.is_some_and(|(_, end)| Instant::now() >= end) {
@@ -272,7 +291,7 @@ async fn run_agent(run: Arc<Run>, name: String, key: String, seed: u64, ramp: to
                 let id = format!("h{n}");
                 pending.insert(id.clone(), Instant::now());
                 let fmt = run.hud.as_ref().map(|(_, f)| f.as_str()).unwrap_or("json");
-                if tx.send(Message::text(json!({"type": "hud", "data": {"format": fmt}, "id": id}).to_string())).await.is_err() {
+                if ws.send(Message::text(json!({"type": "hud", "data": {"format": fmt}, "id": id}).to_string())).await.is_err() {
                     *st.failures.entry("socket closed".into()).or_default() += 1;
                     break;
                 }
@@ -295,7 +314,7 @@ async fn run_agent(run: Arc<Run>, name: String, key: String, seed: u64, ramp: to
                 };
                 let id = format!("b{n}");
                 pending.insert(id.clone(), Instant::now());
-                if tx.send(Message::text(json!({"type": "command", "data": {"command": cmd}, "id": id}).to_string())).await.is_err() {
+                if ws.send(Message::text(json!({"type": "command", "data": {"command": cmd}, "id": id}).to_string())).await.is_err() {
                     *st.failures.entry("socket closed".into()).or_default() += 1;
                     break;
                 }
@@ -303,7 +322,7 @@ async fn run_agent(run: Arc<Run>, name: String, key: String, seed: u64, ramp: to
                     st.sent += 1;
                 }
             }
-            m = rx.next() => {
+            m = ws.next() => {
                 let Some(Ok(Message::Text(t))) = m else {
                     if m.is_none() || matches!(m, Some(Err(_))) {
                         *st.failures.entry("socket closed".into()).or_default() += 1;
@@ -356,13 +375,13 @@ async fn run_agent(run: Arc<Run>, name: String, key: String, seed: u64, ramp: to
         'out: for attempt in 0..10 {
             let line = if attempt == 0 { "quit" } else { "flee" };
             for cmd in [line, "quit"].into_iter().take(if attempt == 0 { 1 } else { 2 }) {
-                if tx.send(Message::text(json!({"type": "command", "data": {"command": cmd}}).to_string())).await.is_err() {
+                if ws.send(Message::text(json!({"type": "command", "data": {"command": cmd}}).to_string())).await.is_err() {
                     break 'out;
                 }
             }
             let until = Instant::now() + Duration::from_secs(3);
             loop {
-                match tokio::time::timeout(until.saturating_duration_since(Instant::now()), rx.next()).await {
+                match tokio::time::timeout(until.saturating_duration_since(Instant::now()), ws.next()).await {
                     Ok(Some(Ok(Message::Close(_)))) | Ok(None) | Ok(Some(Err(_))) => {
                         st.logged_out = 1;
                         st.last_logout = Some(Instant::now());
@@ -375,7 +394,7 @@ async fn run_agent(run: Arc<Run>, name: String, key: String, seed: u64, ramp: to
         }
         return st;
     }
-    let _ = tx.send(Message::Close(None)).await;
+    let _ = ws.send(Message::Close(None)).await;
     st
 }
 
@@ -459,6 +478,7 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
     }
     eprintln!("all {} logins settled in {:.1}s; measuring for {:?}", args.count, ramp_took.as_secs_f64(), args.duration);
     let before = server_pid.and_then(proc_sample);
+    let threads_before = server_pid.and_then(super::threads::sample);
     if let (Some(e), Some(b)) = (empty, at_rest) {
         eprintln!(
             "server RSS {:.0} MB before the agents, {:.0} MB with them in: {:.1} KiB per session",
@@ -471,6 +491,7 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
     let own_before = super::serve::own_cpu();
     let start = Instant::now();
     let _ = window.span.set((start, start + args.duration));
+    window.opened.notify_waiters();
     // A soak's memory and latency over time.
     let sampler = match (args.sample_every, server_pid) {
         (Some(every), Some(pid)) => {
@@ -490,8 +511,9 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
         tokio::spawn(async move {
             tokio::time::sleep_until(end).await;
             let after = server_pid.and_then(proc_sample);
+            let threads = server_pid.and_then(super::threads::sample);
             let own = super::serve::own_cpu();
-            (after, own, super::serve::server_histograms(&base).await)
+            (after, threads, own, super::serve::server_histograms(&base).await)
         })
     };
     let mut total = Stats::default();
@@ -501,8 +523,13 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
         }
     }
     let elapsed = args.duration.as_secs_f64().min(start.elapsed().as_secs_f64());
-    let (after, own_after, histograms_after) = closing.await.unwrap_or((None, super::serve::own_cpu(), None));
+    let (after, threads_after, own_after, histograms_after) = closing.await.unwrap_or((None, None, super::serve::own_cpu(), None));
     let own_cpu = own_after - own_before;
+    // Where the server's CPU went in the window, by thread.
+    let threads = match (&threads_before, &threads_after, before, after) {
+        (Some(tb), Some(ta), Some(b), Some(a)) => Some(super::threads::by_role_within(tb, ta, a.0 - b.0)),
+        _ => None,
+    };
     let (pulses, server_replies, durable) = match (histograms_before, histograms_after) {
         (Some(b), Some(a)) => (
             Some(super::serve::bucket_delta(&b.pulses, &a.pulses)),
@@ -574,6 +601,8 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
                 "rss_mb": a.1 as f64 / 1024.0,
                 "rss_per_session_at_rest_kib": match (empty, at_rest) { (Some(e), Some(r)) => Some((r.1 as f64 - e.1 as f64) / args.count as f64), _ => None },
                 "rss_per_session_kib": empty.map(|e| (a.1 as f64 - e.1 as f64) / args.count as f64),
+                "cpu_percent_by_thread": threads.as_ref().map(|t| t.iter().map(|(r, s)| (r.to_string(), json!(s / elapsed * 100.0))).collect::<serde_json::Map<_, _>>()),
+                "recording_percent_of_cpu": threads.as_ref().map(|t| super::threads::recording_share(t) * 100.0),
             }),
             _ => Value::Null,
         },
@@ -643,6 +672,9 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
                 s["rss_per_session_at_rest_kib"].as_f64().unwrap_or(f64::NAN),
                 s["rss_per_session_kib"].as_f64().unwrap_or(f64::NAN)
             );
+        }
+        if let Some(t) = &threads {
+            println!("  server by thread:  {}", super::threads::describe(t, elapsed));
         }
         soak.print();
         println!("  load generator:    {:.0}% CPU (on the same machine)", own_cpu / elapsed * 100.0);

@@ -23,4 +23,5 @@ pub mod search;
 pub mod serve;
 pub mod soak;
 pub mod telnet;
+pub mod threads;
 pub mod world;

@@ -109,12 +109,10 @@ fn free_port() -> anyhow::Result<u16> {
 /// CPU seconds (user + system) and RSS (KiB) of a process, from /proc (Linux).
 pub fn proc_sample(pid: u32) -> Option<(f64, u64)> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let after = stat.rsplit_once(')')?.1;
-    let f: Vec<&str> = after.split_whitespace().collect();
-    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    let cpu = super::threads::stat_cpu_seconds(&stat)?;
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let rss_kb = status.lines().find(|l| l.starts_with("VmRSS:"))?.split_whitespace().nth(1)?.parse().ok()?;
-    Some((ticks / 100.0, rss_kb))
+    Some((cpu, rss_kb))
 }
 
 /// A process's resident memory split (KiB): anonymous (heap, caches) and file-backed

@@ -351,6 +351,7 @@ pub async fn run(args: BenchTelnetArgs) -> anyhow::Result<()> {
     let start = Instant::now() + Duration::from_millis(200);
     let end = start + args.duration;
     let cpu0 = pid.and_then(cpu_of);
+    let threads0 = pid.and_then(super::threads::sample);
     let tasks: Vec<_> =
         players.into_iter().enumerate().map(|(i, p)| tokio::spawn(play(p, args.clone(), mix.clone(), i, start, end))).collect();
     let mut total = Tally::default();
@@ -369,6 +370,13 @@ pub async fn run(args: BenchTelnetArgs) -> anyhow::Result<()> {
         }
     }
     let cpu = pid.and_then(|p| cpu0.zip(cpu_of(p)).map(|(a, b)| b - a));
+    // By thread, when the server is pawns (another server's threads are its own).
+    let threads = match (threads0, pid.and_then(super::threads::sample), cpu) {
+        (Some(t0), Some(t1), Some(c)) if t1.values().any(|(name, _)| name == "pawns-engine") => {
+            Some(super::threads::by_role_within(&t0, &t1, c))
+        }
+        _ => None,
+    };
     let mut all_reply: Vec<u32> = total.reply.values().flatten().copied().collect();
     let mut all_prompt: Vec<u32> = total.prompt.values().flatten().copied().collect();
     all_reply.sort_unstable();
@@ -402,6 +410,7 @@ pub async fn run(args: BenchTelnetArgs) -> anyhow::Result<()> {
         "by_command": kinds,
         "server_cpu_s": cpu,
         "server_cpu_ms_per_command": cpu.map(|c| if answered > 0.0 { c * 1000.0 / answered } else { 0.0 }),
+        "server_cpu_ms_per_command_by_thread": threads.as_ref().map(|t| t.iter().map(|(r, s)| (r.to_string(), json!(s * 1000.0 / answered.max(1.0)))).collect::<serde_json::Map<_, _>>()),
         "server_idle_cpu_s": idle,
         "machine_idle_2s_read_us": machine,
     });
@@ -446,6 +455,9 @@ pub async fn run(args: BenchTelnetArgs) -> anyhow::Result<()> {
     match cpu {
         Some(c) => {
             println!("  server CPU:       {c:.2} s over the window, {:.3} ms per answered command", c * 1000.0 / answered.max(1.0));
+            if let Some(t) = &threads {
+                println!("  by thread:        {}", super::threads::describe(t, args.duration.as_secs_f64()));
+            }
             if let Some(i) = idle {
                 println!("  server idle CPU:  {i:.2} s over the same time with everyone in and nobody typing");
             }

@@ -2,6 +2,7 @@
 
 mod agent_client;
 mod agents;
+mod bench;
 mod browser;
 mod chat_rooms;
 mod combat;
