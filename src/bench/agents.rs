@@ -603,6 +603,7 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
                 "rss_per_session_kib": empty.map(|e| (a.1 as f64 - e.1 as f64) / args.count as f64),
                 "cpu_percent_by_thread": threads.as_ref().map(|t| t.iter().map(|(r, s)| (r.to_string(), json!(s / elapsed * 100.0))).collect::<serde_json::Map<_, _>>()),
                 "recording_percent_of_cpu": threads.as_ref().map(|t| super::threads::recording_share(t) * 100.0),
+                "recording_percent_of_cpu_with_other": threads.as_ref().map(|t| super::threads::recording_share_with_other(t) * 100.0),
             }),
             _ => Value::Null,
         },
