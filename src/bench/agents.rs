@@ -181,7 +181,7 @@ async fn run_agent(run: Arc<Run>, name: String, key: String, seed: u64, ramp: to
     let mut settle = Settle(Some(window.clone()));
     let mut st = Stats::default();
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-    let ws = match tokio::time::timeout(
+    let mut ws = match tokio::time::timeout(
         Duration::from_secs(20),
         tokio_tungstenite::connect_async_with_config(
             &url,
@@ -205,7 +205,6 @@ async fn run_agent(run: Arc<Run>, name: String, key: String, seed: u64, ramp: to
         }
     };
     st.connected = 1;
-    let mut ws = ws;
     let login =
         json!({"type": "login", "data": {"player_name": name, "password": key, "is_agent": true, "harness": "pawns-bench"}}).to_string();
     // Log in, honouring rate_limited answers.
