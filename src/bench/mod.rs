@@ -8,6 +8,7 @@
 //! against this or another server, and its CPU per command), `observatory` (its page load and live-follow lateness), `machine`
 //! (what this machine does to memory that sits idle).
 
+pub mod agent_play;
 pub mod agents;
 pub mod decide;
 pub mod dream;
