@@ -6,7 +6,8 @@
 //! (on this project's 2-core VM: 3 to 37 µs the same day), invisibly to the guest: no
 //! page fault is counted, and the time shows as the process's own CPU. Every latency
 //! and CPU-per-command figure is slowed by it, so `bench telnet` and `bench agents`
-//! print this probe beside their figures.
+//! print this probe beside their figures. The disk's half (one durable commit's CPU
+//! and time) is `sync_probe`.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -96,6 +97,9 @@ pub fn run(args: BenchMachineArgs) -> anyhow::Result<()> {
     if args.idle.is_empty() {
         bail!("bad_args: --idle needs at least one duration");
     }
+    if args.syncs > 0 && (args.sync_pages.is_empty() || args.sync_pages.contains(&0)) {
+        bail!("bad_args: --sync-pages needs sizes of at least 1 page");
+    }
     let mut buf = vec![0u8; args.mb << 20];
     let mut rows = Vec::new();
     for (round, idle) in args.idle.iter().enumerate() {
@@ -105,9 +109,23 @@ pub fn run(args: BenchMachineArgs) -> anyhow::Result<()> {
         let us = idle_read_us(&mut buf, *idle, args.reads, round);
         rows.push(json!({"idle_s": idle.as_secs_f64(), "us_per_read": us}));
     }
+    drop(buf);
+    let mut syncs = Vec::new();
+    if args.syncs > 0 {
+        for &pages in &args.sync_pages {
+            if !args.json {
+                eprintln!("{} commits of {pages} page(s) in {} ...", args.syncs, args.sync_dir.display());
+            }
+            syncs.push(super::sync_probe::sync_cost(&args.sync_dir, pages, args.syncs)?);
+        }
+    }
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     if args.json {
-        println!("{}", json!({"cores": cores, "mb": args.mb, "reads": args.reads, "probes": rows}));
+        let sync_rows: Vec<_> = syncs.iter().map(|c| json!({"pages": c.pages, "cpu_us": c.cpu_us, "wall_us": c.wall_us})).collect();
+        println!(
+            "{}",
+            json!({"cores": cores, "mb": args.mb, "reads": args.reads, "probes": rows, "sync_dir": args.sync_dir, "commits": args.syncs, "syncs": sync_rows})
+        );
         return Ok(());
     }
     println!("====== pawns bench machine ======");
@@ -116,6 +134,13 @@ pub fn run(args: BenchMachineArgs) -> anyhow::Result<()> {
         println!("  idle {:>6.1} s: {:>7.2} µs per page", r["idle_s"].as_f64().unwrap_or(0.0), r["us_per_read"].as_f64().unwrap_or(0.0));
     }
     println!("  (a bare machine: under 1 µs at any idle time; a virtual machine's page walks: a few µs; tens of µs: the host takes idle memory back)");
+    if !syncs.is_empty() {
+        println!("  durable commits in {} ({} each: pages written, then fdatasync):", args.sync_dir.display(), args.syncs);
+        for c in &syncs {
+            println!("  {:>4} page(s): {:>7.1} µs of CPU, {:>7.1} µs of wall time per commit", c.pages, c.cpu_us, c.wall_us);
+        }
+        println!("  {}", super::sync_probe::floor_line(&syncs[0]));
+    }
     Ok(())
 }
 

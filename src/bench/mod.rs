@@ -6,7 +6,8 @@
 //! `residents` (resident agents against a stand-in model), `mud` (telnet players' bytes
 //! per second, plain and MCCP2), `telnet` (telnet players' command → reply and → prompt
 //! against this or another server, and its CPU per command), `observatory` (its page load and live-follow lateness), `machine`
-//! (what this machine does to memory that sits idle).
+//! (what this machine does to memory that sits idle, and what one durable commit costs
+//! its disk: `sync_probe`).
 
 pub mod agent_play;
 pub mod agents;
@@ -23,6 +24,7 @@ pub mod scripts;
 pub mod search;
 pub mod serve;
 pub mod soak;
+pub mod sync_probe;
 pub mod telnet;
 pub mod threads;
 pub mod world;

@@ -117,9 +117,10 @@ pub enum BenchCmd {
     /// `pawns eval` over a record of N decisions shaped like play (stimuli, social acts,
     /// a dream per session): the time to read it and to compute the metrics.
     Eval(BenchEvalArgs),
-    /// This machine's memory as a server meets it: the time to read a page again after
-    /// it sat idle (some virtual machines' hosts reclaim idle memory, and every figure
-    /// that touches idle state is slowed by it).
+    /// This machine's memory and disk as a server meets them: the time to read a page
+    /// again after it sat idle (some virtual machines' hosts reclaim idle memory, and
+    /// every figure that touches idle state is slowed by it), and the CPU and time of one
+    /// durable commit (a recording server makes at least 20 a second).
     Machine(BenchMachineArgs),
 }
 
@@ -134,6 +135,16 @@ pub struct BenchMachineArgs {
     /// Distinct pages read after each idle time.
     #[arg(long, default_value_t = 10_000)]
     pub reads: usize,
+    /// Where to time durable commits (a scratch file, removed after): the directory of
+    /// the data file, to know its disk.
+    #[arg(long, default_value = ".")]
+    pub sync_dir: std::path::PathBuf,
+    /// Commits timed per size (each: its pages written, then `fdatasync`); 0: no disk probe.
+    #[arg(long, default_value_t = 300)]
+    pub syncs: usize,
+    /// Pages (4 KiB, scattered) a commit writes, comma-separated: one probe per size.
+    #[arg(long, value_delimiter = ',', default_value = "1,8")]
+    pub sync_pages: Vec<usize>,
     #[arg(long)]
     pub json: bool,
 }
