@@ -100,6 +100,9 @@ pub fn run(args: BenchMachineArgs) -> anyhow::Result<()> {
     if args.syncs > 0 && (args.sync_pages.is_empty() || args.sync_pages.contains(&0)) {
         bail!("bad_args: --sync-pages needs sizes of at least 1 page");
     }
+    if args.syncs > 0 {
+        super::sync_probe::check_dir(&args.sync_dir)?;
+    }
     let mut buf = vec![0u8; args.mb << 20];
     let mut rows = Vec::new();
     for (round, idle) in args.idle.iter().enumerate() {

@@ -48,12 +48,19 @@ impl Drop for Scratch {
     }
 }
 
-/// `commits` commits of `pages` scattered 4 KiB pages each, each followed by
-/// `fdatasync`, in a scratch file in `dir` (removed after).
-pub fn sync_cost(dir: &Path, pages: usize, commits: usize) -> anyhow::Result<SyncCost> {
+/// The directory a probe writes its scratch file in must be one (checked before any
+/// probe runs, so a mistyped path fails at once).
+pub fn check_dir(dir: &Path) -> anyhow::Result<()> {
     if !dir.is_dir() {
         bail!("bad_args: --sync-dir {}: not a directory", dir.display());
     }
+    Ok(())
+}
+
+/// `commits` commits of `pages` scattered 4 KiB pages each, each followed by
+/// `fdatasync`, in a scratch file in `dir` (removed after).
+pub fn sync_cost(dir: &Path, pages: usize, commits: usize) -> anyhow::Result<SyncCost> {
+    check_dir(dir)?;
     if pages == 0 || pages as u64 > SPAN_PAGES || commits == 0 {
         bail!("bad_args: pages per commit must be from 1 to {SPAN_PAGES}, and commits at least 1");
     }
