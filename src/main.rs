@@ -11,6 +11,8 @@ use cli::{BenchCmd, Cli, Cmd, ExportCmd, WorldCmd};
 
 fn main() -> ExitCode {
     slow_purge();
+    #[cfg(all(not(feature = "system-alloc"), feature = "heap-count"))]
+    GLOBAL.announce();
     let cli = Cli::parse();
     no_huge_pages(matches!(cli.command, Cmd::Serve(_)));
     let mut builder = tokio::runtime::Builder::new_multi_thread();
@@ -151,6 +153,12 @@ fn slow_purge() {
 /// handles that pattern far better than the system allocator (see the closing note
 /// of the foundation issue for the figures). The `system-alloc` feature leaves it out, so
 /// that a heap profiler that intercepts malloc (heaptrack) sees every allocation.
-#[cfg(not(feature = "system-alloc"))]
+#[cfg(all(not(feature = "system-alloc"), not(feature = "heap-count")))]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// The same allocator, its live bytes counted for `pawns_heap_live_bytes` (the
+/// `heap-count` feature: a diagnostic build, one atomic add per allocation and free).
+#[cfg(all(not(feature = "system-alloc"), feature = "heap-count"))]
+#[global_allocator]
+static GLOBAL: pawns::metrics::heap::Counting<mimalloc::MiMalloc> = pawns::metrics::heap::Counting(mimalloc::MiMalloc);

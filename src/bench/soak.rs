@@ -37,6 +37,9 @@ pub struct Samples {
     pub anon: Vec<(f64, u64)>,
     /// Beside each RSS sample: what the server's gauges say holds memory.
     pub held: Vec<Held>,
+    /// (seconds, the heap's live KiB) from a `heap-count` build's `pawns_heap_live_bytes`:
+    /// what the program holds, where the RSS adds what the allocator keeps besides.
+    pub heap: Vec<(f64, u64)>,
     /// Each interval's reply p99 (ms).
     pub p99s: Vec<f64>,
 }
@@ -59,6 +62,9 @@ impl Samples {
             "rss_trend_growth_percent": trend(&self.rss),
             "rss_anon_trend_growth_percent": trend(&self.anon),
             "p99_ms_per_sample": &self.p99s,
+            "heap_live_samples": self.heap.iter().map(|(t, kib)| json!([t, kib])).collect::<Vec<_>>(),
+            "heap_live_growth_after_settling_percent": growth(&self.heap),
+            "heap_live_trend_growth_percent": trend(&self.heap),
         });
         match v {
             serde_json::Value::Object(m) => m,
@@ -83,7 +89,14 @@ impl Samples {
                 to as f64 / 1024.0
             );
         }
-        for (what, s) in [("RSS", &self.rss), ("anonymous", &self.anon)] {
+        if let Some((from, to, g)) = rss_growth(&self.heap, SETTLE_S) {
+            println!(
+                "  soak (live heap):  {:.1} MB at {SETTLE_S:.0}s, {:.1} MB at the end: {g:+.2}% (the rest of the anonymous memory is the allocator's)",
+                from as f64 / 1024.0,
+                to as f64 / 1024.0
+            );
+        }
+        for (what, s) in [("RSS", &self.rss), ("anonymous", &self.anon), ("live heap", &self.heap)] {
             if let Some((from, to, g)) = rss_trend(s, SETTLE_S) {
                 println!(
                     "  soak trend ({what}): {:.1} → {:.1} MB on the least-squares line from {SETTLE_S:.0}s to the end: {g:+.2}%",
@@ -160,6 +173,7 @@ pub fn spawn(
                 objects: gauge("pawns_world_objects"),
                 store_cache: gauge("pawns_store_cache_bytes"),
             };
+            let heap = gauge("pawns_heap_live_bytes");
             let mut s = samples.lock().unwrap_or_else(|e| e.into_inner());
             if !lat.is_empty() {
                 s.p99s.push(p99);
@@ -169,8 +183,14 @@ pub fn spawn(
             s.rss.push((t, rss));
             s.anon.push((t, a));
             s.held.push(held);
+            let heap_note = if heap.is_nan() {
+                String::new()
+            } else {
+                s.heap.push((t, (heap / 1024.0) as u64));
+                format!(", live heap {:.1} MB", heap / 1e6)
+            };
             eprintln!(
-                "  t={t:>6.0}s server RSS {:.1} MB (anonymous {:.1}, files {:.1}; replay rings {:.1} MB, store cache {:.1} MB, record backlog {}, {} objects); {} replies, p50 {p50:.2} ms, p99 {p99:.2} ms",
+                "  t={t:>6.0}s server RSS {:.1} MB (anonymous {:.1}, files {:.1}; replay rings {:.1} MB, store cache {:.1} MB, record backlog {}, {} objects{heap_note}); {} replies, p50 {p50:.2} ms, p99 {p99:.2} ms",
                 rss as f64 / 1024.0,
                 a as f64 / 1024.0,
                 f as f64 / 1024.0,

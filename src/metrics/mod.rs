@@ -6,6 +6,7 @@
 //! the recorder (`RecorderStats`), the indexer (`IndexerStats`) and the dreamer
 //! (`DreamerStats`) each keep their own; the renderer reads them all.
 
+pub mod heap;
 pub mod histogram;
 pub mod render;
 

@@ -215,6 +215,14 @@ pub fn render(s: &Sources) -> String {
         p.one("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.", rss as f64);
         p.one("process_cpu_seconds_total", "counter", "Total user and system CPU time spent in seconds.", cpu);
     }
+    if let Some(live) = super::heap::live_bytes() {
+        p.one(
+            "pawns_heap_live_bytes",
+            "gauge",
+            "Heap bytes the program holds (a heap-count build only): RSS less this is the allocator's and the mapped files'.",
+            live as f64,
+        );
+    }
     p.one("process_start_time_seconds", "gauge", "Start time of the process since unix epoch in seconds.", s.started_unix.floor());
     p.0
 }
