@@ -82,19 +82,17 @@ impl Samples {
                 self.rss.len()
             );
         }
-        if let Some((from, to, g)) = rss_growth(&self.anon, SETTLE_S) {
-            println!(
-                "  soak (anonymous): {:.1} MB at {SETTLE_S:.0}s, {:.1} MB at the end: {g:+.2}% (the rest is mapped index files)",
-                from as f64 / 1024.0,
-                to as f64 / 1024.0
-            );
-        }
-        if let Some((from, to, g)) = rss_growth(&self.heap, SETTLE_S) {
-            println!(
-                "  soak (live heap):  {:.1} MB at {SETTLE_S:.0}s, {:.1} MB at the end: {g:+.2}% (the rest of the anonymous memory is the allocator's)",
-                from as f64 / 1024.0,
-                to as f64 / 1024.0
-            );
+        for (what, s, rest) in [
+            ("(anonymous):", &self.anon, "the rest is mapped index files"),
+            ("(live heap): ", &self.heap, "the rest of the anonymous memory is the allocator's"),
+        ] {
+            if let Some((from, to, g)) = rss_growth(s, SETTLE_S) {
+                println!(
+                    "  soak {what} {:.1} MB at {SETTLE_S:.0}s, {:.1} MB at the end: {g:+.2}% ({rest})",
+                    from as f64 / 1024.0,
+                    to as f64 / 1024.0
+                );
+            }
         }
         for (what, s) in [("RSS", &self.rss), ("anonymous", &self.anon), ("live heap", &self.heap)] {
             if let Some((from, to, g)) = rss_trend(s, SETTLE_S) {
@@ -187,7 +185,7 @@ pub fn spawn(
                 String::new()
             } else {
                 s.heap.push((t, (heap / 1024.0) as u64));
-                format!(", live heap {:.1} MB", heap / 1e6)
+                format!(", live heap {:.1} MB", heap / 1048576.0)
             };
             eprintln!(
                 "  t={t:>6.0}s server RSS {:.1} MB (anonymous {:.1}, files {:.1}; replay rings {:.1} MB, store cache {:.1} MB, record backlog {}, {} objects{heap_note}); {} replies, p50 {p50:.2} ms, p99 {p99:.2} ms",
