@@ -72,9 +72,10 @@ async fn route(mut req: Request<Incoming>, peer: SocketAddr, shared: Arc<Shared>
     if req.method() == Method::GET && req.uri().path() == "/api/observe/live" {
         // The observatory's live follow: the guard first, then the upgrade.
         return match super::api::observe::live_guard(&call, &shared) {
-            Ok(agent) => {
-                accept_ws(&mut req, peer, 64 * 1024, &shared.tasks.clone(), move |ws| super::api::observe::live(ws, shared, agent))
-            }
+            Ok(agent) => accept_ws(&mut req, peer, 64 * 1024, &shared.tasks.clone(), move |io, cfg| async move {
+                let ws = WebSocketStream::from_raw_socket(io, Role::Server, Some(cfg)).await;
+                super::api::observe::live(ws, shared, agent).await
+            }),
             Err(r) => *r,
         };
     }
@@ -102,10 +103,11 @@ async fn route(mut req: Request<Incoming>, peer: SocketAddr, shared: Arc<Shared>
 fn upgrade(req: &mut Request<Incoming>, peer: SocketAddr, shared: Arc<Shared>, permit: Arc<Option<ConnPermit>>) -> Response<Body> {
     // Frames up to 1 MiB are read so that an oversized one can be answered with
     // `frame_too_large`; the protocol limit (16 KiB) is enforced above.
-    accept_ws(req, peer, 1 << 20, &shared.tasks.clone(), move |ws| super::ws::run(ws, peer, shared, permit))
+    accept_ws(req, peer, 1 << 20, &shared.tasks.clone(), move |io, cfg| super::ws::run(io, cfg, peer, shared, permit))
 }
 
-/// Answers a WebSocket upgrade and runs `session` on the socket once it is switched.
+/// Answers a WebSocket upgrade and runs `session` on the socket once it is switched,
+/// with the configuration its tungstenite reader takes.
 pub fn accept_ws<F, Fut>(
     req: &mut Request<Incoming>,
     peer: SocketAddr,
@@ -114,7 +116,7 @@ pub fn accept_ws<F, Fut>(
     session: F,
 ) -> Response<Body>
 where
-    F: FnOnce(WebSocketStream<TokioIo<hyper::upgrade::Upgraded>>) -> Fut + Send + 'static,
+    F: FnOnce(TokioIo<hyper::upgrade::Upgraded>, WebSocketConfig) -> Fut + Send + 'static,
     Fut: std::future::Future<Output = ()> + Send + 'static,
 {
     let is_ws = req.headers().get(UPGRADE).and_then(|v| v.to_str().ok()).is_some_and(|v| v.eq_ignore_ascii_case("websocket"));
@@ -135,8 +137,7 @@ where
                     .max_frame_size(Some(max_message))
                     .read_buffer_size(4096)
                     .write_buffer_size(16 * 1024);
-                let ws = WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, Some(cfg)).await;
-                session(ws).await;
+                session(TokioIo::new(upgraded), cfg).await;
             }
             Err(e) => tracing::debug!(%peer, "websocket upgrade failed: {e}"),
         }

@@ -17,3 +17,4 @@ pub mod telnet_login;
 pub mod telnet_mind;
 pub mod web;
 pub mod ws;
+pub mod ws_wire;

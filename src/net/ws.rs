@@ -7,73 +7,93 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use futures_util::{SinkExt, StreamExt};
+use futures_util::StreamExt;
 use hyper::upgrade::Upgraded;
 use hyper_util::rt::TokioIo;
 use tokio::sync::{mpsc, oneshot};
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
-use tokio_tungstenite::tungstenite::protocol::CloseFrame;
-use tokio_tungstenite::tungstenite::{Bytes, Message};
+use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
+use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;
 
 use super::link::{Frame, LinkCtl, LinkHandle};
+use super::ws_wire::{self, Tap, Wire};
 use crate::auth::limits::{ConnPermit, LoginDenied, TokenBucket};
 use crate::game::EngineMsg;
 use crate::net::{login::LoginOutcome, shared::Shared};
 use crate::protocol::{self, ClientMsg, Inbound, LoginData, MAX_FRAME};
 
-type Ws = WebSocketStream<TokioIo<Upgraded>>;
+type WsWrite = tokio::net::tcp::OwnedWriteHalf;
+/// What the client sent before the upgrade was answered, then the socket.
+type WsRead = tokio::io::Chain<std::io::Cursor<bytes::Bytes>, tokio::net::tcp::OwnedReadHalf>;
+/// The read side: tungstenite parses the client's frames over a tap (`ws_wire`).
+type Ws = WebSocketStream<Tap<WsRead>>;
 
 /// Outbound frames waiting for a slow socket before it is cut off.
 pub const OUT_QUEUE: usize = 1024;
 const PING_EVERY: Duration = Duration::from_secs(30);
 const SILENT_LIMIT: Duration = Duration::from_secs(90);
 
+/// Frames waiting in the queue are written together, up to this many bytes at once.
+const BATCH_BYTES: usize = 64 * 1024;
+
+/// Queue one outbound frame on the wire; `true` if it was the close.
+fn push(wire: &mut Wire<WsWrite>, f: Frame, asked: &mut Vec<Instant>) -> bool {
+    match f {
+        Frame::Text(t) => wire.push_text(t),
+        Frame::Texts(ts) => ts.into_iter().for_each(|t| wire.push_text(t)),
+        Frame::Answer(ts, at) => {
+            ts.into_iter().for_each(|t| wire.push_text(t));
+            asked.push(at);
+        }
+        Frame::Ping => wire.push_ping(),
+        Frame::Close(code, reason) => {
+            wire.push_close(Some(code), &reason);
+            return true;
+        }
+    }
+    false
+}
+
 async fn writer(
-    mut sink: futures_util::stream::SplitSink<Ws, Message>,
+    mut wire: Wire<WsWrite>,
     mut rx: mpsc::Receiver<Frame>,
     mut kill: oneshot::Receiver<Frame>,
     metrics: Arc<crate::metrics::Metrics>,
 ) {
-    // `asked`: when each command the frames answer was read (timed once written).
-    let push = |f: Frame, batch: &mut Vec<Message>, asked: &mut Vec<Instant>| match f {
-        Frame::Text(t) => batch.push(Message::Text(t)),
-        Frame::Texts(ts) => batch.extend(ts.into_iter().map(Message::Text)),
-        Frame::Answer(ts, at) => {
-            batch.extend(ts.into_iter().map(Message::Text));
-            asked.push(at);
-        }
-        Frame::Ping => batch.push(Message::Ping(Bytes::new())),
-        Frame::Close(code, reason) => batch.push(Message::Close(Some(CloseFrame { code: CloseCode::from(code), reason: reason.into() }))),
-    };
-    let last_words = |f: Frame| {
-        let mut v = Vec::new();
-        push(f, &mut v, &mut Vec::new());
-        v
-    };
     // The kill switch is live until its sender goes away without using it.
     let mut armed = true;
-    let mut batch: Vec<Message> = Vec::with_capacity(64);
+    // `asked`: when each command the frames answer was read (timed once written).
     let mut asked: Vec<Instant> = Vec::new();
     loop {
         let first = tokio::select! {
             biased;
             k = &mut kill, if armed => match k {
-                Ok(last) => return cut_off(sink, last_words(last)).await,
+                Ok(last) => return cut_off(wire, last).await,
                 Err(_) => { armed = false; continue; }
             },
-            f = rx.recv() => match f { Some(f) => f, None => { let _ = sink.close().await; return; } },
-        };
-        // Write whatever else is already waiting in the same flush (one syscall, not one per frame).
-        let mut closing = matches!(first, Frame::Close(..));
-        push(first, &mut batch, &mut asked);
-        while !closing && batch.len() < 64 {
-            match rx.try_recv() {
-                Ok(f) => {
-                    closing = matches!(f, Frame::Close(..));
-                    push(f, &mut batch, &mut asked);
+            // tungstenite answered a client's ping (or close): send it now.
+            _ = wire.control_ready() => None,
+            f = rx.recv() => match f {
+                Some(f) => Some(f),
+                None => {
+                    wire.take_control();
+                    wire.push_close(None, "");
+                    let _ = tokio::time::timeout(Duration::from_secs(5), wire.drain()).await;
+                    return;
                 }
-                Err(_) => break,
+            },
+        };
+        wire.take_control();
+        // Write whatever else is already waiting in the same batch (one syscall, not one per frame).
+        let mut closing = false;
+        if let Some(f) = first {
+            closing = push(&mut wire, f, &mut asked);
+            while !closing && wire.pending() < BATCH_BYTES {
+                match rx.try_recv() {
+                    Ok(f) => closing = push(&mut wire, f, &mut asked),
+                    Err(_) => break,
+                }
             }
         }
         enum Outcome {
@@ -82,13 +102,7 @@ async fn writer(
             Kill(Frame),
         }
         let outcome = {
-            let frames = std::mem::take(&mut batch);
-            let write = async {
-                for m in frames {
-                    sink.feed(m).await?;
-                }
-                sink.flush().await
-            };
+            let write = wire.drain();
             tokio::pin!(write);
             loop {
                 tokio::select! {
@@ -109,31 +123,22 @@ async fn writer(
         }
         asked.clear();
         match outcome {
-            Outcome::Written if closing => {
-                let _ = sink.close().await;
-                return;
-            }
+            // Our close, or tungstenite's echo of the client's: nothing goes after it.
+            Outcome::Written if closing || wire.is_closed() => return,
             Outcome::Written => {}
             Outcome::Failed => return,
-            Outcome::Kill(last) => return cut_off(sink, last_words(last)).await,
+            Outcome::Kill(last) => return cut_off(wire, last).await,
         }
     }
 }
 
 /// Cut off a slow consumer: its last word if the socket takes it soon, then close.
-async fn cut_off(mut sink: futures_util::stream::SplitSink<Ws, Message>, last: Vec<Message>) {
-    let _ = tokio::time::timeout(Duration::from_secs(5), async {
-        for m in last {
-            sink.feed(m).await?;
-        }
-        sink.flush().await
-    })
-    .await;
-    let _ = tokio::time::timeout(
-        Duration::from_secs(1),
-        sink.send(Message::Close(Some(CloseFrame { code: CloseCode::Policy, reason: "slow_consumer".into() }))),
-    )
-    .await;
+/// Whatever part of a frame was already on its way is finished first.
+async fn cut_off(mut wire: Wire<WsWrite>, last: Frame) {
+    push(&mut wire, last, &mut Vec::new());
+    let _ = tokio::time::timeout(Duration::from_secs(5), wire.drain()).await;
+    wire.push_close(Some(u16::from(CloseCode::Policy)), "slow_consumer");
+    let _ = tokio::time::timeout(Duration::from_secs(1), wire.drain()).await;
 }
 
 /// The connection's state machine.
@@ -443,11 +448,23 @@ impl Session {
     }
 }
 
-pub async fn run(ws: Ws, peer: SocketAddr, shared: Arc<Shared>, permit: Arc<Option<ConnPermit>>) {
-    let (sink, mut stream) = ws.split();
+pub async fn run(io: TokioIo<Upgraded>, cfg: WebSocketConfig, peer: SocketAddr, shared: Arc<Shared>, permit: Arc<Option<ConnPermit>>) {
+    // The upgraded connection is the listener's TCP stream (`http::serve`): taken back
+    // and split into owned halves, the reader and the writer never share a lock.
+    let parts = match io.into_inner().downcast::<TokioIo<tokio::net::TcpStream>>() {
+        Ok(parts) => parts,
+        Err(_) => {
+            tracing::error!(%peer, "websocket upgrade is not over a TCP stream; closing");
+            return;
+        }
+    };
+    let (read, write) = parts.io.into_inner().into_split();
+    let read = tokio::io::AsyncReadExt::chain(std::io::Cursor::new(parts.read_buf), read);
+    let (tap, wire) = ws_wire::pair(read, write);
+    let mut stream: Ws = WebSocketStream::from_raw_socket(tap, Role::Server, Some(cfg)).await;
     let (sock_tx, sock_rx) = mpsc::channel::<Frame>(shared.edge.out_queue.max(1));
     let (kill_tx, kill_rx) = oneshot::channel::<Frame>();
-    let mut writer_task = tokio::spawn(writer(sink, sock_rx, kill_rx, shared.metrics.clone()));
+    let mut writer_task = tokio::spawn(writer(wire, sock_rx, kill_rx, shared.metrics.clone()));
     let mut s = Session {
         peer,
         shared: shared.clone(),
@@ -494,7 +511,13 @@ pub async fn run(ws: Ws, peer: SocketAddr, shared: Arc<Shared>, permit: Arc<Opti
                             true
                         }
                     }
-                    Some(Ok(Message::Close(_))) | None => false,
+                    Some(Ok(Message::Close(_))) => {
+                        // tungstenite's echo of the close goes out through the tap;
+                        // the writer sends it after what is already queued, and nothing after.
+                        let _ = futures_util::SinkExt::flush(&mut stream).await;
+                        false
+                    }
+                    None => false,
                     Some(Ok(_)) => true,
                     Some(Err(tokio_tungstenite::tungstenite::Error::Capacity(_))) => {
                         s.send_error("frame_too_large", format!("frames are limited to {MAX_FRAME} bytes"), None, None).await;
