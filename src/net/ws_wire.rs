@@ -4,9 +4,11 @@
 //! let go after a burst. (tungstenite's own write buffer keeps the largest burst it
 //! ever held for the life of the connection: 32 KB per agent after an hour, and rising.)
 //!
-//! The two halves meet in [`Control`]: tungstenite writes into a [`Tap`], which queues
-//! its whole frames; the [`Wire`] takes them between its own frames, so a pong never
-//! lands inside a half-written message.
+//! The two halves meet in [`Control`]: tungstenite writes into a [`Tap`], which keeps
+//! the newest pong and the close; the [`Wire`] takes them between its own frames, so a
+//! pong never lands inside a half-written message. One pong is enough (RFC 6455 §5.5.3
+//! lets an endpoint answer only the latest ping), and it keeps a client that pings and
+//! never reads from queueing answers without bound.
 
 use std::io;
 use std::pin::Pin;
@@ -34,15 +36,17 @@ struct Control {
 
 #[derive(Default)]
 struct ControlState {
-    bytes: Vec<u8>,
-    /// tungstenite's queue ends in its close frame (the echo of a client's close).
-    closing: bool,
+    /// The newest pong, framed.
+    pong: Vec<u8>,
+    /// tungstenite's close frame (the echo of a client's close), framed.
+    close: Vec<u8>,
     /// The wire is gone or has said its close: tungstenite's writes go nowhere.
     done: bool,
 }
 
 /// The socket as tungstenite sees it: reads from the connection, writes into the
-/// control queue (always all of it, at once).
+/// control queue (always all of it, at once). tungstenite writes only its automatic
+/// answers here, whole control frames (the server never sends through it).
 pub struct Tap<R> {
     read: R,
     ctl: Arc<Control>,
@@ -74,8 +78,16 @@ impl<R: Unpin> AsyncWrite for Tap<R> {
     fn poll_write(self: Pin<&mut Self>, _cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
         let mut s = self.ctl.state.lock().unwrap_or_else(|p| p.into_inner());
         if !s.done {
-            s.closing |= holds_close(buf);
-            s.bytes.extend_from_slice(buf);
+            for frame in control_frames(buf) {
+                match frame[0] & 0x0f {
+                    0xa => {
+                        s.pong.clear();
+                        s.pong.extend_from_slice(frame);
+                    }
+                    0x8 if s.close.is_empty() => s.close.extend_from_slice(frame),
+                    op => tracing::debug!(op, "tungstenite wrote an unexpected frame to the tap; dropped"),
+                }
+            }
             drop(s);
             self.ctl.ready.notify_one();
         }
@@ -132,14 +144,10 @@ impl<W> Wire<W> {
         }
         let ctl = self.ctl.clone();
         let mut s = ctl.state.lock().unwrap_or_else(|p| p.into_inner());
-        if !s.bytes.is_empty() {
-            self.buf.extend_from_slice(&s.bytes);
-            s.bytes.clear();
-            if s.bytes.capacity() > 256 {
-                s.bytes = Vec::new();
-            }
-        }
-        if s.closing {
+        self.buf.extend_from_slice(&s.pong);
+        s.pong.clear();
+        if !s.close.is_empty() {
+            self.buf.extend_from_slice(&s.close);
             // tungstenite has answered the client's close: that was the last frame.
             s.done = true;
             self.closed = true;
@@ -190,21 +198,24 @@ impl<W> Drop for Wire<W> {
     fn drop(&mut self) {
         let mut s = self.lock();
         s.done = true;
-        s.bytes = Vec::new();
+        s.pong = Vec::new();
+        s.close = Vec::new();
     }
 }
 
-/// Whether a run of whole server frames, as tungstenite writes them here (control
-/// frames only: unmasked, at most 125 bytes of payload), holds a close.
-fn holds_close(mut bytes: &[u8]) -> bool {
-    while bytes.len() >= 2 {
-        if bytes[0] & 0x0f == 0x8 {
-            return true;
+/// The frames in a run of whole server control frames, as tungstenite writes them here
+/// (unmasked, at most 125 bytes of payload, so the length is the second byte). A
+/// malformed tail (which tungstenite does not write) ends the run.
+fn control_frames(mut bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    std::iter::from_fn(move || {
+        let len = usize::from(*bytes.get(1)?);
+        if len > 125 {
+            return None;
         }
-        let skip = 2 + usize::from(bytes[1] & 0x7f);
-        bytes = bytes.get(skip..).unwrap_or_default();
-    }
-    false
+        let (frame, rest) = bytes.split_at_checked(2 + len)?;
+        bytes = rest;
+        Some(frame)
+    })
 }
 
 /// `s` cut to at most `max` bytes on a character boundary.
@@ -355,14 +366,36 @@ mod tests {
     }
 
     #[test]
-    fn closes_are_found_among_control_frames() {
+    fn control_frames_are_split_whole() {
         let mut buf = Vec::new();
         Frame::pong(Bytes::from_static(b"0123456789")).format(&mut buf).unwrap();
-        assert!(!holds_close(&buf));
         Frame::close(None).format(&mut buf).unwrap();
-        assert!(holds_close(&buf));
-        assert!(!holds_close(&[0x8a]));
-        assert!(!holds_close(&[]));
+        let frames: Vec<&[u8]> = control_frames(&buf).collect();
+        assert_eq!(frames.len(), 2);
+        assert_eq!((frames[0].len(), frames[0][0] & 0x0f), (12, 0xa));
+        assert_eq!((frames[1].len(), frames[1][0] & 0x0f), (2, 0x8));
+        assert_eq!(control_frames(&[0x8a]).count(), 0);
+        assert_eq!(control_frames(&[]).count(), 0);
+        assert_eq!(control_frames(&[0x8a, 5, 1]).count(), 0, "a short tail is not a frame");
+        assert_eq!(control_frames(&[0x81, 126, 0, 200]).count(), 0, "not a control frame");
+    }
+
+    /// A client that pings and never reads: the answers waiting for the socket stay one pong.
+    #[test]
+    fn only_the_newest_pong_waits() {
+        let (mut tap, mut wire) = pair((), ());
+        let waker = futures_util::task::noop_waker();
+        let mut cx = Context::from_waker(&waker);
+        for i in 0..10_000u32 {
+            let mut frame = Vec::new();
+            Frame::pong(Bytes::from(format!("ping {i} {}", "p".repeat(100)))).format(&mut frame).unwrap();
+            assert!(matches!(Pin::new(&mut tap).poll_write(&mut cx, &frame), Poll::Ready(Ok(n)) if n == frame.len()));
+        }
+        wire.take_control();
+        let mut last = Vec::new();
+        Frame::pong(Bytes::from(format!("ping 9999 {}", "p".repeat(100)))).format(&mut last).unwrap();
+        assert_eq!(wire.buf, last);
+        assert!(!wire.is_closed());
     }
 
     #[test]
