@@ -380,6 +380,26 @@ mod tests {
         assert_eq!(control_frames(&[0x81, 126, 0, 200]).count(), 0, "not a control frame");
     }
 
+    proptest::proptest! {
+        /// Whatever is written to the tap, the frames found are a prefix of it, each a
+        /// whole control frame, and nothing panics.
+        #[test]
+        fn control_frames_never_overrun(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..600)) {
+            let mut at = 0;
+            for f in control_frames(&bytes) {
+                proptest::prop_assert!(f.len() >= 2 && f.len() == 2 + usize::from(f[1]) && f[1] <= 125);
+                proptest::prop_assert_eq!(f, &bytes[at..at + f.len()]);
+                at += f.len();
+            }
+            let (mut tap, mut wire) = pair((), ());
+            let waker = futures_util::task::noop_waker();
+            let mut cx = Context::from_waker(&waker);
+            let _ = Pin::new(&mut tap).poll_write(&mut cx, &bytes);
+            wire.take_control();
+            proptest::prop_assert!(wire.pending() <= 2 * 127);
+        }
+    }
+
     /// A client that pings and never reads: the answers waiting for the socket stay one pong.
     #[test]
     fn only_the_newest_pong_waits() {
