@@ -220,14 +220,7 @@ fn control_frames(mut bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
 
 /// `s` cut to at most `max` bytes on a character boundary.
 fn cut(s: &str, max: usize) -> &str {
-    if s.len() <= max {
-        return s;
-    }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    &s[..end]
+    &s[..s.floor_char_boundary(max)]
 }
 
 #[cfg(test)]
@@ -252,6 +245,19 @@ mod tests {
         let ws = WebSocketStream::from_raw_socket(tap, Role::Server, None).await;
         let client = WebSocketStream::from_raw_socket(client, Role::Client, None).await;
         (ws, wire, client)
+    }
+
+    /// What the client reads up to and with the close.
+    async fn until_close(client: &mut WebSocketStream<tokio::io::DuplexStream>) -> Vec<Message> {
+        let mut got = Vec::new();
+        while let Some(Ok(m)) = client.next().await {
+            let close = matches!(m, Message::Close(_));
+            got.push(m);
+            if close {
+                break;
+            }
+        }
+        got
     }
 
     #[tokio::test]
@@ -311,14 +317,7 @@ mod tests {
         wire.push_close(Some(1008), "slow_consumer");
         wire.push_text("never".into());
         let drained = tokio::spawn(async move { wire.drain().await });
-        let mut got = Vec::new();
-        while let Some(Ok(m)) = client.next().await {
-            let close = matches!(m, Message::Close(_));
-            got.push(m);
-            if close {
-                break;
-            }
-        }
+        let got = until_close(&mut client).await;
         drained.await.unwrap().unwrap();
         assert_eq!(got.len(), 3, "{got:?}");
         assert_eq!(got[0], Message::Text(big.into()));
@@ -349,14 +348,7 @@ mod tests {
         wire.push_close(None, "");
         wire.push_text("after".into());
         wire.drain().await.unwrap();
-        let mut got = Vec::new();
-        while let Some(Ok(m)) = client.next().await {
-            let close = matches!(m, Message::Close(_));
-            got.push(m);
-            if close {
-                break;
-            }
-        }
+        let got = until_close(&mut client).await;
         assert_eq!(got.len(), 2, "{got:?}");
         assert_eq!(got[0], Message::Text("queued before the close was seen".into()));
         match &got[1] {

@@ -11,14 +11,7 @@ const MAX_SPEECH: usize = 512;
 
 fn clip(s: &str) -> &str {
     let s = s.trim();
-    if s.len() <= MAX_SPEECH {
-        return s;
-    }
-    let mut end = MAX_SPEECH;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    &s[..end]
+    &s[..s.floor_char_boundary(MAX_SPEECH)]
 }
 
 impl Engine {
