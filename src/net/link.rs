@@ -1,10 +1,11 @@
 //! The link: a JSON session's life beyond any one socket.
 //!
 //! One task per logged-in JSON session stamps `seq` on every outbound message, keeps
-//! the replay buffer, and forwards frames to whichever socket is attached. When the
+//! the replay buffer, and writes frames to whichever socket is attached (its
+//! [`Outlet`]: on a socket that keeps up, straight out, no other task woken). When the
 //! socket drops, the link stays (the character is link-dead) and keeps buffering; a
 //! `resume` attaches a new socket and replays what was missed. A socket that stops
-//! reading fills its queue and is cut off with `slow_consumer`; nothing is dropped
+//! reading fills its outlet and is cut off with `slow_consumer`; nothing is dropped
 //! silently.
 
 use std::collections::HashMap;
@@ -15,25 +16,13 @@ use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 
+use super::outlet::{Outlet, Sent};
 use super::replay_ring::{Kept, ReplayRing};
 use super::shared_events::{self, Render};
 use crate::auth::tokens::TokenKey;
 use crate::game::world::CharId;
 use crate::game::{EngineHandle, EngineMsg, Out, Outs};
 use crate::protocol;
-
-/// What the socket writer sends.
-#[derive(Debug, Clone)]
-pub enum Frame {
-    Text(Utf8Bytes),
-    /// What one engine step sent the session: written together, one flush.
-    Texts(Vec<Utf8Bytes>),
-    /// A step's frames that answer a command its session read at `asked`: the writer
-    /// observes the reply's time through the server once they are written.
-    Answer(Vec<Utf8Bytes>, std::time::Instant),
-    Ping,
-    Close(u16, String),
-}
 
 /// Messages the session itself produces (errors), stamped by the link.
 pub enum LinkCtl {
@@ -55,12 +44,14 @@ pub enum LinkCtl {
         reason: String,
     },
     Attach {
-        sock: mpsc::Sender<Frame>,
-        kill: oneshot::Sender<Frame>,
+        sock: Arc<Outlet>,
         last_seq: u64,
         reply: oneshot::Sender<bool>,
     },
-    Detach,
+    /// The socket's reader ended: the link closes it after what it queued before (an
+    /// error and its close), and lets it go; the character goes link-dead. Another socket
+    /// attached since (a resume while this one was still open) is not touched.
+    Detach(Arc<Outlet>),
 }
 
 #[derive(Clone)]
@@ -118,7 +109,7 @@ pub struct LinkTask {
     pub char_id: CharId,
     seq: u64,
     ring: ReplayRing,
-    sock: Option<(mpsc::Sender<Frame>, Option<oneshot::Sender<Frame>>)>,
+    sock: Option<Arc<Outlet>>,
     token_key: TokenKey,
     /// The last token signed, and when (unix s).
     token_cache: Option<(u64, String)>,
@@ -136,8 +127,7 @@ pub struct NewLink {
     pub link_id: u64,
     /// Messages already sent on this socket before login (their seq numbers are used).
     pub seq_start: u64,
-    pub sock: mpsc::Sender<Frame>,
-    pub kill: oneshot::Sender<Frame>,
+    pub sock: Arc<Outlet>,
     pub token_key: TokenKey,
     pub limits: LinkLimits,
     pub engine: EngineHandle,
@@ -158,7 +148,7 @@ impl LinkTask {
             char_id: 0,
             seq: n.seq_start,
             ring: ReplayRing::new(n.limits.replay_messages, n.limits.replay_bytes),
-            sock: Some((n.sock, Some(n.kill))),
+            sock: Some(n.sock),
             token_key: n.token_key,
             token_cache: None,
             limits: n.limits,
@@ -188,7 +178,7 @@ impl LinkTask {
     /// Stamps, buffers and forwards one frame.
     fn emit(&mut self, make: impl FnOnce(u64) -> Option<String>) {
         if let Some(frame) = self.stamp(make) {
-            self.deliver(Frame::Text(frame));
+            self.deliver(vec![frame], None);
         }
     }
 
@@ -214,8 +204,8 @@ impl LinkTask {
                     let token = self.token();
                     frames.extend(self.stamp(|seq| protocol::render(seq, &Out::Close { code, message }, &token)));
                     let (close_code, reason) = if code == "quit" || code == "shutdown" { (1000, code) } else { (1008, code) };
-                    self.deliver_texts(std::mem::take(&mut frames), asked);
-                    self.deliver(Frame::Close(close_code, reason.to_string()));
+                    self.deliver(std::mem::take(&mut frames), asked);
+                    self.close(close_code, reason);
                     open = false;
                     break;
                 }
@@ -226,7 +216,7 @@ impl LinkTask {
                 }
             }
         }
-        self.deliver_texts(frames, asked);
+        self.deliver(frames, asked);
         open
     }
 
@@ -251,16 +241,6 @@ impl LinkTask {
         frame
     }
 
-    /// Forwards a step's frames as one write; `asked`, when they answer a command.
-    fn deliver_texts(&mut self, mut frames: Vec<Utf8Bytes>, asked: Option<std::time::Instant>) {
-        match (frames.len(), asked) {
-            (0, _) => {}
-            (_, Some(at)) => self.deliver(Frame::Answer(frames, at)),
-            (1, None) => self.deliver(Frame::Text(frames.pop().expect("one frame"))),
-            (_, None) => self.deliver(Frame::Texts(frames)),
-        }
-    }
-
     /// Sends a frame whose content is stale once missed (a HUD): the socket gets it
     /// whole, the replay ring keeps `stub` under the same `seq`, so a resume has no gap
     /// and the ring holds no stale HUDs.
@@ -268,7 +248,7 @@ impl LinkTask {
         self.seq += 1;
         let frame: Utf8Bytes = make(self.seq).into();
         self.keep(Utf8Bytes::from(stub(self.seq)));
-        self.deliver(Frame::Text(frame));
+        self.deliver(vec![frame], None);
     }
 
     /// Keeps a frame for replay, within the ring's limits.
@@ -293,27 +273,37 @@ impl LinkTask {
         add(&self.metrics.replay_frames, frames);
     }
 
-    fn deliver(&mut self, frame: Frame) {
-        let Some((sock, _)) = &self.sock else { return };
-        match sock.try_send(frame) {
-            Ok(()) => {}
-            Err(mpsc::error::TrySendError::Closed(_)) => self.sock = None,
-            Err(mpsc::error::TrySendError::Full(_)) => self.slow_consumer(),
+    /// Writes a step's frames to the socket as one batch; `asked`, when they answer a
+    /// command (the reply's time through the server is observed once they are out).
+    fn deliver(&mut self, frames: Vec<Utf8Bytes>, asked: Option<std::time::Instant>) {
+        if frames.is_empty() {
+            return;
+        }
+        let Some(sock) = &self.sock else { return };
+        match sock.send(frames, asked) {
+            Sent::Out => {}
+            Sent::Gone => self.sock = None,
+            Sent::Full => self.slow_consumer(),
+        }
+    }
+
+    /// Closes the socket after what was sent before it.
+    fn close(&mut self, code: u16, reason: &str) {
+        if let Some(sock) = &self.sock {
+            sock.close(Some(code), reason);
         }
     }
 
     /// The socket stopped reading: cut it off with `slow_consumer`; the link lives on.
     fn slow_consumer(&mut self) {
-        let Some((_, kill)) = self.sock.take() else {
+        let Some(sock) = self.sock.take() else {
             return;
         };
         self.seq += 1;
         let text = protocol::error_frame(self.seq, "slow_consumer", "you stopped reading; resume to catch up", None, None);
         let frame: Utf8Bytes = text.into();
         self.keep(frame.clone());
-        if let Some(k) = kill {
-            let _ = k.send(Frame::Text(frame));
-        }
+        sock.cut_off(frame);
         self.metrics.slow_consumer_link.fetch_add(1, Relaxed);
         let _ = self.engine.tx.try_send(EngineMsg::Detach { char_id: self.char_id, link_id: self.link_id });
         tracing::info!(name = %self.name, "slow consumer disconnected");
@@ -349,16 +339,22 @@ impl LinkTask {
                     Some(LinkCtl::Error { code, message, retry_after_ms, re }) => {
                         self.emit(|seq| Some(protocol::error_frame(seq, code, &message, retry_after_ms, re.as_ref())));
                     }
-                    Some(LinkCtl::Close { code, reason }) => self.deliver(Frame::Close(code, reason)),
-                    Some(LinkCtl::Detach) => self.sock = None,
-                    Some(LinkCtl::Attach { sock, kill, last_seq, reply }) => {
+                    Some(LinkCtl::Close { code, reason }) => self.close(code, &reason),
+                    Some(LinkCtl::Detach(gone)) => {
+                        if self.sock.as_ref().is_some_and(|s| Arc::ptr_eq(s, &gone)) {
+                            self.sock = None;
+                            let _ = self.engine.tx.send(EngineMsg::Detach { char_id: self.char_id, link_id: self.link_id }).await;
+                        }
+                        gone.close(None, "");
+                    }
+                    Some(LinkCtl::Attach { sock, last_seq, reply }) => {
                         // A `last_seq` past this link's own was never sent by it (a
                         // takeover started the link afresh since): not filled.
                         let filled = last_seq == self.seq || (last_seq < self.seq && self.ring.first_seq().is_some_and(|s| s <= last_seq + 1));
-                        self.sock = Some((sock, Some(kill)));
+                        self.sock = Some(sock);
                         if filled {
                             let frames = self.ring.since(last_seq);
-                            self.deliver_texts(frames, None);
+                            self.deliver(frames, None);
                         }
                         let _ = reply.send(filled);
                         let _ = self.engine.tx.send(EngineMsg::Reattach { char_id: self.char_id, link_id: self.link_id, resync: !filled }).await;

@@ -6,9 +6,10 @@
 use std::net::IpAddr;
 use std::sync::Arc;
 
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
-use super::link::{Frame, LinkCtl, LinkHandle, LinkTask, NewLink};
+use super::link::{LinkCtl, LinkHandle, LinkTask, NewLink};
+use super::outlet::Outlet;
 use super::shared::Shared;
 use super::telnet_login::Creation;
 use crate::auth::accounts::{AuthError, Authed};
@@ -24,7 +25,6 @@ pub enum LoginOutcome {
         code: &'static str,
         message: String,
         close: bool,
-        kill: Option<oneshot::Sender<Frame>>,
         /// Set on `locked_out` (every one carries it) and `rate_limited`.
         retry_after_ms: Option<u64>,
     },
@@ -52,8 +52,7 @@ impl Shared {
         &self,
         data: &LoginData,
         record: pawns_storage::CharacterRecord,
-        sock: mpsc::Sender<Frame>,
-        kill: oneshot::Sender<Frame>,
+        sock: Arc<Outlet>,
         pre_seq: u64,
         resumed: Option<bool>,
     ) -> LoginOutcome {
@@ -64,7 +63,6 @@ impl Shared {
             link_id,
             seq_start: pre_seq,
             sock,
-            kill,
             token_key: self.token_key.clone(),
             limits: self.edge.link,
             engine: self.engine.clone(),
@@ -107,7 +105,6 @@ impl Shared {
                 code: "internal",
                 message: "the game is shutting down".into(),
                 close: true,
-                kill: None,
                 retry_after_ms: None,
             };
         };
@@ -132,9 +129,9 @@ impl Shared {
         Refusal { code: e.code(), message: e.message(), locked_out: false, retry_after_ms: None }
     }
 
-    fn refuse(&self, ip: IpAddr, e: AuthError, kill: oneshot::Sender<Frame>) -> LoginOutcome {
+    fn refuse(&self, ip: IpAddr, e: AuthError) -> LoginOutcome {
         let r = self.refusal(ip, e);
-        LoginOutcome::Refused { code: r.code, message: r.message, close: r.locked_out, kill: Some(kill), retry_after_ms: r.retry_after_ms }
+        LoginOutcome::Refused { code: r.code, message: r.message, close: r.locked_out, retry_after_ms: r.retry_after_ms }
     }
 
     /// A password or key login, for every edge: success clears the address's failures;
@@ -160,31 +157,23 @@ impl Shared {
     }
 
     /// A JSON login: resume, key, or password (protocol §4, §9).
-    pub async fn login_json(
-        &self,
-        data: &LoginData,
-        ip: IpAddr,
-        sock: mpsc::Sender<Frame>,
-        kill: oneshot::Sender<Frame>,
-        pre_seq: u64,
-    ) -> LoginOutcome {
+    pub async fn login_json(&self, data: &LoginData, ip: IpAddr, sock: Arc<Outlet>, pre_seq: u64) -> LoginOutcome {
         if let Some(resume) = &data.resume {
             let now = crate::time::unix_secs();
             let claims = match self.token_key.verify(&resume.token, now) {
                 Ok(c) => c,
-                Err(why) => return self.refuse(ip, AuthError::Failed(format!("resume refused: {why}")), kill),
+                Err(why) => return self.refuse(ip, AuthError::Failed(format!("resume refused: {why}"))),
             };
             self.login_ok(ip);
             if let Some(h) = self.hub.get(&claims.name) {
                 let (tx, rx) = oneshot::channel();
-                if h.ctl.send(LinkCtl::Attach { sock, kill, last_seq: resume.last_seq, reply: tx }).await.is_ok() && rx.await.is_ok() {
+                if h.ctl.send(LinkCtl::Attach { sock, last_seq: resume.last_seq, reply: tx }).await.is_ok() && rx.await.is_ok() {
                     return LoginOutcome::In(h);
                 }
                 return LoginOutcome::Refused {
                     code: "internal",
                     message: "could not resume; log in again".into(),
                     close: false,
-                    kill: None,
                     retry_after_ms: None,
                 };
             }
@@ -193,35 +182,22 @@ impl Shared {
             return match rec {
                 Some(mut r) => {
                     r.is_agent |= data.wants_agent();
-                    self.enter_json(data, r, sock, kill, pre_seq, Some(false)).await
+                    self.enter_json(data, r, sock, pre_seq, Some(false)).await
                 }
-                None => self.refuse(ip, AuthError::Failed("resume refused: no such character".into()), kill),
+                None => self.refuse(ip, AuthError::Failed("resume refused: no such character".into())),
             };
         }
         match self.authenticate(data, ip).await {
-            Ok(authed) => self.enter_json(data, authed.record, sock, kill, pre_seq, None).await,
-            Err(r) => LoginOutcome::Refused {
-                code: r.code,
-                message: r.message,
-                close: r.locked_out,
-                kill: Some(kill),
-                retry_after_ms: r.retry_after_ms,
-            },
+            Ok(authed) => self.enter_json(data, authed.record, sock, pre_seq, None).await,
+            Err(r) => LoginOutcome::Refused { code: r.code, message: r.message, close: r.locked_out, retry_after_ms: r.retry_after_ms },
         }
     }
 
-    pub async fn create_and_enter_json(
-        &self,
-        data: &LoginData,
-        c: &Creation,
-        sock: mpsc::Sender<Frame>,
-        kill: oneshot::Sender<Frame>,
-        pre_seq: u64,
-    ) -> LoginOutcome {
+    pub async fn create_and_enter_json(&self, data: &LoginData, c: &Creation, sock: Arc<Outlet>, pre_seq: u64) -> LoginOutcome {
         let name = data.player_name.clone().unwrap_or_default();
         match self.create_character(&name, data.secret().map(str::to_string), c).await {
-            Ok(authed) => self.enter_json(data, authed.record, sock, kill, pre_seq, None).await,
-            Err(e) => LoginOutcome::Refused { code: e.code(), message: e.message(), close: false, kill: Some(kill), retry_after_ms: None },
+            Ok(authed) => self.enter_json(data, authed.record, sock, pre_seq, None).await,
+            Err(e) => LoginOutcome::Refused { code: e.code(), message: e.message(), close: false, retry_after_ms: None },
         }
     }
 }

@@ -8,6 +8,7 @@ pub mod hud;
 pub mod link;
 pub mod listener;
 pub mod login;
+pub mod outlet;
 pub mod replay_ring;
 pub mod shared;
 pub mod shared_events;

@@ -1,7 +1,8 @@
 //! One WebSocket connection: reads frames, enforces the protocol's limits, logs the
-//! agent in (or resumes it), and forwards commands to the engine. Outbound frames come
-//! from the link task through a bounded queue and a separate writer, so a client that
-//! stops reading never stalls anything but itself.
+//! agent in (or resumes it), and forwards commands to the engine. Outbound frames are
+//! written by whoever speaks (the link, once logged in) through the connection's
+//! [`Outlet`], which never waits on the socket: a client that stops reading never
+//! stalls anything but itself.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -10,144 +11,35 @@ use std::time::{Duration, Instant};
 use futures_util::StreamExt;
 use hyper::upgrade::Upgraded;
 use hyper_util::rt::TokioIo;
-use tokio::sync::{mpsc, oneshot};
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;
 
-use super::link::{Frame, LinkCtl, LinkHandle};
-use super::ws_wire::{self, Tap, Wire};
+use super::link::{LinkCtl, LinkHandle};
+use super::outlet::{Outlet, Sent};
+use super::ws_wire::{self, Tap};
 use crate::auth::limits::{ConnPermit, LoginDenied, TokenBucket};
 use crate::game::EngineMsg;
 use crate::net::{login::LoginOutcome, shared::Shared};
 use crate::protocol::{self, ClientMsg, Inbound, LoginData, MAX_FRAME};
 
-type WsWrite = tokio::net::tcp::OwnedWriteHalf;
 /// What the client sent before the upgrade was answered, then the socket.
 type WsRead = tokio::io::Chain<std::io::Cursor<bytes::Bytes>, tokio::net::tcp::OwnedReadHalf>;
 /// The read side: tungstenite parses the client's frames over a tap (`ws_wire`).
 type Ws = WebSocketStream<Tap<WsRead>>;
 
-/// Outbound frames waiting for a slow socket before it is cut off.
+/// Batches a socket may leave unwritten before it is cut off as a slow consumer.
 pub const OUT_QUEUE: usize = 1024;
 const PING_EVERY: Duration = Duration::from_secs(30);
 const SILENT_LIMIT: Duration = Duration::from_secs(90);
-
-/// Frames waiting in the queue are written together, up to this many bytes at once.
-const BATCH_BYTES: usize = 64 * 1024;
-
-/// Queue one outbound frame on the wire; `true` if it was the close.
-fn push(wire: &mut Wire<WsWrite>, f: Frame, asked: &mut Vec<Instant>) -> bool {
-    match f {
-        Frame::Text(t) => wire.push_text(t),
-        Frame::Texts(ts) => ts.into_iter().for_each(|t| wire.push_text(t)),
-        Frame::Answer(ts, at) => {
-            ts.into_iter().for_each(|t| wire.push_text(t));
-            asked.push(at);
-        }
-        Frame::Ping => wire.push_ping(),
-        Frame::Close(code, reason) => {
-            wire.push_close(Some(code), &reason);
-            return true;
-        }
-    }
-    false
-}
-
-async fn writer(
-    mut wire: Wire<WsWrite>,
-    mut rx: mpsc::Receiver<Frame>,
-    mut kill: oneshot::Receiver<Frame>,
-    metrics: Arc<crate::metrics::Metrics>,
-) {
-    // The kill switch is live until its sender goes away without using it.
-    let mut armed = true;
-    // `asked`: when each command the frames answer was read (timed once written).
-    let mut asked: Vec<Instant> = Vec::new();
-    loop {
-        let first = tokio::select! {
-            biased;
-            k = &mut kill, if armed => match k {
-                Ok(last) => return cut_off(wire, last).await,
-                Err(_) => { armed = false; continue; }
-            },
-            // tungstenite answered a client's ping (or close): send it now.
-            _ = wire.control_ready() => None,
-            f = rx.recv() => match f {
-                Some(f) => Some(f),
-                None => {
-                    wire.take_control();
-                    wire.push_close(None, "");
-                    let _ = tokio::time::timeout(Duration::from_secs(5), wire.drain()).await;
-                    return;
-                }
-            },
-        };
-        wire.take_control();
-        // Write whatever else is already waiting in the same batch (one syscall, not one per frame).
-        let mut closing = false;
-        if let Some(f) = first {
-            closing = push(&mut wire, f, &mut asked);
-            while !closing && wire.pending() < BATCH_BYTES {
-                match rx.try_recv() {
-                    Ok(f) => closing = push(&mut wire, f, &mut asked),
-                    Err(_) => break,
-                }
-            }
-        }
-        enum Outcome {
-            Written,
-            Failed,
-            Kill(Frame),
-        }
-        let outcome = {
-            let write = wire.drain();
-            tokio::pin!(write);
-            loop {
-                tokio::select! {
-                    biased;
-                    k = &mut kill, if armed => match k {
-                        Ok(last) => break Outcome::Kill(last),
-                        // The link let go without cutting us off: keep writing.
-                        Err(_) => { armed = false; continue; }
-                    },
-                    r = &mut write => break if r.is_ok() { Outcome::Written } else { Outcome::Failed },
-                }
-            }
-        };
-        if matches!(outcome, Outcome::Written) {
-            for at in asked.drain(..) {
-                metrics.command_reply.observe_duration(at.elapsed());
-            }
-        }
-        asked.clear();
-        match outcome {
-            // Our close, or tungstenite's echo of the client's: nothing goes after it.
-            Outcome::Written if closing || wire.is_closed() => return,
-            Outcome::Written => {}
-            Outcome::Failed => return,
-            Outcome::Kill(last) => return cut_off(wire, last).await,
-        }
-    }
-}
-
-/// Cut off a slow consumer: its last word if the socket takes it soon, then close.
-/// Whatever part of a frame was already on its way is finished first.
-async fn cut_off(mut wire: Wire<WsWrite>, last: Frame) {
-    push(&mut wire, last, &mut Vec::new());
-    let _ = tokio::time::timeout(Duration::from_secs(5), wire.drain()).await;
-    wire.push_close(Some(u16::from(CloseCode::Policy)), "slow_consumer");
-    let _ = tokio::time::timeout(Duration::from_secs(1), wire.drain()).await;
-}
 
 /// The connection's state machine.
 struct Session {
     peer: SocketAddr,
     shared: Arc<Shared>,
-    sock_tx: mpsc::Sender<Frame>,
-    /// Taken by the link at login (the link decides when to cut the socket off).
-    kill_tx: Option<oneshot::Sender<Frame>>,
+    /// The socket's write side (the link's too, once logged in: it cuts off a slow consumer).
+    outlet: Arc<Outlet>,
     /// seq counter before login (after it, the link stamps).
     pre_seq: u64,
     link: Option<LinkHandle>,
@@ -184,13 +76,21 @@ impl Session {
         } else {
             self.pre_seq += 1;
             let f = protocol::error_frame(self.pre_seq, code, &message, retry, re.as_ref());
-            let _ = self.sock_tx.send(Frame::Text(f.into())).await;
+            self.send_pre_frame(f);
         }
     }
 
-    async fn send_pre(&mut self, text: String) {
+    fn send_pre(&mut self, text: String) {
         self.pre_seq += 1;
-        let _ = self.sock_tx.send(Frame::Text(text.into())).await;
+        self.send_pre_frame(text);
+    }
+
+    /// A frame before login (its `seq` already counted): a socket too far behind even for
+    /// these is closed.
+    fn send_pre_frame(&mut self, text: String) {
+        if self.outlet.send([text.into()], None) == Sent::Full {
+            self.outlet.close(Some(u16::from(CloseCode::Policy)), "slow_consumer");
+        }
     }
 
     /// Closes the socket after what was sent before: once logged in, errors travel
@@ -201,7 +101,7 @@ impl Session {
                 return;
             }
         }
-        let _ = self.sock_tx.send(Frame::Close(code, reason.to_string())).await;
+        self.outlet.close(Some(code), reason);
     }
 
     /// Handles one text frame; `false` ends the connection.
@@ -365,10 +265,7 @@ impl Session {
         {
             return self.begin_creation(data, id).await;
         }
-        let Some(kill) = self.kill_tx.take() else {
-            return false;
-        };
-        let outcome = self.shared.login_json(&data, self.peer.ip(), self.sock_tx.clone(), kill, self.pre_seq).await;
+        let outcome = self.shared.login_json(&data, self.peer.ip(), self.outlet.clone(), self.pre_seq).await;
         self.hud_budget = crate::hud::budget::for_tier(data.tier.as_deref());
         self.finish_login(outcome, id).await
     }
@@ -379,8 +276,7 @@ impl Session {
                 self.link = Some(link);
                 true
             }
-            LoginOutcome::Refused { code, message, close, kill, retry_after_ms } => {
-                self.kill_tx = kill;
+            LoginOutcome::Refused { code, message, close, retry_after_ms } => {
                 self.send_error(code, message, retry_after_ms, id).await;
                 if close {
                     self.close(1008, code).await;
@@ -417,7 +313,7 @@ impl Session {
         self.creating = Some(c);
         self.pending_login = Some(data);
         let f = protocol::char_create_frame(self.pre_seq + 1, stage, &prompt, options, stats, id.as_ref());
-        self.send_pre(f).await;
+        self.send_pre(f);
         true
     }
 
@@ -435,15 +331,12 @@ impl Session {
                 None => prompt,
             };
             let f = protocol::char_create_frame(self.pre_seq + 1, stage, &prompt, options, stats, id.as_ref());
-            self.send_pre(f).await;
+            self.send_pre(f);
             return true;
         }
         let c = self.creating.take().unwrap();
         let data = self.pending_login.take().unwrap();
-        let Some(kill) = self.kill_tx.take() else {
-            return false;
-        };
-        let outcome = self.shared.create_and_enter_json(&data, &c, self.sock_tx.clone(), kill, self.pre_seq).await;
+        let outcome = self.shared.create_and_enter_json(&data, &c, self.outlet.clone(), self.pre_seq).await;
         self.finish_login(outcome, id).await
     }
 }
@@ -460,16 +353,14 @@ pub async fn run(io: TokioIo<Upgraded>, cfg: WebSocketConfig, peer: SocketAddr, 
     };
     let (read, write) = parts.io.into_inner().into_split();
     let read = tokio::io::AsyncReadExt::chain(std::io::Cursor::new(parts.read_buf), read);
-    let (tap, wire) = ws_wire::pair(read, write);
+    let (tap, wire) = ws_wire::pair(read);
     let mut stream: Ws = WebSocketStream::from_raw_socket(tap, Role::Server, Some(cfg)).await;
-    let (sock_tx, sock_rx) = mpsc::channel::<Frame>(shared.edge.out_queue.max(1));
-    let (kill_tx, kill_rx) = oneshot::channel::<Frame>();
-    let mut writer_task = tokio::spawn(writer(wire, sock_rx, kill_rx, shared.metrics.clone()));
+    let outlet = Outlet::new(write, wire, shared.edge.out_queue, shared.metrics.clone());
+    let mut flusher = tokio::spawn(outlet.clone().flusher());
     let mut s = Session {
         peer,
         shared: shared.clone(),
-        sock_tx,
-        kill_tx: Some(kill_tx),
+        outlet: outlet.clone(),
         pre_seq: 0,
         link: None,
         bucket: TokenBucket::new(shared.edge.cmd_rate, shared.edge.cmd_burst, Instant::now()),
@@ -481,21 +372,22 @@ pub async fn run(io: TokioIo<Upgraded>, cfg: WebSocketConfig, peer: SocketAddr, 
     if permit.is_none() {
         s.send_error("too_many_connections", "the server is at its connection limit; try later", None, None).await;
         s.close(1013, "too_many_connections").await;
-        let _ = tokio::time::timeout(Duration::from_secs(2), &mut writer_task).await;
+        let _ = tokio::time::timeout(Duration::from_secs(2), &mut flusher).await;
         return;
     }
     let mut ping = tokio::time::interval(PING_EVERY);
     ping.tick().await;
     let mut last_heard = Instant::now();
-    let mut writer_done = false;
+    let mut flushed = false;
     loop {
         tokio::select! {
-            _ = &mut writer_task => { writer_done = true; break }
+            // The socket was closed (by the link, a cut-off, or the client's close) or failed.
+            _ = &mut flusher => { flushed = true; break }
             _ = ping.tick() => {
                 if last_heard.elapsed() > SILENT_LIMIT {
                     break;
                 }
-                let _ = s.sock_tx.try_send(Frame::Ping);
+                outlet.ping();
             }
             msg = stream.next() => {
                 last_heard = Instant::now();
@@ -513,7 +405,7 @@ pub async fn run(io: TokioIo<Upgraded>, cfg: WebSocketConfig, peer: SocketAddr, 
                     }
                     Some(Ok(Message::Close(_))) => {
                         // tungstenite's echo of the close goes out through the tap;
-                        // the writer sends it after what is already queued, and nothing after.
+                        // the flusher sends it after what is already queued, and nothing after.
                         let _ = futures_util::SinkExt::flush(&mut stream).await;
                         false
                     }
@@ -532,13 +424,20 @@ pub async fn run(io: TokioIo<Upgraded>, cfg: WebSocketConfig, peer: SocketAddr, 
             }
         }
     }
-    if let Some(l) = s.link.take() {
-        let _ = l.ctl.send(LinkCtl::Detach).await;
-        let _ = shared.engine.tx.send(EngineMsg::Detach { char_id: l.char_id, link_id: l.link_id }).await;
+    // Close after what is queued (a closing error frame): once logged in, that is the
+    // link's to do, since errors travel through it and the close must not overtake them.
+    match s.link.take() {
+        Some(l) => {
+            if l.ctl.send(LinkCtl::Detach(outlet.clone())).await.is_err() {
+                outlet.close(None, "");
+                let _ = shared.engine.tx.send(EngineMsg::Detach { char_id: l.char_id, link_id: l.link_id }).await;
+            }
+        }
+        None => outlet.close(None, ""),
     }
     drop(s);
-    // Give the writer a moment to flush a closing error frame.
-    if !writer_done {
-        let _ = tokio::time::timeout(Duration::from_secs(2), writer_task).await;
+    // Give the socket a moment to take it.
+    if !flushed {
+        let _ = tokio::time::timeout(Duration::from_secs(2), flusher).await;
     }
 }

@@ -1,21 +1,23 @@
-//! The agent socket's own write path. tungstenite reads the client's frames and queues
-//! its automatic answers (the pong to a ping, the close reply); everything the server
-//! says is framed here, into one buffer per connection that is written as a batch and
-//! let go after a burst. (tungstenite's own write buffer keeps the largest burst it
-//! ever held for the life of the connection: 32 KB per agent after an hour, and rising.)
+//! The agent socket's framing. tungstenite reads the client's frames and queues its
+//! automatic answers (the pong to a ping, the close reply); everything the server says
+//! is framed here, into one buffer per connection that is written as a batch and let go
+//! after a burst. (tungstenite's own write buffer keeps the largest burst it ever held
+//! for the life of the connection: 32 KB per agent after an hour, and rising.) The
+//! socket itself, and who writes the buffer out when, is [`super::outlet`]'s.
 //!
 //! The two halves meet in [`Control`]: tungstenite writes into a [`Tap`], which keeps
 //! the newest pong and the close; the [`Wire`] takes them between its own frames, so a
 //! pong never lands inside a half-written message. One pong is enough (RFC 6455 §5.5.3
 //! lets an endpoint answer only the latest ping), and it keeps a client that pings and
-//! never reads from queueing answers without bound.
+//! never reads from queueing answers without bound: a pong waits in the buffer, and
+//! newer ones in the tap, only one of each.
 
 use std::io;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::Notify;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::{CloseCode, Data, OpCode};
 use tokio_tungstenite::tungstenite::protocol::frame::Frame;
@@ -29,9 +31,16 @@ const MAX_REASON: usize = 123;
 
 /// What tungstenite wrote, waiting for the wire.
 #[derive(Default)]
-struct Control {
+pub struct Control {
     state: Mutex<ControlState>,
     ready: Notify,
+}
+
+impl Control {
+    /// Resolves when tungstenite has queued something to send.
+    pub async fn ready(&self) {
+        self.ready.notified().await
+    }
 }
 
 #[derive(Default)]
@@ -52,20 +61,21 @@ pub struct Tap<R> {
     ctl: Arc<Control>,
 }
 
-/// The connection's write half with the server's framing.
-pub struct Wire<W> {
-    io: W,
+/// The server's frames for one connection, waiting for its socket.
+pub struct Wire {
     buf: Vec<u8>,
     /// How much of `buf` the socket has taken.
     sent: usize,
+    /// Where a pong taken from tungstenite ends in `buf` (0: none waiting).
+    pong_end: usize,
     closed: bool,
     ctl: Arc<Control>,
 }
 
 /// One connection's read side for tungstenite and write side for the server.
-pub fn pair<R, W>(read: R, write: W) -> (Tap<R>, Wire<W>) {
+pub fn pair<R>(read: R) -> (Tap<R>, Wire) {
     let ctl = Arc::new(Control::default());
-    (Tap { read, ctl: ctl.clone() }, Wire { io: write, buf: Vec::new(), sent: 0, closed: false, ctl })
+    (Tap { read, ctl: ctl.clone() }, Wire { buf: Vec::new(), sent: 0, pong_end: 0, closed: false, ctl })
 }
 
 impl<R: AsyncRead + Unpin> AsyncRead for Tap<R> {
@@ -103,7 +113,7 @@ impl<R: Unpin> AsyncWrite for Tap<R> {
     }
 }
 
-impl<W> Wire<W> {
+impl Wire {
     /// Queue one text message (a single final frame, unmasked: the server's side).
     pub fn push_text(&mut self, text: Utf8Bytes) {
         self.push(Frame::message(Bytes::from(text), OpCode::Data(Data::Text), true));
@@ -137,15 +147,24 @@ impl<W> Wire<W> {
         self.buf.capacity()
     }
 
-    /// Move tungstenite's queued frames (pongs, its close reply) onto the wire.
+    /// The connection's control queue (where tungstenite's answers wait).
+    pub fn control(&self) -> &Arc<Control> {
+        &self.ctl
+    }
+
+    /// Move tungstenite's queued frames (a pong, its close reply) onto the wire. A pong
+    /// still waiting in the buffer is not joined by another: the newest stays in the tap.
     pub fn take_control(&mut self) {
         if self.closed {
             return;
         }
         let ctl = self.ctl.clone();
         let mut s = ctl.state.lock().unwrap_or_else(|p| p.into_inner());
-        self.buf.extend_from_slice(&s.pong);
-        s.pong.clear();
+        if !s.pong.is_empty() && self.sent >= self.pong_end {
+            self.buf.extend_from_slice(&s.pong);
+            self.pong_end = self.buf.len();
+            s.pong.clear();
+        }
         if !s.close.is_empty() {
             self.buf.extend_from_slice(&s.close);
             // tungstenite has answered the client's close: that was the last frame.
@@ -154,9 +173,37 @@ impl<W> Wire<W> {
         }
     }
 
-    /// Resolves when tungstenite has queued something to send.
-    pub async fn control_ready(&self) {
-        self.ctl.ready.notified().await
+    /// Writes the buffer out through `write` (a non-blocking socket write) until it is
+    /// all taken (`true`: the buffer is emptied, and let go if a burst grew it) or the
+    /// socket would block (`false`: the rest stays, and the next call goes on from
+    /// there, so the peer never sees a torn frame).
+    pub fn write_out(&mut self, mut write: impl FnMut(&[u8]) -> io::Result<usize>) -> io::Result<bool> {
+        while self.sent < self.buf.len() {
+            match write(&self.buf[self.sent..]) {
+                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+                Ok(n) => self.sent += n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        self.buf.clear();
+        self.sent = 0;
+        self.pong_end = 0;
+        if self.buf.capacity() > KEEP {
+            self.buf = Vec::new();
+        }
+        Ok(true)
+    }
+
+    /// Drops the frames the socket has not begun to take; one it is part-way through
+    /// is kept whole (a slow consumer's cut: its last word follows what is in flight).
+    pub fn drop_unsent(&mut self) {
+        let end = frame_end_at(&self.buf, self.sent);
+        self.buf.truncate(end);
+        if self.pong_end > end {
+            self.pong_end = 0;
+        }
     }
 
     fn push(&mut self, frame: Frame) {
@@ -172,35 +219,30 @@ impl<W> Wire<W> {
     }
 }
 
-impl<W: AsyncWrite + Unpin> Wire<W> {
-    /// Write everything framed so far. Cancel-safe: dropped part-way, it leaves the
-    /// unwritten rest in place, and the next call (or frames pushed meanwhile) goes on
-    /// from there, so the peer never sees a torn frame.
-    pub async fn drain(&mut self) -> io::Result<()> {
-        while self.sent < self.buf.len() {
-            let n = self.io.write(&self.buf[self.sent..]).await?;
-            if n == 0 {
-                return Err(io::ErrorKind::WriteZero.into());
-            }
-            self.sent += n;
-        }
-        self.io.flush().await?;
-        self.buf.clear();
-        self.sent = 0;
-        if self.buf.capacity() > KEEP {
-            self.buf = Vec::new();
-        }
-        Ok(())
-    }
-}
-
-impl<W> Drop for Wire<W> {
+impl Drop for Wire {
     fn drop(&mut self) {
         let mut s = self.lock();
         s.done = true;
         s.pong = Vec::new();
         s.close = Vec::new();
     }
+}
+
+/// Where the frame holding byte `at` of `buf` ends (`at` itself if a frame starts
+/// there): `buf` is whole server frames from its first byte (unmasked; the length is
+/// 7 bits, or 16 or 64 after them).
+fn frame_end_at(buf: &[u8], at: usize) -> usize {
+    let mut start = 0;
+    while start < buf.len() && start < at {
+        let Some(&b1) = buf.get(start + 1) else { return buf.len() };
+        let (head, len) = match b1 & 0x7f {
+            126 => (4, buf.get(start + 2..start + 4).map_or(0, |b| u64::from(u16::from_be_bytes([b[0], b[1]])))),
+            127 => (10, buf.get(start + 2..start + 10).map_or(0, |b| u64::from_be_bytes(b.try_into().expect("eight bytes")))),
+            n => (2, u64::from(n)),
+        };
+        start = start.saturating_add(head).saturating_add(usize::try_from(len).unwrap_or(usize::MAX));
+    }
+    start.min(buf.len())
 }
 
 /// The frames in a run of whole server control frames, as tungstenite writes them here
@@ -226,29 +268,18 @@ fn cut(s: &str, max: usize) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use futures_util::{SinkExt, StreamExt};
+    use futures_util::StreamExt;
+    use tokio::io::AsyncWriteExt;
     use tokio_tungstenite::tungstenite::protocol::Role;
     use tokio_tungstenite::tungstenite::Message;
     use tokio_tungstenite::WebSocketStream;
 
-    /// A server end (tap + wire) and a real tungstenite client over an in-memory pipe.
-    async fn connect(
-        pipe: usize,
-    ) -> (
-        WebSocketStream<Tap<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
-        Wire<tokio::io::WriteHalf<tokio::io::DuplexStream>>,
-        WebSocketStream<tokio::io::DuplexStream>,
-    ) {
-        let (server, client) = tokio::io::duplex(pipe);
-        let (r, w) = tokio::io::split(server);
-        let (tap, wire) = pair(r, w);
-        let ws = WebSocketStream::from_raw_socket(tap, Role::Server, None).await;
-        let client = WebSocketStream::from_raw_socket(client, Role::Client, None).await;
-        (ws, wire, client)
-    }
-
-    /// What the client reads up to and with the close.
-    async fn until_close(client: &mut WebSocketStream<tokio::io::DuplexStream>) -> Vec<Message> {
+    /// What a real tungstenite client reads from `bytes` (up to and with a close, or the end).
+    async fn as_client(bytes: Vec<u8>) -> Vec<Message> {
+        let (mut server, client) = tokio::io::duplex(bytes.len() + 1);
+        server.write_all(&bytes).await.unwrap();
+        server.shutdown().await.unwrap();
+        let mut client = WebSocketStream::from_raw_socket(client, Role::Client, None).await;
         let mut got = Vec::new();
         while let Some(Ok(m)) = client.next().await {
             let close = matches!(m, Message::Close(_));
@@ -260,95 +291,140 @@ mod tests {
         got
     }
 
+    /// A socket that takes `room` more bytes, then would block.
+    fn socket(out: &mut Vec<u8>, room: usize) -> impl FnMut(&[u8]) -> io::Result<usize> + '_ {
+        let cap = out.len() + room;
+        move |b: &[u8]| {
+            let n = b.len().min(cap - out.len());
+            if n == 0 {
+                return Err(io::ErrorKind::WouldBlock.into());
+            }
+            out.extend_from_slice(&b[..n]);
+            Ok(n)
+        }
+    }
+
+    /// tungstenite's answer to `ping`, as it writes it into the tap.
+    fn pong(payload: &str) -> Vec<u8> {
+        let mut f = Vec::new();
+        Frame::pong(Bytes::from(payload.to_string())).format(&mut f).unwrap();
+        f
+    }
+
+    fn tap_write(tap: &mut Tap<()>, bytes: &[u8]) {
+        let waker = futures_util::task::noop_waker();
+        let mut cx = Context::from_waker(&waker);
+        assert!(matches!(Pin::new(tap).poll_write(&mut cx, bytes), Poll::Ready(Ok(n)) if n == bytes.len()));
+    }
+
     #[tokio::test]
     async fn texts_arrive_whole_and_in_order() {
-        let (_ws, mut wire, mut client) = connect(1 << 16).await;
+        let (_tap, mut wire) = pair(());
         let long = "x".repeat(70_000);
         for t in ["a", "é", &"m".repeat(300), &long] {
             wire.push_text(t.to_string().into());
         }
-        let drained = tokio::spawn(async move {
-            wire.drain().await.unwrap();
-            wire
-        });
-        for want in ["a".to_string(), "é".to_string(), "m".repeat(300), long.clone()] {
-            match client.next().await {
-                Some(Ok(Message::Text(t))) => assert_eq!(t.as_str(), want),
-                other => panic!("expected a text frame, got {other:?}"),
-            }
-        }
-        let wire = drained.await.unwrap();
+        let mut out = Vec::new();
+        assert!(wire.write_out(socket(&mut out, usize::MAX / 2)).unwrap());
         assert_eq!(wire.pending(), 0);
         // A 70 KB burst is let go once written.
         assert!(wire.capacity() <= KEEP, "capacity {}", wire.capacity());
+        let want: Vec<Message> =
+            ["a".to_string(), "é".to_string(), "m".repeat(300), long].into_iter().map(|t| Message::Text(t.into())).collect();
+        assert_eq!(as_client(out).await, want);
     }
 
     #[tokio::test]
-    async fn a_clients_ping_is_answered_between_frames() {
-        let (mut ws, mut wire, mut client) = connect(1 << 16).await;
-        client.send(Message::Ping(Bytes::from_static(b"hb"))).await.unwrap();
-        // The server reads: tungstenite answers the ping with a pong into the tap (it is
-        // the next read writes it out, as the session's read loop does).
-        let read = tokio::spawn(async move { while let Some(Ok(_)) = ws.next().await {} });
-        tokio::time::timeout(std::time::Duration::from_secs(5), wire.control_ready()).await.expect("tungstenite queued a pong");
-        wire.push_text("before".into());
-        wire.take_control();
-        wire.push_text("after".into());
-        wire.drain().await.unwrap();
-        let mut got = Vec::new();
-        for _ in 0..3 {
-            got.push(client.next().await.unwrap().unwrap());
-        }
-        assert_eq!(got, vec![Message::Text("before".into()), Message::Pong(Bytes::from_static(b"hb")), Message::Text("after".into())]);
-        read.abort();
-    }
-
-    #[tokio::test]
-    async fn a_cancelled_drain_resumes_without_tearing_a_frame() {
-        // A pipe of 1 KiB: the first drain cannot finish until the client reads.
-        let (_ws, mut wire, mut client) = connect(1024).await;
+    async fn a_write_that_would_block_goes_on_where_it_stopped() {
+        let (_tap, mut wire) = pair(());
         let big = "b".repeat(10_000);
         wire.push_text(big.clone().into());
-        let cut_short = tokio::time::timeout(std::time::Duration::from_millis(50), wire.drain()).await;
-        assert!(cut_short.is_err(), "the pipe is full: the drain waits");
-        assert!(wire.pending() > 0 && wire.pending() < big.len());
-        // Last words and the close go after the rest of the frame.
+        wire.push_text("next".into());
+        let mut out = Vec::new();
+        // The socket takes a little at a time, as a full kernel buffer drains.
+        for room in [1, 1, 3, 500, 0, 4096] {
+            assert!(!wire.write_out(socket(&mut out, room)).unwrap());
+        }
+        assert_eq!(wire.pending(), 10_004 + 6 - out.len());
+        assert!(wire.write_out(socket(&mut out, usize::MAX / 2)).unwrap());
+        assert_eq!(as_client(out).await, vec![Message::Text(big.into()), Message::Text("next".into())]);
+    }
+
+    #[tokio::test]
+    async fn a_cut_keeps_the_frame_in_flight_and_drops_the_rest() {
+        let (_tap, mut wire) = pair(());
+        let big = "b".repeat(10_000);
+        wire.push_text(big.clone().into());
+        wire.push_text("queued, never begun".into());
+        wire.push_text("m".repeat(200).into());
+        let mut out = Vec::new();
+        assert!(!wire.write_out(socket(&mut out, 1024)).unwrap());
+        // Last words and the close go after the rest of the frame in flight.
+        wire.drop_unsent();
         wire.push_text("last".into());
         wire.push_close(Some(1008), "slow_consumer");
         wire.push_text("never".into());
-        let drained = tokio::spawn(async move { wire.drain().await });
-        let got = until_close(&mut client).await;
-        drained.await.unwrap().unwrap();
+        assert!(wire.write_out(socket(&mut out, usize::MAX / 2)).unwrap());
+        let got = as_client(out).await;
         assert_eq!(got.len(), 3, "{got:?}");
         assert_eq!(got[0], Message::Text(big.into()));
         assert_eq!(got[1], Message::Text("last".into()));
         match &got[2] {
-            Message::Close(Some(f)) => {
-                assert_eq!(u16::from(f.code), 1008);
-                assert_eq!(f.reason.as_str(), "slow_consumer");
-            }
+            Message::Close(Some(f)) => assert_eq!((u16::from(f.code), f.reason.as_str()), (1008, "slow_consumer")),
             other => panic!("expected the close, got {other:?}"),
         }
     }
 
+    #[test]
+    fn a_cut_between_frames_keeps_nothing_unsent() {
+        let (_tap, mut wire) = pair(());
+        wire.push_text("one".into());
+        wire.push_text("two".into());
+        wire.drop_unsent();
+        assert_eq!(wire.pending(), 0);
+        // Frames of every length encoding are walked whole.
+        for len in [0, 125, 126, 65_535, 65_536, 70_000] {
+            let (_tap, mut wire) = pair(());
+            wire.push_text("x".repeat(len).into());
+            wire.push_text("tail".into());
+            let mut out = Vec::new();
+            assert!(!wire.write_out(socket(&mut out, 1)).unwrap());
+            wire.drop_unsent();
+            assert_eq!(wire.pending() + 1, wire.buf.len());
+            assert_eq!(frame_end_at(&wire.buf, 1), wire.buf.len(), "length {len}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_clients_ping_is_answered_between_frames() {
+        let (mut tap, mut wire) = pair(());
+        wire.push_text("before".into());
+        tap_write(&mut tap, &pong("hb"));
+        wire.take_control();
+        wire.push_text("after".into());
+        let mut out = Vec::new();
+        assert!(wire.write_out(socket(&mut out, usize::MAX / 2)).unwrap());
+        assert_eq!(
+            as_client(out).await,
+            vec![Message::Text("before".into()), Message::Pong(Bytes::from_static(b"hb")), Message::Text("after".into())]
+        );
+    }
+
     #[tokio::test]
     async fn a_clients_close_is_echoed_once_and_ends_the_wire() {
-        let (mut ws, mut wire, mut client) = connect(1 << 16).await;
-        client.send(Message::Close(Some(CloseFrame { code: CloseCode::Normal, reason: "bye".into() }))).await.unwrap();
-        match ws.next().await {
-            Some(Ok(Message::Close(Some(f)))) => assert_eq!(f.reason.as_str(), "bye"),
-            other => panic!("expected the client's close, got {other:?}"),
-        }
-        // The session flushes tungstenite's echo into the tap, as `ws::run` does.
-        ws.flush().await.unwrap();
+        let (mut tap, mut wire) = pair(());
+        let mut close = Vec::new();
+        Frame::close(Some(CloseFrame { code: CloseCode::Normal, reason: "bye".into() })).format(&mut close).unwrap();
         wire.push_text("queued before the close was seen".into());
+        tap_write(&mut tap, &close);
         wire.take_control();
         assert!(wire.is_closed());
-        // The writer's own close (and anything after it) is not framed again.
+        // The server's own close (and anything after it) is not framed again.
         wire.push_close(None, "");
         wire.push_text("after".into());
-        wire.drain().await.unwrap();
-        let got = until_close(&mut client).await;
+        let mut out = Vec::new();
+        assert!(wire.write_out(socket(&mut out, usize::MAX / 2)).unwrap());
+        let got = as_client(out).await;
         assert_eq!(got.len(), 2, "{got:?}");
         assert_eq!(got[0], Message::Text("queued before the close was seen".into()));
         match &got[1] {
@@ -383,30 +459,48 @@ mod tests {
                 proptest::prop_assert_eq!(f, &bytes[at..at + f.len()]);
                 at += f.len();
             }
-            let (mut tap, mut wire) = pair((), ());
+            let (mut tap, mut wire) = pair(());
             let waker = futures_util::task::noop_waker();
             let mut cx = Context::from_waker(&waker);
             let _ = Pin::new(&mut tap).poll_write(&mut cx, &bytes);
             wire.take_control();
             proptest::prop_assert!(wire.pending() <= 2 * 127);
         }
+
+        /// Whatever frames are queued and however far the socket got, a cut ends on a
+        /// frame boundary at or past what was sent, and never past the buffer.
+        #[test]
+        fn a_cut_ends_on_a_frame_boundary(lens in proptest::collection::vec(0usize..70_000, 1..6), sent in 0usize..400_000) {
+            let (_tap, mut wire) = pair(());
+            let mut ends = vec![0];
+            for len in &lens {
+                wire.push_text("y".repeat(*len).into());
+                ends.push(wire.buf.len());
+            }
+            let sent = sent.min(wire.buf.len());
+            let end = frame_end_at(&wire.buf, sent);
+            proptest::prop_assert!(ends.contains(&end) && end >= sent);
+            proptest::prop_assert!(ends.iter().all(|e| *e < sent || *e >= end));
+        }
     }
 
-    /// A client that pings and never reads: the answers waiting for the socket stay one pong.
+    /// A client that pings and never reads: the answers waiting for the socket stay one
+    /// pong in the buffer and the newest in the tap.
     #[test]
     fn only_the_newest_pong_waits() {
-        let (mut tap, mut wire) = pair((), ());
-        let waker = futures_util::task::noop_waker();
-        let mut cx = Context::from_waker(&waker);
+        let (mut tap, mut wire) = pair(());
         for i in 0..10_000u32 {
-            let mut frame = Vec::new();
-            Frame::pong(Bytes::from(format!("ping {i} {}", "p".repeat(100)))).format(&mut frame).unwrap();
-            assert!(matches!(Pin::new(&mut tap).poll_write(&mut cx, &frame), Poll::Ready(Ok(n)) if n == frame.len()));
+            tap_write(&mut tap, &pong(&format!("ping {i} {}", "p".repeat(100))));
+            wire.take_control();
+            let mut blocked = Vec::new();
+            assert!(!wire.write_out(socket(&mut blocked, 0)).unwrap());
         }
+        assert_eq!(wire.buf, pong(&format!("ping 0 {}", "p".repeat(100))));
+        // Once that one is out, the newest follows it.
+        let mut out = Vec::new();
+        assert!(wire.write_out(socket(&mut out, usize::MAX / 2)).unwrap());
         wire.take_control();
-        let mut last = Vec::new();
-        Frame::pong(Bytes::from(format!("ping 9999 {}", "p".repeat(100)))).format(&mut last).unwrap();
-        assert_eq!(wire.buf, last);
+        assert_eq!(wire.buf, pong(&format!("ping 9999 {}", "p".repeat(100))));
         assert!(!wire.is_closed());
     }
 
@@ -415,7 +509,7 @@ mod tests {
         assert_eq!(cut("abc", 2), "ab");
         assert_eq!(cut("ééé", 5), "éé");
         assert_eq!(cut("ok", 123), "ok");
-        let (_tap, mut wire) = pair((), ());
+        let (_tap, mut wire) = pair(());
         wire.push_close(Some(1000), &"é".repeat(200));
         // 2 header bytes + at most 125 of payload.
         assert!(wire.pending() <= 127, "{}", wire.pending());

@@ -192,6 +192,47 @@ async fn resume_after_a_dropped_socket_replays_with_no_seq_gap() {
     srv.shutdown().await;
 }
 
+/// A resume from a new socket while the old one is still open (its network died and the
+/// server has not noticed yet): when the old socket finally goes, the new one keeps its
+/// link, and nobody hears that the agent lost its link. (The old socket's end used to
+/// detach whichever socket the link had by then: the resumed one went silent.)
+#[tokio::test]
+async fn the_old_socket_closing_after_a_resume_leaves_the_new_one_attached() {
+    let srv = TestServer::start().await;
+    let key = srv.key("brenda").await;
+    let key2 = srv.key("bannor").await;
+    let mut b = WsClient::connect(srv.addr).await;
+    b.login_key("bannor", &key2).await;
+    let mut a = WsClient::connect(srv.addr).await;
+    let state = a.login_key("brenda", &key).await;
+    let token = state["data"]["token"].as_str().unwrap().to_string();
+    a.cmd("look", "l1").await;
+    a.until(|v| v["type"] == "state" && v["re"] == "l1").await;
+    let mut a2 = WsClient::connect(srv.addr).await;
+    a2.last_seq = a.last_seq;
+    a2.send(json!({"type": "login", "data": {"is_agent": true, "resume": {"token": token, "last_seq": a.last_seq}}})).await;
+    a2.cmd("look", "l2").await;
+    assert!(a2.reply_text("l2").await.contains("Test Temple"));
+    // Now the old socket goes.
+    a.ws.close(None).await.unwrap();
+    drop(a);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    a2.cmd("look", "l3").await;
+    assert!(a2.reply_text("l3").await.contains("Test Temple"), "the resumed socket still hears its replies");
+    b.cmd("say are you there", "s").await;
+    b.reply_text("s").await;
+    let heard = a2.until(|v| v["type"] == "event" && v["data"]["type"] == "say").await;
+    assert_eq!(heard["data"]["from"], "Bannor");
+    b.cmd("look", "bl").await;
+    b.until(|v| v["type"] == "state" && v["re"] == "bl").await;
+    assert!(
+        !b.seen.iter().any(|v| v["data"]["text"].as_str().is_some_and(|t| t.contains("lost their link"))),
+        "Brenda never lost her link: {:?}",
+        b.seen.iter().filter_map(|v| v["data"]["text"].as_str()).collect::<Vec<_>>()
+    );
+    srv.shutdown().await;
+}
+
 #[tokio::test]
 async fn resume_after_the_grace_period_rebuilds_with_resumed_false() {
     let srv = TestServer::start_with(|c| c.engine.linkdead_grace = Duration::from_millis(300)).await;

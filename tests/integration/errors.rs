@@ -233,16 +233,22 @@ async fn a_client_that_never_reads_is_cut_off_as_slow_consumer() {
     let mut a = WsClient { ws, last_seq: 0, seen: Vec::new() };
     a.login_key("brenda", &key).await;
     a.send(json!({"type": "subscribe", "data": {"variables": ["*"]}})).await;
-    for i in 0..3000 {
-        if a.ws
-            .send(Message::text(json!({"type": "command", "data": {"command": "look"}, "id": format!("c{i}")}).to_string()))
-            .await
-            .is_err()
-        {
+    // The server writes straight to its socket, whose send buffer the kernel grows (up to
+    // `tcp_wmem`'s maximum, 4 MiB by default) before a write would block. Commands at the
+    // engine's pace (one a pulse runs; more than 64 waiting are refused, in a few bytes)
+    // until the server cuts the socket off, without reading a byte meanwhile.
+    let metrics = srv.running.as_ref().unwrap().shared.metrics.clone();
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    let mut i = 0;
+    while metrics.slow_consumer_link.load(std::sync::atomic::Ordering::Relaxed) == 0 {
+        assert!(std::time::Instant::now() < deadline, "never cut off");
+        let look = json!({"type": "command", "data": {"command": "look"}, "id": format!("c{i}")});
+        if a.ws.send(Message::text(look.to_string())).await.is_err() {
             break;
         }
+        i += 1;
+        tokio::time::sleep(Duration::from_millis(4)).await;
     }
-    tokio::time::sleep(Duration::from_secs(2)).await;
     // Now read everything: the last word is slow_consumer, then the socket closes.
     a.closed().await;
     let codes: Vec<&str> = a.seen.iter().filter(|v| v["type"] == "error").filter_map(|v| v["data"]["code"].as_str()).collect();
