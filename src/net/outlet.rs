@@ -45,7 +45,7 @@ struct State {
     asked: Vec<Instant>,
     /// When the close was queued.
     closed_at: Option<Instant>,
-    /// A write failed: the socket is gone.
+    /// A write failed, or the flusher has ended: nothing more goes out.
     broken: bool,
 }
 
@@ -145,8 +145,14 @@ impl Outlet {
 
     /// The connection's flusher: sleeps until a speaker leaves something the socket would
     /// not take (or tungstenite queues an answer), then writes it as the socket drains.
-    /// Returns once the close is out, the socket failed, or the close's grace ran out.
+    /// Returns once the close is out, the socket failed, or the close's grace ran out;
+    /// nothing is written after that (speakers are told `Gone`).
     pub async fn flusher(self: Arc<Self>) {
+        self.flush_until_done().await;
+        self.lock().broken = true;
+    }
+
+    async fn flush_until_done(&self) {
         loop {
             tokio::select! {
                 _ = self.wake.notified() => {}

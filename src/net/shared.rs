@@ -21,7 +21,8 @@ pub struct EdgeConfig {
     /// Per-connection command rate (protocol §5: 10/s, burst 10).
     pub cmd_rate: f64,
     pub cmd_burst: f64,
-    /// Outbound frames queued for one WebSocket before it counts as a slow consumer.
+    /// Outbound batches (what one engine step sent a session) one WebSocket may leave
+    /// unwritten, once the kernel's buffers are full, before it counts as a slow consumer.
     pub out_queue: usize,
     pub link: LinkLimits,
     /// The record is kept (an agent's memory is read at login only then).

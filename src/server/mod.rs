@@ -38,7 +38,8 @@ pub struct ServerConfig {
     pub cmd_rate: f64,
     pub cmd_burst: f64,
     pub link: LinkLimits,
-    /// Outbound frames queued for one WebSocket before it counts as a slow consumer.
+    /// Outbound batches (what one engine step sent a session) one WebSocket may leave
+    /// unwritten, once the kernel's buffers are full, before it counts as a slow consumer.
     pub out_queue: usize,
     /// Record sessions, decisions, observations and transitions (see `record`).
     pub record: bool,
