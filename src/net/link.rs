@@ -109,7 +109,12 @@ pub struct LinkTask {
     pub char_id: CharId,
     seq: u64,
     ring: ReplayRing,
+    /// The socket attached (kept once closed or failed, until its reader's `Detach`, so
+    /// that the detach is recognised as this socket's).
     sock: Option<Arc<Outlet>>,
+    /// The engine was told this socket is gone (a slow consumer's cut): its `Detach`
+    /// does not tell it again.
+    engine_told: bool,
     token_key: TokenKey,
     /// The last token signed, and when (unix s).
     token_cache: Option<(u64, String)>,
@@ -149,6 +154,7 @@ impl LinkTask {
             seq: n.seq_start,
             ring: ReplayRing::new(n.limits.replay_messages, n.limits.replay_bytes),
             sock: Some(n.sock),
+            engine_told: false,
             token_key: n.token_key,
             token_cache: None,
             limits: n.limits,
@@ -282,7 +288,8 @@ impl LinkTask {
         let Some(sock) = &self.sock else { return };
         match sock.send(frames, asked) {
             Sent::Out => {}
-            Sent::Gone => self.sock = None,
+            // Closed or failed: its reader's `Detach` follows.
+            Sent::Gone => {}
             Sent::Full => self.slow_consumer(),
         }
     }
@@ -296,7 +303,7 @@ impl LinkTask {
 
     /// The socket stopped reading: cut it off with `slow_consumer`; the link lives on.
     fn slow_consumer(&mut self) {
-        let Some(sock) = self.sock.take() else {
+        let Some(sock) = self.sock.clone() else {
             return;
         };
         self.seq += 1;
@@ -305,7 +312,8 @@ impl LinkTask {
         self.keep(frame.clone());
         sock.cut_off(frame);
         self.metrics.slow_consumer_link.fetch_add(1, Relaxed);
-        let _ = self.engine.tx.try_send(EngineMsg::Detach { char_id: self.char_id, link_id: self.link_id });
+        // At once if the engine's inbox has room; else when the socket's reader ends.
+        self.engine_told = self.engine.tx.try_send(EngineMsg::Detach { char_id: self.char_id, link_id: self.link_id }).is_ok();
         tracing::info!(name = %self.name, "slow consumer disconnected");
     }
 
@@ -343,7 +351,9 @@ impl LinkTask {
                     Some(LinkCtl::Detach(gone)) => {
                         if self.sock.as_ref().is_some_and(|s| Arc::ptr_eq(s, &gone)) {
                             self.sock = None;
-                            let _ = self.engine.tx.send(EngineMsg::Detach { char_id: self.char_id, link_id: self.link_id }).await;
+                            if !std::mem::take(&mut self.engine_told) {
+                                let _ = self.engine.tx.send(EngineMsg::Detach { char_id: self.char_id, link_id: self.link_id }).await;
+                            }
                         }
                         gone.close(None, "");
                     }
@@ -352,6 +362,7 @@ impl LinkTask {
                         // takeover started the link afresh since): not filled.
                         let filled = last_seq == self.seq || (last_seq < self.seq && self.ring.first_seq().is_some_and(|s| s <= last_seq + 1));
                         self.sock = Some(sock);
+                        self.engine_told = false;
                         if filled {
                             let frames = self.ring.since(last_seq);
                             self.deliver(frames, None);
@@ -370,5 +381,73 @@ impl LinkTask {
         }
         self.hub.remove_if(&self.name, self.link_id);
         self.count(-(self.ring.held() as isize), -(self.ring.frames() as isize));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::EventKind;
+    use crate::metrics::Metrics;
+
+    /// A link on a real loopback socket, bound to character 42, and the engine's inbox.
+    async fn link() -> (Arc<Outlet>, mpsc::Sender<LinkCtl>, mpsc::Sender<Outs>, mpsc::Receiver<EngineMsg>, tokio::net::TcpStream) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let (client, accepted) = tokio::join!(tokio::net::TcpStream::connect(listener.local_addr().unwrap()), listener.accept());
+        let (read, write) = accepted.unwrap().0.into_split();
+        let (_tap, wire) = super::super::ws_wire::pair(read);
+        let metrics = Arc::new(Metrics::default());
+        let sock = Outlet::new(write, wire, 16, metrics.clone());
+        let (engine_tx, engine_rx) = mpsc::channel(16);
+        let engine = EngineHandle { tx: engine_tx, wakes: Default::default() };
+        let (ctl, out, bind) = LinkTask::spawn(NewLink {
+            name: "brenda".into(),
+            link_id: 7,
+            seq_start: 0,
+            sock: sock.clone(),
+            token_key: TokenKey([1; 32]),
+            limits: LinkLimits::default(),
+            engine,
+            hub: Arc::new(Hub::default()),
+            metrics,
+        });
+        bind.send(42).unwrap();
+        (sock, ctl, out, engine_rx, client.unwrap())
+    }
+
+    fn chatter() -> Outs {
+        vec![Out::Event { kind: EventKind::Say, text: "Bannor says, 'busy here'".into(), from: Some("Bannor".into()), re: None }]
+    }
+
+    /// The client's close was echoed (the socket is closed) and the room's chatter found
+    /// it gone before its reader's `Detach` arrived: the engine is still told, so the
+    /// character goes link-dead. (The link used to let go of a socket it found gone, and
+    /// then took the `Detach` for another socket's: the character stayed in the world.)
+    #[tokio::test]
+    async fn a_socket_found_gone_is_still_detached_in_the_engine() {
+        let (sock, ctl, out, mut engine_rx, _client) = link().await;
+        sock.close(Some(1000), "bye");
+        out.send(chatter()).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        ctl.send(LinkCtl::Detach(sock.clone())).await.unwrap();
+        let msg = tokio::time::timeout(Duration::from_secs(5), engine_rx.recv()).await.expect("the engine hears of it").unwrap();
+        assert!(matches!(msg, EngineMsg::Detach { char_id: 42, link_id: 7 }), "expected the detach");
+    }
+
+    /// A socket the link no longer has (a resume replaced it) detaches nothing.
+    #[tokio::test]
+    async fn a_replaced_sockets_detach_is_not_the_links() {
+        let (old, ctl, _out, mut engine_rx, _client) = link().await;
+        let (new, _ctl2, _out2, _engine_rx2, _client2) = link().await;
+        let (tx, rx) = oneshot::channel();
+        ctl.send(LinkCtl::Attach { sock: new.clone(), last_seq: 0, reply: tx }).await.unwrap();
+        assert!(rx.await.unwrap(), "nothing was missed");
+        assert!(matches!(engine_rx.recv().await, Some(EngineMsg::Reattach { .. })));
+        ctl.send(LinkCtl::Detach(old.clone())).await.unwrap();
+        assert!(
+            tokio::time::timeout(Duration::from_millis(300), engine_rx.recv()).await.is_err(),
+            "no detach for a socket the link let go"
+        );
+        assert_eq!(new.send(vec!["still attached".into()], None), Sent::Out);
     }
 }

@@ -7,11 +7,12 @@
 //! the socket drains, sends tungstenite's answers (pongs, the close's echo), and ends
 //! once the close is out (or its grace ran out, or the socket failed).
 //!
-//! A socket that stops reading holds at most `cap` batches (what the link sent since the
-//! socket last took everything); one more and the link cuts it off as a slow consumer:
+//! A socket that stops reading holds at most `cap` batches the socket has not finished
+//! taking; one more and the link cuts it off as a slow consumer:
 //! the frame in flight is finished, the rest is dropped (the link's replay ring still
 //! holds it for a resume), and the last word and the 1008 close follow.
 
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -39,8 +40,8 @@ pub struct Outlet {
 
 struct State {
     wire: Wire,
-    /// Batches framed since the socket last took everything.
-    batches: usize,
+    /// Where each batch the socket has not finished taking ends in the wire's buffer.
+    ends: VecDeque<usize>,
     /// When each command the waiting frames answer was read (timed once written).
     asked: Vec<Instant>,
     /// When the close was queued.
@@ -69,7 +70,7 @@ enum Flush {
 impl Outlet {
     pub fn new(io: OwnedWriteHalf, wire: Wire, cap: usize, metrics: Arc<Metrics>) -> Arc<Outlet> {
         let ctl = wire.control().clone();
-        let st = State { wire, batches: 0, asked: Vec::new(), closed_at: None, broken: false };
+        let st = State { wire, ends: VecDeque::new(), asked: Vec::new(), closed_at: None, broken: false };
         Arc::new(Outlet { io, st: Mutex::new(st), wake: Notify::new(), ctl, cap: cap.max(1), metrics })
     }
 
@@ -80,7 +81,7 @@ impl Outlet {
         if st.broken || st.wire.is_closed() {
             return Sent::Gone;
         }
-        if st.batches >= self.cap {
+        if st.ends.len() >= self.cap {
             return Sent::Full;
         }
         // Frames already waiting: the flusher is on them, and takes these too.
@@ -88,7 +89,8 @@ impl Outlet {
         for t in texts {
             st.wire.push_text(t);
         }
-        st.batches += 1;
+        let end = st.wire.framed();
+        st.ends.push_back(end);
         st.asked.extend(asked);
         if !behind {
             self.speak(&mut st);
@@ -130,7 +132,7 @@ impl Outlet {
             return;
         }
         st.wire.drop_unsent();
-        st.batches = 0;
+        st.ends.clear();
         st.asked.clear();
         st.wire.push_text(last);
         st.wire.push_close(Some(1008), "slow_consumer");
@@ -138,9 +140,9 @@ impl Outlet {
         self.speak(&mut st);
     }
 
-    /// Batches waiting for the socket.
+    /// Batches the socket has not finished taking.
     pub fn waiting(&self) -> usize {
-        self.lock().batches
+        self.lock().ends.len()
     }
 
     /// The connection's flusher: sleeps until a speaker leaves something the socket would
@@ -204,13 +206,19 @@ impl Outlet {
         }
         match st.wire.write_out(|b| self.io.try_write(b)) {
             Ok(true) => {
-                st.batches = 0;
+                st.ends.clear();
                 for at in st.asked.drain(..) {
                     self.metrics.command_reply.observe_duration(at.elapsed());
                 }
                 Flush::Out
             }
-            Ok(false) => Flush::Blocked,
+            Ok(false) => {
+                let taken = st.wire.taken();
+                while st.ends.front().is_some_and(|end| *end <= taken) {
+                    st.ends.pop_front();
+                }
+                Flush::Blocked
+            }
             Err(e) => {
                 tracing::debug!(error = %e, "agent socket write failed");
                 st.broken = true;
@@ -332,6 +340,31 @@ mod tests {
             assert!(f.starts_with(&format!("{i} ")) && f.len() == format!("{i} ").len() + big.len(), "frame {i} whole");
         }
         tokio::time::timeout(Duration::from_secs(10), flusher).await.expect("the flusher ends after the close").unwrap();
+    }
+
+    /// A client that reads slowly but does read is not a slow consumer: what the socket
+    /// has taken no longer counts against the cap.
+    #[tokio::test]
+    async fn batches_the_socket_took_no_longer_count() {
+        let cap = 4;
+        let (_server, outlet, _flusher, mut client, _) = connect(cap, Some(4096)).await;
+        let big = "z".repeat(256 * 1024);
+        let mut sent = 0;
+        while outlet.send(vec![Utf8Bytes::from(format!("{sent} {big}"))], None) == Sent::Out {
+            sent += 1;
+            assert!(sent < 2_000, "the kernel took {sent} frames of 256 KiB without blocking");
+        }
+        assert_eq!(outlet.waiting(), cap);
+        // The client reads everything that was sent before the batches that wait, and one more.
+        for i in 0..=(sent - cap) {
+            assert!(next_text(&mut client).await.starts_with(&format!("{i} ")));
+        }
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while outlet.waiting() >= cap {
+            assert!(Instant::now() < deadline, "still {} batches waiting", outlet.waiting());
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(outlet.send(vec!["room again".into()], None), Sent::Out);
     }
 
     #[tokio::test]

@@ -142,6 +142,16 @@ impl Wire {
         self.buf.len() - self.sent
     }
 
+    /// Bytes framed since the buffer was last emptied (where the next frame will start).
+    pub fn framed(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// How much of what was framed the socket has taken.
+    pub fn taken(&self) -> usize {
+        self.sent
+    }
+
     /// The buffer's capacity (what the connection holds between batches).
     pub fn capacity(&self) -> usize {
         self.buf.capacity()
@@ -390,8 +400,14 @@ mod tests {
             let mut out = Vec::new();
             assert!(!wire.write_out(socket(&mut out, 1)).unwrap());
             wire.drop_unsent();
-            assert_eq!(wire.pending() + 1, wire.buf.len());
-            assert_eq!(frame_end_at(&wire.buf, 1), wire.buf.len(), "length {len}");
+            // The frame in flight, whole: its header and its payload, and not a byte more.
+            let head = match len {
+                0..126 => 2,
+                126..65_536 => 4,
+                _ => 10,
+            };
+            assert_eq!(wire.buf.len(), head + len, "length {len}");
+            assert_eq!(frame_end_at(&wire.buf, 1), head + len, "length {len}");
         }
     }
 
