@@ -281,6 +281,20 @@ mod tests {
         }
     }
 
+    /// Sends numbered `big` frames ("0 zzz…", "1 zzz…") to a client that does not read,
+    /// until the outlet is full; how many went.
+    fn fill(outlet: &Outlet, big: &str) -> usize {
+        let mut sent = 0;
+        loop {
+            match outlet.send(vec![Utf8Bytes::from(format!("{sent} {big}"))], None) {
+                Sent::Out => sent += 1,
+                Sent::Full => return sent,
+                Sent::Gone => panic!("the socket went while filling it"),
+            }
+            assert!(sent < 2_000, "the kernel took {sent} frames of 256 KiB without blocking");
+        }
+    }
+
     #[tokio::test]
     async fn batches_go_straight_out_in_order_and_replies_are_timed() {
         let (_server, outlet, flusher, mut client, metrics) = connect(4, None).await;
@@ -310,16 +324,7 @@ mod tests {
         let cap = 4;
         let (_server, outlet, flusher, mut client, _) = connect(cap, Some(4096)).await;
         let big = "z".repeat(256 * 1024);
-        let mut sent = 0;
-        let full = loop {
-            match outlet.send(vec![Utf8Bytes::from(format!("{sent} {big}"))], None) {
-                Sent::Out => sent += 1,
-                Sent::Full => break true,
-                Sent::Gone => break false,
-            }
-            assert!(sent < 2_000, "the kernel took {sent} frames of 256 KiB without blocking");
-        };
-        assert!(full);
+        let sent = fill(&outlet, &big);
         assert_eq!(outlet.waiting(), cap);
         outlet.cut_off("last".into());
         assert_eq!(outlet.send(vec!["after the cut".into()], None), Sent::Gone);
@@ -349,11 +354,7 @@ mod tests {
         let cap = 4;
         let (_server, outlet, _flusher, mut client, _) = connect(cap, Some(4096)).await;
         let big = "z".repeat(256 * 1024);
-        let mut sent = 0;
-        while outlet.send(vec![Utf8Bytes::from(format!("{sent} {big}"))], None) == Sent::Out {
-            sent += 1;
-            assert!(sent < 2_000, "the kernel took {sent} frames of 256 KiB without blocking");
-        }
+        let sent = fill(&outlet, &big);
         assert_eq!(outlet.waiting(), cap);
         // The client reads everything that was sent before the batches that wait, and one more.
         for i in 0..=(sent - cap) {
