@@ -39,8 +39,9 @@ pub async fn serve(shared: &Shared, link: &LinkHandle, req: &HudRequest, re: Opt
                 "heartbeat_s": heartbeat_s,
             }),
             re,
+            from: link.sock.clone(),
         },
-        Err(e) => LinkCtl::Error { code: e.code(), message: e.to_string(), retry_after_ms: None, re },
+        Err(e) => LinkCtl::Error { code: e.code(), message: e.to_string(), retry_after_ms: None, re, from: link.sock.clone() },
     };
     link.ctl.send(ctl).await.ok()?;
     Some(heartbeat_s)

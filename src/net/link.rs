@@ -24,25 +24,32 @@ use crate::game::world::CharId;
 use crate::game::{EngineHandle, EngineMsg, Out, Outs};
 use crate::protocol;
 
-/// Messages the session itself produces (errors), stamped by the link.
+/// Messages the session itself produces (errors), stamped by the link. Each names the
+/// socket it comes from (`from`): one the link no longer has (a resume took the
+/// character over from it) reaches neither the character nor the socket attached now.
 pub enum LinkCtl {
     /// A reply of the session's own (`hud`), stamped like everything else.
     Reply {
         kind: &'static str,
         data: serde_json::Value,
         re: Option<Arc<str>>,
+        from: Arc<Outlet>,
     },
     Error {
         code: &'static str,
         message: String,
         retry_after_ms: Option<u64>,
         re: Option<Arc<str>>,
+        from: Arc<Outlet>,
     },
     /// Close the socket after everything sent before it (an error always precedes its close).
     Close {
         code: u16,
         reason: String,
+        from: Arc<Outlet>,
     },
+    /// A resume: `sock` takes the link over; one still attached is told
+    /// `session_taken_over` and closed (protocol §9, as a second login's).
     Attach {
         sock: Arc<Outlet>,
         last_seq: u64,
@@ -61,6 +68,8 @@ pub struct LinkHandle {
     pub ctl: mpsc::Sender<LinkCtl>,
     /// The character's name.
     pub name: Arc<str>,
+    /// The socket of the session holding this handle (the one it was attached with).
+    pub sock: Arc<Outlet>,
 }
 
 /// Live links by lower-case character name (for `resume`).
@@ -301,6 +310,22 @@ impl LinkTask {
         }
     }
 
+    /// Whether `sock` is the socket attached.
+    fn attached(&self, sock: &Arc<Outlet>) -> bool {
+        self.sock.as_ref().is_some_and(|s| Arc::ptr_eq(s, sock))
+    }
+
+    /// A resume took the link over from `old` while it was still attached: it is told
+    /// so and closed, as a second login's old connection is (protocol §9). The notice
+    /// is numbered after the last message `old` could have had; it is not kept for
+    /// replay, since the socket resuming has the link's numbering from there on.
+    fn take_over(&mut self, old: &Arc<Outlet>) {
+        let text =
+            protocol::error_frame(self.seq + 1, "session_taken_over", "this session was resumed from another connection", None, None);
+        let _ = old.send([Utf8Bytes::from(text)], None);
+        old.close(Some(1008), "session_taken_over");
+    }
+
     /// The socket stopped reading: cut it off with `slow_consumer`; the link lives on.
     fn slow_consumer(&mut self) {
         let Some(sock) = self.sock.clone() else {
@@ -337,17 +362,25 @@ impl LinkTask {
                 },
                 ctl = ctl_rx.recv() => match ctl {
                     None => {}
-                    Some(LinkCtl::Reply { kind: "hud", data, re }) => {
+                    // Said on a socket taken over since: for nobody.
+                    Some(LinkCtl::Reply { from, .. } | LinkCtl::Error { from, .. }) if !self.attached(&from) => {}
+                    Some(LinkCtl::Reply { kind: "hud", data, re, .. }) => {
                         let stub = serde_json::json!({"stale": true, "format": data["format"], "budget": data["budget"]});
                         self.emit_ephemeral(|seq| protocol::reply_frame(seq, "hud", data, re.as_ref()), |seq| protocol::reply_frame(seq, "hud", stub, re.as_ref()));
                     }
-                    Some(LinkCtl::Reply { kind, data, re }) => {
+                    Some(LinkCtl::Reply { kind, data, re, .. }) => {
                         self.emit(|seq| Some(protocol::reply_frame(seq, kind, data, re.as_ref())));
                     }
-                    Some(LinkCtl::Error { code, message, retry_after_ms, re }) => {
+                    Some(LinkCtl::Error { code, message, retry_after_ms, re, .. }) => {
                         self.emit(|seq| Some(protocol::error_frame(seq, code, &message, retry_after_ms, re.as_ref())));
                     }
-                    Some(LinkCtl::Close { code, reason }) => self.close(code, &reason),
+                    Some(LinkCtl::Close { code, reason, from }) => {
+                        if self.attached(&from) {
+                            self.close(code, &reason);
+                        } else {
+                            from.close(Some(code), &reason);
+                        }
+                    }
                     Some(LinkCtl::Detach(gone)) => {
                         if self.sock.as_ref().is_some_and(|s| Arc::ptr_eq(s, &gone)) {
                             self.sock = None;
@@ -361,6 +394,9 @@ impl LinkTask {
                         // A `last_seq` past this link's own was never sent by it (a
                         // takeover started the link afresh since): not filled.
                         let filled = last_seq == self.seq || (last_seq < self.seq && self.ring.first_seq().is_some_and(|s| s <= last_seq + 1));
+                        if let Some(old) = self.sock.take().filter(|old| !Arc::ptr_eq(old, &sock)) {
+                            self.take_over(&old);
+                        }
                         self.sock = Some(sock);
                         self.engine_told = false;
                         if filled {
@@ -448,6 +484,28 @@ mod tests {
             tokio::time::timeout(Duration::from_millis(300), engine_rx.recv()).await.is_err(),
             "no detach for a socket the link let go"
         );
+        assert_eq!(new.send(vec!["still attached".into()], None), Sent::Out);
+    }
+
+    /// A resume takes the link over from a socket still open: that socket is closed, and
+    /// what its session still says (an error, a close) goes nowhere near the new one.
+    #[tokio::test]
+    async fn a_taken_over_socket_s_close_and_errors_are_not_the_new_one_s() {
+        let (old, ctl, _out, mut engine_rx, _client) = link().await;
+        let (new, _ctl2, _out2, _engine_rx2, _client2) = link().await;
+        let (tx, rx) = oneshot::channel();
+        ctl.send(LinkCtl::Attach { sock: new.clone(), last_seq: 0, reply: tx }).await.unwrap();
+        assert!(rx.await.unwrap());
+        assert!(matches!(engine_rx.recv().await, Some(EngineMsg::Reattach { .. })));
+        assert!(old.closing(), "the old socket is closed at the takeover");
+        let error = LinkCtl::Error { code: "frame_too_large", message: "big".into(), retry_after_ms: None, re: None, from: old.clone() };
+        ctl.send(error).await.unwrap();
+        ctl.send(LinkCtl::Close { code: 1009, reason: "frame_too_large".into(), from: old.clone() }).await.unwrap();
+        // The link has handled both once it answers a later request.
+        let (tx, rx) = oneshot::channel();
+        ctl.send(LinkCtl::Attach { sock: new.clone(), last_seq: 1, reply: tx }).await.unwrap();
+        rx.await.unwrap();
+        assert!(!new.closing(), "the resumed socket is still open");
         assert_eq!(new.send(vec!["still attached".into()], None), Sent::Out);
     }
 }

@@ -62,7 +62,7 @@ impl Shared {
             name: name.clone(),
             link_id,
             seq_start: pre_seq,
-            sock,
+            sock: sock.clone(),
             token_key: self.token_key.clone(),
             limits: self.edge.link,
             engine: self.engine.clone(),
@@ -109,7 +109,7 @@ impl Shared {
             };
         };
         let _ = bind.send(char_id);
-        let handle = LinkHandle { link_id, char_id, ctl, name: Arc::from(name.as_str()) };
+        let handle = LinkHandle { link_id, char_id, ctl, name: Arc::from(name.as_str()), sock };
         self.hub.insert(&name, handle.clone());
         LoginOutcome::In(handle)
     }
@@ -167,8 +167,10 @@ impl Shared {
             self.login_ok(ip);
             if let Some(h) = self.hub.get(&claims.name) {
                 let (tx, rx) = oneshot::channel();
-                if h.ctl.send(LinkCtl::Attach { sock, last_seq: resume.last_seq, reply: tx }).await.is_ok() && rx.await.is_ok() {
-                    return LoginOutcome::In(h);
+                if h.ctl.send(LinkCtl::Attach { sock: sock.clone(), last_seq: resume.last_seq, reply: tx }).await.is_ok()
+                    && rx.await.is_ok()
+                {
+                    return LoginOutcome::In(LinkHandle { sock, ..h });
                 }
                 return LoginOutcome::Refused {
                     code: "internal",

@@ -140,6 +140,13 @@ impl Outlet {
         self.speak(&mut st);
     }
 
+    /// The socket is closing or gone: nothing more will be sent on it (a close was
+    /// queued, it was cut off or taken over, or it failed).
+    pub fn closing(&self) -> bool {
+        let st = self.lock();
+        st.broken || st.closed_at.is_some() || st.wire.is_closed()
+    }
+
     /// Batches the socket has not finished taking.
     pub fn waiting(&self) -> usize {
         self.lock().ends.len()

@@ -72,7 +72,7 @@ impl Session {
     async fn send_error(&mut self, code: &'static str, message: impl Into<String>, retry: Option<u64>, re: Option<Arc<str>>) {
         let message = message.into();
         if let Some(l) = &self.link {
-            let _ = l.ctl.send(LinkCtl::Error { code, message, retry_after_ms: retry, re }).await;
+            let _ = l.ctl.send(LinkCtl::Error { code, message, retry_after_ms: retry, re, from: self.outlet.clone() }).await;
         } else {
             self.pre_seq += 1;
             let f = protocol::error_frame(self.pre_seq, code, &message, retry, re.as_ref());
@@ -97,7 +97,7 @@ impl Session {
     /// through the link, so the close must too or it overtakes them.
     async fn close(&mut self, code: u16, reason: &str) {
         if let Some(l) = &self.link {
-            if l.ctl.send(LinkCtl::Close { code, reason: reason.to_string() }).await.is_ok() {
+            if l.ctl.send(LinkCtl::Close { code, reason: reason.to_string(), from: self.outlet.clone() }).await.is_ok() {
                 return;
             }
         }
@@ -106,6 +106,11 @@ impl Session {
 
     /// Handles one text frame; `false` ends the connection.
     async fn on_text(&mut self, text: &str) -> bool {
+        // Closed by the link (taken over by a resume, cut off, quit): what the client
+        // still sends is for nobody.
+        if self.link.is_some() && self.outlet.closing() {
+            return false;
+        }
         if text.len() > MAX_FRAME {
             self.send_error("frame_too_large", format!("frames are limited to {MAX_FRAME} bytes"), None, None).await;
             self.close(1009, "frame_too_large").await;

@@ -213,8 +213,8 @@ async fn the_old_socket_closing_after_a_resume_leaves_the_new_one_attached() {
     a2.send(json!({"type": "login", "data": {"is_agent": true, "resume": {"token": token, "last_seq": a.last_seq}}})).await;
     a2.cmd("look", "l2").await;
     assert!(a2.reply_text("l2").await.contains("Test Temple"));
-    // Now the old socket goes.
-    a.ws.close(None).await.unwrap();
+    // Now the old socket goes (the takeover may have closed it already).
+    let _ = a.ws.close(None).await;
     drop(a);
     tokio::time::sleep(Duration::from_millis(300)).await;
     a2.cmd("look", "l3").await;
@@ -230,6 +230,54 @@ async fn the_old_socket_closing_after_a_resume_leaves_the_new_one_attached() {
         "Brenda never lost her link: {:?}",
         b.seen.iter().filter_map(|v| v["data"]["text"].as_str()).collect::<Vec<_>>()
     );
+    srv.shutdown().await;
+}
+
+/// A resume while the old socket is still open takes the character over, as a second
+/// login does (protocol §9): the old socket is told `session_taken_over` and closed.
+/// (It used to stay open, its commands still driving the character.)
+#[tokio::test]
+async fn a_resume_takes_the_character_over_from_a_socket_still_open() {
+    let srv = TestServer::start().await;
+    let key = srv.key("brenda").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    let state = a.login_key("brenda", &key).await;
+    let token = state["data"]["token"].as_str().unwrap().to_string();
+    let mut a2 = WsClient::connect(srv.addr).await;
+    a2.last_seq = a.last_seq;
+    a2.send(json!({"type": "login", "data": {"is_agent": true, "resume": {"token": token, "last_seq": a.last_seq}}})).await;
+    a2.cmd("look", "l1").await;
+    assert!(a2.reply_text("l1").await.contains("Test Temple"));
+    assert_eq!(a.error_code().await, "session_taken_over");
+    assert_eq!(a.closed().await, Some(1008));
+    a2.cmd("look", "l2").await;
+    assert!(a2.reply_text("l2").await.contains("Test Temple"));
+    srv.shutdown().await;
+}
+
+/// What the old socket does after a resume reaches neither the character nor the new
+/// socket: its oversized frame closes the old socket only. (Its error and its close
+/// went through the link to the resumed socket, which was closed with 1009.)
+#[tokio::test]
+async fn the_old_socket_s_oversized_frame_after_a_resume_leaves_the_new_one_open() {
+    let srv = TestServer::start().await;
+    let key = srv.key("brenda").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    let state = a.login_key("brenda", &key).await;
+    let token = state["data"]["token"].as_str().unwrap().to_string();
+    let mut a2 = WsClient::connect(srv.addr).await;
+    a2.last_seq = a.last_seq;
+    a2.send(json!({"type": "login", "data": {"is_agent": true, "resume": {"token": token, "last_seq": a.last_seq}}})).await;
+    a2.cmd("look", "l1").await;
+    assert!(a2.reply_text("l1").await.contains("Test Temple"));
+    // The old client has read nothing since: it still writes.
+    let big = format!("{{\"type\":\"command\",\"data\":{{\"command\":\"say {}\"}}}}", "x".repeat(17 * 1024));
+    let _ = futures_util::SinkExt::send(&mut a.ws, tokio_tungstenite::tungstenite::Message::text(big)).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    a2.cmd("look", "l2").await;
+    let v = a2.until(|v| v["re"] == "l2").await;
+    assert_eq!(v["type"], "event", "the resumed socket is still served: {v}");
+    assert!(!a2.seen.iter().any(|v| v["type"] == "error"), "no error of the old socket's reached the new one: {:?}", a2.seen);
     srv.shutdown().await;
 }
 
