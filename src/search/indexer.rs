@@ -233,9 +233,7 @@ fn step(
             st.read_back.fetch_add(*at - from, Ordering::Relaxed);
             continue;
         }
-        for group in super::index::shared_groups(&records) {
-            ix.add(w, &group)?;
-        }
+        ix.add_records(w, &records)?;
         records.iter().for_each(&mut seen);
         added += records.len() as u64;
         *at = batch;
@@ -284,9 +282,7 @@ pub fn catch_up(
         let batches = store.batches_after(*at, READ_BATCHES).map_err(|e| SearchError::Io(std::io::Error::other(e.to_string())))?;
         let Some(&(end, _)) = batches.last() else { break };
         for (_, records) in &batches {
-            for group in super::index::shared_groups(records) {
-                ix.add(w, &group)?;
-            }
+            ix.add_records(w, records)?;
             records.iter().for_each(&mut *seen);
             added += records.len() as u64;
             since_commit += records.len() as u64;
