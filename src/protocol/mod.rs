@@ -243,6 +243,45 @@ fn envelope(ty: &str, seq: u64, data: Value, re: Option<&Arc<str>>) -> String {
     Value::Object(m).to_string()
 }
 
+/// A `vars` frame, serialized from the engine's values as they are: the same text as
+/// the envelope of a JSON map of them (serde_json's map keeps insertion order here: a
+/// repeated name stays where it first came, with its last value), without copying
+/// every value into a map first (a `ROOM_MOBS` is an array of objects: a copy was an
+/// allocation per string).
+pub fn vars_frame(seq: u64, values: &[(&'static str, Value)], resumed: Option<bool>, re: Option<&str>) -> String {
+    struct Data<'a> {
+        values: &'a [(&'static str, Value)],
+        resumed: Option<bool>,
+    }
+    impl serde::Serialize for Data<'_> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            use serde::ser::SerializeMap;
+            let resumed = self.resumed.map(Value::Bool);
+            let keyed: Vec<(&str, &Value)> =
+                self.values.iter().map(|(k, v)| (*k, v)).chain(resumed.as_ref().map(|r| ("resumed", r))).collect();
+            let mut m = s.serialize_map(None)?;
+            for (i, (k, _)) in keyed.iter().enumerate() {
+                if keyed[..i].iter().any(|(earlier, _)| earlier == k) {
+                    continue;
+                }
+                let last = keyed.iter().rev().find(|(name, _)| name == k).map_or(&Value::Null, |(_, v)| *v);
+                m.serialize_entry(k, last)?;
+            }
+            m.end()
+        }
+    }
+    #[derive(serde::Serialize)]
+    struct Msg<'a> {
+        #[serde(rename = "type")]
+        ty: &'static str,
+        seq: u64,
+        data: Data<'a>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        re: Option<&'a str>,
+    }
+    serde_json::to_string(&Msg { ty: "vars", seq, data: Data { values, resumed }, re }).unwrap_or_default()
+}
+
 /// A reply the session itself makes (`hud`, `actions_result`), stamped by the link.
 pub fn reply_frame(seq: u64, ty: &str, data: Value, re: Option<&Arc<str>>) -> String {
     envelope(ty, seq, data, re)
@@ -316,16 +355,7 @@ pub fn render(seq: u64, out: &Out, token: &str) -> Option<String> {
             }
             serde_json::to_string(&StateMsg { ty: "state", seq, data: StateBody { state: data, token }, re: re.as_deref() }).ok()
         }
-        Out::Vars { values, re, resumed } => {
-            let mut m = Map::with_capacity(values.len() + 1);
-            for (k, v) in values {
-                m.insert((*k).to_string(), v.clone());
-            }
-            if let Some(r) = resumed {
-                m.insert("resumed".into(), json!(r));
-            }
-            Some(envelope("vars", seq, Value::Object(m), re.as_ref()))
-        }
+        Out::Vars { values, re, resumed } => Some(vars_frame(seq, values, *resumed, re.as_deref())),
         Out::Error { code, message, re, extra } => {
             let mut d = json!({"code": code, "message": message});
             if let Some(Value::Object(m)) = extra {

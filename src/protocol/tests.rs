@@ -88,6 +88,35 @@ proptest! {
         prop_assert_eq!(event_frame_len(seq, &tail), whole.len());
     }
 
+    /// A `vars` frame is byte for byte the envelope of a JSON map of its values (the
+    /// way it was made before): keys in the map's order, a repeated name's last value.
+    #[test]
+    fn vars_frames_are_the_envelope_of_a_map(
+        picks in proptest::collection::vec((0usize..crate::game::vars::VAR_NAMES.len(), 0u8..5, "[ -~]{0,12}"), 0..12),
+        resumed in proptest::option::of(any::<bool>()),
+        re in proptest::option::of("[ -~]{0,10}"),
+        seq in any::<u64>(),
+    ) {
+        let value = |kind: u8, s: &str| match kind {
+            0 => json!(s),
+            1 => json!(s.len() as i64 - 5),
+            2 => json!([s, {"name": s, "target_string": s}]),
+            3 => Value::Null,
+            _ => json!({"n": s.len(), "on": s.is_empty()}),
+        };
+        let values: Vec<(&'static str, Value)> = picks.iter().map(|(i, k, s)| (crate::game::vars::VAR_NAMES[*i], value(*k, s))).collect();
+        let mut m = Map::new();
+        for (k, v) in &values {
+            m.insert((*k).to_string(), v.clone());
+        }
+        if let Some(r) = resumed {
+            m.insert("resumed".into(), json!(r));
+        }
+        let re: Option<Arc<str>> = re.map(Into::into);
+        let want = envelope("vars", seq, Value::Object(m), re.as_ref());
+        prop_assert_eq!(vars_frame(seq, &values, resumed, re.as_deref()), want);
+    }
+
     /// No input frame panics the parser, and every rejection has a known code.
     #[test]
     fn parser_never_panics(s in ".{0,300}") {
