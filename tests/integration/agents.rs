@@ -233,11 +233,9 @@ async fn the_old_socket_closing_after_a_resume_leaves_the_new_one_attached() {
     srv.shutdown().await;
 }
 
-/// A resume while the old socket is still open takes the character over, as a second
-/// login does (protocol §9): the old socket is told `session_taken_over` and closed.
-/// (It used to stay open, its commands still driving the character.)
-#[tokio::test]
-async fn a_resume_takes_the_character_over_from_a_socket_still_open() {
+/// Brenda logged in on one socket (`a`) and resumed on another (`a2`) while the first is
+/// still open; `a2` has been answered once.
+async fn resumed_while_still_open() -> (TestServer, WsClient, WsClient) {
     let srv = TestServer::start().await;
     let key = srv.key("brenda").await;
     let mut a = WsClient::connect(srv.addr).await;
@@ -248,6 +246,15 @@ async fn a_resume_takes_the_character_over_from_a_socket_still_open() {
     a2.send(json!({"type": "login", "data": {"is_agent": true, "resume": {"token": token, "last_seq": a.last_seq}}})).await;
     a2.cmd("look", "l1").await;
     assert!(a2.reply_text("l1").await.contains("Test Temple"));
+    (srv, a, a2)
+}
+
+/// A resume while the old socket is still open takes the character over, as a second
+/// login does (protocol §9): the old socket is told `session_taken_over` and closed.
+/// (It used to stay open, its commands still driving the character.)
+#[tokio::test]
+async fn a_resume_takes_the_character_over_from_a_socket_still_open() {
+    let (srv, mut a, mut a2) = resumed_while_still_open().await;
     assert_eq!(a.error_code().await, "session_taken_over");
     assert_eq!(a.closed().await, Some(1008));
     a2.cmd("look", "l2").await;
@@ -260,16 +267,7 @@ async fn a_resume_takes_the_character_over_from_a_socket_still_open() {
 /// went through the link to the resumed socket, which was closed with 1009.)
 #[tokio::test]
 async fn the_old_socket_s_oversized_frame_after_a_resume_leaves_the_new_one_open() {
-    let srv = TestServer::start().await;
-    let key = srv.key("brenda").await;
-    let mut a = WsClient::connect(srv.addr).await;
-    let state = a.login_key("brenda", &key).await;
-    let token = state["data"]["token"].as_str().unwrap().to_string();
-    let mut a2 = WsClient::connect(srv.addr).await;
-    a2.last_seq = a.last_seq;
-    a2.send(json!({"type": "login", "data": {"is_agent": true, "resume": {"token": token, "last_seq": a.last_seq}}})).await;
-    a2.cmd("look", "l1").await;
-    assert!(a2.reply_text("l1").await.contains("Test Temple"));
+    let (srv, mut a, mut a2) = resumed_while_still_open().await;
     // The old client has read nothing since: it still writes.
     let big = format!("{{\"type\":\"command\",\"data\":{{\"command\":\"say {}\"}}}}", "x".repeat(17 * 1024));
     let _ = futures_util::SinkExt::send(&mut a.ws, tokio_tungstenite::tungstenite::Message::text(big)).await;
