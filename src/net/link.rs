@@ -382,7 +382,7 @@ impl LinkTask {
                         }
                     }
                     Some(LinkCtl::Detach(gone)) => {
-                        if self.sock.as_ref().is_some_and(|s| Arc::ptr_eq(s, &gone)) {
+                        if self.attached(&gone) {
                             self.sock = None;
                             if !std::mem::take(&mut self.engine_told) {
                                 let _ = self.engine.tx.send(EngineMsg::Detach { char_id: self.char_id, link_id: self.link_id }).await;
