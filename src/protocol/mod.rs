@@ -8,6 +8,9 @@ use serde_json::{json, Map, Value};
 
 use crate::game::output::Out;
 
+mod state_frame;
+pub use state_frame::state_frame;
+
 /// Inbound frame limit (protocol §1).
 pub const MAX_FRAME: usize = 16 * 1024;
 
@@ -337,24 +340,7 @@ pub fn error_frame(seq: u64, code: &str, message: &str, retry_after_ms: Option<u
 pub fn render(seq: u64, out: &Out, token: &str) -> Option<String> {
     match out {
         Out::Event { kind, text, from, re } => Some(event_frame(seq, *kind, text, from.as_deref(), re.as_deref())),
-        Out::State { data, re } => {
-            #[derive(serde::Serialize)]
-            struct StateMsg<'a> {
-                #[serde(rename = "type")]
-                ty: &'static str,
-                seq: u64,
-                data: StateBody<'a>,
-                #[serde(skip_serializing_if = "Option::is_none")]
-                re: Option<&'a str>,
-            }
-            #[derive(serde::Serialize)]
-            struct StateBody<'a> {
-                #[serde(flatten)]
-                state: &'a crate::game::output::StateData,
-                token: &'a str,
-            }
-            serde_json::to_string(&StateMsg { ty: "state", seq, data: StateBody { state: data, token }, re: re.as_deref() }).ok()
-        }
+        Out::State { data, re } => Some(state_frame(seq, data, token, re.as_deref())),
         Out::Vars { values, re, resumed } => Some(vars_frame(seq, values, *resumed, re.as_deref())),
         Out::Error { code, message, re, extra } => {
             let mut d = json!({"code": code, "message": message});
@@ -384,23 +370,30 @@ pub fn render(seq: u64, out: &Out, token: &str) -> Option<String> {
     }
 }
 
-/// The length of `s` as a JSON string literal (quotes and escapes included).
+/// The length of `s` as a JSON string literal (quotes and escapes included), as
+/// `push_json_str` writes it.
 pub fn json_str_len(s: &str) -> usize {
-    // In blocks, branch-free, so that the compiler can count a block's bytes at once.
-    2 + s.len()
-        + s.as_bytes()
-            .chunks(128)
-            .map(|block| {
-                block
-                    .iter()
-                    .map(|&b| {
-                        let short = (b == b'"') | (b == b'\\') | (b == b'\n') | (b == b'\r') | (b == b'\t');
-                        // `\uXXXX`: five more; `\n` and the like: one; a quote: one.
-                        u16::from(short) + 5 * u16::from((b < 0x20) & !short)
-                    })
-                    .sum::<u16>() as usize
-            })
-            .sum::<usize>()
+    let bytes = s.as_bytes();
+    let (blocks, rest) = bytes.as_chunks::<CLEAN_BLOCK>();
+    let mut extra = 0;
+    for (at, block) in blocks.iter().enumerate() {
+        let mut mask = escape_mask(block);
+        while mask != 0 {
+            extra += escape_extra(bytes[at * CLEAN_BLOCK + mask.trailing_zeros() as usize]);
+            mask &= mask - 1;
+        }
+    }
+    extra += rest.iter().filter(|&&b| needs_escape(b)).map(|&b| escape_extra(b)).sum::<usize>();
+    2 + bytes.len() + extra
+}
+
+/// How many bytes more than itself the escape of a byte that needs one takes: `\n` and
+/// the like one, `\uXXXX` five.
+fn escape_extra(b: u8) -> usize {
+    match b {
+        b'"' | b'\\' | b'\n' | b'\r' | b'\t' => 1,
+        _ => 5,
+    }
 }
 
 /// Whether a byte needs an escape in a JSON string.
@@ -411,45 +404,68 @@ fn needs_escape(b: u8) -> bool {
 /// How many bytes a block checked at once holds (`push_json_str`).
 const CLEAN_BLOCK: usize = 16;
 
-/// Whether any byte of a block needs an escape: a whole block is checked without a
-/// branch per byte.
-fn dirty(block: &[u8]) -> bool {
-    match <&[u8; CLEAN_BLOCK]>::try_from(block) {
-        Ok(whole) => whole.iter().fold(false, |any, &b| any | needs_escape(b)),
-        Err(_) => block.iter().any(|&b| needs_escape(b)),
+/// Which bytes of a block need an escape, as bits (bit `i`: byte `i`): the block is
+/// compared at once (SSE2, which every x86_64 has), not a byte at a time.
+#[cfg(target_arch = "x86_64")]
+fn escape_mask(block: &[u8; CLEAN_BLOCK]) -> u32 {
+    use std::arch::x86_64::*;
+    // SAFETY: SSE2 is part of x86_64; the load is unaligned and reads exactly the block.
+    unsafe {
+        let v = _mm_loadu_si128(block.as_ptr().cast());
+        // b < 0x20 ⇔ max(b, 0x1f) == 0x1f (unsigned).
+        let control = _mm_cmpeq_epi8(_mm_max_epu8(v, _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f));
+        let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+        let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+        _mm_movemask_epi8(_mm_or_si128(control, _mm_or_si128(quote, backslash))) as u32
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn escape_mask(block: &[u8; CLEAN_BLOCK]) -> u32 {
+    block.iter().enumerate().fold(0, |mask, (i, &b)| mask | (u32::from(needs_escape(b)) << i))
+}
+
+/// Appends the escape of one byte that needs one.
+fn push_escape(out: &mut String, b: u8) {
+    use std::fmt::Write;
+    match b {
+        b'"' => out.push_str("\\\""),
+        b'\\' => out.push_str("\\\\"),
+        b'\n' => out.push_str("\\n"),
+        b'\r' => out.push_str("\\r"),
+        b'\t' => out.push_str("\\t"),
+        _ => {
+            let _ = write!(out, "\\u{:04x}", b);
+        }
     }
 }
 
 /// Appends `s` as a JSON string literal. Runs of bytes that need no escape are copied
-/// whole (a broadcast's text is mostly such a run), found a block at a time; only `"`,
-/// `\\` and control characters are written one by one.
+/// whole (a broadcast's text is mostly such a run); the bytes that do are found a block
+/// at a time, as a bit mask, and only they are written one by one.
 pub fn push_json_str(out: &mut String, s: &str) {
-    use std::fmt::Write;
+    out.reserve(s.len() + 2);
     out.push('"');
     let bytes = s.as_bytes();
     let mut start = 0;
-    for (at, block) in bytes.chunks(CLEAN_BLOCK).enumerate() {
-        if !dirty(block) {
-            continue;
+    let (blocks, rest) = bytes.as_chunks::<CLEAN_BLOCK>();
+    let mut escape = |out: &mut String, i: usize| {
+        // Every byte escaped is ASCII, so `start..i` ends on a char boundary.
+        out.push_str(&s[start..i]);
+        push_escape(out, bytes[i]);
+        start = i + 1;
+    };
+    for (at, block) in blocks.iter().enumerate() {
+        let mut mask = escape_mask(block);
+        while mask != 0 {
+            escape(out, at * CLEAN_BLOCK + mask.trailing_zeros() as usize);
+            mask &= mask - 1;
         }
-        for (k, &b) in block.iter().enumerate() {
-            if !needs_escape(b) {
-                continue;
-            }
-            let i = at * CLEAN_BLOCK + k;
-            // Every byte escaped is ASCII, so `start..i` ends on a char boundary.
-            out.push_str(&s[start..i]);
-            match b {
-                b'"' => out.push_str("\\\""),
-                b'\\' => out.push_str("\\\\"),
-                b'\n' => out.push_str("\\n"),
-                b'\r' => out.push_str("\\r"),
-                b'\t' => out.push_str("\\t"),
-                _ => {
-                    let _ = write!(out, "\\u{:04x}", b);
-                }
-            }
-            start = i + 1;
+    }
+    let tail = blocks.len() * CLEAN_BLOCK;
+    for (k, &b) in rest.iter().enumerate() {
+        if needs_escape(b) {
+            escape(out, tail + k);
         }
     }
     out.push_str(&s[start..]);
