@@ -273,16 +273,18 @@ pub fn vars_frame(seq: u64, values: &[(&'static str, Value)], resumed: Option<bo
             m.end()
         }
     }
-    #[derive(serde::Serialize)]
-    struct Msg<'a> {
-        #[serde(rename = "type")]
-        ty: &'static str,
-        seq: u64,
-        data: Data<'a>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        re: Option<&'a str>,
-    }
-    serde_json::to_string(&Msg { ty: "vars", seq, data: Data { values, resumed }, re }).unwrap_or_default()
+    serde_json::to_string(&Envelope { ty: "vars", seq, data: Data { values, resumed }, re }).unwrap_or_default()
+}
+
+/// A server message as serde writes it: `{"type", "seq", "data"[, "re"]}`.
+#[derive(serde::Serialize)]
+struct Envelope<'a, D> {
+    #[serde(rename = "type")]
+    ty: &'static str,
+    seq: u64,
+    data: D,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    re: Option<&'a str>,
 }
 
 /// A reply the session itself makes (`hud`, `actions_result`), stamped by the link.

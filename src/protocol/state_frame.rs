@@ -191,21 +191,12 @@ mod tests {
     /// How serde_json wrote a `state` frame from the derive before: the reference.
     fn by_serde(seq: u64, data: &StateData, token: &str, re: Option<&str>) -> String {
         #[derive(serde::Serialize)]
-        struct StateMsg<'a> {
-            #[serde(rename = "type")]
-            ty: &'static str,
-            seq: u64,
-            data: StateBody<'a>,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            re: Option<&'a str>,
-        }
-        #[derive(serde::Serialize)]
         struct StateBody<'a> {
             #[serde(flatten)]
             state: &'a StateData,
             token: &'a str,
         }
-        serde_json::to_string(&StateMsg { ty: "state", seq, data: StateBody { state: data, token }, re }).unwrap()
+        serde_json::to_string(&crate::protocol::Envelope { ty: "state", seq, data: StateBody { state: data, token }, re }).unwrap()
     }
 
     /// Words the engine's `&'static str` fields can hold, a quote and a backslash among them.
