@@ -173,50 +173,114 @@ pub fn world_check(args: WorldCheckArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Runs `work` on the data file opened read-only (it stays byte for byte as it was),
+/// when there is a file and no server holds it. `Ok(Err(held))`: ask the server instead
+/// (there is no file here, or a server holds it).
+pub async fn read_offline<T: Send + 'static>(
+    place: &crate::cli::Place,
+    work: impl FnOnce(&Store) -> anyhow::Result<T> + Send + 'static,
+) -> anyhow::Result<Result<T, bool>> {
+    let Some(db) = place.file()? else { return Ok(Err(false)) };
+    pawns_storage::files::protect(&db);
+    let r = tokio::task::spawn_blocking(move || -> anyhow::Result<T> {
+        let store = Store::open_read_only(&db)?;
+        work(&store)
+    })
+    .await?;
+    match r {
+        Ok(t) => Ok(Ok(t)),
+        Err(e) if is_locked(&e) => Ok(Err(true)),
+        Err(e) => match e.downcast_ref::<StoreError>() {
+            Some(s) => bail!("{s} ({})", s.code()),
+            None => Err(e),
+        },
+    }
+}
+
+/// Whether the error is a data file held by a running server.
+pub fn is_locked(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| c.downcast_ref::<StoreError>().is_some_and(|s| matches!(s, StoreError::Locked { .. })))
+}
+
+/// Where a command's output goes: a new file (never over another unless `--force`, never
+/// through a symlink, never the data file; put in place only when complete by
+/// [`Sink::finish`], and left nowhere if the command fails), or standard output.
+pub enum Sink {
+    File(std::io::BufWriter<pawns_storage::files::NewFile>),
+    Stdout(std::io::BufWriter<std::io::Stdout>),
+}
+
+impl Sink {
+    pub fn open(path: Option<&std::path::Path>, force: bool) -> anyhow::Result<Sink> {
+        Ok(match path {
+            Some(p) => Sink::File(std::io::BufWriter::new(pawns_storage::files::create(p, force).map_err(file_err)?)),
+            None => Sink::Stdout(std::io::BufWriter::new(std::io::stdout())),
+        })
+    }
+
+    pub fn finish(self) -> anyhow::Result<()> {
+        use std::io::Write;
+        match self {
+            Sink::File(w) => w.into_inner().map_err(|e| e.into_error())?.commit().map_err(file_err),
+            Sink::Stdout(mut w) => Ok(w.flush()?),
+        }
+    }
+}
+
+impl std::io::Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Sink::File(w) => w.write(buf),
+            Sink::Stdout(w) => w.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Sink::File(w) => w.flush(),
+            Sink::Stdout(w) => w.flush(),
+        }
+    }
+}
+
+/// A file that was not written, with its stable code.
+pub fn file_err(e: pawns_storage::files::FileError) -> anyhow::Error {
+    anyhow::anyhow!("{e} ({})", e.code())
+}
+
 /// `pawns export sessions|decisions`: from the data file, or from the running server
-/// that holds it.
+/// that holds it. The output is built in memory and written as one new file.
 pub async fn export(args: ExportArgs, decisions: bool) -> anyhow::Result<()> {
     use pawns::record::export::{Format, What};
     let format: Format = args.format.parse().map_err(|m: String| anyhow::anyhow!("--format: {m}"))?;
     if decisions && format != Format::Jsonl {
         bail!("--format: decisions are exported as jsonl only");
     }
+    if let Some(p) = &args.out {
+        pawns_storage::files::check_dest(p, args.force).map_err(file_err)?;
+    }
     let what = if decisions { What::Decisions } else { What::Sessions(format) };
     let since_us = args.since.map(|d| pawns::record::unix_us().saturating_sub(d.as_micros() as u64)).unwrap_or(0);
-    let mut out: Box<dyn std::io::Write + Send> = match &args.out {
-        Some(p) => Box::new(std::io::BufWriter::new(std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?)),
-        None => Box::new(std::io::BufWriter::new(std::io::stdout())),
-    };
-    let db = args.db.clone();
-    let agent = args.agent.clone();
-    let offline = tokio::task::spawn_blocking(move || -> Result<(u64, Box<dyn std::io::Write + Send>), anyhow::Error> {
-        let (store, _) = Store::open(&db)?;
-        let n = pawns::record::export::export(&store, &agent, since_us, what, &mut out)?;
-        out.flush()?;
-        Ok((n, out))
+    let (agent, out, force) = (args.agent.clone(), args.out.clone(), args.force);
+    let offline = read_offline(&args.place, move |store| {
+        let mut sink = Sink::open(out.as_deref(), force)?;
+        let n = pawns::record::export::export(store, &agent, since_us, what, &mut sink)?;
+        sink.finish()?;
+        Ok(n)
     })
     .await?;
     let n = match offline {
-        Ok((n, _)) => n,
-        Err(e) if e.downcast_ref::<StoreError>().is_some_and(|s| matches!(s, StoreError::Locked { .. })) => {
+        Ok(n) => n,
+        Err(held) => {
             let kind = if decisions { "decisions" } else { "sessions" };
-            let url = format!(
-                "{}/api/export?what={kind}&agent={}&since_us={since_us}&format={}",
-                args.server.trim_end_matches('/'),
-                args.agent,
-                args.format
-            );
-            let body = pawns::net::client::get(&url)
-                .await
-                .with_context(|| format!("{} is held by a running server, and asking it at {} failed", args.db.display(), args.server))?;
-            let mut out: Box<dyn std::io::Write> = match &args.out {
-                Some(p) => Box::new(std::fs::File::create(p)?),
-                None => Box::new(std::io::stdout()),
-            };
-            out.write_all(body.as_bytes())?;
+            let url =
+                format!("{}/api/export?what={kind}&agent={}&since_us={since_us}&format={}", args.place.server(), args.agent, args.format);
+            let body = pawns::net::client::get(&url).await.with_context(|| args.place.why_server(held))?;
+            let mut sink = Sink::open(args.out.as_deref(), args.force)?;
+            std::io::Write::write_all(&mut sink, body.as_bytes())?;
+            sink.finish()?;
             body.lines().count() as u64
         }
-        Err(e) => return Err(e),
     };
     eprintln!("exported {n} line(s)");
     Ok(())
@@ -226,43 +290,38 @@ pub async fn export(args: ExportArgs, decisions: bool) -> anyhow::Result<()> {
 /// from the file, or from the server holding it.
 pub async fn export_memory(args: crate::cli::ExportMemoryArgs) -> anyhow::Result<()> {
     pawns::auth::names::check(&args.agent).map_err(|m| anyhow::anyhow!("--agent: {m} (invalid_name)"))?;
-    let (db, agent) = (args.db.clone(), args.agent.clone());
-    if !db.exists() {
-        bail!("{} does not exist (pass --db FILE)", db.display());
+    if let Some(p) = &args.out {
+        pawns_storage::files::check_dest(p, args.force).map_err(file_err)?;
     }
-    let offline = tokio::task::spawn_blocking(move || -> Result<Vec<serde_json::Value>, anyhow::Error> {
-        let (store, _) = Store::open(&db)?;
-        pawns::mind::Mind::export_lines(&store, &agent).map_err(|(code, m)| anyhow::anyhow!("{m} ({code})"))
+    let agent = args.agent.clone();
+    let offline = read_offline(&args.place, move |store| {
+        pawns::mind::Mind::export_lines(store, &agent).map_err(|(code, m)| anyhow::anyhow!("{m} ({code})"))
     })
     .await?;
     let lines = match offline {
         Ok(l) => l,
-        Err(e) if e.downcast_ref::<StoreError>().is_some_and(|s| matches!(s, StoreError::Locked { .. })) => {
-            let url = format!("{}/api/agents/{}/mind", args.server.trim_end_matches('/'), args.agent);
-            let body = pawns::net::client::get(&url)
-                .await
-                .with_context(|| format!("{} is held by a running server, and asking it at {} failed", args.db.display(), args.server))?;
+        Err(held) => {
+            let url = format!("{}/api/agents/{}/mind", args.place.server(), args.agent);
+            let body = pawns::net::client::get(&url).await.with_context(|| args.place.why_server(held))?;
             let v: serde_json::Value = serde_json::from_str(&body).context("the server's answer is not JSON")?;
             v["layers"].as_array().cloned().unwrap_or_default()
         }
-        Err(e) => return Err(e),
     };
-    let mut out: Box<dyn std::io::Write> = match &args.out {
-        Some(p) => Box::new(std::io::BufWriter::new(std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?)),
-        None => Box::new(std::io::BufWriter::new(std::io::stdout())),
-    };
+    let mut sink = Sink::open(args.out.as_deref(), args.force)?;
     for l in &lines {
-        writeln!(out, "{l}")?;
+        use std::io::Write;
+        writeln!(sink, "{l}")?;
     }
-    out.flush()?;
+    sink.finish()?;
     eprintln!("exported {} record(s) of {}'s memory", lines.len(), args.agent);
     Ok(())
 }
 
 /// `pawns backup OUT`: a snapshot from the file when no server holds it, else from the
 /// server (which writes OUT itself, from one read transaction, while it keeps playing).
+/// The file is read only; OUT is written new and put in place when complete.
 pub async fn backup(args: BackupArgs) -> anyhow::Result<()> {
-    let db = args.db.clone();
+    pawns_storage::files::check_dest(&args.out, false).map_err(file_err)?;
     let out = args.out.clone();
     let bar = indicatif::ProgressBar::new(0);
     bar.set_style(
@@ -270,47 +329,55 @@ pub async fn backup(args: BackupArgs) -> anyhow::Result<()> {
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     let b = bar.clone();
-    let offline = tokio::task::spawn_blocking(move || -> Result<pawns_storage::backup::Inventory, StoreError> {
-        let (store, _) = Store::open(&db)?;
-        store.backup_to(&out, &mut |done, total| {
+    let offline = read_offline(&args.place, move |store| {
+        Ok(store.backup_to(&out, &mut |done, total| {
             b.set_length(total);
             b.set_position(done);
-        })
+        })?)
     })
-    .await?;
+    .await;
     bar.finish_and_clear();
-    let inv = match offline {
+    let inv = match offline? {
         Ok(inv) => inv,
-        Err(StoreError::Locked { .. }) => {
+        Err(held) => {
             let path = std::path::absolute(&args.out).unwrap_or(args.out.clone());
-            let url = format!("{}/api/admin/backup?path={}", args.server.trim_end_matches('/'), percent(&path.display().to_string()));
-            eprintln!("{} is held by a running server; asking it to write the backup...", args.db.display());
-            let body = pawns::net::client::post(&url).await.with_context(|| format!("asking the server at {} failed", args.server))?;
+            let url = format!("{}/api/admin/backup?path={}", args.place.server(), percent(&path.display().to_string()));
+            if held {
+                eprintln!("the data file is held by a running server; asking it to write the backup...");
+            }
+            let body = pawns::net::client::post(&url).await.with_context(|| args.place.why_server(held))?;
             let v: serde_json::Value = serde_json::from_str(&body).context("the server answered with something that is not JSON")?;
             if v.get("code").is_some() {
                 bail!("the server refused: {} ({})", v["message"].as_str().unwrap_or(""), v["code"].as_str().unwrap_or(""));
             }
             serde_json::from_value(v).context("reading the server's report")?
         }
-        Err(e) => return Err(anyhow::anyhow!("{e} ({})", e.code())),
     };
     say(&format!("backup written to {}", args.out.display()));
     say(&inventory_text(&inv));
     Ok(())
 }
 
-/// `pawns restore BACKUP [--to DB]`: check it opens and report what it holds; with
-/// `--to`, put it in place (never over a file a server holds).
+/// `pawns restore BACKUP [--to DB]`: check the whole file (every page against its
+/// checksum, every record batch decoded) and report what it holds; with `--to`, put it
+/// in place (never over a file a server holds, never over one without `--force`). The
+/// backup itself is never written: its check runs on a copy.
 pub async fn restore(args: RestoreArgs) -> anyhow::Result<()> {
-    if !args.backup.is_file() {
-        bail!("{} is not a file (backup_missing)", args.backup.display());
+    match std::fs::metadata(&args.backup) {
+        Ok(m) if m.is_file() && m.len() == 0 => bail!("{} is empty: not a pawns data file (store_corrupt)", args.backup.display()),
+        Ok(m) if m.is_file() => {}
+        _ => bail!("{} is not a file (backup_missing)", args.backup.display()),
     }
-    // Check a copy: opening applies migrations, and the backup itself stays as it was.
-    let tmp = std::env::temp_dir().join(format!("pawns-restore-check-{}.redb", std::process::id()));
+    // Check a copy: redb's integrity check needs the file open for writing.
+    let tmpdir = tempfile::tempdir().context("making a scratch directory for the check")?;
+    let tmp = tmpdir.path().join("check.redb");
     std::fs::copy(&args.backup, &tmp).with_context(|| format!("reading {}", args.backup.display()))?;
     let t2 = tmp.clone();
     let checked = tokio::task::spawn_blocking(move || -> Result<pawns_storage::backup::Inventory, StoreError> {
-        let (store, _) = Store::open(&t2)?;
+        let (mut store, _) = Store::open_existing(&t2)?;
+        if !store.check_integrity()? {
+            return Err(StoreError::Corrupt("pages failed their checksums (redb repaired the copy; the backup itself is damaged)".into()));
+        }
         let inv = store.inventory()?;
         // Every record batch must decode.
         let mut after = 0;
@@ -322,22 +389,25 @@ pub async fn restore(args: RestoreArgs) -> anyhow::Result<()> {
         Ok(inv)
     })
     .await?;
-    let _ = std::fs::remove_file(&tmp);
+    drop(tmpdir);
     let inv = checked.map_err(|e| anyhow::anyhow!("{} does not open as a pawns data file: {e} ({})", args.backup.display(), e.code()))?;
     say(&format!("{} opens cleanly.", args.backup.display()));
     say(&inventory_text(&inv));
     if let Some(to) = &args.to {
         if to.exists() && !args.force {
-            bail!("{} exists; pass --force to replace it (the server must be stopped)", to.display());
+            bail!("{} exists; pass --force to replace it (the server must be stopped) (file_exists)", to.display());
         }
         if to.exists() {
             let t = to.clone();
-            let held = tokio::task::spawn_blocking(move || matches!(Store::open(&t), Err(StoreError::Locked { .. }))).await?;
+            let held = tokio::task::spawn_blocking(move || matches!(Store::open_read_only(&t), Err(StoreError::Locked { .. }))).await?;
             if held {
-                bail!("{} is held by a running server; stop it first", to.display());
+                bail!("{} is held by a running server; stop it first (store_locked)", to.display());
             }
         }
-        std::fs::copy(&args.backup, to).with_context(|| format!("writing {}", to.display()))?;
+        let mut out = pawns_storage::files::create(to, args.force).map_err(file_err)?;
+        let mut src = std::fs::File::open(&args.backup).with_context(|| format!("reading {}", args.backup.display()))?;
+        std::io::copy(&mut src, &mut out).with_context(|| format!("writing {}", to.display()))?;
+        out.commit().map_err(file_err)?;
         say(&format!("restored to {}", to.display()));
     }
     Ok(())

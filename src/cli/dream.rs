@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use anyhow::{bail, Context};
-use pawns_storage::{Store, StoreError};
+use pawns_storage::Store;
 
 use crate::cli::DreamArgs;
 use pawns::memory::dream::{dream_agent_in, DreamOptions, SharedLog};
@@ -25,19 +25,30 @@ pub async fn dream(args: DreamArgs) -> anyhow::Result<()> {
         let agent = args.agent.clone();
         off_runtime(move || from_files(&dir, &out, agent.as_deref(), &opts)).await?
     } else {
-        let (db, agent, output) = (args.db.clone(), args.agent.clone(), args.output.clone());
-        match off_runtime(move || from_store(&db, agent.as_deref(), output.as_deref(), &opts)).await {
-            Ok(r) => r,
-            Err(e) if e.downcast_ref::<StoreError>().is_some_and(|e| matches!(e, StoreError::Locked { .. })) => {
-                if args.dry_run {
-                    bail!("{} is held by a running server; a dry run needs the file itself (stop the server, or dream a backup: pawns backup)", args.db.display());
+        match args.place.file()? {
+            None => {
+                if args.dry_run || args.output.is_some() {
+                    bail!("--dry-run and --output need the data file itself: pass --db FILE (the server's memory is at GET /api/agents/NAME/memory)");
                 }
-                if args.output.is_some() {
-                    bail!("{} is held by a running server; --output needs the file itself (the server's memory is at GET /api/agents/NAME/memory)", args.db.display());
-                }
-                through_server(&args).await?
+                through_server(&args, false).await?
             }
-            Err(e) => return Err(e),
+            Some(db) => {
+                let (agent, output) = (args.agent.clone(), args.output.clone());
+                pawns_storage::files::protect(&db);
+                match off_runtime(move || from_store(&db, agent.as_deref(), output.as_deref(), &opts)).await {
+                    Ok(r) => r,
+                    Err(e) if crate::cli::commands::is_locked(&e) => {
+                        if args.dry_run {
+                            bail!("the data file is held by a running server; a dry run needs the file itself (stop the server, or dream a backup: pawns backup)");
+                        }
+                        if args.output.is_some() {
+                            bail!("the data file is held by a running server; --output needs the file itself (the server's memory is at GET /api/agents/NAME/memory)");
+                        }
+                        through_server(&args, true).await?
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
         }
     };
     if args.json {
@@ -77,10 +88,8 @@ fn from_files(dir: &Path, out: &Path, agent: Option<&str>, opts: &DreamOptions) 
 }
 
 fn from_store(db: &Path, agent: Option<&str>, output: Option<&Path>, opts: &DreamOptions) -> anyhow::Result<Vec<DreamResult>> {
-    if !db.exists() {
-        bail!("{} does not exist (no server has written a record there yet)", db.display());
-    }
-    let (store, _) = Store::open(db)?;
+    // A dry run writes nothing, so it reads the file as it is (even on a read-only mount).
+    let store = if opts.dry_run { Store::open_read_only(db)? } else { Store::open_existing(db)?.0 };
     let agents = match agent {
         Some(a) => vec![a.to_ascii_lowercase()],
         None => agents_to_dream(&store),
@@ -105,15 +114,13 @@ fn from_store(db: &Path, agent: Option<&str>, output: Option<&Path>, opts: &Drea
     Ok(results)
 }
 
-async fn through_server(args: &DreamArgs) -> anyhow::Result<Vec<DreamResult>> {
-    let base = args.server.trim_end_matches('/');
+async fn through_server(args: &DreamArgs, held: bool) -> anyhow::Result<Vec<DreamResult>> {
+    let base = args.place.server();
     let url = match &args.agent {
         Some(a) => format!("{base}/api/admin/dream?agent={}", crate::cli::search::encode(a)),
         None => format!("{base}/api/admin/dream?all=1"),
     };
-    let body = pawns::net::client::post(&url)
-        .await
-        .with_context(|| format!("{} is held by a running server, and asking it at {} failed", args.db.display(), args.server))?;
+    let body = pawns::net::client::post(&url).await.with_context(|| args.place.why_server(held))?;
     let v: serde_json::Value = serde_json::from_str(&body).context("the server's answer is not JSON")?;
     if let Some(code) = v.get("code").and_then(|c| c.as_str()) {
         bail!("the server refused: {} [{code}]", v.get("message").and_then(|m| m.as_str()).unwrap_or(""));

@@ -92,15 +92,14 @@ pub struct EvalArgs {
     /// Where the report, its plots and evaluation.json go.
     #[arg(long, default_value = "pawns-eval")]
     pub out: PathBuf,
+    /// Replace output files that are there (never through a symlink, never the data file).
+    #[arg(long)]
+    pub force: bool,
     /// Print the evaluation as JSON instead of writing the report.
     #[arg(long)]
     pub json: bool,
-    /// The data file (used when no server holds it).
-    #[arg(long, default_value = "pawns.redb")]
-    pub db: PathBuf,
-    /// A running server to ask when the data file is held.
-    #[arg(long, default_value = "http://127.0.0.1:4350")]
-    pub server: String,
+    #[command(flatten)]
+    pub place: Place,
 }
 
 #[derive(Args, Debug)]
@@ -153,6 +152,9 @@ pub struct ExperimentArgs {
     /// Where the report goes.
     #[arg(long, default_value = "pawns-experiment")]
     pub out: PathBuf,
+    /// Replace output files that are there (never through a symlink, never the data file).
+    #[arg(long)]
+    pub force: bool,
     /// The running server (its admin API answers loopback callers).
     #[arg(long, default_value = "http://127.0.0.1:4350")]
     pub server: String,
@@ -302,6 +304,60 @@ pub struct AdminTokenArgs {
     pub server: Option<String>,
 }
 
+/// Where a command finds the data: `--db` and `--server` as given.
+#[derive(Args, Debug, Clone, Default)]
+pub struct Place {
+    /// The data file (it must exist: no command but `serve` and `keygen --db` makes one;
+    /// a running server holding it is asked instead). Without --db or --server:
+    /// ./pawns.redb if it is there, else the server at the default URL.
+    #[arg(long)]
+    pub db: Option<PathBuf>,
+    /// A running server to ask. Given without --db, only the server is asked: no file is
+    /// read or made here.
+    #[arg(long)]
+    pub server: Option<String>,
+}
+
+impl Place {
+    /// The data file to open, if any; `None`: ask the server. An explicit `--db` must
+    /// exist (`db_missing` otherwise, naming it).
+    pub fn file(&self) -> anyhow::Result<Option<PathBuf>> {
+        match (&self.db, &self.server) {
+            (Some(db), _) => {
+                if !db.is_file() {
+                    anyhow::bail!(
+                        "no data file at {} (db_missing); pass --db with an existing data file, or --server URL for a running server",
+                        db.display()
+                    );
+                }
+                Ok(Some(db.clone()))
+            }
+            (None, Some(_)) => Ok(None),
+            (None, None) => Ok(Some(PathBuf::from("pawns.redb")).filter(|p| p.is_file())),
+        }
+    }
+
+    /// The server to ask (`--server`, else the default).
+    pub fn server(&self) -> String {
+        self.server.clone().unwrap_or_else(|| DEFAULT_SERVER.to_string()).trim_end_matches('/').to_string()
+    }
+
+    /// Why the server is being asked, for an error when it does not answer.
+    pub fn why_server(&self, held: bool) -> String {
+        let db = self.db.clone().unwrap_or_else(|| PathBuf::from("pawns.redb"));
+        if held {
+            format!("{} is held by a running server, and asking it at {} failed", db.display(), self.server())
+        } else if self.server.is_some() {
+            format!("asking the server at {} failed (connect_failed)", self.server())
+        } else {
+            format!(
+                "no data file here (./pawns.redb) and no server answered at {} (connect_failed); pass --db FILE or --server URL",
+                self.server()
+            )
+        }
+    }
+}
+
 /// Where `keygen` asks when no `--server` is given.
 pub const DEFAULT_SERVER: &str = "http://127.0.0.1:4350";
 
@@ -326,34 +382,22 @@ pub struct SearchArgs {
     /// Print the answer as JSON.
     #[arg(long)]
     pub json: bool,
-    /// The data file (used when no server holds it).
-    #[arg(long, default_value = "pawns.redb")]
-    pub db: PathBuf,
-    /// A running server to ask when the data file is held.
-    #[arg(long, default_value = "http://127.0.0.1:4350")]
-    pub server: String,
+    #[command(flatten)]
+    pub place: Place,
 }
 
 #[derive(Args, Debug)]
 pub struct ReindexArgs {
-    /// The data file (used when no server holds it).
-    #[arg(long, default_value = "pawns.redb")]
-    pub db: PathBuf,
-    /// A running server to ask when the data file is held (it rebuilds while it plays).
-    #[arg(long, default_value = "http://127.0.0.1:4350")]
-    pub server: String,
+    #[command(flatten)]
+    pub place: Place,
 }
 
 #[derive(Args, Debug)]
 pub struct BackupArgs {
     /// The backup file to write (must not exist).
     pub out: PathBuf,
-    /// The data file (used when no server holds it).
-    #[arg(long, default_value = "pawns.redb")]
-    pub db: PathBuf,
-    /// A running server to ask when the data file is held (it writes `out` itself).
-    #[arg(long, default_value = "http://127.0.0.1:4350")]
-    pub server: String,
+    #[command(flatten)]
+    pub place: Place,
 }
 
 #[derive(Args, Debug)]
@@ -392,12 +436,11 @@ pub struct ExportMemoryArgs {
     /// Write here instead of standard output.
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// The data file (used when no server holds it).
-    #[arg(long, default_value = "pawns.redb")]
-    pub db: PathBuf,
-    /// A running server to ask when the data file is held.
-    #[arg(long, default_value = "http://127.0.0.1:4350")]
-    pub server: String,
+    /// Replace output files that are there (never through a symlink, never the data file).
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    pub place: Place,
 }
 
 #[derive(Args, Debug)]
@@ -414,12 +457,11 @@ pub struct ExportArgs {
     /// Write here instead of standard output (parquet: the directory for the files).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// The data file (used when no server holds it).
-    #[arg(long, default_value = "pawns.redb")]
-    pub db: PathBuf,
-    /// A running server to ask when the data file is held.
-    #[arg(long, default_value = "http://127.0.0.1:4350")]
-    pub server: String,
+    /// Replace output files that are there (never through a symlink, never the data file).
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    pub place: Place,
 }
 
 #[derive(Subcommand, Debug)]
@@ -539,10 +581,6 @@ pub struct DreamArgs {
     pub consolidation: ConsolidationArgs,
     #[command(flatten)]
     pub llm: LlmArgs,
-    /// The data file (used when no server holds it).
-    #[arg(long, default_value = "pawns.redb")]
-    pub db: PathBuf,
-    /// A running server to ask when the data file is held.
-    #[arg(long, default_value = "http://127.0.0.1:4350")]
-    pub server: String,
+    #[command(flatten)]
+    pub place: Place,
 }

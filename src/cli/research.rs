@@ -36,50 +36,45 @@ pub fn filter(agents: &[String], since: Option<u64>) -> anyhow::Result<Filter> {
     Ok(Filter { agents: out, since_us: since.unwrap_or(0) })
 }
 
-/// The evaluation: from the data file if no server holds it, else from the server.
-pub async fn evaluate(db: &Path, server: &str, filter: Filter, by: By, quiet: bool) -> anyhow::Result<Evaluation> {
-    if db.exists() {
-        let (path, f) = (db.to_path_buf(), filter.clone());
-        let offline = tokio::task::spawn_blocking(move || -> Result<Evaluation, StoreError> {
-            let (store, _) = Store::open(&path)?;
-            let mut last = 0;
-            pawns::research::evaluate_store(&store, &f, by, &mut |done, total| {
-                let pct = done * 100 / total.max(1);
-                if !quiet && pct >= last + 10 {
-                    last = pct;
-                    eprintln!("  read {done} of {total} sessions ({pct} %)");
-                }
-            })
-        })
-        .await?;
-        match offline {
-            Ok(e) => return Ok(e),
-            Err(StoreError::Locked { .. }) => {}
-            Err(e) => return Err(anyhow::anyhow!("{e} ({})", e.code())),
-        }
-    }
+/// The evaluation: from the data file (read only) if there is one and no server holds
+/// it, else from the server.
+pub async fn evaluate(place: &super::Place, filter: Filter, by: By, quiet: bool) -> anyhow::Result<Evaluation> {
+    let f = filter.clone();
+    let offline = super::commands::read_offline(place, move |store| {
+        let mut last = 0;
+        Ok(pawns::research::evaluate_store(store, &f, by, &mut |done, total| {
+            let pct = done * 100 / total.max(1);
+            if !quiet && pct >= last + 10 {
+                last = pct;
+                eprintln!("  read {done} of {total} sessions ({pct} %)");
+            }
+        })?)
+    })
+    .await?;
+    let held = match offline {
+        Ok(e) => return Ok(e),
+        Err(held) => held,
+    };
     let by_s = if by == By::Valence { "valence" } else { "none" };
-    let url = format!(
-        "{}/api/admin/eval?agents={}&since_us={}&by={by_s}",
-        server.trim_end_matches('/'),
-        filter.agents.join(","),
-        filter.since_us
-    );
-    let body = pawns::net::client::get(&url)
-        .await
-        .with_context(|| format!("{} is missing or held by a running server, and asking {server} failed", db.display()))?;
+    let url = format!("{}/api/admin/eval?agents={}&since_us={}&by={by_s}", place.server(), filter.agents.join(","), filter.since_us);
+    let body = pawns::net::client::get(&url).await.with_context(|| place.why_server(held))?;
     serde_json::from_str(&body).context("the server's evaluation is not what this build reads")
 }
 
 /// Writes `report.md`, `evaluation.json` and the plots into `dir`; the report's path.
-pub fn write_report(e: &Evaluation, dir: &Path) -> anyhow::Result<PathBuf> {
+pub fn write_report(e: &Evaluation, dir: &Path, force: bool) -> anyhow::Result<PathBuf> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let plots = pawns::research::plots::write_all(e, dir).map_err(|m| anyhow::anyhow!("drawing the plots: {m}"))?;
-    let names: Vec<String> = plots.iter().filter_map(|p| p.file_name()).map(|n| n.to_string_lossy().into_owned()).collect();
     let report = dir.join("report.md");
-    std::fs::write(&report, pawns::research::report::markdown(e, &names)).with_context(|| format!("writing {}", report.display()))?;
     let json = dir.join("evaluation.json");
-    std::fs::write(&json, serde_json::to_vec_pretty(e)?).with_context(|| format!("writing {}", json.display()))?;
+    // Every file is checked before any is written: a report is never half replaced.
+    for p in [&report, &json].into_iter().chain(pawns::research::plots::NAMES.iter().map(|n| dir.join(n)).collect::<Vec<_>>().iter()) {
+        pawns_storage::files::check_dest(p, force).map_err(super::commands::file_err)?;
+    }
+    let plots = pawns::research::plots::write_all(e, dir, force).map_err(|m| anyhow::anyhow!("drawing the plots: {m}"))?;
+    let names: Vec<String> = plots.iter().filter_map(|p| p.file_name()).map(|n| n.to_string_lossy().into_owned()).collect();
+    pawns_storage::files::write_new(&report, pawns::research::report::markdown(e, &names).as_bytes(), force)
+        .map_err(super::commands::file_err)?;
+    pawns_storage::files::write_new(&json, &serde_json::to_vec_pretty(e)?, force).map_err(super::commands::file_err)?;
     Ok(report)
 }
 
@@ -87,7 +82,7 @@ pub async fn eval(args: EvalArgs) -> anyhow::Result<()> {
     let by = By::parse(&args.by).map_err(|m| anyhow::anyhow!("--by: {m} (bad_request)"))?;
     let since = args.since.as_deref().map(parse_since).transpose().map_err(|m| anyhow::anyhow!("--since: {m} (bad_request)"))?;
     let filter = filter(&args.agents, since)?;
-    let e = evaluate(&args.db, &args.server, filter, by, args.json).await?;
+    let e = evaluate(&args.place, filter, by, args.json).await?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&e)?);
         return Ok(());
@@ -99,7 +94,7 @@ pub async fn eval(args: EvalArgs) -> anyhow::Result<()> {
             e.filter.since_us
         );
     }
-    let report = write_report(&e, &args.out)?;
+    let report = write_report(&e, &args.out, args.force)?;
     let s = &e.sample;
     println!(
         "Evaluated {} agents: {} sessions, {} decisions, {} trials, {} social acts, {} dreams in {:.0} ms.",
@@ -159,9 +154,11 @@ pub async fn experiment(args: super::ExperimentArgs) -> anyhow::Result<()> {
     let names: Vec<String> = pawns::research::experiment::members(&args.prefix, args.agents).into_iter().map(|m| m.name).collect();
     let filter = Filter { agents: names, since_us: fleet.started_us };
     // The server holds the data file: it evaluates.
-    let e = evaluate(Path::new(""), &args.server, filter, By::Valence, true).await?;
-    let report = write_report(&e, &args.out)?;
-    std::fs::write(args.out.join("fleet.json"), serde_json::to_vec_pretty(&fleet)?)?;
+    let server = super::Place { db: None, server: Some(args.server.clone()) };
+    let e = evaluate(&server, filter, By::Valence, true).await?;
+    let report = write_report(&e, &args.out, args.force)?;
+    pawns_storage::files::write_new(&args.out.join("fleet.json"), &serde_json::to_vec_pretty(&fleet)?, args.force)
+        .map_err(super::commands::file_err)?;
     println!("Report: {}", report.display());
     Ok(())
 }
@@ -181,34 +178,27 @@ pub async fn parquet(args: super::ExportArgs, table: &str) -> anyhow::Result<()>
     let tables: Vec<String> = if table.is_empty() { vec![] } else { vec![table.to_string()] };
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let out = out.canonicalize().with_context(|| format!("finding {}", out.display()))?;
-    let written = if args.db.exists() {
-        let (db, f, dir, t) = (args.db.clone(), filter.clone(), out.clone(), tables.clone());
-        let offline = tokio::task::spawn_blocking(move || -> Result<_, pawns::research::parquet::ExportError> {
-            let (store, _) = Store::open(&db)?;
-            pawns::research::parquet::export(&store, &f, &dir, &t)
+    let (f, dir, t, force) = (filter.clone(), out.clone(), tables.clone(), args.force);
+    let offline = super::commands::read_offline(&args.place, move |store| {
+        pawns::research::parquet::export(store, &f, &dir, &t, force).map_err(|e| match e {
+            pawns::research::parquet::ExportError::Store(s) => anyhow::Error::new(s),
+            e => anyhow::anyhow!("{e} ({})", e.code()),
         })
-        .await?;
-        match offline {
-            Ok(w) => Some(w),
-            Err(pawns::research::parquet::ExportError::Store(StoreError::Locked { .. })) => None,
-            Err(e) => bail!("{e} ({})", e.code()),
-        }
-    } else {
-        None
-    };
-    let written = match written {
-        Some(w) => w,
-        None => {
+    })
+    .await?;
+    let written = match offline {
+        Ok(w) => w,
+        Err(held) => {
             let url = format!(
-                "{}/api/admin/export/parquet?dir={}&agents={}&since_us={since_us}&tables={}",
-                args.server.trim_end_matches('/'),
+                "{}/api/admin/export/parquet?dir={}&agents={}&since_us={since_us}&tables={}{}",
+                args.place.server(),
                 super::commands::percent(&out.display().to_string()),
                 filter.agents.join(","),
-                tables.join(",")
+                tables.join(","),
+                if args.force { "&force=1" } else { "" }
             );
-            let (status, body) = pawns::net::client::call(reqwest::Method::POST, &url, None).await.with_context(|| {
-                format!("{} is missing or held by a running server, and asking {} failed", args.db.display(), args.server)
-            })?;
+            let (status, body) =
+                pawns::net::client::call(reqwest::Method::POST, &url, None).await.with_context(|| args.place.why_server(held))?;
             if status != 200 {
                 bail!("the server answered {status}: {}", body.trim());
             }
@@ -236,13 +226,14 @@ pub async fn replay(args: super::ReplayArgs) -> anyhow::Result<()> {
     if args.session.is_none() && window.is_none() {
         bail!("name a session (--session ID) or a window (--from T [--to T]) (bad_request)");
     }
-    if !args.db.exists() {
-        bail!("{} does not exist (pass --db FILE) (not_found)", args.db.display());
+    if !args.db.is_file() {
+        bail!("no data file at {} (db_missing); pass --db FILE", args.db.display());
     }
     let opts = ReplayOptions { session: args.session, window };
     let (db, quiet) = (args.db.clone(), args.json);
+    // Replay reads the file only: it stays byte for byte as it was.
     let out = tokio::task::spawn_blocking(move || -> Result<_, ReplayError> {
-        let (store, _) = Store::open(&db)?;
+        let store = Store::open_read_only(&db)?;
         pawns::replay::run::replay(&store, &opts, &mut |done, total| {
             if !quiet {
                 eprintln!("  replayed {done} of {total} pulses");

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use anyhow::{bail, Context};
-use pawns_storage::{Store, StoreError};
+use pawns_storage::Store;
 
 use pawns::search::index::{index_dir, SearchIndex, SearchQuery};
 use pawns::search::offline::{bring_up_to_date, offline_search, progress_bar, render};
@@ -17,13 +17,22 @@ pub async fn search(args: SearchArgs) -> anyhow::Result<()> {
     }
     let since_us = args.since.map(|d| pawns::record::unix_us().saturating_sub(d.as_micros() as u64)).unwrap_or(0);
     let q = SearchQuery { q: args.query.clone(), agent: args.agent.clone(), kind: args.kind.clone(), since_us, limit: args.limit };
-    let db = args.db.clone();
     let q2 = q.clone();
-    let offline = tokio::task::spawn_blocking(move || offline_search(&db, &q2)).await?;
+    let offline = match args.place.file()? {
+        Some(db) => {
+            pawns_storage::files::protect(&db);
+            match tokio::task::spawn_blocking(move || offline_search(&db, &q2)).await? {
+                Ok(found) => Ok(found),
+                Err(e) if is_locked(&e) => Err(true),
+                Err(e) => return Err(e),
+            }
+        }
+        None => Err(false),
+    };
     let found = match offline {
         Ok(found) => found,
-        Err(e) if is_locked(&e) => {
-            let mut url = format!("{}/api/search?q={}&limit={}", args.server.trim_end_matches('/'), encode(&q.q), q.limit);
+        Err(held) => {
+            let mut url = format!("{}/api/search?q={}&limit={}", args.place.server(), encode(&q.q), q.limit);
             for (k, v) in [("agent", &q.agent), ("kind", &q.kind)] {
                 if let Some(v) = v {
                     url.push_str(&format!("&{k}={}", encode(v)));
@@ -32,12 +41,9 @@ pub async fn search(args: SearchArgs) -> anyhow::Result<()> {
             if since_us > 0 {
                 url.push_str(&format!("&since_us={since_us}"));
             }
-            let body = pawns::net::client::get(&url)
-                .await
-                .with_context(|| format!("{} is held by a running server, and asking it at {} failed", args.db.display(), args.server))?;
+            let body = pawns::net::client::get(&url).await.with_context(|| args.place.why_server(held))?;
             serde_json::from_str(&body).context("the server's answer is not a search result")?
         }
-        Err(e) => return Err(e),
     };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&found)?);
@@ -48,13 +54,13 @@ pub async fn search(args: SearchArgs) -> anyhow::Result<()> {
 }
 
 pub async fn reindex(args: ReindexArgs) -> anyhow::Result<()> {
-    let db = args.db.clone();
+    let Some(db) = args.place.file()? else { return via_server(&args, false).await };
+    pawns_storage::files::protect(&db);
+    let db2 = db.clone();
+    // The data file is only read: the index beside it is what is rebuilt.
     let offline = tokio::task::spawn_blocking(move || -> anyhow::Result<(u64, u64)> {
-        if !db.exists() {
-            bail!("{} does not exist", db.display());
-        }
-        let (store, _) = Store::open(&db)?;
-        let dir = index_dir(&db);
+        let store = Store::open_read_only(&db2)?;
+        let dir = index_dir(&db2);
         if dir.exists() {
             std::fs::remove_dir_all(&dir).with_context(|| format!("removing the old index {}", dir.display()))?;
         }
@@ -67,23 +73,25 @@ pub async fn reindex(args: ReindexArgs) -> anyhow::Result<()> {
     .await?;
     match offline {
         Ok((docs, batches)) => {
-            println!("reindexed {docs} record(s) from {batches} batch(es) into {}", index_dir(&args.db).display());
+            println!("reindexed {docs} record(s) from {batches} batch(es) into {}", index_dir(&db).display());
             Ok(())
         }
-        Err(e) if is_locked(&e) => via_server(&args).await,
+        Err(e) if is_locked(&e) => via_server(&args, true).await,
         Err(e) => Err(e),
     }
 }
 
 /// Asks the server to rebuild its index and follows its progress.
-async fn via_server(args: &ReindexArgs) -> anyhow::Result<()> {
-    let base = args.server.trim_end_matches('/');
-    let held = || format!("{} is held by a running server, and asking it at {} failed", args.db.display(), args.server);
-    eprintln!("{} is held by a running server; it rebuilds its index while it plays...", args.db.display());
-    pawns::net::client::post(&format!("{base}/api/admin/reindex")).await.with_context(held)?;
+async fn via_server(args: &ReindexArgs, held: bool) -> anyhow::Result<()> {
+    let base = args.place.server();
+    let why = || args.place.why_server(held);
+    if held {
+        eprintln!("the data file is held by a running server; it rebuilds its index while it plays...");
+    }
+    pawns::net::client::post(&format!("{base}/api/admin/reindex")).await.with_context(why)?;
     let mut bar: Option<indicatif::ProgressBar> = None;
     loop {
-        let body = pawns::net::client::get(&format!("{base}/api/search/status")).await.with_context(held)?;
+        let body = pawns::net::client::get(&format!("{base}/api/search/status")).await.with_context(why)?;
         let st: serde_json::Value = serde_json::from_str(&body).context("the server's status is not JSON")?;
         let target = st["rebuild_target"].as_u64().unwrap_or(0);
         let at = st["indexed_batch"].as_u64().unwrap_or(0);
@@ -100,7 +108,7 @@ async fn via_server(args: &ReindexArgs) -> anyhow::Result<()> {
 }
 
 fn is_locked(e: &anyhow::Error) -> bool {
-    e.downcast_ref::<StoreError>().is_some_and(|s| matches!(s, StoreError::Locked { .. }))
+    crate::cli::commands::is_locked(e)
 }
 
 /// Percent-encodes a query-string value.

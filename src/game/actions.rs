@@ -104,6 +104,11 @@ impl Engine {
     }
 
     fn speak(&mut self, id: CharId, room: &str, message: &str, to: Option<&str>, re: Option<Arc<str>>) -> Outcome {
+        let message = super::clean::clean_text(message);
+        let message = message.trim();
+        if message.is_empty() {
+            return refuse("bad_request", "a response needs a message");
+        }
         let name = self.world.ch(id).map(|c| c.name.clone()).unwrap_or_default();
         let context = match Context::parse(room) {
             Some(Context::Chat(n)) if !self.chat.is_member(n, &name) => {

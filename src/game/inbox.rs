@@ -42,6 +42,8 @@ impl Engine {
         if !self.pc_link_matches(char_id, link_id) {
             return;
         }
+        // Whatever the client, a line reaches the game without terminal controls.
+        let line = super::clean::clean_line(line);
         let Some(ch) = self.world.chars.get_mut(&char_id) else {
             return;
         };

@@ -10,6 +10,7 @@ pub mod boundary;
 pub mod character;
 pub mod chat;
 pub mod chat_rooms;
+pub mod clean;
 pub mod clock;
 pub mod combat;
 pub mod commands;

@@ -101,9 +101,10 @@ async fn route(mut req: Request<Incoming>, peer: SocketAddr, shared: Arc<Shared>
 }
 
 fn upgrade(req: &mut Request<Incoming>, peer: SocketAddr, shared: Arc<Shared>, permit: Arc<Option<ConnPermit>>) -> Response<Body> {
-    // Frames up to 1 MiB are read so that an oversized one can be answered with
-    // `frame_too_large`; the protocol limit (16 KiB) is enforced above.
-    accept_ws(req, peer, 1 << 20, &shared.tasks.clone(), move |io, cfg| super::ws::run(io, cfg, peer, shared, permit))
+    // The protocol's limit holds while a message is read: a frame whose header says it is
+    // larger, or a fragmented message that grows past it, ends the read at once
+    // (`frame_too_large`), so nothing over 16 KiB is ever buffered for a socket.
+    accept_ws(req, peer, crate::protocol::MAX_FRAME, &shared.tasks.clone(), move |io, cfg| super::ws::run(io, cfg, peer, shared, permit))
 }
 
 /// Answers a WebSocket upgrade and runs `session` on the socket once it is switched,

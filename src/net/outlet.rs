@@ -159,6 +159,10 @@ impl Outlet {
     pub async fn flusher(self: Arc<Self>) {
         self.flush_until_done().await;
         self.lock().broken = true;
+        // The peer hears the end now: the socket itself lives as long as its last holder
+        // (a link kept for a resume holds it for minutes), and a client that waits for
+        // the connection to end after a close frame waited that long.
+        let _ = socket2::SockRef::from(self.io.as_ref()).shutdown(std::net::Shutdown::Write);
     }
 
     async fn flush_until_done(&self) {

@@ -27,6 +27,37 @@ pub struct EdgeConfig {
     pub link: LinkLimits,
     /// The record is kept (an agent's memory is read at login only then).
     pub record: bool,
+    /// Deadlines and budgets of connections that have not logged in, and of HTTP.
+    pub sockets: SocketLimits,
+}
+
+/// What a connection may cost before it has proven anything (SECURITY.md lists each
+/// with its default).
+#[derive(Debug, Clone, Copy)]
+pub struct SocketLimits {
+    /// A WebSocket must be logged in this long after its upgrade (`login_timeout`) ...
+    pub login_within: std::time::Duration,
+    /// ... or, once a person's interactive creation has begun, have finished it.
+    pub create_within: std::time::Duration,
+    /// Frames a WebSocket may send before it is logged in (`login_budget`).
+    pub pre_login_frames: u32,
+    /// An HTTP request's header must have arrived this long after the connection opened
+    /// or the last answer went out ...
+    pub http_header_within: std::time::Duration,
+    /// ... and an idle keep-alive connection is closed after this.
+    pub http_idle: std::time::Duration,
+}
+
+impl Default for SocketLimits {
+    fn default() -> Self {
+        SocketLimits {
+            login_within: std::time::Duration::from_secs(60),
+            create_within: std::time::Duration::from_secs(600),
+            pre_login_frames: 64,
+            http_header_within: std::time::Duration::from_secs(10),
+            http_idle: std::time::Duration::from_secs(30),
+        }
+    }
 }
 
 /// What every connection shares.

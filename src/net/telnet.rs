@@ -75,6 +75,15 @@ impl TelnetParser {
     }
 
     fn end_line(&mut self, out: &mut Vec<TelnetEvent>) {
+        // A cut line ends at a character's boundary: the bytes of a character the cut
+        // went through are dropped with the rest (else the whole line read as invalid).
+        if self.truncated {
+            if let Err(e) = std::str::from_utf8(&self.line) {
+                if e.error_len().is_none() {
+                    self.line.truncate(e.valid_up_to());
+                }
+            }
+        }
         out.push(TelnetEvent::Line { bytes: std::mem::take(&mut self.line), truncated: self.truncated });
         self.truncated = false;
     }

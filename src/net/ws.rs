@@ -384,10 +384,29 @@ pub async fn run(io: TokioIo<Upgraded>, cfg: WebSocketConfig, peer: SocketAddr, 
     ping.tick().await;
     let mut last_heard = Instant::now();
     let mut flushed = false;
+    // Before login a socket has a deadline and a budget of frames: it has proven
+    // nothing, and what it costs must stay small (SECURITY.md).
+    let limits = shared.edge.sockets;
+    let opened = tokio::time::Instant::now();
+    let login_by = tokio::time::sleep(limits.login_within);
+    tokio::pin!(login_by);
+    let mut pre_login_frames = 0u32;
     loop {
         tokio::select! {
             // The socket was closed (by the link, a cut-off, or the client's close) or failed.
             _ = &mut flusher => { flushed = true; break }
+            _ = &mut login_by, if s.link.is_none() => {
+                // A person walking through creation has longer.
+                let creating_until = opened + limits.create_within;
+                if s.creating.is_some() && tokio::time::Instant::now() < creating_until {
+                    login_by.as_mut().reset(creating_until);
+                    continue;
+                }
+                let msg = format!("log in within {} s of connecting", limits.login_within.as_secs());
+                s.send_error("login_timeout", msg, None, None).await;
+                s.close(1008, "login_timeout").await;
+                break;
+            }
             _ = ping.tick() => {
                 if last_heard.elapsed() > SILENT_LIMIT {
                     break;
@@ -396,6 +415,15 @@ pub async fn run(io: TokioIo<Upgraded>, cfg: WebSocketConfig, peer: SocketAddr, 
             }
             msg = stream.next() => {
                 last_heard = Instant::now();
+                if s.link.is_none() && matches!(msg, Some(Ok(Message::Text(_) | Message::Binary(_)))) {
+                    pre_login_frames += 1;
+                    if pre_login_frames > limits.pre_login_frames {
+                        let m = format!("at most {} messages before a login", limits.pre_login_frames);
+                        s.send_error("login_budget", m, None, None).await;
+                        s.close(1008, "login_budget").await;
+                        break;
+                    }
+                }
                 let keep = match msg {
                     Some(Ok(Message::Text(t))) => s.on_text(t.as_str()).await,
                     Some(Ok(Message::Binary(b))) => {

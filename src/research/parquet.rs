@@ -31,6 +31,8 @@ pub enum ExportError {
     Write { path: String, msg: String },
     #[error("{0}")]
     BadInput(String),
+    #[error("{0}")]
+    File(#[from] pawns_storage::files::FileError),
 }
 
 impl ExportError {
@@ -39,6 +41,7 @@ impl ExportError {
             ExportError::Store(e) => e.code(),
             ExportError::Write { .. } => "io_error",
             ExportError::BadInput(_) => "bad_request",
+            ExportError::File(e) => e.code(),
         }
     }
 }
@@ -69,6 +72,8 @@ struct Column {
 /// One table being written: its columns' buffers, flushed a row group at a time.
 struct Table {
     path: PathBuf,
+    /// The file, under its temporary name until the table is complete.
+    new: pawns_storage::files::NewFile,
     writer: SerializedFileWriter<File>,
     cols: Vec<Column>,
     /// The column the next value goes to.
@@ -91,7 +96,7 @@ fn werr(path: &Path, e: impl std::fmt::Display) -> ExportError {
 
 impl Table {
     /// `schema`: (name, kind, optional) in order.
-    fn create(dir: &Path, stem: &str, schema: &[(&'static str, Kind, bool)]) -> Result<Table, ExportError> {
+    fn create(dir: &Path, stem: &str, schema: &[(&'static str, Kind, bool)], force: bool) -> Result<Table, ExportError> {
         let path = dir.join(format!("{stem}.parquet"));
         let mut msg = format!("message {stem} {{\n");
         for (name, kind, optional) in schema {
@@ -108,7 +113,8 @@ impl Table {
         msg.push('}');
         let schema_t = Arc::new(parquet::schema::parser::parse_message_type(&msg).map_err(|e| werr(&path, e))?);
         let props = Arc::new(WriterProperties::builder().set_compression(Compression::SNAPPY).build());
-        let file = File::create(&path).map_err(|e| werr(&path, e))?;
+        let mut new = pawns_storage::files::create(&path, force)?;
+        let file = new.take_file().ok_or_else(|| werr(&path, "the file was not open"))?;
         let writer = SerializedFileWriter::new(file, schema_t, props).map_err(|e| werr(&path, e))?;
         let cols = schema
             .iter()
@@ -124,7 +130,7 @@ impl Table {
                 def: Vec::new(),
             })
             .collect();
-        Ok(Table { path, writer, cols, at: 0, rows: 0, written: 0 })
+        Ok(Table { path, new, writer, cols, at: 0, rows: 0, written: 0 })
     }
 
     /// Adds one row, its values in schema order.
@@ -189,6 +195,7 @@ impl Table {
         self.flush()?;
         let path = self.path.clone();
         self.writer.close().map_err(|e| werr(&path, e))?;
+        self.new.commit()?;
         Ok((path, self.written))
     }
 }
@@ -430,7 +437,10 @@ pub struct Written {
 }
 
 /// Writes the chosen `tables` (all of `TABLES` when empty) of the record into `dir`.
-pub fn export(store: &Store, filter: &Filter, dir: &Path, tables: &[String]) -> Result<Written, ExportError> {
+/// Each file is written new and put in place when complete (`pawns_storage::files`):
+/// never over a file that is there unless `force`, never through a symlink, never the
+/// data file. Every file is checked before any is written.
+pub fn export(store: &Store, filter: &Filter, dir: &Path, tables: &[String], force: bool) -> Result<Written, ExportError> {
     for t in tables {
         if !TABLES.contains(&t.as_str()) {
             return Err(ExportError::BadInput(format!("no table {t:?}: the tables are {}", TABLES.join(", "))));
@@ -438,6 +448,9 @@ pub fn export(store: &Store, filter: &Filter, dir: &Path, tables: &[String]) -> 
     }
     let want = |t: &str| tables.is_empty() || tables.iter().any(|x| x == t);
     std::fs::create_dir_all(dir).map_err(|e| werr(dir, e))?;
+    for t in TABLES.iter().filter(|t| want(t)) {
+        pawns_storage::files::check_dest(&dir.join(format!("{t}.parquet")), force)?;
+    }
     let mut sessions: Vec<SessionMeta> = store
         .all_sessions()?
         .into_iter()
@@ -445,10 +458,10 @@ pub fn export(store: &Store, filter: &Filter, dir: &Path, tables: &[String]) -> 
         .collect();
     sessions.sort_by_key(|s| (s.started_us, s.session));
     let dschema = decision_schema();
-    let mut t_sessions = want("sessions").then(|| Table::create(dir, "sessions", SESSIONS)).transpose()?;
-    let mut t_dec = want("decisions").then(|| Table::create(dir, "decisions", &dschema)).transpose()?;
-    let mut t_obs = want("observations").then(|| Table::create(dir, "observations", OBSERVATIONS)).transpose()?;
-    let mut t_tr = want("transitions").then(|| Table::create(dir, "transitions", TRANSITIONS)).transpose()?;
+    let mut t_sessions = want("sessions").then(|| Table::create(dir, "sessions", SESSIONS, force)).transpose()?;
+    let mut t_dec = want("decisions").then(|| Table::create(dir, "decisions", &dschema, force)).transpose()?;
+    let mut t_obs = want("observations").then(|| Table::create(dir, "observations", OBSERVATIONS, force)).transpose()?;
+    let mut t_tr = want("transitions").then(|| Table::create(dir, "transitions", TRANSITIONS, force)).transpose()?;
     // One reader for many sessions: the record's tail decompressed once per reader.
     let mut log = pawns_storage::SharedLog::default();
     for s in &sessions {
@@ -494,8 +507,8 @@ pub fn export(store: &Store, filter: &Filter, dir: &Path, tables: &[String]) -> 
         let mut agents: Vec<String> = sessions.iter().map(|s| s.agent.clone()).collect();
         agents.sort();
         agents.dedup();
-        let mut t_dr = want("dreams").then(|| Table::create(dir, "dreams", DREAMS)).transpose()?;
-        let mut t_snap = want("memory_snapshots").then(|| Table::create(dir, "memory_snapshots", SNAPSHOTS)).transpose()?;
+        let mut t_dr = want("dreams").then(|| Table::create(dir, "dreams", DREAMS, force)).transpose()?;
+        let mut t_snap = want("memory_snapshots").then(|| Table::create(dir, "memory_snapshots", SNAPSHOTS, force)).transpose()?;
         for a in &agents {
             for (at, d) in store.dream_log::<DreamSnapshot>(a)? {
                 dream_rows(a, at, &d, t_dr.as_mut(), t_snap.as_mut())?;

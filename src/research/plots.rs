@@ -169,13 +169,20 @@ fn cost(e: &Evaluation, path: &Path) -> Result<(), String> {
 }
 
 /// Writes the four plots into `dir`; their paths.
-pub fn write_all(e: &Evaluation, dir: &Path) -> Result<Vec<PathBuf>, String> {
+/// The plots' file names, in the order [`write_all`] writes them.
+pub const NAMES: [&str; 4] = ["bps.svg", "scs.svg", "decay.svg", "cost.svg"];
+
+/// Draws every plot into `dir`, each written new and put in place when complete
+/// (never over a file unless `force`, never through a symlink).
+pub fn write_all(e: &Evaluation, dir: &Path, force: bool) -> Result<Vec<PathBuf>, String> {
     type Plot = fn(&Evaluation, &Path) -> Result<(), String>;
-    let plots: [(&str, Plot); 4] = [("bps.svg", bps), ("scs.svg", scs), ("decay.svg", decay), ("cost.svg", cost)];
+    let plots: [Plot; 4] = [bps, scs, decay, cost];
     let mut out = Vec::new();
-    for (name, f) in plots {
+    for (name, f) in NAMES.into_iter().zip(plots) {
         let p = dir.join(name);
-        f(e, &p).map_err(|m| format!("{name}: {m}"))?;
+        let new = pawns_storage::files::create(&p, force).map_err(|e| format!("{e} ({})", e.code()))?;
+        f(e, new.tmp_path()).map_err(|m| format!("{name}: {m}"))?;
+        new.commit().map_err(|e| format!("{e} ({})", e.code()))?;
         out.push(p);
     }
     Ok(out)

@@ -180,7 +180,7 @@ fn decay_fits_each_band_and_cost_adds_up() {
 fn the_report_and_its_plots_are_written() {
     let e = evaluate(&fixture(), &Filter::default(), By::Valence);
     let dir = tempfile::tempdir().unwrap();
-    let plots = plots::write_all(&e, dir.path()).unwrap();
+    let plots = plots::write_all(&e, dir.path(), false).unwrap();
     assert_eq!(plots.len(), 4);
     for p in &plots {
         let svg = std::fs::read_to_string(p).unwrap();

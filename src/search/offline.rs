@@ -4,7 +4,6 @@
 
 use std::path::Path;
 
-use anyhow::bail;
 use pawns_storage::Store;
 
 use super::index::{index_dir, SearchIndex, SearchQuery, SearchResults};
@@ -16,10 +15,9 @@ const BAR_FROM: u64 = 2_000;
 /// Searches the index next to `db`, first adding whatever the record holds that the
 /// index does not (with a progress bar when that is a lot).
 pub fn offline_search(db: &Path, q: &SearchQuery) -> anyhow::Result<SearchResults> {
-    if !db.exists() {
-        bail!("{} does not exist (no server has written a record there yet)", db.display());
-    }
-    let (store, _) = Store::open(db)?;
+    // The data file is only read (it stays byte for byte as it was); the index beside
+    // it is a derived copy, and is what is written.
+    let store = Store::open_read_only(db)?;
     let (ix, _) = SearchIndex::open(&index_dir(db))?;
     // Another `pawns search` may hold the writer; then search what is committed.
     if let Ok(mut w) = ix.writer() {

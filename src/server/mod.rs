@@ -66,6 +66,8 @@ pub struct ServerConfig {
     pub residents: crate::resident::ResidentConfig,
     /// How long a neural link request waits for its answer (§12: 2 minutes).
     pub link_window: std::time::Duration,
+    /// Deadlines and budgets of connections before login, and of HTTP.
+    pub sockets: crate::net::shared::SocketLimits,
 }
 
 impl Default for ServerConfig {
@@ -93,6 +95,7 @@ impl Default for ServerConfig {
             dream_opts: crate::memory::DreamOptions { tz: chrono_tz::America::New_York, ..Default::default() },
             residents: Default::default(),
             link_window: crate::mind::link::WINDOW,
+            sockets: Default::default(),
         }
     }
 }
@@ -173,7 +176,10 @@ impl RunningServer {
 /// Opens the store and makes sure it holds a world: imports the starter world (or
 /// `cfg.world`) on first start, or when `reimport` says so; otherwise reads it back.
 pub fn prepare_store(cfg: &ServerConfig) -> anyhow::Result<(Store, crate::worldfile::WorldProto)> {
-    let (store, report) = Store::open(&cfg.db).with_context(|| format!("opening {}", cfg.db.display()))?;
+    let (store, report) = Store::open(&cfg.db).map_err(|e| anyhow::anyhow!("opening {}: {e} ({})", cfg.db.display(), e.code()))?;
+    // Nothing the server writes (exports, backups) ever lands on its data file or index.
+    pawns_storage::files::protect(&cfg.db);
+    pawns_storage::files::protect(&crate::search::index::index_dir(&cfg.db));
     if report.created {
         tracing::info!(path = %cfg.db.display(), "created a new data file");
     }
@@ -381,8 +387,14 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
             let _ = engine_done_tx.send(());
         })
         .context("cannot start the engine thread")?;
-    let edge =
-        EdgeConfig { cmd_rate: cfg.cmd_rate, cmd_burst: cfg.cmd_burst, out_queue: cfg.out_queue, link: cfg.link, record: cfg.record };
+    let edge = EdgeConfig {
+        cmd_rate: cfg.cmd_rate,
+        cmd_burst: cfg.cmd_burst,
+        out_queue: cfg.out_queue,
+        link: cfg.link,
+        record: cfg.record,
+        sockets: cfg.sockets,
+    };
     let (dream_daily, keep_days) = (cfg.dream_daily, cfg.keep_observation_days);
     let tasks = crate::net::tasks::Tasks::default();
     let shared = Arc::new(Shared {

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use redb::{Database, ReadTransaction, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
+use redb::{Database, ReadTransaction, ReadableTable, ReadableTableMetadata, TableDefinition};
 
 use crate::{redb_err, tables, Store, StoreError};
 
@@ -46,13 +46,17 @@ pub struct Inventory {
 impl Store {
     /// Writes a snapshot of everything into a new file at `out` (which must not exist).
     /// `progress(rows_copied, rows_total)` is called as it goes.
+    /// The copy is written under a temporary name beside `out` and put in place when it
+    /// is complete and opens (`files`): a failure (a full disk) leaves no file at `out`.
     pub fn backup_to(&self, out: &Path, progress: &mut dyn FnMut(u64, u64)) -> Result<Inventory, StoreError> {
-        if out.exists() {
-            return Err(StoreError::Exists(out.to_path_buf()));
-        }
-        let rtx = self.database().begin_read().map_err(redb_err)?;
+        let mut new = crate::files::create(out, false).map_err(|e| match e {
+            crate::files::FileError::Exists(p) => StoreError::Exists(p),
+            other => StoreError::File(other),
+        })?;
+        let rtx = self.begin_read()?;
         let total = rows(&rtx)?;
-        let dst = Database::create(out).map_err(redb_err)?;
+        let file = new.take_file().ok_or_else(|| StoreError::Corrupt("the backup's file was not open".into()))?;
+        let dst = redb::Builder::new().create_with_backend(redb::backends::FileBackend::new(file).map_err(redb_err)?).map_err(redb_err)?;
         let mut done = 0u64;
         let mut p = |n: u64| {
             done += n;
@@ -80,13 +84,17 @@ impl Store {
         copy(&rtx, &dst, tables::RECORD_TAIL, &mut p)?;
         copy(&rtx, &dst, tables::RECORD_SWEEPS, &mut p)?;
         drop(dst);
-        let (copy, _) = Store::open(out)?;
-        copy.inventory()
+        let inventory = {
+            let copy = Store::open_read_only(new.tmp_path())?;
+            copy.inventory()?
+        };
+        new.commit().map_err(StoreError::File)?;
+        Ok(inventory)
     }
 
     /// Counts what the file holds.
     pub fn inventory(&self) -> Result<Inventory, StoreError> {
-        let rtx = self.database().begin_read().map_err(redb_err)?;
+        let rtx = self.begin_read()?;
         let len = |n: Result<u64, StoreError>| n.unwrap_or(0);
         Ok(Inventory {
             schema_version: self.schema_version()?,

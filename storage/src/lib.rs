@@ -7,6 +7,7 @@
 pub mod backup;
 mod body_de;
 pub mod codec;
+pub mod files;
 pub mod log;
 mod log_view;
 pub mod memory;
@@ -40,6 +41,16 @@ pub enum StoreError {
     Codec(String),
     #[error("{0} already exists; a backup never overwrites a file")]
     Exists(PathBuf),
+    #[error("no data file at {0} (pass --db FILE, or --server URL for a running server)")]
+    Missing(PathBuf),
+    #[error("{0} was opened read-only; this command does not change it")]
+    ReadOnly(PathBuf),
+    #[error("{path} has schema version {found} and this pawns reads {current}; let `pawns serve` (or any command that writes) migrate it first, or read a migrated backup")]
+    NeedsMigration { path: PathBuf, found: u32, current: u32 },
+    #[error("{0} was not closed cleanly and must be repaired, which writes: start `pawns serve` on it once, or read a backup")]
+    NeedsRepair(PathBuf),
+    #[error("{0}")]
+    File(files::FileError),
     #[error("storage: {0}")]
     Redb(redb::Error),
 }
@@ -53,8 +64,22 @@ impl StoreError {
             StoreError::Corrupt(_) => "store_corrupt",
             StoreError::Codec(_) => "store_codec",
             StoreError::Exists(_) => "backup_exists",
+            StoreError::Missing(_) => "db_missing",
+            StoreError::File(e) => e.code(),
+            StoreError::NeedsRepair(_) => "store_needs_repair",
+            StoreError::ReadOnly(_) => "store_read_only",
+            StoreError::NeedsMigration { .. } => "store_needs_migration",
             StoreError::Redb(_) => "store_io",
         }
+    }
+}
+
+/// A data file must be there, and be a file with something in it.
+fn must_exist(path: &Path) -> Result<(), StoreError> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() && m.len() > 0 => Ok(()),
+        Ok(m) if m.is_file() => Err(StoreError::Corrupt(format!("{} is empty: not a pawns data file", path.display()))),
+        _ => Err(StoreError::Missing(path.to_path_buf())),
     }
 }
 
@@ -67,8 +92,16 @@ pub const CACHE_BYTES: usize = 128 << 20;
 
 /// The open data file.
 pub struct Store {
-    db: Database,
+    db: Db,
     path: PathBuf,
+}
+
+/// Opened for writing (the server, and the commands that change the file), or for
+/// reading only (the file is left byte for byte as it was, and may sit on a read-only
+/// mount).
+enum Db {
+    Rw(Database),
+    Ro(redb::ReadOnlyDatabase),
 }
 
 /// What `open` found and did, for the log line at start-up.
@@ -78,22 +111,110 @@ pub struct OpenReport {
     pub migrations_applied: Vec<u32>,
 }
 
+/// What redb said when a file would not open, as ours. redb panics on some damaged
+/// files rather than erring: that is caught here too, so a damaged file is always a
+/// clear error and never a crash.
+fn opened<T>(path: &Path, open: impl FnOnce() -> Result<T, redb::DatabaseError>) -> Result<T, StoreError> {
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(open));
+    match caught {
+        Ok(Ok(db)) => Ok(db),
+        Ok(Err(redb::DatabaseError::DatabaseAlreadyOpen)) => Err(StoreError::Locked { path: path.to_path_buf() }),
+        Ok(Err(redb::DatabaseError::RepairAborted)) => Err(StoreError::NeedsRepair(path.to_path_buf())),
+        Ok(Err(redb::DatabaseError::Storage(redb::StorageError::Corrupted(msg)))) => Err(StoreError::Corrupt(msg)),
+        Ok(Err(redb::DatabaseError::Storage(redb::StorageError::Io(e)))) if e.kind() == std::io::ErrorKind::InvalidData => {
+            Err(StoreError::Corrupt(e.to_string()))
+        }
+        Ok(Err(other)) => Err(redb_err(other)),
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "it could not be read".into());
+            Err(StoreError::Corrupt(format!("{} is not a pawns data file, or is damaged ({what})", path.display())))
+        }
+    }
+}
+
 impl Store {
-    /// Opens (or creates) the data file and applies pending migrations in one transaction.
+    /// Opens the data file, creating it if there is none, and applies pending migrations
+    /// in one transaction. Only `serve` and `keygen --db` create a file: every other
+    /// command opens an existing one ([`Store::open_existing`], [`Store::open_read_only`]).
     pub fn open(path: impl AsRef<Path>) -> Result<(Store, OpenReport), StoreError> {
         let path = path.as_ref().to_path_buf();
         let created = !path.exists() || std::fs::metadata(&path).map(|m| m.len() == 0).unwrap_or(true);
         // redb's page cache defaults to 1 GiB; the game's working set is far smaller, and
         // memory is better spent on sessions.
-        let db = Database::builder().set_cache_size(CACHE_BYTES).create(&path).map_err(|e| match e {
-            redb::DatabaseError::DatabaseAlreadyOpen => StoreError::Locked { path: path.clone() },
-            redb::DatabaseError::Storage(redb::StorageError::Corrupted(msg)) => StoreError::Corrupt(msg),
-            other => redb_err(other),
-        })?;
-        let tx = db.begin_write().map_err(redb_err)?;
+        let db = opened(&path, || Database::builder().set_cache_size(CACHE_BYTES).create(&path))?;
+        let store = Store { db: Db::Rw(db), path };
+        let applied = store.migrate()?;
+        Ok((store, OpenReport { created, migrations_applied: applied }))
+    }
+
+    /// Opens a data file that must already exist (`Missing` names the path otherwise),
+    /// for writing. An empty file is not a data file.
+    pub fn open_existing(path: impl AsRef<Path>) -> Result<(Store, OpenReport), StoreError> {
+        let path = path.as_ref();
+        must_exist(path)?;
+        let db = opened(path, || Database::builder().set_cache_size(CACHE_BYTES).open(path))?;
+        let store = Store { db: Db::Rw(db), path: path.to_path_buf() };
+        let applied = store.migrate()?;
+        Ok((store, OpenReport { created: false, migrations_applied: applied }))
+    }
+
+    /// Opens an existing data file for reading only: nothing is written to it (it stays
+    /// byte for byte as it was, and may be on a read-only mount). A file from an older
+    /// schema is refused (`store_needs_migration`): migrating writes.
+    pub fn open_read_only(path: impl AsRef<Path>) -> Result<Store, StoreError> {
+        let path = path.as_ref();
+        must_exist(path)?;
+        let db = opened(path, || Database::builder().set_cache_size(CACHE_BYTES).open_read_only(path))?;
+        let store = Store { db: Db::Ro(db), path: path.to_path_buf() };
+        let found = store.schema_version()?;
+        if found > migrate::CURRENT_VERSION {
+            return Err(StoreError::TooNew { found, supported: migrate::CURRENT_VERSION });
+        }
+        if found < migrate::CURRENT_VERSION {
+            return Err(StoreError::NeedsMigration { path: path.to_path_buf(), found, current: migrate::CURRENT_VERSION });
+        }
+        Ok(store)
+    }
+
+    fn migrate(&self) -> Result<Vec<u32>, StoreError> {
+        let tx = self.begin_write()?;
         let applied = migrate::run(&tx)?;
         tx.commit().map_err(redb_err)?;
-        Ok((Store { db, path }, OpenReport { created, migrations_applied: applied }))
+        Ok(applied)
+    }
+
+    /// Whether this handle may write (see [`Store::open_read_only`]).
+    pub fn writable(&self) -> bool {
+        matches!(self.db, Db::Rw(_))
+    }
+
+    /// A read transaction.
+    pub fn begin_read(&self) -> Result<redb::ReadTransaction, StoreError> {
+        match &self.db {
+            Db::Rw(db) => db.begin_read().map_err(redb_err),
+            Db::Ro(db) => db.begin_read().map_err(redb_err),
+        }
+    }
+
+    /// A write transaction; `ReadOnly` on a file opened for reading.
+    pub fn begin_write(&self) -> Result<redb::WriteTransaction, StoreError> {
+        match &self.db {
+            Db::Rw(db) => db.begin_write().map_err(redb_err),
+            Db::Ro(_) => Err(StoreError::ReadOnly(self.path.clone())),
+        }
+    }
+
+    /// Checks every page of the file against its checksums (the file must be open for
+    /// writing, and nobody else may hold it: `pawns restore` checks a copy).
+    pub fn check_integrity(&mut self) -> Result<bool, StoreError> {
+        match &mut self.db {
+            Db::Rw(db) => db.check_integrity().map_err(redb_err),
+            Db::Ro(_) => Err(StoreError::ReadOnly(self.path.clone())),
+        }
     }
 
     pub fn path(&self) -> &Path {
@@ -101,34 +222,45 @@ impl Store {
     }
 
     pub fn schema_version(&self) -> Result<u32, StoreError> {
-        let tx = self.db.begin_write().map_err(redb_err)?;
-        let v = migrate::file_version(&tx)?;
-        tx.abort().map_err(redb_err)?;
-        Ok(v)
+        let tx = self.begin_read()?;
+        let t = match tx.open_table(tables::META) {
+            Ok(t) => t,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(0),
+            Err(e) => return Err(redb_err(e)),
+        };
+        let v = t.get(migrate::VERSION_KEY).map_err(redb_err)?;
+        Ok(match v {
+            Some(bytes) => {
+                let b = bytes.value();
+                if b.len() != 4 {
+                    return Err(StoreError::Corrupt("schema_version is not 4 bytes".into()));
+                }
+                u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+            }
+            None => 0,
+        })
     }
 
     /// The page cache: bytes it holds (read cache and write buffer, at most
     /// [`CACHE_BYTES`] and the write buffer's own cap) and pages evicted from it so far.
     pub fn cache_stats(&self) -> (usize, u64) {
-        let s = self.db.cache_stats();
+        let s = match &self.db {
+            Db::Rw(db) => db.cache_stats(),
+            Db::Ro(db) => db.cache_stats(),
+        };
         (s.used_bytes(), s.evictions())
-    }
-
-    /// Direct access for crates that add their own tables in their own migrations.
-    pub fn database(&self) -> &Database {
-        &self.db
     }
 
     // ---- meta ----
 
     pub fn meta_get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
-        let tx = self.db.begin_read().map_err(redb_err)?;
+        let tx = self.begin_read()?;
         let t = tx.open_table(tables::META).map_err(redb_err)?;
         Ok(t.get(key).map_err(redb_err)?.map(|v| v.value().to_vec()))
     }
 
     pub fn meta_put(&self, key: &str, value: &[u8]) -> Result<(), StoreError> {
-        let tx = self.db.begin_write().map_err(redb_err)?;
+        let tx = self.begin_write()?;
         {
             let mut t = tx.open_table(tables::META).map_err(redb_err)?;
             t.insert(key, value).map_err(redb_err)?;
@@ -138,7 +270,7 @@ impl Store {
 
     /// Returns the value under `key`, creating it with `make` if absent (one transaction).
     pub fn meta_get_or_init(&self, key: &str, make: impl FnOnce() -> Vec<u8>) -> Result<Vec<u8>, StoreError> {
-        let tx = self.db.begin_write().map_err(redb_err)?;
+        let tx = self.begin_write()?;
         let value = {
             let mut t = tx.open_table(tables::META).map_err(redb_err)?;
             let existing = t.get(key).map_err(redb_err)?.map(|v| v.value().to_vec());
@@ -168,7 +300,7 @@ impl Store {
     /// Creates an account and its character together; `false` if the name exists.
     pub fn create_character(&self, account: &Account, ch: &CharacterRecord) -> Result<bool, StoreError> {
         let key = account.name.to_ascii_lowercase();
-        let tx = self.db.begin_write().map_err(redb_err)?;
+        let tx = self.begin_write()?;
         {
             let mut accounts = tx.open_table(tables::ACCOUNTS).map_err(redb_err)?;
             if accounts.get(key.as_str()).map_err(redb_err)?.is_some() {
@@ -197,7 +329,7 @@ impl Store {
     }
 
     pub fn count_characters(&self) -> Result<u64, StoreError> {
-        let tx = self.db.begin_read().map_err(redb_err)?;
+        let tx = self.begin_read()?;
         let t = tx.open_table(tables::CHARACTERS).map_err(redb_err)?;
         t.len().map_err(redb_err)
     }
@@ -227,7 +359,7 @@ impl Store {
 
     /// Replaces the whole imported world with the given encoded zones, in one transaction.
     pub fn replace_world(&self, zones: &[(u32, Vec<u8>)], source: &str) -> Result<(), StoreError> {
-        let tx = self.db.begin_write().map_err(redb_err)?;
+        let tx = self.begin_write()?;
         {
             let mut t = tx.open_table(tables::WORLD_ZONES).map_err(redb_err)?;
             t.retain(|_, _| false).map_err(redb_err)?;
@@ -242,7 +374,7 @@ impl Store {
 
     /// Saves what lies in house rooms (each record replaces that room's row).
     pub fn put_houses(&self, houses: &[HouseRecord]) -> Result<(), StoreError> {
-        let tx = self.db.begin_write().map_err(redb_err)?;
+        let tx = self.begin_write()?;
         {
             let mut t = tx.open_table(tables::HOUSES).map_err(redb_err)?;
             for h in houses {
@@ -254,7 +386,7 @@ impl Store {
 
     /// Saves chat rooms (each record replaces that room's row).
     pub fn put_chat_rooms(&self, rooms: &[ChatRoomRecord]) -> Result<(), StoreError> {
-        let tx = self.db.begin_write().map_err(redb_err)?;
+        let tx = self.begin_write()?;
         {
             let mut t = tx.open_table(tables::CHAT_ROOMS).map_err(redb_err)?;
             for r in rooms {
@@ -271,7 +403,7 @@ impl Store {
 
     /// Saves boards (each record replaces that vnum's row).
     pub fn put_boards(&self, boards: &[BoardRecord]) -> Result<(), StoreError> {
-        let tx = self.db.begin_write().map_err(redb_err)?;
+        let tx = self.begin_write()?;
         {
             let mut t = tx.open_table(tables::BOARDS).map_err(redb_err)?;
             for b in boards {
@@ -311,7 +443,7 @@ impl Store {
         &self,
         def: redb::TableDefinition<K, &[u8]>,
     ) -> Result<Vec<T>, StoreError> {
-        let tx = self.db.begin_read().map_err(redb_err)?;
+        let tx = self.begin_read()?;
         let t = tx.open_table(def).map_err(redb_err)?;
         let mut out = Vec::new();
         for row in t.iter().map_err(redb_err)? {
@@ -322,7 +454,7 @@ impl Store {
     }
 
     pub fn session(&self, session: u64) -> Result<Option<SessionMeta>, StoreError> {
-        let tx = self.db.begin_read().map_err(redb_err)?;
+        let tx = self.begin_read()?;
         let t = tx.open_table(tables::SESSIONS).map_err(redb_err)?;
         let row = t.get(session).map_err(redb_err)?;
         row.map(|v| codec::decode(v.value())).transpose()
@@ -330,7 +462,7 @@ impl Store {
 
     /// An agent's sessions, oldest first, started at or after `since_us`.
     pub fn agent_sessions(&self, agent: &str, since_us: u64) -> Result<Vec<SessionMeta>, StoreError> {
-        let tx = self.db.begin_read().map_err(redb_err)?;
+        let tx = self.begin_read()?;
         agent_sessions_in(&tx, agent, since_us)
     }
 
@@ -341,7 +473,7 @@ impl Store {
 
     /// Every imported zone, in vnum order.
     pub fn world_zones(&self) -> Result<Vec<(u32, Vec<u8>)>, StoreError> {
-        let tx = self.db.begin_read().map_err(redb_err)?;
+        let tx = self.begin_read()?;
         let t = tx.open_table(tables::WORLD_ZONES).map_err(redb_err)?;
         let mut out = Vec::new();
         for row in t.iter().map_err(redb_err)? {
@@ -358,7 +490,7 @@ impl Store {
         table: redb::TableDefinition<&str, &[u8]>,
         key: &str,
     ) -> Result<Option<T>, StoreError> {
-        let tx = self.db.begin_read().map_err(redb_err)?;
+        let tx = self.begin_read()?;
         let t = tx.open_table(table).map_err(redb_err)?;
         let row = t.get(key).map_err(redb_err)?;
         match row {
@@ -368,7 +500,7 @@ impl Store {
     }
 
     fn put_records(&self, table: redb::TableDefinition<&str, &[u8]>, rows: &[(String, Vec<u8>)]) -> Result<(), StoreError> {
-        let tx = self.db.begin_write().map_err(redb_err)?;
+        let tx = self.begin_write()?;
         {
             let mut t = tx.open_table(table).map_err(redb_err)?;
             for (k, v) in rows {

@@ -22,7 +22,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use redb::{ReadableDatabase, ReadableTable, ReadableTableMetadata, Table};
+use redb::{ReadableTable, ReadableTableMetadata, Table};
 
 use crate::log_view::{push_parts, LogView};
 pub use crate::log_view::{LogReader, SessionScan};
@@ -44,7 +44,7 @@ impl Store {
     /// tail and moves `spans_through`. Returns the batch id (0 when the batch held no
     /// records).
     pub fn write_records(&self, batch: &RecordBatch) -> Result<u64, StoreError> {
-        let tx = self.database().begin_write().map_err(redb_err)?;
+        let tx = self.begin_write()?;
         let mut id = 0;
         {
             let mut chunks = tx.open_table(tables::RECORD_CHUNKS).map_err(redb_err)?;
@@ -138,13 +138,13 @@ impl Store {
 
     /// The last batch id committed (0: none).
     pub fn last_record_id(&self) -> Result<u64, StoreError> {
-        let tx = self.database().begin_read().map_err(redb_err)?;
+        let tx = self.begin_read()?;
         Ok(LogView::open(&tx)?.last)
     }
 
     /// Rows in the tail (committed, not yet packed by a sweep).
     pub fn tail_rows(&self) -> Result<u64, StoreError> {
-        let tx = self.database().begin_read().map_err(redb_err)?;
+        let tx = self.begin_read()?;
         tx.open_table(tables::RECORD_TAIL).map_err(redb_err)?.len().map_err(redb_err)
     }
 
@@ -163,7 +163,7 @@ impl Store {
 
     /// A view of the log to read many sessions from (see `LogReader`).
     pub fn log_reader(&self) -> Result<LogReader, StoreError> {
-        LogReader::open(self.database().begin_read().map_err(redb_err)?)
+        LogReader::open(self.begin_read()?)
     }
 
     /// One session's stream, in order.
@@ -178,7 +178,7 @@ impl Store {
     /// Many sessions' streams, each in order, from one read transaction (the tail
     /// decompressed once for all of them).
     pub fn sessions_records(&self, sessions: &[SessionMeta]) -> Result<HashMap<u64, Vec<EventRecord>>, StoreError> {
-        let tx = self.database().begin_read().map_err(redb_err)?;
+        let tx = self.begin_read()?;
         let view = LogView::open(&tx)?;
         let mut out = HashMap::with_capacity(sessions.len());
         let mut parts = Vec::new();
@@ -207,7 +207,7 @@ impl Store {
         }
         let mut batch = RecordBatch { sweep: true, ..Default::default() };
         {
-            let tx = self.database().begin_read().map_err(redb_err)?;
+            let tx = self.begin_read()?;
             let view = LogView::open(&tx)?;
             let wanted: HashSet<u64> = open.iter().map(|s| s.session).collect();
             let from = open.iter().map(|s| s.first_batch.max(1)).min().unwrap_or(1).max(view.through + 1);
@@ -257,7 +257,7 @@ impl Store {
     /// sessions' records in session order (the order the recorder hands the index), a
     /// batch retention emptied still listed so a reader's watermark moves past it.
     pub fn batches_after(&self, after: u64, limit: usize) -> Result<Vec<(u64, Vec<EventRecord>)>, StoreError> {
-        let tx = self.database().begin_read().map_err(redb_err)?;
+        let tx = self.begin_read()?;
         let view = LogView::open(&tx)?;
         let mut out: Vec<(u64, Vec<EventRecord>)> = Vec::new();
         if after == u64::MAX || limit == 0 {
@@ -327,7 +327,7 @@ impl Store {
 
     /// The runs with a journal (their ids: boot times in µs), oldest first.
     pub fn journal_runs(&self) -> Result<Vec<u64>, StoreError> {
-        let tx = self.database().begin_read().map_err(redb_err)?;
+        let tx = self.begin_read()?;
         let t = match tx.open_table(tables::JOURNAL) {
             Ok(t) => t,
             Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
@@ -353,7 +353,7 @@ impl Store {
         if doomed.is_empty() {
             return Ok(0);
         }
-        let tx = self.database().begin_write().map_err(redb_err)?;
+        let tx = self.begin_write()?;
         {
             let mut t = tx.open_table(tables::JOURNAL).map_err(redb_err)?;
             for run in &doomed {
@@ -366,7 +366,7 @@ impl Store {
 
     /// One run's journal chunks, in order, each to `f`.
     pub fn journal_chunks(&self, run: u64, f: &mut dyn FnMut(&[u8]) -> Result<(), StoreError>) -> Result<u64, StoreError> {
-        let tx = self.database().begin_read().map_err(redb_err)?;
+        let tx = self.begin_read()?;
         let t = match tx.open_table(tables::JOURNAL) {
             Ok(t) => t,
             Err(redb::TableError::TableDoesNotExist(_)) => return Ok(0),
@@ -396,7 +396,7 @@ impl Store {
     /// dropped.
     pub fn drop_observations_before(&self, before_day: u32) -> Result<u64, StoreError> {
         let days: Vec<(u32, u64)> = {
-            let rtx = self.database().begin_read().map_err(redb_err)?;
+            let rtx = self.begin_read()?;
             let t = rtx.open_table(tables::RECORD_DAYS).map_err(redb_err)?;
             let mut v = Vec::new();
             for row in t.iter().map_err(redb_err)? {
@@ -415,7 +415,7 @@ impl Store {
                 break;
             }
             let end = days.get(i + 1).map(|(_, id)| *id).unwrap_or(u64::MAX);
-            let wtx = self.database().begin_write().map_err(redb_err)?;
+            let wtx = self.begin_write()?;
             {
                 let mut t = wtx.open_table(tables::RECORD_CHUNKS).map_err(redb_err)?;
                 dropped += strip_chunks(&mut t, *first, end, cutoff)?;
@@ -424,7 +424,7 @@ impl Store {
         }
         // A pack keyed after the cutoff holds the batches since the sweep before it,
         // some of them perhaps from before the day; and so may the tail.
-        let wtx = self.database().begin_write().map_err(redb_err)?;
+        let wtx = self.begin_write()?;
         {
             if cutoff != u64::MAX {
                 let mut t = wtx.open_table(tables::RECORD_CHUNKS).map_err(redb_err)?;

@@ -1,7 +1,7 @@
 //! The agents' memory rows. The row's type belongs to the server's memory module; the store keeps it
 //! encoded like every other record (version byte + rmp-serde).
 
-use redb::{ReadableDatabase, ReadableTable};
+use redb::ReadableTable;
 use serde::{de::DeserializeOwned, Serialize};
 
 use crate::{codec, redb_err, tables, Store, StoreError};
@@ -9,7 +9,7 @@ use crate::{codec, redb_err, tables, Store, StoreError};
 impl Store {
     /// An agent's memory row, if it has dreamed.
     pub fn memory<T: DeserializeOwned>(&self, agent: &str) -> Result<Option<T>, StoreError> {
-        let tx = self.database().begin_read().map_err(redb_err)?;
+        let tx = self.begin_read()?;
         let t = match tx.open_table(tables::MEMORIES) {
             Ok(t) => t,
             Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
@@ -30,7 +30,7 @@ impl Store {
         let bytes = codec::encode(row)?;
         let logged = dream.map(|(at, d)| codec::encode(d).map(|b| (at, b))).transpose()?;
         let agent = agent.to_ascii_lowercase();
-        let tx = self.database().begin_write().map_err(redb_err)?;
+        let tx = self.begin_write()?;
         {
             let mut t = tx.open_table(tables::MEMORIES).map_err(redb_err)?;
             t.insert(agent.as_str(), bytes.as_slice()).map_err(redb_err)?;
@@ -44,7 +44,7 @@ impl Store {
 
     /// An agent's logged dreams, oldest first.
     pub fn dream_log<D: DeserializeOwned>(&self, agent: &str) -> Result<Vec<(u64, D)>, StoreError> {
-        let tx = self.database().begin_read().map_err(redb_err)?;
+        let tx = self.begin_read()?;
         let t = match tx.open_table(tables::DREAM_LOG) {
             Ok(t) => t,
             Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
@@ -61,7 +61,7 @@ impl Store {
 
     /// Every agent with a memory row.
     pub fn memory_agents(&self) -> Result<Vec<String>, StoreError> {
-        let tx = self.database().begin_read().map_err(redb_err)?;
+        let tx = self.begin_read()?;
         let t = match tx.open_table(tables::MEMORIES) {
             Ok(t) => t,
             Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
@@ -77,7 +77,7 @@ impl Store {
 
     /// Every agent (or human, when humans are recorded) that has a recorded session.
     pub fn recorded_agents(&self) -> Result<Vec<String>, StoreError> {
-        let tx = self.database().begin_read().map_err(redb_err)?;
+        let tx = self.begin_read()?;
         let idx = tx.open_table(tables::AGENT_SESSIONS).map_err(redb_err)?;
         let mut out: Vec<String> = Vec::new();
         for row in idx.iter().map_err(redb_err)? {

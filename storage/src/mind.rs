@@ -2,7 +2,7 @@
 //! so a layer of one agent is one range; its meta row holds the next id. Writes of one
 //! change land in one transaction with the meta row.
 
-use redb::{ReadableDatabase, ReadableTable};
+use redb::ReadableTable;
 
 use crate::{codec, redb_err, tables, MindMeta, MindRecord, Store, StoreError};
 
@@ -15,7 +15,7 @@ impl Store {
     /// Writes records (new or replacing theirs) and the meta row, in one transaction.
     pub fn mind_put(&self, agent: &str, records: &[MindRecord], meta: &MindMeta) -> Result<(), StoreError> {
         let agent = agent.to_ascii_lowercase();
-        let tx = self.database().begin_write().map_err(redb_err)?;
+        let tx = self.begin_write()?;
         {
             let mut t = tx.open_table(tables::MIND).map_err(redb_err)?;
             for r in records {
@@ -30,7 +30,7 @@ impl Store {
     /// One record.
     pub fn mind_get(&self, agent: &str, layer: u8, id: u64) -> Result<Option<MindRecord>, StoreError> {
         let agent = agent.to_ascii_lowercase();
-        let tx = self.database().begin_read().map_err(redb_err)?;
+        let tx = self.begin_read()?;
         let t = match tx.open_table(tables::MIND) {
             Ok(t) => t,
             Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
@@ -53,7 +53,7 @@ impl Store {
     /// Up to `n` records of one agent's layer, oldest or newest first.
     fn mind_scan(&self, agent: &str, layer: u8, newest_first: bool, n: usize) -> Result<Vec<MindRecord>, StoreError> {
         let agent = agent.to_ascii_lowercase();
-        let tx = self.database().begin_read().map_err(redb_err)?;
+        let tx = self.begin_read()?;
         let t = match tx.open_table(tables::MIND) {
             Ok(t) => t,
             Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
@@ -71,7 +71,7 @@ impl Store {
 
     /// Every agent with a mind, by name.
     pub fn mind_agents(&self) -> Result<Vec<String>, StoreError> {
-        let tx = self.database().begin_read().map_err(redb_err)?;
+        let tx = self.begin_read()?;
         let t = match tx.open_table(tables::MIND_META) {
             Ok(t) => t,
             Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),

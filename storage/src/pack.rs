@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use redb::{ReadableDatabase, ReadableTable, Table};
+use redb::{ReadableTable, Table};
 
 use crate::parts::{Parts, PartsWriter};
 use crate::{redb_err, tables, Store, StoreError};
@@ -142,7 +142,7 @@ impl Store {
     /// recorder keeps committing meanwhile); a later commit applies them
     /// (`RecordBatch::packs`). None: the tail is empty.
     pub fn build_packs(&self) -> Result<Option<Packs>, StoreError> {
-        let tx = self.database().begin_read().map_err(redb_err)?;
+        let tx = self.begin_read()?;
         let tail = tx.open_table(tables::RECORD_TAIL).map_err(redb_err)?;
         let chunks = tx.open_table(tables::RECORD_CHUNKS).map_err(redb_err)?;
         let sweeps = tx.open_table(tables::RECORD_SWEEPS).map_err(redb_err)?;

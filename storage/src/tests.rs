@@ -331,7 +331,7 @@ fn a_version_3_file_gains_memories_and_keeps_its_record() {
             body: RecordBody::Transition(Transition::Level { from: 1, to: 2 }),
         };
         store.write_records(&RecordBatch { sessions: vec![meta], records: vec![rec], ..Default::default() }).unwrap();
-        let tx = store.database().begin_write().unwrap();
+        let tx = store.begin_write().unwrap();
         tx.delete_table(crate::tables::MEMORIES).unwrap();
         tx.commit().unwrap();
         store.meta_put(migrate::VERSION_KEY, &3u32.to_le_bytes()).unwrap();
@@ -356,14 +356,13 @@ fn a_version_3_file_gains_memories_and_keeps_its_record() {
 /// ids, and the old tables are gone.
 #[test]
 fn a_version_4_record_log_is_converted_to_session_chunks() {
-    use redb::ReadableDatabase;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.redb");
     {
         let (store, _) = Store::open(&path).unwrap();
         let sessions = RecordBatch { sessions: vec![running(1), running(2)], ..Default::default() };
         store.write_records(&sessions).unwrap();
-        let tx = store.database().begin_write().unwrap();
+        let tx = store.begin_write().unwrap();
         tx.delete_table(tables::RECORD_CHUNKS).unwrap();
         tx.delete_table(tables::SESSION_SPANS).unwrap();
         {
@@ -389,7 +388,7 @@ fn a_version_4_record_log_is_converted_to_session_chunks() {
     assert_eq!(seqs(2), [1, 2], "a session the old build left open is read by looking up each batch");
     let ids: Vec<u64> = store.batches_after(0, 10).unwrap().iter().map(|(b, _)| *b).collect();
     assert_eq!(ids, [1, 2, 3]);
-    let tx = store.database().begin_read().unwrap();
+    let tx = store.begin_read().unwrap();
     assert!(tx.open_table(tables::RECORD_BATCHES_V3).is_err(), "the old log is dropped");
 }
 

@@ -27,6 +27,7 @@ mod replay;
 mod research;
 mod residents;
 mod search;
+mod security;
 mod shutdown;
 mod specials;
 mod telnet;

@@ -103,9 +103,9 @@ async fn a_multi_agent_run_replays_to_the_same_records_byte_for_byte() {
     // A journal changed behind the replay's back (vex looks instead of attacking the
     // bear): the replay no longer makes the record, and says where.
     {
-        use redb::{ReadableDatabase, ReadableTable};
+        use redb::ReadableTable;
         let (store, _) = pawns_storage::Store::open(&db).unwrap();
-        let tx = store.database().begin_write().unwrap();
+        let tx = store.begin_write().unwrap();
         {
             let mut t = tx.open_table(pawns_storage::tables::JOURNAL).unwrap();
             let rows: Vec<((u64, u64), Vec<u8>)> =
@@ -135,7 +135,7 @@ async fn a_multi_agent_run_replays_to_the_same_records_byte_for_byte() {
             assert!(changed);
         }
         tx.commit().unwrap();
-        let _ = store.database().begin_read().unwrap();
+        let _ = store.begin_read().unwrap();
     }
     let mut c = pawns_bin();
     c.args(["replay", "--session", &vex_session.to_string()]).arg("--db").arg(&db);

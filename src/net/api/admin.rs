@@ -34,6 +34,9 @@ pub async fn backup(call: &Call, shared: &Arc<Shared>) -> Response<Body> {
     let Some(path) = call.param("path").filter(|p| !p.is_empty()) else {
         return error(StatusCode::BAD_REQUEST, "bad_request", "path is required");
     };
+    if !std::path::Path::new(&path).is_absolute() {
+        return error(StatusCode::BAD_REQUEST, "bad_request", "path must be an absolute path");
+    }
     let store = shared.accounts.store().clone();
     match tokio::task::spawn_blocking(move || store.backup_to(std::path::Path::new(&path), &mut |_, _| {})).await {
         Ok(Ok(inv)) => json(StatusCode::OK, serde_json::to_value(inv).unwrap_or_default()),

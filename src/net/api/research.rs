@@ -60,10 +60,18 @@ pub async fn parquet(call: &Call, shared: &Arc<Shared>) -> Response<Body> {
         return error(StatusCode::BAD_REQUEST, "bad_request", "dir must be an absolute path");
     }
     let tables: Vec<String> = call.param("tables").unwrap_or_default().split(',').filter(|t| !t.is_empty()).map(str::to_string).collect();
+    // `force=1` replaces files that are there (the CLI's --force): never through a
+    // symlink, and never the data file or its index, which the server protects.
+    let force = call.param("force").is_some_and(|v| v == "1" || v == "true");
     let store = shared.accounts.store().clone();
-    match tokio::task::spawn_blocking(move || crate::research::parquet::export(&store, &filter, &dir, &tables)).await {
+    match tokio::task::spawn_blocking(move || crate::research::parquet::export(&store, &filter, &dir, &tables, force)).await {
         Ok(Ok(w)) => json(StatusCode::OK, serde_json::to_value(w).unwrap_or_default()),
-        Ok(Err(e @ crate::research::parquet::ExportError::BadInput(_))) => error(StatusCode::BAD_REQUEST, e.code(), &e.to_string()),
+        Ok(Err(e @ (crate::research::parquet::ExportError::BadInput(_) | crate::research::parquet::ExportError::File(_)))) => {
+            let status =
+                if e.code() == "io_error" || e.code() == "disk_full" { StatusCode::INTERNAL_SERVER_ERROR } else { StatusCode::CONFLICT };
+            let status = if matches!(e, crate::research::parquet::ExportError::BadInput(_)) { StatusCode::BAD_REQUEST } else { status };
+            error(status, e.code(), &e.to_string())
+        }
         Ok(Err(e)) => error(StatusCode::INTERNAL_SERVER_ERROR, e.code(), &e.to_string()),
         Err(_) => error(StatusCode::INTERNAL_SERVER_ERROR, "internal", "the export failed"),
     }

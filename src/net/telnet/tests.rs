@@ -52,6 +52,27 @@ fn line_endings_cr_lf_crnul_and_backspace() {
     assert_eq!(l, vec![b"one".to_vec(), b"two".to_vec(), b"three".to_vec(), b"four".to_vec()]);
 }
 
+/// A line over the limit of multi-byte text is cut at a character's boundary, not
+/// inside one (it was then refused whole as invalid UTF-8).
+#[test]
+fn a_long_line_of_multibyte_text_is_cut_between_characters() {
+    let mut p = TelnetParser::default();
+    let mut out = Vec::new();
+    // 'é' is two bytes and '€' three: neither 512 / 2 ... lines up for both.
+    let text = format!("x{}", "é€".repeat(200));
+    p.feed(text.as_bytes(), &mut out);
+    p.feed(b"\n", &mut out);
+    match &out[0] {
+        TelnetEvent::Line { bytes, truncated } => {
+            assert!(truncated);
+            let line = std::str::from_utf8(bytes).expect("the cut line is still UTF-8");
+            assert!(text.starts_with(line));
+            assert!(line.len() > MAX_LINE - 4 && line.len() <= MAX_LINE, "cut at {}", line.len());
+        }
+        _ => panic!(),
+    }
+}
+
 #[test]
 fn escaped_iac_is_data_and_long_lines_are_cut() {
     let (l, _) = lines(&[b'a', IAC, IAC, b'\n']);

@@ -248,7 +248,7 @@ fn a_backup_holds_the_tail_the_journal_and_the_dream_log() {
         .unwrap();
     store.write_records(&RecordBatch { records: vec![obs_of(1, 2)], journal: vec![(5, b"boot".to_vec())], ..Default::default() }).unwrap();
     {
-        let tx = store.database().begin_write().unwrap();
+        let tx = store.begin_write().unwrap();
         tx.open_table(tables::DREAM_LOG).unwrap().insert(("ann", 9), b"a dream".as_slice()).unwrap();
         tx.commit().unwrap();
     }
@@ -259,8 +259,8 @@ fn a_backup_holds_the_tail_the_journal_and_the_dream_log() {
     assert_eq!(copy.session_records(1).unwrap().iter().map(|r| r.seq).collect::<Vec<_>>(), [1, 2]);
     assert_eq!(copy.tail_rows().unwrap(), 1);
     assert_eq!(copy.journal_runs().unwrap(), [5]);
-    use redb::{ReadableDatabase, ReadableTableMetadata};
-    assert_eq!(copy.database().begin_read().unwrap().open_table(tables::DREAM_LOG).unwrap().len().unwrap(), 1);
+    use redb::ReadableTableMetadata;
+    assert_eq!(copy.begin_read().unwrap().open_table(tables::DREAM_LOG).unwrap().len().unwrap(), 1);
 }
 
 /// A crash leaves the tail unpacked; the next start packs it and closes the sessions it

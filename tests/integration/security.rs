@@ -1,0 +1,329 @@
+//! What an attacker and a careless operator tried (issue 48): each test failed before
+//! its fix. SECURITY.md is the threat model these hold.
+
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::json;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
+use tokio_tungstenite::tungstenite::protocol::frame::Frame;
+use tokio_tungstenite::tungstenite::Message;
+
+use crate::common::*;
+
+/// A message sent as fragments that never finish is refused as soon as it passes the
+/// protocol's 16 KiB, not buffered (it was, up to 1 MiB per socket, before any login).
+#[tokio::test]
+async fn an_unfinished_fragmented_message_is_refused_at_the_limit() {
+    let srv = TestServer::start().await;
+    let mut a = WsClient::connect(srv.addr).await;
+    let chunk = vec![b'x'; 4096];
+    a.ws.send(Message::Frame(Frame::message(chunk.clone(), OpCode::Data(Data::Text), false))).await.unwrap();
+    for _ in 0..4 {
+        // The server may already have closed: the later sends may fail.
+        if a.ws.send(Message::Frame(Frame::message(chunk.clone(), OpCode::Data(Data::Continue), false))).await.is_err() {
+            break;
+        }
+    }
+    assert_eq!(a.error_code().await, "frame_too_large");
+    assert_eq!(a.closed().await, Some(1009));
+    srv.shutdown().await;
+}
+
+/// A socket that never logs in is closed after the deadline, with a code.
+#[tokio::test]
+async fn a_socket_that_does_not_log_in_is_closed() {
+    let srv = TestServer::start_with(|c| c.sockets.login_within = Duration::from_millis(300)).await;
+    let mut a = WsClient::connect(srv.addr).await;
+    assert_eq!(a.error_code().await, "login_timeout");
+    assert_eq!(a.closed().await, Some(1008));
+    // One that logs in in time stays.
+    let key = srv.key("brenda").await;
+    let mut b = WsClient::connect(srv.addr).await;
+    b.login_key("brenda", &key).await;
+    tokio::time::sleep(Duration::from_millis(600)).await; // past the deadline: nothing shows it was not applied
+    b.cmd("look", "l1").await;
+    b.until(|v| v["re"] == "l1").await;
+    srv.shutdown().await;
+}
+
+/// Before login a socket has a small budget of messages.
+#[tokio::test]
+async fn a_socket_that_talks_without_logging_in_is_closed() {
+    let srv = TestServer::start_with(|c| c.sockets.pre_login_frames = 8).await;
+    let mut a = WsClient::connect(srv.addr).await;
+    for _ in 0..9 {
+        let _ = a.ws.send(Message::text(json!({"type": "command", "data": {"command": "look"}}).to_string())).await;
+    }
+    let mut codes = Vec::new();
+    for _ in 0..9 {
+        let code = a.error_code().await;
+        let last = code == "login_budget";
+        codes.push(code);
+        if last {
+            break;
+        }
+    }
+    assert_eq!(codes.len(), 9, "{codes:?}");
+    assert!(codes[..8].iter().all(|c| c == "not_authenticated"), "{codes:?}");
+    assert_eq!(a.closed().await, Some(1008));
+    srv.shutdown().await;
+}
+
+/// After `frame_too_large` a logged-in socket's connection ends at once (the close frame
+/// came, but the connection stayed open until the link let go of the socket).
+#[tokio::test]
+async fn an_oversized_frame_after_login_ends_the_connection_at_once() {
+    let srv = TestServer::start().await;
+    let key = srv.key("brenda").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.login_key("brenda", &key).await;
+    a.expect("vars").await;
+    a.send_raw(&format!("{{\"type\":\"command\",\"data\":{{\"command\":\"say {}\"}}}}", "x".repeat(20 * 1024))).await;
+    assert_eq!(a.closed().await, Some(1009));
+    // What follows the close frame is the end of the connection, not minutes of nothing.
+    let end = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            match a.ws.next().await {
+                None | Some(Err(_)) => return,
+                Some(Ok(_)) => {}
+            }
+        }
+    })
+    .await;
+    assert!(end.is_ok(), "the connection was still open 5 s after the close");
+    srv.shutdown().await;
+}
+
+/// A telnet line over 512 bytes of multi-byte text is cut between characters and taken.
+#[tokio::test]
+async fn a_long_telnet_line_of_multibyte_text_is_cut_and_taken() {
+    let srv = TestServer::start().await;
+    let mut t = Telnet::connect(srv.addr).await;
+    t.create("Zoe", "secret-pass").await;
+    t.line(&format!("say x{}", "é€".repeat(200))).await;
+    let out = t.until("You say").await;
+    assert!(out.contains("Line too long"), "{out}");
+    assert!(!out.contains("not valid UTF-8"), "{out}");
+    srv.shutdown().await;
+}
+
+/// `pawns ARGS` in `cwd`: (exit code, stdout, stderr).
+fn pawns_in(cwd: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pawns")).current_dir(cwd).args(args).output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// Like `pawns_in`, off the async runtime (the server under test runs on it).
+async fn pawns_async(cwd: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    let (cwd, args): (std::path::PathBuf, Vec<String>) = (cwd.to_path_buf(), args.iter().map(|s| s.to_string()).collect());
+    tokio::task::spawn_blocking(move || pawns_in(&cwd, &args.iter().map(String::as_str).collect::<Vec<_>>())).await.unwrap()
+}
+
+/// An explicit `--server` is the server asked, and no data file appears where the
+/// command ran (backup, export and dream made an empty ./pawns.redb and used it).
+#[tokio::test]
+async fn an_explicit_server_is_asked_and_no_data_file_appears() {
+    let srv = TestServer::start().await;
+    let key = srv.key("brenda").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.login_key("brenda", &key).await;
+    a.cmd("look", "l1").await;
+    a.until(|v| v["re"] == "l1").await;
+    drop(a);
+    let cwd = tempfile::tempdir().unwrap();
+    let url = format!("http://{}", srv.addr);
+    let backup = cwd.path().join("b.redb");
+    let (code, out, err) = pawns_async(cwd.path(), &["backup", backup.to_str().unwrap(), "--server", &url]).await;
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("1 agent keys"), "the server's file was backed up: {out}");
+    let (code, out, err) = pawns_async(cwd.path(), &["export", "sessions", "--server", &url]).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("brenda") || err.contains("exported"), "{out}{err}");
+    let (code, _, err) = pawns_async(cwd.path(), &["dream", "--agent", "brenda", "--server", &url]).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(!cwd.path().join("pawns.redb").exists(), "no data file is made where the command ran");
+    srv.shutdown().await;
+}
+
+/// A missing data file is an error naming it, and none is made (not by a typo either).
+#[test]
+fn a_missing_data_file_is_an_error_and_none_is_made() {
+    let cwd = tempfile::tempdir().unwrap();
+    let runs: [&[&str]; 7] = [
+        &["export", "sessions", "--db", "typo.redb"],
+        &["backup", "out.redb", "--db", "typo.redb"],
+        &["dream", "--agent", "brenda", "--db", "typo.redb"],
+        &["search", "goblin", "--db", "typo.redb"],
+        &["eval", "--db", "typo.redb", "--json"],
+        &["replay", "--session", "1", "--db", "typo.redb"],
+        &["export", "memory", "--agent", "brenda", "--db", "typo.redb"],
+    ];
+    for args in runs {
+        let (code, _, err) = pawns_in(cwd.path(), args);
+        assert_ne!(code, 0, "{args:?}: {err}");
+        assert!(err.contains("typo.redb") && err.contains("db_missing"), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    let left: Vec<_> = std::fs::read_dir(cwd.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(left.is_empty(), "nothing is made: {left:?}");
+}
+
+/// A data file made by a real run, and its world.
+async fn a_data_file() -> (tempfile::TempDir, std::path::PathBuf) {
+    let srv = TestServer::start().await;
+    let key = srv.key("brenda").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.login_key("brenda", &key).await;
+    for i in 0..3 {
+        a.cmd("look", &format!("l{i}")).await;
+        a.until(|v| v["re"] == format!("l{i}")).await;
+    }
+    drop(a);
+    let db = srv.cfg.db.clone();
+    (srv.shutdown_keep_dir().await, db)
+}
+
+/// Commands that only read leave the data file byte for byte as it was, and work on a
+/// file nobody may write.
+#[tokio::test]
+async fn read_only_commands_leave_the_file_byte_identical() {
+    let (dir, db) = a_data_file().await;
+    let before = std::fs::read(&db).unwrap();
+    let mut perms = std::fs::metadata(&db).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o444);
+    std::fs::set_permissions(&db, perms).unwrap();
+    let d = db.to_str().unwrap();
+    let runs: [&[&str]; 5] = [
+        &["export", "sessions", "--db", d],
+        &["export", "decisions", "--db", d],
+        &["search", "look", "--db", d],
+        &["eval", "--db", d, "--json"],
+        &["restore", d],
+    ];
+    for args in runs {
+        let (code, out, err) = pawns_async(dir.path(), args).await;
+        assert_eq!(code, 0, "{args:?}: {out}{err}");
+    }
+    // Replay reads it too (root ignores the mode bits; the bytes are what is checked).
+    let (_, out, err) = pawns_async(dir.path(), &["replay", "--from", "1d", "--db", d]).await;
+    assert!(!err.contains("panicked"), "{out}{err}");
+    assert!(std::fs::read(&db).unwrap() == before, "the data file changed");
+}
+
+/// An export never writes through a symlink (one pointing at the data file truncated
+/// it) nor over a file that is there; the server's data file is never an export's.
+#[tokio::test]
+async fn an_export_never_writes_through_a_symlink_or_over_a_file() {
+    let srv = TestServer::start().await;
+    let out = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(&srv.cfg.db, out.path().join("sessions.parquet")).unwrap();
+    std::fs::write(out.path().join("decisions.parquet"), b"mine").unwrap();
+    let len = std::fs::metadata(&srv.cfg.db).unwrap().len();
+    let path = format!("/api/admin/export/parquet?dir={}&tables=sessions", out.path().display());
+    let (code, body) = http_post(srv.addr, &path).await;
+    assert_eq!(code, 409, "{body}");
+    // A link to the data file: refused as the data file's (a link elsewhere: as a link).
+    assert!(body.contains("file_protected"), "{body}");
+    std::os::unix::fs::symlink("/nowhere", out.path().join("observations.parquet")).unwrap();
+    let path = format!("/api/admin/export/parquet?dir={}&tables=observations", out.path().display());
+    let (code, body) = http_post(srv.addr, &path).await;
+    assert_eq!(code, 409, "{body}");
+    assert!(body.contains("file_is_symlink"), "{body}");
+    let path = format!("/api/admin/export/parquet?dir={}&tables=decisions", out.path().display());
+    let (code, body) = http_post(srv.addr, &path).await;
+    assert_eq!(code, 409, "{body}");
+    assert!(body.contains("file_exists"), "{body}");
+    assert_eq!(std::fs::read(out.path().join("decisions.parquet")).unwrap(), b"mine");
+    // Even told to replace, never through the link; the file that is there is replaced.
+    let path = format!("/api/admin/export/parquet?dir={}&force=1", out.path().display());
+    let (code, body) = http_post(srv.addr, &path).await;
+    assert_eq!(code, 409, "{body}");
+    let path = format!("/api/admin/export/parquet?dir={}&tables=decisions&force=1", out.path().display());
+    let (code, body) = http_post(srv.addr, &path).await;
+    assert_eq!(code, 200, "{body}");
+    assert_ne!(std::fs::read(out.path().join("decisions.parquet")).unwrap(), b"mine");
+    // A backup over the data file itself, or through a link to it, is refused.
+    let (code, body) = http_post(srv.addr, &format!("/api/admin/backup?path={}", srv.cfg.db.display())).await;
+    assert_eq!(code, 400, "{body}");
+    let link = out.path().join("b.redb");
+    std::os::unix::fs::symlink(&srv.cfg.db, &link).unwrap();
+    let (code, body) = http_post(srv.addr, &format!("/api/admin/backup?path={}", link.display())).await;
+    assert_eq!(code, 400, "{body}");
+    assert_eq!(std::fs::metadata(&srv.cfg.db).unwrap().len(), len, "the data file is as it was");
+    // And the server starts again on it.
+    let srv = srv.restart().await;
+    assert_eq!(http_get(srv.addr, "/health").await.0, 200);
+    srv.shutdown().await;
+}
+
+/// The CLI writes its outputs new too: no overwrite without --force, never a symlink.
+#[tokio::test]
+async fn cli_outputs_are_new_files() {
+    let (dir, db) = a_data_file().await;
+    let d = db.to_str().unwrap();
+    let victim = dir.path().join("victim.txt");
+    std::fs::write(&victim, b"precious").unwrap();
+    let link = dir.path().join("link.jsonl");
+    std::os::unix::fs::symlink(&victim, &link).unwrap();
+    for force in [false, true] {
+        let mut args = vec!["export", "sessions", "--db", d, "--out", link.to_str().unwrap()];
+        if force {
+            args.push("--force");
+        }
+        let (code, _, err) = pawns_async(dir.path(), &args).await;
+        assert_ne!(code, 0, "{err}");
+        assert!(err.contains("file_is_symlink"), "{err}");
+    }
+    let (code, _, err) = pawns_async(dir.path(), &["export", "sessions", "--db", d, "--out", victim.to_str().unwrap()]).await;
+    assert_ne!(code, 0);
+    assert!(err.contains("file_exists"), "{err}");
+    assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+    let (code, _, err) = pawns_async(dir.path(), &["export", "sessions", "--db", d, "--out", victim.to_str().unwrap(), "--force"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert_ne!(std::fs::read(&victim).unwrap(), b"precious");
+    // The data file is never an output, --force or not.
+    let before = std::fs::read(&db).unwrap();
+    let (code, _, err) = pawns_async(dir.path(), &["export", "sessions", "--db", d, "--out", d, "--force"]).await;
+    assert_ne!(code, 0, "{err}");
+    assert!(std::fs::read(&db).unwrap() == before);
+    // A backup never over a file.
+    let (code, _, err) = pawns_async(dir.path(), &["backup", victim.to_str().unwrap(), "--db", d]).await;
+    assert_ne!(code, 0, "{err}");
+}
+
+/// A damaged data file is a clear error (it was a panic), and restore checks the whole
+/// file: an empty one and one with edited bytes are refused.
+#[tokio::test]
+async fn damaged_files_are_errors_not_panics() {
+    let (dir, db) = a_data_file().await;
+    let garbage = dir.path().join("garbage.redb");
+    std::fs::write(&garbage, [b"PAR1".as_slice(), &[7u8; 297]].concat()).unwrap();
+    let world = dir.path().join("world");
+    let (code, _, err) = pawns_async(
+        dir.path(),
+        &["serve", "--host", "127.0.0.1", "--port", "0", "--db", garbage.to_str().unwrap(), "--world", world.to_str().unwrap()],
+    )
+    .await;
+    assert_ne!(code, 0, "{err}");
+    assert_ne!(code, 101, "a panic: {err}");
+    assert!(err.contains("store_corrupt") || err.contains("not a pawns data file"), "{err}");
+    let (code, _, err) = pawns_async(dir.path(), &["restore", garbage.to_str().unwrap()]).await;
+    assert!(code != 0 && code != 101, "{code}: {err}");
+    let empty = dir.path().join("empty.redb");
+    std::fs::write(&empty, b"").unwrap();
+    let (code, _, err) = pawns_async(dir.path(), &["restore", empty.to_str().unwrap()]).await;
+    assert!(code != 0 && code != 101, "{code}: {err}");
+    assert!(err.contains("empty"), "{err}");
+    // Edited bytes, spread over the file so that used pages are hit.
+    let mut bytes = std::fs::read(&db).unwrap();
+    let mut at = 4096 + 123;
+    while at < bytes.len() {
+        bytes[at] ^= 0x5a;
+        at += 4096;
+    }
+    let edited = dir.path().join("edited.redb");
+    std::fs::write(&edited, &bytes).unwrap();
+    let (code, out, err) = pawns_async(dir.path(), &["restore", edited.to_str().unwrap()]).await;
+    assert!(code != 0 && code != 101, "{code}: {out}{err}");
+}
