@@ -155,4 +155,14 @@ $("search-form").addEventListener("submit", async (e) => {
   } catch (err) { $("status").textContent = err.message; }
 });
 
-api("/api/observe/who").then(showWho).then(() => connect(null)).catch(() => {});
+// On the server's own machine the page asks for the admin token itself (the live
+// follow wants it wherever the page is; a page of another site cannot read the answer).
+async function ensureToken() {
+  if (token()) return;
+  try {
+    const r = await fetch("/api/admin/token");
+    if (r.ok) { const b = await r.json(); if (b.token) sessionStorage.setItem("pawns-admin", b.token); }
+  } catch (e) { /* not local: the token form is the way in */ }
+}
+
+ensureToken().then(() => api("/api/observe/who")).then(showWho).then(() => connect(null)).catch(() => {});

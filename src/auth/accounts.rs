@@ -22,6 +22,9 @@ pub enum AuthError {
     BadRequest(String),
     #[error("internal: {0}")]
     Internal(String),
+    /// A person's character (it logs in with a password) and a key, or the reverse.
+    #[error("name_taken: {0}")]
+    NotYours(String),
 }
 
 impl AuthError {
@@ -32,11 +35,16 @@ impl AuthError {
             AuthError::NameTaken => "name_taken",
             AuthError::BadRequest(_) => "bad_request",
             AuthError::Internal(_) => "internal",
+            AuthError::NotYours(_) => "name_taken",
         }
     }
     pub fn message(&self) -> String {
         match self {
-            AuthError::Failed(m) | AuthError::InvalidName(m) | AuthError::BadRequest(m) | AuthError::Internal(m) => m.clone(),
+            AuthError::Failed(m)
+            | AuthError::InvalidName(m)
+            | AuthError::BadRequest(m)
+            | AuthError::Internal(m)
+            | AuthError::NotYours(m) => m.clone(),
             AuthError::NameTaken => "that name is taken".into(),
         }
     }
@@ -113,14 +121,24 @@ impl Accounts {
         &self.store
     }
 
-    /// Makes a new agent key for a character name; returns the key (shown once).
-    pub fn create_key(store: &Store, name: &str) -> Result<String, AuthError> {
+    /// Makes a new agent key for a character name; returns the key (shown once). A key
+    /// reserves its name at once. A person's character (one that logs in with a
+    /// password) is never given a key unless an admin says so (`take_over`).
+    pub fn create_key(store: &Store, name: &str, take_over: bool) -> Result<String, AuthError> {
         names::check(name).map_err(AuthError::InvalidName)?;
+        let lower = name.to_ascii_lowercase();
+        if !take_over && store.account(&lower).map_err(internal)?.is_some_and(|a| a.password_hash.is_some()) {
+            return Err(AuthError::NotYours(format!(
+                "{} is a person's character (it logs in with a password); a key is given to it only by an admin \
+                 (pawns keygen --take-over, or take_over=1 on the admin API)",
+                names::display(name)
+            )));
+        }
         let key = keys::generate();
         store
             .put_agent_key(
                 &keys::hash(&key),
-                &AgentKeyRecord { name: name.to_ascii_lowercase(), created: crate::time::unix_secs(), revoked: false },
+                &AgentKeyRecord { name: lower, created: crate::time::unix_secs(), revoked: false, takes_over: take_over },
             )
             .map_err(internal)?;
         Ok(key)
@@ -151,10 +169,13 @@ impl Accounts {
             .map_err(internal)?;
         let record = queued.or(record);
         let (Some(account), Some(mut record)) = (account, record) else {
+            // As slow as a wrong password, so an unknown name does not show.
+            blocking(move || passwords::verify_nothing(&password)).await?;
             return Err(AuthError::Failed("no such character, or wrong password".into()));
         };
         let Some(hash) = account.password_hash else {
-            return Err(AuthError::Failed("this character logs in with an agent key".into()));
+            blocking(move || passwords::verify_nothing(&password)).await?;
+            return Err(AuthError::Failed("no such character, or wrong password".into()));
         };
         let ok = blocking(move || passwords::verify(&password, &hash)).await?;
         if !ok {
@@ -176,6 +197,18 @@ impl Accounts {
         // `player_name` does not choose the character: the key names it (the seed's rule;
         // the login tells the client when the names differ).
         let existing = self.character(&rec.name).await?;
+        if existing.is_some() && !rec.takes_over {
+            // A person's character is not a key's, whatever key names it.
+            let store = self.store.clone();
+            let n = rec.name.clone();
+            let account = blocking(move || store.account(&n)).await?.map_err(internal)?;
+            if account.is_some_and(|a| a.password_hash.is_some()) {
+                return Err(AuthError::NotYours(format!(
+                    "{} is a person's character (it logs in with a password); this key does not open it",
+                    names::display(&rec.name)
+                )));
+            }
+        }
         match existing {
             Some(mut record) => {
                 record.is_agent = true;
@@ -201,6 +234,24 @@ impl Accounts {
     ) -> Result<Authed, AuthError> {
         names::check(name).map_err(AuthError::InvalidName)?;
         let display = names::display(name);
+        if let Some(p) = &password {
+            let n = p.chars().count();
+            if !(passwords::MIN_LEN..=passwords::MAX_LEN).contains(&n) {
+                return Err(AuthError::BadRequest(format!(
+                    "a new password is {} to {} characters (weak_password)",
+                    passwords::MIN_LEN,
+                    passwords::MAX_LEN
+                )));
+            }
+        }
+        if password.is_some() {
+            // A name with a key is taken: the key's agent may not have logged in yet.
+            let store = self.store.clone();
+            let n = name.to_string();
+            if blocking(move || store.name_claimed(&n)).await?.map_err(internal)? {
+                return Err(AuthError::NameTaken);
+            }
+        }
         let hash = match password {
             Some(p) => Some(blocking(move || passwords::hash(&p)).await?.map_err(AuthError::Internal)?),
             None => None,
@@ -222,9 +273,10 @@ impl Accounts {
         Ok(Authed { record, created: true })
     }
 
+    /// Whether the name is taken: a character has it, or a key reserves it.
     pub async fn exists(&self, name: &str) -> Result<bool, AuthError> {
         let store = self.store.clone();
         let n = name.to_string();
-        Ok(blocking(move || store.account(&n)).await?.map_err(internal)?.is_some())
+        blocking(move || store.name_claimed(&n)).await?.map_err(internal)
     }
 }

@@ -57,13 +57,18 @@ pub const MAX_CREDIT: Duration = Duration::from_secs(60);
 pub struct LoginLimits {
     pub rate: f64,
     pub burst: f64,
+    /// Failed logins from one address (against any characters) that lock it out. A
+    /// success clears only the failures against the character it logged in.
     pub lockout_after: u32,
+    /// Failed logins against one character (from any addresses) that lock its password
+    /// logins out, against guessing spread over many addresses.
+    pub account_lockout_after: u32,
     pub lockout_for: Duration,
 }
 
 impl Default for LoginLimits {
     fn default() -> Self {
-        LoginLimits { rate: 5.0, burst: 10.0, lockout_after: 10, lockout_for: Duration::from_secs(15 * 60) }
+        LoginLimits { rate: 5.0, burst: 10.0, lockout_after: 10, account_lockout_after: 30, lockout_for: Duration::from_secs(15 * 60) }
     }
 }
 
@@ -75,6 +80,13 @@ pub enum LoginDenied {
 
 struct IpState {
     bucket: TokenBucket,
+    /// Failures by the character they were against (lower-cased; "" for a key).
+    failures: HashMap<String, u32>,
+    locked_until: Option<Instant>,
+}
+
+#[derive(Default)]
+struct AccountState {
     failures: u32,
     locked_until: Option<Instant>,
 }
@@ -82,56 +94,94 @@ struct IpState {
 pub struct LoginLimiter {
     limits: LoginLimits,
     by_ip: Mutex<HashMap<IpAddr, IpState>>,
+    by_account: Mutex<HashMap<String, AccountState>>,
 }
 
 impl LoginLimiter {
     pub fn new(limits: LoginLimits) -> Self {
-        LoginLimiter { limits, by_ip: Mutex::new(HashMap::new()) }
+        LoginLimiter { limits, by_ip: Mutex::new(HashMap::new()), by_account: Mutex::new(HashMap::new()) }
     }
 
-    /// Called before each login attempt.
-    pub fn check(&self, ip: IpAddr, now: Instant) -> Result<(), LoginDenied> {
+    fn ip_state<'a>(&self, map: &'a mut HashMap<IpAddr, IpState>, ip: IpAddr, now: Instant) -> &'a mut IpState {
+        map.entry(ip).or_insert_with(|| IpState {
+            bucket: TokenBucket::new(self.limits.rate, self.limits.burst, now),
+            failures: HashMap::new(),
+            locked_until: None,
+        })
+    }
+
+    /// Called before each login attempt against `target` (the character's name, "" when
+    /// a key names it).
+    pub fn check(&self, ip: IpAddr, target: &str, now: Instant) -> Result<(), LoginDenied> {
+        {
+            let mut accounts = self.by_account.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(a) = accounts.get_mut(&target.to_ascii_lowercase()) {
+                match a.locked_until {
+                    Some(until) if until > now => {
+                        return Err(LoginDenied::LockedOut { retry_after_ms: until.duration_since(now).as_millis() as u64 })
+                    }
+                    Some(_) => *a = AccountState::default(),
+                    None => {}
+                }
+            }
+        }
         let mut map = self.by_ip.lock().unwrap_or_else(|e| e.into_inner());
         if map.len() > 50_000 {
             // Forget quiet addresses that are not locked.
-            map.retain(|_, s| s.failures > 0 || s.locked_until.is_some_and(|t| t > now));
+            map.retain(|_, s| !s.failures.is_empty() || s.locked_until.is_some_and(|t| t > now));
         }
-        let st = map.entry(ip).or_insert_with(|| IpState {
-            bucket: TokenBucket::new(self.limits.rate, self.limits.burst, now),
-            failures: 0,
-            locked_until: None,
-        });
+        let st = self.ip_state(&mut map, ip, now);
         if let Some(until) = st.locked_until {
             if until > now {
                 return Err(LoginDenied::LockedOut { retry_after_ms: until.duration_since(now).as_millis() as u64 });
             }
             st.locked_until = None;
-            st.failures = 0;
+            st.failures.clear();
         }
         st.bucket.take(now).map_err(|ms| LoginDenied::RateLimited { retry_after_ms: ms })
     }
 
-    /// A failed login; returns the lockout if this one triggered it.
-    pub fn failure(&self, ip: IpAddr, now: Instant) -> Option<LoginDenied> {
+    /// A failed login against `target`; returns the lockout if this one triggered it
+    /// (of the address, or of the character).
+    pub fn failure(&self, ip: IpAddr, target: &str, now: Instant) -> Option<LoginDenied> {
+        let target = target.to_ascii_lowercase();
+        let locked = Some(LoginDenied::LockedOut { retry_after_ms: self.limits.lockout_for.as_millis() as u64 });
+        if !target.is_empty() {
+            let mut accounts = self.by_account.lock().unwrap_or_else(|e| e.into_inner());
+            if accounts.len() > 50_000 {
+                accounts.retain(|_, a| a.locked_until.is_some_and(|t| t > now));
+            }
+            let a = accounts.entry(target.clone()).or_default();
+            a.failures += 1;
+            if a.failures >= self.limits.account_lockout_after {
+                a.locked_until = Some(now + self.limits.lockout_for);
+            }
+        }
         let mut map = self.by_ip.lock().unwrap_or_else(|e| e.into_inner());
-        let st = map.entry(ip).or_insert_with(|| IpState {
-            bucket: TokenBucket::new(self.limits.rate, self.limits.burst, now),
-            failures: 0,
-            locked_until: None,
-        });
-        st.failures += 1;
-        if st.failures >= self.limits.lockout_after {
+        let st = self.ip_state(&mut map, ip, now);
+        *st.failures.entry(target.clone()).or_default() += 1;
+        if st.failures.values().sum::<u32>() >= self.limits.lockout_after {
             st.locked_until = Some(now + self.limits.lockout_for);
-            return Some(LoginDenied::LockedOut { retry_after_ms: self.limits.lockout_for.as_millis() as u64 });
+            return locked;
+        }
+        drop(map);
+        let accounts = self.by_account.lock().unwrap_or_else(|e| e.into_inner());
+        if accounts.get(&target).is_some_and(|a| a.locked_until.is_some()) {
+            return locked;
         }
         None
     }
 
-    pub fn success(&self, ip: IpAddr) {
+    /// A login against `target` succeeded: the failures against it are forgotten (those
+    /// against other characters are not: one's own login does not clear guessing).
+    pub fn success(&self, ip: IpAddr, target: &str) {
+        let target = target.to_ascii_lowercase();
         let mut map = self.by_ip.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(st) = map.get_mut(&ip) {
-            st.failures = 0;
+            st.failures.remove(&target);
         }
+        drop(map);
+        self.by_account.lock().unwrap_or_else(|e| e.into_inner()).remove(&target);
     }
 }
 
@@ -241,16 +291,50 @@ mod tests {
         let l = LoginLimiter::new(LoginLimits { rate: 1000.0, burst: 1000.0, ..Default::default() });
         let t = Instant::now();
         for _ in 0..9 {
-            assert!(l.check(IP, t).is_ok());
-            assert!(l.failure(IP, t).is_none());
+            assert!(l.check(IP, "ann", t).is_ok());
+            assert!(l.failure(IP, "ann", t).is_none());
         }
-        l.success(IP);
+        l.success(IP, "ann");
         for _ in 0..9 {
-            assert!(l.failure(IP, t).is_none());
+            assert!(l.failure(IP, "ann", t).is_none());
         }
-        assert!(matches!(l.failure(IP, t), Some(LoginDenied::LockedOut { .. })));
-        assert!(matches!(l.check(IP, t), Err(LoginDenied::LockedOut { .. })));
-        assert!(l.check(IP, t + Duration::from_secs(15 * 60 + 1)).is_ok());
+        assert!(matches!(l.failure(IP, "ann", t), Some(LoginDenied::LockedOut { .. })));
+        assert!(matches!(l.check(IP, "ann", t), Err(LoginDenied::LockedOut { .. })));
+        assert!(l.check(IP, "ann", t + Duration::from_secs(15 * 60 + 1)).is_ok());
+    }
+
+    /// Nine wrong guesses at someone else's character, one right login to one's own,
+    /// repeated: the guesses still add up (54 were made this way, never locked).
+    #[test]
+    fn a_login_to_another_character_does_not_reset_the_guessing() {
+        let l = LoginLimiter::new(LoginLimits { rate: 1000.0, burst: 1000.0, ..Default::default() });
+        let t = Instant::now();
+        let mut locked_after = None;
+        for guess in 1..=54 {
+            if l.check(IP, "victim", t).is_err() {
+                locked_after = Some(guess);
+                break;
+            }
+            let _ = l.failure(IP, "victim", t);
+            if guess % 9 == 0 {
+                l.success(IP, "mallory");
+            }
+        }
+        assert_eq!(locked_after, Some(11), "locked at the tenth failure");
+    }
+
+    /// Guesses at one character from many addresses lock that character's logins.
+    #[test]
+    fn guesses_from_many_addresses_lock_the_character() {
+        let l = LoginLimiter::new(LoginLimits { rate: 1000.0, burst: 1000.0, ..Default::default() });
+        let t = Instant::now();
+        for i in 0..30u8 {
+            let ip = IpAddr::from([10, 0, 0, i]);
+            assert!(l.check(ip, "victim", t).is_ok(), "guess {i}");
+            let _ = l.failure(ip, "victim", t);
+        }
+        assert!(matches!(l.check(IpAddr::from([10, 0, 1, 1]), "victim", t), Err(LoginDenied::LockedOut { .. })));
+        assert!(l.check(IpAddr::from([10, 0, 1, 1]), "someone", t).is_ok(), "other characters are not");
     }
 
     #[test]

@@ -4,6 +4,18 @@
 use argon2::password_hash::{rand_core::OsRng, PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
 
+/// The shortest new password a person may choose (characters), and the longest.
+pub const MIN_LEN: usize = 6;
+pub const MAX_LEN: usize = 128;
+
+/// The same work as [`verify`] for a name with no password: a login for an unknown name
+/// takes as long as one for a known name, so timing does not tell which names exist.
+pub fn verify_nothing(password: &str) {
+    static DUMMY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let phc = DUMMY.get_or_init(|| hash("pawns: no such character").unwrap_or_default());
+    let _ = verify(password, phc);
+}
+
 pub fn hash(password: &str) -> Result<String, String> {
     let salt = SaltString::generate(&mut OsRng);
     Argon2::default().hash_password(password.as_bytes(), &salt).map(|h| h.to_string()).map_err(|e| e.to_string())

@@ -55,6 +55,12 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     if args.login_rate.is_nan() || args.login_rate <= 0.0 || args.login_burst.is_nan() || args.login_burst < 1.0 {
         bail!("--login-rate must be above 0 and --login-burst at least 1");
     }
+    for o in &args.allow_origin {
+        if !(o.starts_with("http://") || o.starts_with("https://")) || o.trim_end_matches('/').matches('/').count() != 2 {
+            bail!("--allow-origin must be an origin like https://example.org (scheme and host, no path); got '{o}'");
+        }
+    }
+    cfg.allow_origins = args.allow_origin.clone();
     cfg.login.rate = args.login_rate;
     cfg.login.burst = args.login_burst;
     let addr = format!("{}:{}", args.host, args.port);
@@ -121,7 +127,7 @@ pub async fn keygen(args: KeygenArgs) -> anyhow::Result<()> {
         (None, None) => Some(PathBuf::from("pawns.redb")).filter(|p| p.exists()),
     };
     let Some(db) = db else {
-        let key = pawns::net::client::create_key(&server, &args.name).await.with_context(|| match &args.server {
+        let key = pawns::net::client::create_key_with(&server, &args.name, args.take_over).await.with_context(|| match &args.server {
             Some(_) => format!("asking the server at {server} for a key failed (connect_failed)"),
             None => format!(
                 "no data file here (./pawns.redb) and no server answered at {server} (connect_failed); \
@@ -132,11 +138,11 @@ pub async fn keygen(args: KeygenArgs) -> anyhow::Result<()> {
         eprintln!("Agent key for {} from {server} (shown once; only its hash is stored).", pawns::auth::names::display(&args.name));
         return Ok(());
     };
-    let name = args.name.clone();
+    let (name, take_over) = (args.name.clone(), args.take_over);
     let db2 = db.clone();
     let offline = tokio::task::spawn_blocking(move || -> Result<(Result<String, pawns::auth::accounts::AuthError>, bool), StoreError> {
         let (store, report) = Store::open(&db2)?;
-        Ok((Accounts::create_key(&store, &name), report.created))
+        Ok((Accounts::create_key(&store, &name, take_over), report.created))
     })
     .await?;
     let key = match offline {
@@ -146,7 +152,7 @@ pub async fn keygen(args: KeygenArgs) -> anyhow::Result<()> {
             }
             k?
         }
-        Err(StoreError::Locked { .. }) => pawns::net::client::create_key(&server, &args.name)
+        Err(StoreError::Locked { .. }) => pawns::net::client::create_key_with(&server, &args.name, args.take_over)
             .await
             .with_context(|| format!("{} is held by a running server, and asking it at {server} failed", db.display()))?,
         Err(e) => return Err(e.into()),
@@ -183,7 +189,7 @@ pub async fn read_offline<T: Send + 'static>(
     let Some(db) = place.file()? else { return Ok(Err(false)) };
     pawns_storage::files::protect(&db);
     let r = tokio::task::spawn_blocking(move || -> anyhow::Result<T> {
-        let store = Store::open_read_only(&db)?;
+        let (store, _scratch) = open_for_reading(&db)?;
         work(&store)
     })
     .await?;
@@ -194,6 +200,25 @@ pub async fn read_offline<T: Send + 'static>(
             Some(s) => bail!("{s} ({})", s.code()),
             None => Err(e),
         },
+    }
+}
+
+/// Opens a data file to read it and leave it byte for byte as it was. A file that must
+/// be changed before it can be read (not closed cleanly after a crash, or of an older
+/// schema) is read from a repaired or migrated copy in a scratch directory, and the
+/// command says so; the scratch directory goes with the returned guard.
+pub fn open_for_reading(db: &std::path::Path) -> anyhow::Result<(Store, Option<tempfile::TempDir>)> {
+    match Store::open_read_only(db) {
+        Ok(store) => Ok((store, None)),
+        Err(e @ (StoreError::NeedsRepair(_) | StoreError::NeedsMigration { .. })) => {
+            eprintln!("pawns: {e} ({}); reading a repaired copy, the file itself is left as it was", e.code());
+            let dir = tempfile::tempdir().context("making a scratch directory")?;
+            let copy = dir.path().join("copy.redb");
+            std::fs::copy(db, &copy).with_context(|| format!("copying {}", db.display()))?;
+            let (store, _) = Store::open_existing(&copy)?;
+            Ok((store, Some(dir)))
+        }
+        Err(e) => Err(e.into()),
     }
 }
 

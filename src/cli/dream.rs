@@ -89,7 +89,7 @@ fn from_files(dir: &Path, out: &Path, agent: Option<&str>, opts: &DreamOptions) 
 
 fn from_store(db: &Path, agent: Option<&str>, output: Option<&Path>, opts: &DreamOptions) -> anyhow::Result<Vec<DreamResult>> {
     // A dry run writes nothing, so it reads the file as it is (even on a read-only mount).
-    let store = if opts.dry_run { Store::open_read_only(db)? } else { Store::open_existing(db)?.0 };
+    let (store, _scratch) = if opts.dry_run { crate::cli::commands::open_for_reading(db)? } else { (Store::open_existing(db)?.0, None) };
     let agents = match agent {
         Some(a) => vec![a.to_ascii_lowercase()],
         None => agents_to_dream(&store),

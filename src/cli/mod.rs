@@ -200,6 +200,10 @@ pub struct ServeArgs {
     /// Login burst per address (protocol default 10).
     #[arg(long, default_value_t = 10.0)]
     pub login_burst: f64,
+    /// A browser origin besides the server's own whose pages may call it
+    /// (`https://example.org`; repeat for more). Pages of any other site are refused.
+    #[arg(long, value_name = "ORIGIN")]
+    pub allow_origin: Vec<String>,
     /// Seconds a link-dead character stays in the world.
     #[arg(long, default_value_t = 300)]
     pub linkdead_secs: u64,
@@ -283,6 +287,10 @@ pub struct KeygenArgs {
     /// there and nowhere else; with --db, it is asked when a server holds the file.
     #[arg(long)]
     pub server: Option<String>,
+    /// Give the key a person's character (one that logs in with a password): without
+    /// this, keygen refuses, and no key opens such a character.
+    #[arg(long)]
+    pub take_over: bool,
 }
 
 #[derive(Subcommand, Debug)]

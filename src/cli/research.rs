@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use pawns::research::{By, Evaluation, Filter};
-use pawns_storage::{Store, StoreError};
+use pawns_storage::StoreError;
 
 use super::EvalArgs;
 
@@ -233,7 +233,13 @@ pub async fn replay(args: super::ReplayArgs) -> anyhow::Result<()> {
     let (db, quiet) = (args.db.clone(), args.json);
     // Replay reads the file only: it stays byte for byte as it was.
     let out = tokio::task::spawn_blocking(move || -> Result<_, ReplayError> {
-        let store = Store::open_read_only(&db)?;
+        let (store, _scratch) = match super::commands::open_for_reading(&db) {
+            Ok(s) => s,
+            Err(e) => match e.downcast::<StoreError>() {
+                Ok(s) => return Err(ReplayError::Store(s)),
+                Err(e) => return Err(ReplayError::Store(StoreError::Corrupt(format!("{e:#}")))),
+            },
+        };
         pawns::replay::run::replay(&store, &opts, &mut |done, total| {
             if !quiet {
                 eprintln!("  replayed {done} of {total} pulses");

@@ -4,7 +4,6 @@
 use std::time::Duration;
 
 use anyhow::{bail, Context};
-use pawns_storage::Store;
 
 use pawns::search::index::{index_dir, SearchIndex, SearchQuery};
 use pawns::search::offline::{bring_up_to_date, offline_search, progress_bar, render};
@@ -21,7 +20,11 @@ pub async fn search(args: SearchArgs) -> anyhow::Result<()> {
     let offline = match args.place.file()? {
         Some(db) => {
             pawns_storage::files::protect(&db);
-            match tokio::task::spawn_blocking(move || offline_search(&db, &q2)).await? {
+            let found = tokio::task::spawn_blocking(move || {
+                let (store, _scratch) = crate::cli::commands::open_for_reading(&db)?;
+                offline_search(&db, &store, &q2)
+            });
+            match found.await? {
                 Ok(found) => Ok(found),
                 Err(e) if is_locked(&e) => Err(true),
                 Err(e) => return Err(e),
@@ -59,7 +62,7 @@ pub async fn reindex(args: ReindexArgs) -> anyhow::Result<()> {
     let db2 = db.clone();
     // The data file is only read: the index beside it is what is rebuilt.
     let offline = tokio::task::spawn_blocking(move || -> anyhow::Result<(u64, u64)> {
-        let store = Store::open_read_only(&db2)?;
+        let (store, _scratch) = crate::cli::commands::open_for_reading(&db2)?;
         let dir = index_dir(&db2);
         if dir.exists() {
             std::fs::remove_dir_all(&dir).with_context(|| format!("removing the old index {}", dir.display()))?;

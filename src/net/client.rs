@@ -14,7 +14,12 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 fn client() -> &'static reqwest::Client {
     static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
-    CLIENT.get_or_init(|| reqwest::Client::builder().timeout(TIMEOUT).connect_timeout(CONNECT_TIMEOUT).build().unwrap_or_default())
+    CLIENT.get_or_init(|| {
+        // The admin API's POSTs want a header no HTML form can send (SECURITY.md).
+        let mut headers = reqwest::header::HeaderMap::new();
+        headers.insert("x-pawns-client", reqwest::header::HeaderValue::from_static(concat!("pawns/", env!("CARGO_PKG_VERSION"))));
+        reqwest::Client::builder().timeout(TIMEOUT).connect_timeout(CONNECT_TIMEOUT).default_headers(headers).build().unwrap_or_default()
+    })
 }
 
 /// Sends one request; the status and the body, whatever the status.
@@ -53,7 +58,12 @@ pub async fn get(url: &str) -> anyhow::Result<String> {
 
 /// Asks a running server for an agent key through its loopback-only admin API.
 pub async fn create_key(base: &str, name: &str) -> anyhow::Result<String> {
-    let url = format!("{}/api/admin/keygen?name={}", base.trim_end_matches('/'), name);
+    create_key_with(base, name, false).await
+}
+
+/// [`create_key`], giving a person's character a key when `take_over` (an admin's say).
+pub async fn create_key_with(base: &str, name: &str, take_over: bool) -> anyhow::Result<String> {
+    let url = format!("{}/api/admin/keygen?name={}{}", base.trim_end_matches('/'), name, if take_over { "&take_over=1" } else { "" });
     let body = post(&url).await?;
     let v: serde_json::Value = serde_json::from_str(&body).context("server answered with something that is not JSON")?;
     match v.get("key").and_then(|k| k.as_str()) {

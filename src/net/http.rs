@@ -65,13 +65,23 @@ async fn stopping(rx: &mut tokio::sync::watch::Receiver<bool>) {
 }
 
 async fn route(mut req: Request<Incoming>, peer: SocketAddr, shared: Arc<Shared>, permit: Arc<Option<ConnPermit>>) -> Response<Body> {
+    // A browser page of another site may call nothing here: not the API, not a socket
+    // (a WebSocket has no CORS to protect it), not a form's POST.
+    let header = |name: hyper::header::HeaderName| req.headers().get(name).and_then(|v| v.to_str().ok());
+    if !super::api::guard::origin_ok(header(hyper::header::ORIGIN), header(hyper::header::HOST), &shared.edge.allow_origins) {
+        return super::api::error(
+            StatusCode::FORBIDDEN,
+            "bad_origin",
+            "this server answers pages of its own origin only (an operator may allow others: serve --allow-origin)",
+        );
+    }
     if req.method() == Method::GET && req.uri().path() == "/ws" {
         return upgrade(&mut req, peer, shared, permit);
     }
     let mut call = super::api::Call::of(&req, peer);
     if req.method() == Method::GET && req.uri().path() == "/api/observe/live" {
         // The observatory's live follow: the guard first, then the upgrade.
-        return match super::api::observe::live_guard(&call, &shared) {
+        return match super::api::observe::live_guard(&call, &shared).await {
             Ok(agent) => accept_ws(&mut req, peer, 64 * 1024, &shared.tasks.clone(), move |io, cfg| async move {
                 let ws = WebSocketStream::from_raw_socket(io, Role::Server, Some(cfg)).await;
                 super::api::observe::live(ws, shared, agent).await

@@ -115,12 +115,12 @@ impl Shared {
     }
 
     /// A failed login: counted against the address (a lockout when it passes the limit).
-    fn refusal(&self, ip: IpAddr, e: AuthError) -> Refusal {
+    fn refusal(&self, ip: IpAddr, target: &str, e: AuthError) -> Refusal {
         if e.counts_as_failure() {
-            if let Some(LoginDenied::LockedOut { retry_after_ms }) = self.login_failed(ip) {
+            if let Some(LoginDenied::LockedOut { retry_after_ms }) = self.login_failed(ip, target) {
                 return Refusal {
                     code: "locked_out",
-                    message: "too many failed logins from your address".into(),
+                    message: "too many failed logins (from your address, or for this character)".into(),
                     locked_out: true,
                     retry_after_ms: Some(retry_after_ms),
                 };
@@ -130,19 +130,20 @@ impl Shared {
     }
 
     fn refuse(&self, ip: IpAddr, e: AuthError) -> LoginOutcome {
-        let r = self.refusal(ip, e);
+        let r = self.refusal(ip, "", e);
         LoginOutcome::Refused { code: r.code, message: r.message, close: r.locked_out, retry_after_ms: r.retry_after_ms }
     }
 
     /// A password or key login, for every edge: success clears the address's failures;
     /// a failure counts toward its lockout.
     pub async fn authenticate(&self, data: &LoginData, ip: IpAddr) -> Result<Authed, Refusal> {
+        let target = login_target(data);
         match self.accounts.login(data).await {
             Ok(authed) => {
-                self.login_ok(ip);
+                self.login_ok(ip, &target);
                 Ok(authed)
             }
-            Err(e) => Err(self.refusal(ip, e)),
+            Err(e) => Err(self.refusal(ip, &target, e)),
         }
     }
 
@@ -164,7 +165,6 @@ impl Shared {
                 Ok(c) => c,
                 Err(why) => return self.refuse(ip, AuthError::Failed(format!("resume refused: {why}"))),
             };
-            self.login_ok(ip);
             if let Some(h) = self.hub.get(&claims.name) {
                 let (tx, rx) = oneshot::channel();
                 if h.ctl.send(LinkCtl::Attach { sock: sock.clone(), last_seq: resume.last_seq, reply: tx }).await.is_ok()
@@ -202,4 +202,13 @@ impl Shared {
             Err(e) => LoginOutcome::Refused { code: e.code(), message: e.message(), close: false, retry_after_ms: None },
         }
     }
+}
+
+/// Whom a login is against, for its lockout: the character named by a password login;
+/// "" for a key (the key names the character, and guessing keys is the address's).
+pub fn login_target(data: &LoginData) -> String {
+    if data.secret().is_some_and(|s| s.starts_with("dp_")) {
+        return String::new();
+    }
+    data.player_name.as_deref().unwrap_or("").to_ascii_lowercase()
 }

@@ -29,6 +29,8 @@ pub struct EdgeConfig {
     pub record: bool,
     /// Deadlines and budgets of connections that have not logged in, and of HTTP.
     pub sockets: SocketLimits,
+    /// Browser origins besides the server's own that may call it (`serve --allow-origin`).
+    pub allow_origins: Vec<String>,
 }
 
 /// What a connection may cost before it has proven anything (SECURITY.md lists each
@@ -99,14 +101,15 @@ impl Shared {
         self.next_link.fetch_add(1, Ordering::Relaxed)
     }
 
-    pub fn login_gate(&self, ip: IpAddr) -> Result<(), LoginDenied> {
-        self.login.check(ip, Instant::now())
+    /// Before a login against `target` (the character named; "" when a key names it).
+    pub fn login_gate(&self, ip: IpAddr, target: &str) -> Result<(), LoginDenied> {
+        self.login.check(ip, target, Instant::now())
     }
-    pub fn login_ok(&self, ip: IpAddr) {
-        self.login.success(ip)
+    pub fn login_ok(&self, ip: IpAddr, target: &str) {
+        self.login.success(ip, target)
     }
-    pub fn login_failed(&self, ip: IpAddr) -> Option<LoginDenied> {
-        self.login.failure(ip, Instant::now())
+    pub fn login_failed(&self, ip: IpAddr, target: &str) -> Option<LoginDenied> {
+        self.login.failure(ip, target, Instant::now())
     }
 
     pub async fn who(&self) -> Vec<(String, bool)> {

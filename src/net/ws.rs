@@ -249,14 +249,21 @@ impl Session {
         // The gate is against guessing: a valid session token is proof of an earlier login
         // (resumes after a network blip, resident agents starting together on loopback).
         let proven = data.resume.as_ref().is_some_and(|r| self.shared.token_key.verify(&r.token, crate::time::unix_secs()).is_ok());
-        match if proven { Ok(()) } else { self.shared.login_gate(self.peer.ip()) } {
+        let target = super::login::login_target(&data);
+        match if proven { Ok(()) } else { self.shared.login_gate(self.peer.ip(), &target) } {
             Ok(()) => {}
             Err(LoginDenied::RateLimited { retry_after_ms }) => {
                 self.send_error("rate_limited", "too many logins from your address — slow down", Some(retry_after_ms), id).await;
                 return true;
             }
             Err(LoginDenied::LockedOut { retry_after_ms }) => {
-                self.send_error("locked_out", "too many failed logins from your address", Some(retry_after_ms), id).await;
+                self.send_error(
+                    "locked_out",
+                    "too many failed logins (from your address, or for this character)",
+                    Some(retry_after_ms),
+                    id,
+                )
+                .await;
                 self.close(1008, "locked_out").await;
                 return false;
             }

@@ -14,14 +14,13 @@ const BAR_FROM: u64 = 2_000;
 
 /// Searches the index next to `db`, first adding whatever the record holds that the
 /// index does not (with a progress bar when that is a lot).
-pub fn offline_search(db: &Path, q: &SearchQuery) -> anyhow::Result<SearchResults> {
-    // The data file is only read (it stays byte for byte as it was); the index beside
-    // it is a derived copy, and is what is written.
-    let store = Store::open_read_only(db)?;
+/// The data file is only read (`store`, opened read-only by the caller); the index
+/// beside `db` is a derived copy, and is what is written.
+pub fn offline_search(db: &Path, store: &Store, q: &SearchQuery) -> anyhow::Result<SearchResults> {
     let (ix, _) = SearchIndex::open(&index_dir(db))?;
     // Another `pawns search` may hold the writer; then search what is committed.
     if let Ok(mut w) = ix.writer() {
-        bring_up_to_date(&store, &ix, &mut w, ix.watermark(), "indexing the record")?;
+        bring_up_to_date(store, &ix, &mut w, ix.watermark(), "indexing the record")?;
     }
     Ok(ix.search(q)?)
 }

@@ -68,6 +68,8 @@ pub struct ServerConfig {
     pub link_window: std::time::Duration,
     /// Deadlines and budgets of connections before login, and of HTTP.
     pub sockets: crate::net::shared::SocketLimits,
+    /// Browser origins besides the server's own that may call it (`https://example.org`).
+    pub allow_origins: Vec<String>,
 }
 
 impl Default for ServerConfig {
@@ -96,6 +98,7 @@ impl Default for ServerConfig {
             residents: Default::default(),
             link_window: crate::mind::link::WINDOW,
             sockets: Default::default(),
+            allow_origins: Vec::new(),
         }
     }
 }
@@ -394,6 +397,7 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
         link: cfg.link,
         record: cfg.record,
         sockets: cfg.sockets,
+        allow_origins: cfg.allow_origins.clone(),
     };
     let (dream_daily, keep_days) = (cfg.dream_daily, cfg.keep_observation_days);
     let tasks = crate::net::tasks::Tasks::default();

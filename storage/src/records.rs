@@ -21,6 +21,10 @@ pub struct AgentKeyRecord {
     pub name: String,
     pub created: u64,
     pub revoked: bool,
+    /// An admin gave this key a person's character (one that logs in with a password):
+    /// `keygen --take-over`. Without it, a key never opens such a character.
+    #[serde(default)]
+    pub takes_over: bool,
 }
 
 /// An object a character carries, with whatever it contains (bags hold things).

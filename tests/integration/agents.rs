@@ -48,13 +48,14 @@ async fn second_dialect_api_key_and_mode_agent() {
 async fn password_characters_are_created_and_log_in_again() {
     let srv = TestServer::start().await;
     let mut a = WsClient::connect(srv.addr).await;
-    a.send(json!({"type": "login", "data": {"player_name": "Corwin", "password": "amber", "new_char": true, "class": 2, "race": 2}})).await;
+    a.send(json!({"type": "login", "data": {"player_name": "Corwin", "password": "amber-gate", "new_char": true, "class": 2, "race": 2}}))
+        .await;
     let s = a.expect("state").await;
     assert_eq!(s["data"]["player"]["class"], "Thief");
     assert_eq!(s["data"]["player"]["is_agent"], false);
     drop(a);
     let mut b = WsClient::connect(srv.addr).await;
-    b.send(json!({"type": "login", "data": {"player_name": "corwin", "password": "amber"}})).await;
+    b.send(json!({"type": "login", "data": {"player_name": "corwin", "password": "amber-gate"}})).await;
     let s = b.expect("state").await;
     assert_eq!(s["data"]["player"]["name"], "Corwin");
     srv.shutdown().await;
@@ -64,7 +65,7 @@ async fn password_characters_are_created_and_log_in_again() {
 async fn interactive_creation_walks_through_char_create() {
     let srv = TestServer::start().await;
     let mut a = WsClient::connect(srv.addr).await;
-    a.send(json!({"type": "login", "data": {"player_name": "Dara", "password": "pw123", "new_char": true}})).await;
+    a.send(json!({"type": "login", "data": {"player_name": "Dara", "password": "pw1234", "new_char": true}})).await;
     let c = a.expect("char_create").await;
     assert_eq!(c["data"]["stage"], "sex");
     a.send(json!({"type": "char_input", "data": {"choice": "purple"}})).await;

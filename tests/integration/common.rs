@@ -346,7 +346,7 @@ pub fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
 /// Plain HTTP GET; returns (status, body).
 pub async fn http_get(addr: SocketAddr, path: &str) -> (u16, String) {
     let mut s = TcpStream::connect(addr).await.unwrap();
-    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").as_bytes()).await.unwrap();
+    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").as_bytes()).await.unwrap();
     let mut buf = Vec::new();
     tokio::time::timeout(WAIT, s.read_to_end(&mut buf)).await.unwrap().unwrap();
     let text = String::from_utf8_lossy(&buf).into_owned();
@@ -358,7 +358,12 @@ pub async fn http_get(addr: SocketAddr, path: &str) -> (u16, String) {
 pub async fn http_post(addr: std::net::SocketAddr, path: &str) -> (u16, String) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
-    s.write_all(format!("POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").as_bytes()).await.unwrap();
+    s.write_all(
+        format!("POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pawns-Client: test\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            .as_bytes(),
+    )
+    .await
+    .unwrap();
     let mut buf = Vec::new();
     s.read_to_end(&mut buf).await.unwrap();
     let text = String::from_utf8_lossy(&buf).into_owned();

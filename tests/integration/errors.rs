@@ -49,16 +49,16 @@ async fn login_failures_have_their_codes() {
     assert_eq!(a.error_code().await, "auth_failed");
     // A key logs in its own character whatever player_name says (the seed's rule): see
     // `real_clients::a_key_logs_in_its_own_character_and_says_so`.
-    a.send(json!({"type": "login", "data": {"player_name": "Mira", "password": "pw", "new_char": true, "class": 7}})).await;
+    a.send(json!({"type": "login", "data": {"player_name": "Mira", "password": "pw-mira", "new_char": true, "class": 7}})).await;
     let e = a.expect("error").await;
     assert_eq!(e["data"]["code"], "bad_request");
     assert!(e["data"]["message"].as_str().unwrap().contains("Psionic"), "names the allowed values");
-    a.send(json!({"type": "login", "data": {"player_name": "Mira", "password": "pw", "new_char": true, "class": 1}})).await;
+    a.send(json!({"type": "login", "data": {"player_name": "Mira", "password": "pw-mira", "new_char": true, "class": 1}})).await;
     a.expect("state").await;
-    a.send(json!({"type": "login", "data": {"player_name": "Mira", "password": "pw"}})).await;
+    a.send(json!({"type": "login", "data": {"player_name": "Mira", "password": "pw-mira"}})).await;
     assert_eq!(a.error_code().await, "bad_request", "a second login on the same connection");
     let mut b = WsClient::connect(srv.addr).await;
-    b.send(json!({"type": "login", "data": {"player_name": "mira", "password": "pw", "new_char": true, "class": 1}})).await;
+    b.send(json!({"type": "login", "data": {"player_name": "mira", "password": "pw-mira", "new_char": true, "class": 1}})).await;
     assert_eq!(b.error_code().await, "name_taken");
     b.send(json!({"type": "login", "data": {"player_name": "mira", "password": "wrong"}})).await;
     assert_eq!(b.error_code().await, "auth_failed");

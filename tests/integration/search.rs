@@ -179,14 +179,15 @@ async fn the_index_catches_up_rebuilds_and_is_read_from_the_file() {
     // Offline, `pawns search` reads the file's index (catching it up first).
     let tmp = s.shutdown_keep_dir().await;
     let q = SearchQuery { q: "scarecrow".into(), agent: Some("brenda".into()), limit: 10, ..Default::default() };
-    let found: SearchResults = pawns::search::offline::offline_search(&db, &q).unwrap();
+    let store = pawns_storage::Store::open_read_only(&db).unwrap();
+    let found: SearchResults = pawns::search::offline::offline_search(&db, &store, &q).unwrap();
     assert!(found.total >= 2, "{found:?}");
     assert!(found.hits.iter().all(|h| h.agent == "brenda" && h.text.contains("scarecrow")));
     let text = pawns::search::offline::render(&found);
     assert!(text.contains("say that was a fine scarecrow") && text.ends_with("record(s)\n"), "{text}");
     // And from scratch, with no index directory at all.
     std::fs::remove_dir_all(&dir).unwrap();
-    let again = pawns::search::offline::offline_search(&db, &q).unwrap();
+    let again = pawns::search::offline::offline_search(&db, &store, &q).unwrap();
     assert_eq!(again, found);
     drop(tmp);
 }

@@ -15,19 +15,64 @@ use crate::net::shared::Shared;
 /// The answer a guard gives a caller it refuses.
 pub type Refused = Box<Response<Body>>;
 
-/// Admin routes: `Err(403 forbidden)` unless the caller is on loopback.
-pub fn local_only(call: &Call, what: &str) -> Result<(), Refused> {
-    if call.peer.ip().is_loopback() {
-        Ok(())
+/// The header the CLI and other programs send on the admin API's POSTs: no HTML form can
+/// send a header of its own, so a cross-site form never passes for a local caller.
+pub const CLIENT_HEADER: &str = "x-pawns-client";
+
+/// Whether `host` (a `Host` or an origin's authority) names this machine's loopback:
+/// `localhost`, `127.x.x.x` or `[::1]`, with any port.
+pub fn loopback_host(host: &str) -> bool {
+    let h = host.trim();
+    let name = if let Some(rest) = h.strip_prefix('[') {
+        rest.split(']').next().unwrap_or("")
     } else {
-        Err(Box::new(error(StatusCode::FORBIDDEN, "forbidden", &format!("{what} is for local callers only"))))
+        h.rsplit_once(':').map_or(h, |(n, port)| if port.chars().all(|c| c.is_ascii_digit()) { n } else { h })
+    };
+    name.eq_ignore_ascii_case("localhost") || name.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+/// A local caller: on loopback, and asking for the server by a loopback name (a page on
+/// another site whose name resolves to 127.0.0.1 — DNS rebinding — sends its own name).
+pub fn is_local(call: &Call) -> bool {
+    call.peer.ip().is_loopback() && call.host.as_deref().is_some_and(loopback_host)
+}
+
+/// Whether a browser's `Origin` may call: none sent (not a browser's cross-origin
+/// request), the server's own (the origin names the host the request was sent to), or
+/// one on the operator's allow-list (`serve --allow-origin`).
+pub fn origin_ok(origin: Option<&str>, host: Option<&str>, allowed: &[String]) -> bool {
+    let Some(o) = origin.map(|o| o.trim().trim_end_matches('/')) else { return true };
+    if allowed.iter().any(|a| a.trim_end_matches('/').eq_ignore_ascii_case(o)) {
+        return true;
     }
+    let Some(authority) = o.strip_prefix("http://").or_else(|| o.strip_prefix("https://")) else { return false };
+    host.is_some_and(|h| authority.eq_ignore_ascii_case(h.trim()))
+}
+
+/// Admin routes: `Err(403 forbidden)` unless the caller is local ([`is_local`]), and, for
+/// anything but a read, sent a header no form can ([`CLIENT_HEADER`]).
+pub fn local_only(call: &Call, what: &str) -> Result<(), Refused> {
+    if !is_local(call) {
+        return Err(Box::new(error(
+            StatusCode::FORBIDDEN,
+            "forbidden",
+            &format!("{what} is for local callers only (on the server's machine, asking for localhost, 127.0.0.1 or [::1])"),
+        )));
+    }
+    if call.method != hyper::Method::GET && !call.not_a_form {
+        return Err(Box::new(error(
+            StatusCode::FORBIDDEN,
+            "forbidden",
+            &format!("{what}: send the header 'X-Pawns-Client: NAME' with the request (a form cannot; the pawns CLI does)"),
+        )));
+    }
+    Ok(())
 }
 
 /// The observatory's routes: a caller on the server's machine, or one that sends the
 /// admin token (`pawns admin token`) as a bearer or as `?token=` (a browser's page).
 pub fn observer(call: &Call, key: &crate::auth::tokens::TokenKey) -> Result<(), Refused> {
-    if call.peer.ip().is_loopback() {
+    if is_local(call) {
         return Ok(());
     }
     let token = call.bearer.clone().or_else(|| call.param("token"));
@@ -48,7 +93,7 @@ pub async fn agent_or_local(call: &Call, shared: &Arc<Shared>, name: &str) -> Re
     if crate::auth::names::check(&name).is_err() {
         return Err(Box::new(error(StatusCode::BAD_REQUEST, "bad_request", "not a character name")));
     }
-    if call.peer.ip().is_loopback() {
+    if is_local(call) && (call.method == hyper::Method::GET || call.not_a_form) {
         return Ok(name);
     }
     match &call.bearer {
@@ -79,6 +124,23 @@ pub async fn bearer_name(shared: &Arc<Shared>, bearer: &str) -> Option<String> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn loopback_names_and_origins() {
+        for h in ["localhost", "LOCALHOST:4350", "127.0.0.1", "127.0.0.1:4350", "127.9.9.9:1", "[::1]:4350", "[::1]", "::1"] {
+            assert!(loopback_host(h), "{h}");
+        }
+        for h in ["evil.example", "evil.example:4350", "localhost.evil.example", "10.0.0.1:4350", "[::2]:4350", ""] {
+            assert!(!loopback_host(h), "{h}");
+        }
+        assert!(origin_ok(None, Some("x"), &[]));
+        assert!(origin_ok(Some("http://127.0.0.1:4350"), Some("127.0.0.1:4350"), &[]));
+        assert!(origin_ok(Some("https://mud.example.org/"), Some("MUD.example.org"), &[]));
+        assert!(!origin_ok(Some("http://evil.example"), Some("127.0.0.1:4350"), &[]));
+        assert!(!origin_ok(Some("null"), Some("127.0.0.1:4350"), &[]));
+        assert!(!origin_ok(Some("http://127.0.0.1:4350"), None, &[]));
+        assert!(origin_ok(Some("https://play.example.org"), Some("127.0.0.1"), &["https://play.example.org".into()]));
+    }
+
     fn call(peer: &str) -> Call {
         Call {
             method: hyper::Method::GET,
@@ -87,6 +149,8 @@ mod tests {
             bearer: None,
             peer: peer.parse().unwrap(),
             body: Default::default(),
+            host: Some("127.0.0.1:4350".into()),
+            not_a_form: false,
         }
     }
 

@@ -46,6 +46,11 @@ pub struct Call {
     pub peer: SocketAddr,
     /// A POST's body (at most `MAX_BODY` bytes; empty otherwise).
     pub body: Bytes,
+    /// The `Host` header, as sent.
+    pub host: Option<String>,
+    /// The request carries a header no HTML form can send (`X-Pawns-Client`, or an
+    /// `Authorization` bearer): it was not a cross-site form's.
+    pub not_a_form: bool,
 }
 
 /// The largest request body the API reads.
@@ -63,9 +68,11 @@ impl Call {
             method: req.method().clone(),
             path: req.uri().path().to_string(),
             query: req.uri().query().unwrap_or("").to_string(),
+            not_a_form: bearer.is_some() || req.headers().contains_key(guard::CLIENT_HEADER),
             bearer,
             peer,
             body: Bytes::new(),
+            host: req.headers().get(hyper::header::HOST).and_then(|v| v.to_str().ok()).map(str::to_string),
         }
     }
 

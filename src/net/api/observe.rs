@@ -116,12 +116,24 @@ async fn hud(call: &Call, name: String, shared: &Arc<Shared>) -> Response<Body> 
 }
 
 /// The live follow's guard: the caller, then the agent named (if any).
-pub fn live_guard(call: &Call, shared: &Shared) -> Result<Option<String>, Refused> {
-    observer(call, &shared.token_key)?;
-    match call.param("agent").filter(|a| !a.is_empty()) {
-        None => Ok(None),
-        Some(a) if crate::auth::names::check(&a).is_ok() => Ok(Some(a.to_ascii_lowercase())),
-        Some(_) => Err(Box::new(error(StatusCode::BAD_REQUEST, "bad_request", "not a character name"))),
+/// The live follow shows an agent's private words as they happen: it wants the admin
+/// token, or the followed agent's own key or session token (as a bearer or `?token=`),
+/// wherever the caller is — a page on another site cannot open it with nothing.
+pub async fn live_guard(call: &Call, shared: &Arc<Shared>) -> Result<Option<String>, Refused> {
+    let agent = match call.param("agent").filter(|a| !a.is_empty()) {
+        None => None,
+        Some(a) if crate::auth::names::check(&a).is_ok() => Some(a.to_ascii_lowercase()),
+        Some(_) => return Err(Box::new(error(StatusCode::BAD_REQUEST, "bad_request", "not a character name"))),
+    };
+    let token = call.bearer.clone().or_else(|| call.param("token"));
+    match token {
+        Some(t) if shared.token_key.is_admin_token(&t) => Ok(agent),
+        Some(t) if agent.is_some() && super::guard::bearer_name(shared, &t).await == agent => Ok(agent),
+        _ => Err(Box::new(error(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "the live follow wants the admin token (`pawns admin token`) or the followed agent's own key, as a bearer or ?token=",
+        ))),
     }
 }
 

@@ -290,8 +290,10 @@ async fn step(conn: &mut Conn, phase: Phase, line: &str, out_tx: &mpsc::Sender<O
             }
         },
         Phase::NewPassword { name } => {
-            if line.len() < 3 || line.len() > 64 || line.eq_ignore_ascii_case(&name) {
-                conn.say("\nIllegal password (3 to 64 characters, not your name).\nPassword: ").await;
+            let chars = line.chars().count();
+            if !(crate::auth::passwords::MIN_LEN..=64).contains(&chars) || line.eq_ignore_ascii_case(&name) {
+                let msg = format!("\nIllegal password ({} to 64 characters, not your name).\nPassword: ", crate::auth::passwords::MIN_LEN);
+                conn.say(&msg).await;
                 return Some(Phase::NewPassword { name });
             }
             conn.say("\nPlease retype password: ").await;
@@ -333,7 +335,7 @@ async fn step(conn: &mut Conn, phase: Phase, line: &str, out_tx: &mpsc::Sender<O
             }
         }
         Phase::Password { name, tries } => {
-            match shared.login_gate(conn.peer.ip()) {
+            match shared.login_gate(conn.peer.ip(), &name.to_ascii_lowercase()) {
                 Ok(()) => {}
                 Err(LoginDenied::RateLimited { .. }) => {
                     conn.say("\nToo many attempts (rate_limited); wait a moment.\nPassword: ").await;
@@ -341,7 +343,7 @@ async fn step(conn: &mut Conn, phase: Phase, line: &str, out_tx: &mpsc::Sender<O
                 }
                 Err(LoginDenied::LockedOut { retry_after_ms }) => {
                     conn.say(&format!(
-                        "\nToo many failed logins from your address (locked_out). Try again in {} minutes.\n",
+                        "\nToo many failed logins, from your address or for this character (locked_out). Try again in {} minutes.\n",
                         retry_after_ms.div_ceil(60_000)
                     ))
                     .await;
