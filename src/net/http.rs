@@ -33,12 +33,20 @@ pub async fn serve(
     mut shutdown: tokio::sync::watch::Receiver<bool>,
 ) {
     let permit = Arc::new(permit);
+    let header_within = shared.edge.sockets.http_header_within;
     let svc = hyper::service::service_fn(move |req| {
         let shared = shared.clone();
         let permit = permit.clone();
         async move { Ok::<_, Infallible>(route(req, peer, shared, permit).await) }
     });
-    let conn = hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), svc).with_upgrades();
+    // A request's header must arrive within the deadline, counted from the connection's
+    // opening or the last answer: half a header, or an idle keep-alive connection, is
+    // closed then (they held a descriptor forever).
+    let conn = hyper::server::conn::http1::Builder::new()
+        .timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(header_within)
+        .serve_connection(TokioIo::new(stream), svc)
+        .with_upgrades();
     tokio::pin!(conn);
     let ended = tokio::select! {
         r = conn.as_mut() => r,
@@ -77,6 +85,14 @@ async fn route(mut req: Request<Incoming>, peer: SocketAddr, shared: Arc<Shared>
     }
     if req.method() == Method::GET && req.uri().path() == "/ws" {
         return upgrade(&mut req, peer, shared, permit);
+    }
+    // Over the connection caps nothing is served but the health check (a supervisor must
+    // still see the server), and the connection is closed after the answer.
+    if permit.is_none() && req.uri().path() != "/health" {
+        let mut r =
+            super::api::error(StatusCode::SERVICE_UNAVAILABLE, "too_many_connections", "the server is at its connection limit; try later");
+        r.headers_mut().insert(CONNECTION, HeaderValue::from_static("close"));
+        return r;
     }
     let mut call = super::api::Call::of(&req, peer);
     if req.method() == Method::GET && req.uri().path() == "/api/observe/live" {

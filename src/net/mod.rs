@@ -3,6 +3,7 @@
 
 pub mod api;
 pub mod client;
+pub mod descriptors;
 pub mod http;
 pub mod hud;
 pub mod link;

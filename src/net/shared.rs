@@ -44,10 +44,9 @@ pub struct SocketLimits {
     /// Frames a WebSocket may send before it is logged in (`login_budget`).
     pub pre_login_frames: u32,
     /// An HTTP request's header must have arrived this long after the connection opened
-    /// or the last answer went out ...
+    /// or the last answer went out: half a header, or an idle keep-alive connection, is
+    /// closed then.
     pub http_header_within: std::time::Duration,
-    /// ... and an idle keep-alive connection is closed after this.
-    pub http_idle: std::time::Duration,
 }
 
 impl Default for SocketLimits {
@@ -57,7 +56,6 @@ impl Default for SocketLimits {
             create_within: std::time::Duration::from_secs(600),
             pre_login_frames: 64,
             http_header_within: std::time::Duration::from_secs(10),
-            http_idle: std::time::Duration::from_secs(30),
         }
     }
 }

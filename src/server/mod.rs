@@ -411,7 +411,7 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
             .with_engine(etx.clone())
             .with_link_window(cfg.link_window),
         login: LoginLimiter::new(cfg.login.clone()),
-        conns: ConnLimiter::new(cfg.conns),
+        conns: ConnLimiter::new(crate::net::descriptors::fit(cfg.conns)),
         hub: Arc::new(Hub::default()),
         token_key: TokenKey(token_key),
         next_link: AtomicU64::new(1),

@@ -415,3 +415,47 @@ async fn names_cannot_be_squatted() {
     assert!(taken.starts_with("dp_"));
     srv.shutdown().await;
 }
+
+/// Reads until the server closes; whether it did within `within`.
+async fn closed_within(s: &mut tokio::net::TcpStream, within: Duration) -> bool {
+    use tokio::io::AsyncReadExt;
+    let mut buf = [0u8; 4096];
+    tokio::time::timeout(within, async {
+        loop {
+            match s.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+        }
+    })
+    .await
+    .is_ok()
+}
+
+/// Half a header, or an idle keep-alive connection, is closed at the header deadline
+/// (both were alive after 330 s).
+#[tokio::test]
+async fn http_connections_time_out() {
+    use tokio::io::AsyncWriteExt;
+    let srv = TestServer::start_with(|c| c.sockets.http_header_within = Duration::from_millis(400)).await;
+    let mut half = tokio::net::TcpStream::connect(srv.addr).await.unwrap();
+    half.write_all(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n").await.unwrap();
+    assert!(closed_within(&mut half, Duration::from_secs(5)).await, "half a header is closed");
+    let mut idle = tokio::net::TcpStream::connect(srv.addr).await.unwrap();
+    idle.write_all(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").await.unwrap();
+    assert!(closed_within(&mut idle, Duration::from_secs(5)).await, "an idle keep-alive connection is closed");
+    srv.shutdown().await;
+}
+
+/// HTTP connections over the cap are not served (they were), but for the health check.
+#[tokio::test]
+async fn http_over_the_connection_cap_is_refused() {
+    let srv = TestServer::start_with(|c| c.conns = pawns::auth::limits::ConnLimits { total: 1, per_ip: 1 }).await;
+    let mut t = Telnet::connect(srv.addr).await;
+    t.until("known? ").await;
+    let (code, body) = http_get(srv.addr, "/api/who").await;
+    assert_eq!(code, 503, "{body}");
+    assert!(body.contains("too_many_connections"), "{body}");
+    assert_eq!(http_get(srv.addr, "/health").await.0, 200);
+    srv.shutdown().await;
+}

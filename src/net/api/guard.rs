@@ -23,6 +23,9 @@ pub const CLIENT_HEADER: &str = "x-pawns-client";
 /// `localhost`, `127.x.x.x` or `[::1]`, with any port.
 pub fn loopback_host(host: &str) -> bool {
     let h = host.trim();
+    if let Ok(ip) = h.parse::<std::net::IpAddr>() {
+        return ip.is_loopback();
+    }
     let name = if let Some(rest) = h.strip_prefix('[') {
         rest.split(']').next().unwrap_or("")
     } else {
