@@ -61,6 +61,10 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         }
     }
     cfg.allow_origins = args.allow_origin.clone();
+    if args.mind_quota_records == 0 || args.mind_quota_mib == 0 {
+        bail!("--mind-quota-records and --mind-quota-mib must be at least 1");
+    }
+    cfg.mind_quotas = pawns::mind::quota::Quotas::from_keyed(args.mind_quota_records, args.mind_quota_mib.saturating_mul(1 << 20));
     cfg.login.rate = args.login_rate;
     cfg.login.burst = args.login_burst;
     let addr = format!("{}:{}", args.host, args.port);

@@ -204,6 +204,15 @@ pub struct ServeArgs {
     /// (`https://example.org`; repeat for more). Pages of any other site are refused.
     #[arg(long, value_name = "ORIGIN")]
     pub allow_origin: Vec<String>,
+    /// Most records one layer of an agent's own memory (soul, memories, diary,
+    /// relationships, summaries) may hold, for agents with a key; characters with a
+    /// password get a tenth (`quota_exceeded` past it).
+    #[arg(long, default_value_t = 20_000)]
+    pub mind_quota_records: u64,
+    /// Most MiB one layer of an agent's own memory may hold (a tenth for characters with
+    /// a password).
+    #[arg(long, default_value_t = 32)]
+    pub mind_quota_mib: u64,
     /// Seconds a link-dead character stays in the world.
     #[arg(long, default_value_t = 300)]
     pub linkdead_secs: u64,

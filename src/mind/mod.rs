@@ -16,6 +16,7 @@
 pub mod conversations;
 pub mod layers;
 pub mod link;
+pub mod quota;
 pub mod self_care;
 
 use std::sync::Arc;
@@ -109,6 +110,8 @@ pub struct Mind {
     engine: Option<tokio::sync::mpsc::Sender<crate::game::EngineMsg>>,
     /// How long a link request waits (2 minutes; shorter in tests).
     pub link_window: std::time::Duration,
+    /// What each agent's mind may hold.
+    pub quotas: quota::Quotas,
 }
 
 fn limit_of(item: &Value, default: usize) -> Result<usize, Refusal> {
@@ -141,6 +144,7 @@ impl Mind {
             ledgers: Default::default(),
             link_window: link::WINDOW,
             engine: None,
+            quotas: Default::default(),
         }
     }
 
@@ -153,6 +157,12 @@ impl Mind {
     /// How long link requests wait.
     pub fn with_link_window(mut self, w: std::time::Duration) -> Mind {
         self.link_window = w;
+        self
+    }
+
+    /// What each agent's mind may hold.
+    pub fn with_quotas(mut self, q: quota::Quotas) -> Mind {
+        self.quotas = q;
         self
     }
 
@@ -296,6 +306,14 @@ impl Mind {
 
     async fn apply_only(&self, agent: &str, item: &Value, at: &Whereabouts) -> Result<Value, Refusal> {
         let ty = item.get("type").and_then(Value::as_str).unwrap_or("");
+        if let Some(layer) = quota::layer_of(ty) {
+            // The mind that grows: a link's acceptance adds to the one who asked.
+            let whose = if ty == "link_accept" { item.get("name").and_then(Value::as_str).unwrap_or(agent) } else { agent };
+            let (store, q, w) = (self.store.clone(), self.quotas, whose.to_ascii_lowercase());
+            tokio::task::spawn_blocking(move || quota::check(&store, &q, &w, layer))
+                .await
+                .map_err(|_| ("internal", "the quota check failed".to_string()))??;
+        }
         if ty == "recall" {
             return self.recall(agent, item).await;
         }

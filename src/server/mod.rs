@@ -70,6 +70,8 @@ pub struct ServerConfig {
     pub sockets: crate::net::shared::SocketLimits,
     /// Browser origins besides the server's own that may call it (`https://example.org`).
     pub allow_origins: Vec<String>,
+    /// What each agent's mind may hold, per layer (`mind::quota`).
+    pub mind_quotas: crate::mind::quota::Quotas,
 }
 
 impl Default for ServerConfig {
@@ -99,6 +101,7 @@ impl Default for ServerConfig {
             link_window: crate::mind::link::WINDOW,
             sockets: Default::default(),
             allow_origins: Vec::new(),
+            mind_quotas: Default::default(),
         }
     }
 }
@@ -408,6 +411,7 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
         engine: EngineHandle { tx: etx.clone(), wakes },
         residents: residents.clone(),
         mind: crate::mind::Mind::new(store.clone(), search.clone(), cfg.residents.llm.clone())
+            .with_quotas(cfg.mind_quotas)
             .with_engine(etx.clone())
             .with_link_window(cfg.link_window),
         login: LoginLimiter::new(cfg.login.clone()),

@@ -12,17 +12,38 @@ impl Store {
         Ok(self.get_record::<MindMeta>(tables::MIND_META, &agent.to_ascii_lowercase())?.unwrap_or_default())
     }
 
-    /// Writes records (new or replacing theirs) and the meta row, in one transaction.
+    /// Writes records (new, or replacing their own id) and the agent's meta, keeping the
+    /// meta's `usage` (records and bytes by layer) as the rows change.
     pub fn mind_put(&self, agent: &str, records: &[MindRecord], meta: &MindMeta) -> Result<(), StoreError> {
         let agent = agent.to_ascii_lowercase();
+        let mut meta = meta.clone();
         let tx = self.begin_write()?;
         {
             let mut t = tx.open_table(tables::MIND).map_err(redb_err)?;
+            if !meta.usage_counted {
+                meta.usage.clear();
+                for row in t.range((agent.as_str(), 0u8, 0u64)..=(agent.as_str(), u8::MAX, u64::MAX)).map_err(redb_err)? {
+                    let (k, v) = row.map_err(redb_err)?;
+                    let u = meta.usage.entry(k.value().1).or_default();
+                    u.records += 1;
+                    u.bytes += v.value().len() as u64;
+                }
+                meta.usage_counted = true;
+            }
             for r in records {
-                t.insert((agent.as_str(), r.layer, r.id), codec::encode(r)?.as_slice()).map_err(redb_err)?;
+                let bytes = codec::encode(r)?;
+                let old = t.insert((agent.as_str(), r.layer, r.id), bytes.as_slice()).map_err(redb_err)?.map(|v| v.value().len() as u64);
+                let u = meta.usage.entry(r.layer).or_default();
+                match old {
+                    Some(n) => u.bytes = (u.bytes + bytes.len() as u64).saturating_sub(n),
+                    None => {
+                        u.records += 1;
+                        u.bytes += bytes.len() as u64;
+                    }
+                }
             }
             let mut m = tx.open_table(tables::MIND_META).map_err(redb_err)?;
-            m.insert(agent.as_str(), codec::encode(meta)?.as_slice()).map_err(redb_err)?;
+            m.insert(agent.as_str(), codec::encode(&meta)?.as_slice()).map_err(redb_err)?;
         }
         tx.commit().map_err(redb_err)
     }

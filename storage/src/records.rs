@@ -211,4 +211,18 @@ pub struct MindMeta {
     /// reading them all.
     #[serde(default)]
     pub live_memories: u64,
+    /// What the agent's mind holds, by layer: records and their stored bytes (every
+    /// version and every ended record too: nothing is deleted). Kept by `mind_put`.
+    #[serde(default)]
+    pub usage: std::collections::BTreeMap<u8, LayerUsage>,
+    /// `usage` has been counted from the rows (files from before it was kept).
+    #[serde(default)]
+    pub usage_counted: bool,
+}
+
+/// One layer's share of an agent's mind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct LayerUsage {
+    pub records: u64,
+    pub bytes: u64,
 }

@@ -37,8 +37,10 @@ async fn the_observatory_shows_an_agents_timeline_hud_and_live_records() {
     assert_eq!(status, 200);
     let who: Value = serde_json::from_str(&who).unwrap();
     assert!(who.as_array().unwrap().iter().any(|w| w["name"] == "Brenda" && w["is_agent"] == true), "{who}");
-    // The live follow, before the next decision.
-    let (mut live, _) = tokio_tungstenite::connect_async(format!("ws://{}/api/observe/live?agent=brenda", srv.addr)).await.unwrap();
+    // The live follow, before the next decision: with the agent's own key (it wants a
+    // token or the agent's key wherever the caller is).
+    let (mut live, _) =
+        tokio_tungstenite::connect_async(format!("ws://{}/api/observe/live?agent=brenda&token={key}", srv.addr)).await.unwrap();
     a.cmd("say hello observatory", "c2").await;
     let deadline = tokio::time::Instant::now() + WAIT;
     let decision = loop {

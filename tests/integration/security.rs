@@ -459,3 +459,45 @@ async fn http_over_the_connection_cap_is_refused() {
     assert_eq!(http_get(srv.addr, "/health").await.0, 200);
     srv.shutdown().await;
 }
+
+async fn act(c: &mut WsClient, actions: serde_json::Value, id: &str) -> Vec<serde_json::Value> {
+    c.send(json!({"type": "actions", "id": id, "data": {"actions": actions}})).await;
+    let r = c.until(|v| v["re"] == id && v["type"] == "actions_result").await;
+    r["data"]["results"].as_array().unwrap().clone()
+}
+
+/// Each layer of an agent's own memory has a quota (it grew without end); a character
+/// with a password gets a tenth of a keyed agent's.
+#[tokio::test]
+async fn memory_layers_have_quotas() {
+    let srv = TestServer::start_with(|c| c.mind_quotas = pawns::mind::quota::Quotas::from_keyed(20, 1 << 20)).await;
+    let key = srv.key("brenda").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.login_key("brenda", &key).await;
+    let mut oks = 0;
+    let mut refused = None;
+    for batch in 0..3 {
+        let items: Vec<_> = (0..7).map(|i| json!({"type": "remember", "text": format!("fact number {batch}.{i}")})).collect();
+        for x in act(&mut a, json!(items), &format!("r{batch}")).await {
+            if x["ok"] == true {
+                oks += 1;
+            } else {
+                refused = Some(x.clone());
+            }
+        }
+    }
+    assert_eq!(oks, 20, "{refused:?}");
+    let refused = refused.expect("the 21st is refused");
+    assert_eq!(refused["code"], "quota_exceeded", "{refused}");
+    assert!(refused["message"].as_str().unwrap().contains("memory"), "{refused}");
+    // Other layers have their own room.
+    let r = act(&mut a, json!([{"type": "soul_add", "text": "I keep my word."}]), "s").await;
+    assert_eq!(r[0]["ok"], true, "{r:?}");
+    // A password character: a tenth.
+    let mut p = WsClient::newcomer(srv.addr, "Pat").await;
+    let items: Vec<_> = (0..3).map(|i| json!({"type": "remember", "text": format!("note {i}")})).collect();
+    let r = act(&mut p, json!(items), "p").await;
+    let codes: Vec<_> = r.iter().map(|x| if x["ok"] == true { json!("ok") } else { x["code"].clone() }).collect();
+    assert_eq!(codes, vec![json!("ok"), json!("ok"), json!("quota_exceeded")], "{r:?}");
+    srv.shutdown().await;
+}
