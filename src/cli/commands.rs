@@ -83,6 +83,21 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let engine_died = async move {
         let _ = dead.wait_for(|d| *d).await;
     };
+    // A data file that cannot be written for a while (a full disk): redb refuses every
+    // write after an I/O error until it is opened again, so the server stops cleanly,
+    // saying why, for a supervisor to start it again once there is room.
+    let stats = running.shared.record_stats.clone();
+    let storage_failed = async move {
+        let Some(stats) = stats else { return std::future::pending::<String>().await };
+        loop {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            if let Some((since, why)) = stats.failing_since() {
+                if pawns::time::unix_us().saturating_sub(since) >= STORAGE_GRACE.as_micros() as u64 {
+                    return why;
+                }
+            }
+        }
+    };
     let died;
     #[cfg(unix)]
     {
@@ -91,6 +106,11 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             _ = tokio::signal::ctrl_c() => false,
             _ = term.recv() => false,
             _ = engine_died => true,
+            why = storage_failed => {
+                say(&format!("pawns: the data file cannot be written ({why}); stopping. Start the server again once the disk has room: nothing acknowledged was lost."));
+                running.shutdown().await;
+                bail!("storage_failed: {why}");
+            }
         };
     }
     #[cfg(not(unix))]
@@ -98,6 +118,10 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         died = tokio::select! {
             _ = tokio::signal::ctrl_c() => false,
             _ = engine_died => true,
+            why = storage_failed => {
+                running.shutdown().await;
+                bail!("storage_failed: {why}");
+            }
         };
     }
     if died {
@@ -110,6 +134,9 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     say("pawns: stopped cleanly.");
     Ok(())
 }
+
+/// How long the data file may refuse writes before `serve` stops.
+const STORAGE_GRACE: Duration = Duration::from_secs(5);
 
 /// A line on standard output for whoever watches the server; a closed stdout (the
 /// supervisor went away) is no reason to stop, let alone to panic mid-shutdown.

@@ -156,6 +156,10 @@ pub fn degraded(h: &HealthInputs) -> Vec<(&'static str, String)> {
         out.push(("engine_stalled", format!("no pulse has ended for {} ms", h.now_us.saturating_sub(last) / 1000)));
     }
     if let Some(r) = h.recorder {
+        if let Some((since, why)) = r.failing_since() {
+            let secs = h.unix_now_us.saturating_sub(since) / 1_000_000;
+            out.push(("storage_failed", format!("the data file cannot be written (for {secs} s): {why}")));
+        }
         let late = r.late_recent.load(Relaxed);
         if late >= COMMITS_LATE_DEGRADED {
             out.push((

@@ -88,6 +88,21 @@ pub struct RecorderStats {
     pub last_commit_end_us: AtomicU64,
     /// Session packs applied by sweeps.
     pub packed: AtomicU64,
+    /// The last commit failed (a full disk, an I/O error): `/health` says so with the
+    /// error, and `serve` stops cleanly rather than take what it cannot keep.
+    pub failing: std::sync::atomic::AtomicBool,
+    /// Why the last commit that failed did, and since when (unix µs) commits have failed.
+    pub last_error: std::sync::Mutex<Option<(u64, String)>>,
+}
+
+impl RecorderStats {
+    /// Since when (unix µs) and why commits have been failing, if the last one did.
+    pub fn failing_since(&self) -> Option<(u64, String)> {
+        if !self.failing.load(Ordering::Relaxed) {
+            return None;
+        }
+        self.last_error.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
 }
 
 impl Default for RecorderStats {
@@ -106,6 +121,8 @@ impl Default for RecorderStats {
             late_recent: AtomicU64::new(0),
             last_commit_end_us: AtomicU64::new(0),
             packed: AtomicU64::new(0),
+            failing: std::sync::atomic::AtomicBool::new(false),
+            last_error: std::sync::Mutex::new(None),
         }
     }
 }
@@ -409,6 +426,9 @@ fn commit(
     let t = Instant::now();
     match store.write_records(&batch) {
         Ok(id) => {
+            if st.failing.swap(false, Ordering::Relaxed) {
+                tracing::info!("recording works again");
+            }
             st.committed.fetch_add(n, Ordering::Relaxed);
             st.batches.fetch_add(1, Ordering::Relaxed);
             // Durable now: an agent whose session ended may dream it.
@@ -444,6 +464,15 @@ fn commit(
             }
             st.failures.fetch_add(1, Ordering::Relaxed);
             tracing::error!(code = e.code(), records = n, "recording a batch failed: {e}");
+            {
+                let mut last = st.last_error.lock().unwrap_or_else(|e| e.into_inner());
+                let since = match (&*last, st.failing.load(Ordering::Relaxed)) {
+                    (Some((since, _)), true) => *since,
+                    _ => super::unix_us(),
+                };
+                *last = Some((since, format!("{e} ({})", e.code())));
+            }
+            st.failing.store(true, Ordering::Relaxed);
         }
     }
     let took = t.elapsed();

@@ -501,3 +501,125 @@ async fn memory_layers_have_quotas() {
     assert_eq!(codes, vec![json!("ok"), json!("ok"), json!("quota_exceeded")], "{r:?}");
     srv.shutdown().await;
 }
+
+/// A full disk (here: a file size limit on the server, as `ulimit -f` sets) is not
+/// forever and not silent: `/health` says `storage_failed` and why, the server stops
+/// cleanly saying so, and starts again on the same file once there is room.
+#[tokio::test]
+async fn a_full_disk_is_said_and_the_server_stops_cleanly() {
+    use std::io::{BufRead, BufReader};
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let world = dir.path().join("world");
+    crate::world::write(&world);
+    let db = dir.path().join("full.redb");
+    // A first run makes the file.
+    let (mut child, _) = serve_process(&db, &world, &[], std::process::Stdio::null());
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    child.wait().unwrap();
+    let size = std::fs::metadata(&db).unwrap().len();
+    let limit = size + (512 << 10);
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_pawns"));
+    cmd.args(["serve", "--host", "127.0.0.1", "--port", "0", "--log", "error", "--sweep-every", "100ms", "--db"])
+        .arg(&db)
+        .arg("--world")
+        .arg(&world)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            let lim = libc::rlimit { rlim_cur: limit, rlim_max: limit };
+            libc::setrlimit(libc::RLIMIT_FSIZE, &lim);
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    let addr: std::net::SocketAddr = line.split_whitespace().nth(3).expect("listening line").parse().expect(&line);
+    let key = pawns::net::client::create_key(&format!("http://{addr}"), "filler").await.unwrap();
+    let mut a = WsClient::connect(addr).await;
+    a.login_key("filler", &key).await;
+    // Words until the file cannot grow: each is recorded.
+    // Words that do not compress (the record is compressed): a cheap generator's digits.
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut long = move || {
+        (0..60)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                format!("{:x}", x)
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let began = std::time::Instant::now();
+    let mut said_so = false;
+    let mut i = 0u64;
+    while began.elapsed() < Duration::from_secs(60) {
+        i += 1;
+        let sent = a.ws.send(tokio_tungstenite::tungstenite::Message::text(
+            json!({"type": "command", "data": {"command": format!("say {i} {}", long())}}).to_string(),
+        ));
+        if tokio::time::timeout(Duration::from_secs(2), sent).await.map_or(true, |r| r.is_err()) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        if i % 5 == 0 {
+            let h = tokio::time::timeout(Duration::from_secs(2), http_get(addr, "/health")).await;
+            if let Ok((_, body)) = h {
+                if body.contains("storage_failed") {
+                    said_so = true;
+                    break;
+                }
+            }
+        }
+    }
+    assert!(said_so, "/health said storage_failed before the server went");
+    let stopped = tokio::task::spawn_blocking(move || {
+        let status = child.wait().unwrap();
+        let mut rest = String::new();
+        std::io::Read::read_to_string(&mut out, &mut rest).unwrap();
+        (status, rest)
+    });
+    let (status, said) = tokio::time::timeout(Duration::from_secs(30), stopped).await.expect("the server stops by itself").unwrap();
+    assert!(!status.success() && status.code() != Some(101), "{status:?}");
+    assert!(said.contains("cannot be written"), "{said}");
+    // With room again, the same file serves.
+    let (mut child, addr) = serve_process(&db, &world, &[], std::process::Stdio::null());
+    assert_eq!(http_get(addr, "/health").await.0, 200);
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// A backup that runs out of room leaves nothing behind: no file at its path, no
+/// temporary file beside it.
+#[tokio::test]
+async fn a_backup_that_hits_a_full_disk_leaves_nothing() {
+    use std::os::unix::process::CommandExt;
+    let (dir, db) = a_data_file().await;
+    let out_dir = dir.path().join("backups");
+    std::fs::create_dir(&out_dir).unwrap();
+    let out = out_dir.join("b.redb");
+    let limit = std::fs::metadata(&db).unwrap().len() / 4;
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_pawns"));
+    cmd.arg("backup").arg(&out).arg("--db").arg(&db);
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            let lim = libc::rlimit { rlim_cur: limit, rlim_max: limit };
+            libc::setrlimit(libc::RLIMIT_FSIZE, &lim);
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let o = tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap();
+    assert!(!o.status.success(), "the backup cannot fit");
+    assert_ne!(o.status.code(), Some(101), "{}", String::from_utf8_lossy(&o.stderr));
+    let left: Vec<_> = std::fs::read_dir(&out_dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
