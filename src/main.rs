@@ -51,6 +51,8 @@ fn main() -> ExitCode {
             Cmd::Agent(args) => cli::agent::agent(args).await,
             Cmd::Backup(args) => cli::commands::backup(args).await,
             Cmd::Admin { what: cli::AdminCmd::Token(args) } => cli::commands::admin_token(args).await,
+            Cmd::Admin { what: cli::AdminCmd::RotateToken(args) } => cli::commands::rotate_token(args).await,
+            Cmd::Admin { what: cli::AdminCmd::RevokeKey(args) } => cli::commands::revoke_key(args).await,
             Cmd::Restore(args) => cli::commands::restore(args).await,
             Cmd::Eval(args) => cli::research::eval(args).await,
             Cmd::Experiment(args) => cli::research::experiment(args).await,

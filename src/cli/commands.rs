@@ -526,15 +526,18 @@ pub async fn admin_token(args: AdminTokenArgs) -> anyhow::Result<()> {
                 bail!("no data file at {} (not_found); pass --db FILE or --server URL", db.display());
             }
             let db2 = db.clone();
-            let offline = tokio::task::spawn_blocking(move || -> anyhow::Result<Result<[u8; 32], StoreError>> {
-                match Store::open(&db2) {
-                    Ok((store, _)) => Ok(Ok(server::token_key(&store)?)),
+            let offline = tokio::task::spawn_blocking(move || -> anyhow::Result<Result<String, StoreError>> {
+                match Store::open_existing(&db2) {
+                    Ok((store, _)) => {
+                        let key = pawns::auth::tokens::TokenKey(server::token_key(&store)?);
+                        Ok(Ok(key.admin_token_at(pawns::auth::tokens::stored_generation(&store)?)))
+                    }
                     Err(e) => Ok(Err(e)),
                 }
             })
             .await??;
             match offline {
-                Ok(key) => pawns::auth::tokens::TokenKey(key).admin_token(),
+                Ok(token) => token,
                 Err(StoreError::Locked { .. }) => {
                     ask(format!("{} is held by a running server, and asking it at {server} failed", db.display())).await?
                 }
@@ -544,5 +547,78 @@ pub async fn admin_token(args: AdminTokenArgs) -> anyhow::Result<()> {
     };
     println!("{token}");
     eprintln!("The observatory's admin token: send it as 'Authorization: Bearer ...' or open /observatory?token=...");
+    Ok(())
+}
+
+/// `pawns admin rotate-token`: a new admin token; the old one stops working (on the file,
+/// or through the server holding it, which uses the new one at once).
+pub async fn rotate_token(args: crate::cli::Place) -> anyhow::Result<()> {
+    let offline = match args.file()? {
+        None => Err(false),
+        Some(db) => {
+            let r = tokio::task::spawn_blocking(move || -> anyhow::Result<String> {
+                let (store, _) = Store::open_existing(&db)?;
+                let key = pawns::auth::tokens::TokenKey(server::token_key(&store)?);
+                let generation = pawns::auth::tokens::stored_generation(&store)? + 1;
+                store.meta_put(pawns::auth::tokens::ADMIN_GENERATION_KEY, &generation.to_le_bytes())?;
+                Ok(key.admin_token_at(generation))
+            })
+            .await?;
+            match r {
+                Ok(t) => Ok(t),
+                Err(e) if is_locked(&e) => Err(true),
+                Err(e) => return Err(e),
+            }
+        }
+    };
+    let token = match offline {
+        Ok(t) => t,
+        Err(held) => {
+            let url = format!("{}/api/admin/token/rotate", args.server());
+            let body = pawns::net::client::post(&url).await.with_context(|| args.why_server(held))?;
+            let v: serde_json::Value = serde_json::from_str(&body).context("the server's answer is not JSON")?;
+            match v.get("token").and_then(|t| t.as_str()) {
+                Some(t) => t.to_string(),
+                None => bail!("the server refused: {} ({})", v["message"].as_str().unwrap_or(""), v["code"].as_str().unwrap_or("")),
+            }
+        }
+    };
+    println!("{token}");
+    eprintln!("A new admin token; the old one no longer opens the observatory.");
+    Ok(())
+}
+
+/// `pawns admin revoke-key --name N`: every key of the character stops logging in.
+pub async fn revoke_key(args: crate::cli::RevokeKeyArgs) -> anyhow::Result<()> {
+    pawns::auth::names::check(&args.name).map_err(|m| anyhow::anyhow!("invalid name '{}' (invalid_name): {m}", args.name))?;
+    let offline = match args.place.file()? {
+        None => Err(false),
+        Some(db) => {
+            let name = args.name.clone();
+            let r = tokio::task::spawn_blocking(move || -> anyhow::Result<u64> {
+                let (store, _) = Store::open_existing(&db)?;
+                Ok(store.revoke_agent_keys(&name)?)
+            })
+            .await?;
+            match r {
+                Ok(n) => Ok(n),
+                Err(e) if is_locked(&e) => Err(true),
+                Err(e) => return Err(e),
+            }
+        }
+    };
+    let n = match offline {
+        Ok(n) => n,
+        Err(held) => {
+            let url = format!("{}/api/admin/keys/revoke?name={}", args.place.server(), crate::cli::search::encode(&args.name));
+            let body = pawns::net::client::post(&url).await.with_context(|| args.place.why_server(held))?;
+            let v: serde_json::Value = serde_json::from_str(&body).context("the server's answer is not JSON")?;
+            match v.get("revoked").and_then(|n| n.as_u64()) {
+                Some(n) => n,
+                None => bail!("the server refused: {} ({})", v["message"].as_str().unwrap_or(""), v["code"].as_str().unwrap_or("")),
+            }
+        }
+    };
+    println!("revoked {n} key(s) of {}", pawns::auth::names::display(&args.name));
     Ok(())
 }

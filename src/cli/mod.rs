@@ -308,6 +308,19 @@ pub enum AdminCmd {
     /// open http://HOST:4350/observatory?token=TOKEN). It is derived from the data
     /// file's key, so it stays the same across restarts.
     Token(AdminTokenArgs),
+    /// Make a new admin token: the old one stops opening the observatory at once.
+    RotateToken(Place),
+    /// Revoke every agent key of a character (its key logins stop working).
+    RevokeKey(RevokeKeyArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct RevokeKeyArgs {
+    /// The character whose keys to revoke.
+    #[arg(long)]
+    pub name: String,
+    #[command(flatten)]
+    pub place: Place,
 }
 
 #[derive(Args, Debug)]

@@ -125,6 +125,7 @@ pub struct LinkTask {
     /// does not tell it again.
     engine_told: bool,
     token_key: TokenKey,
+    revoked: Arc<crate::auth::tokens::Revoked>,
     /// The last token signed, and when (unix s).
     token_cache: Option<(u64, String)>,
     limits: LinkLimits,
@@ -143,6 +144,8 @@ pub struct NewLink {
     pub seq_start: u64,
     pub sock: Arc<Outlet>,
     pub token_key: TokenKey,
+    /// Tokens voided by a quit.
+    pub revoked: Arc<crate::auth::tokens::Revoked>,
     pub limits: LinkLimits,
     pub engine: EngineHandle,
     pub hub: Arc<Hub>,
@@ -165,6 +168,7 @@ impl LinkTask {
             sock: Some(n.sock),
             engine_told: false,
             token_key: n.token_key,
+            revoked: n.revoked,
             token_cache: None,
             limits: n.limits,
             engine: n.engine,
@@ -183,7 +187,7 @@ impl LinkTask {
         match &self.token_cache {
             Some((at, t)) if now.saturating_sub(*at) < TOKEN_REUSE_SECS => t.clone(),
             _ => {
-                let t = self.token_key.issue(&self.name, now);
+                let t = self.token_key.issue(&self.name, self.revoked.issue_at(&self.name, now));
                 self.token_cache = Some((now, t.clone()));
                 t
             }
@@ -219,6 +223,11 @@ impl LinkTask {
                     let token = self.token();
                     frames.extend(self.stamp(|seq| protocol::render(seq, &Out::Close { code, message }, &token)));
                     let (close_code, reason) = if code == "quit" || code == "shutdown" { (1000, code) } else { (1008, code) };
+                    if code == "quit" {
+                        // A quit ends what the session's tokens could do: no resume from them.
+                        self.revoked.void(&self.name, crate::time::unix_secs());
+                        self.token_cache = None;
+                    }
                     self.deliver(std::mem::take(&mut frames), asked);
                     self.close(close_code, reason);
                     open = false;
@@ -442,6 +451,7 @@ mod tests {
             seq_start: 0,
             sock: sock.clone(),
             token_key: TokenKey([1; 32]),
+            revoked: Default::default(),
             limits: LinkLimits::default(),
             engine,
             hub: Arc::new(Hub::default()),

@@ -64,6 +64,7 @@ impl Shared {
             seq_start: pre_seq,
             sock: sock.clone(),
             token_key: self.token_key.clone(),
+            revoked: self.revoked.clone(),
             limits: self.edge.link,
             engine: self.engine.clone(),
             hub: self.hub.clone(),
@@ -161,7 +162,7 @@ impl Shared {
     pub async fn login_json(&self, data: &LoginData, ip: IpAddr, sock: Arc<Outlet>, pre_seq: u64) -> LoginOutcome {
         if let Some(resume) = &data.resume {
             let now = crate::time::unix_secs();
-            let claims = match self.token_key.verify(&resume.token, now) {
+            let claims = match self.verify_token(&resume.token, now) {
                 Ok(c) => c,
                 Err(why) => return self.refuse(ip, AuthError::Failed(format!("resume refused: {why}"))),
             };

@@ -76,6 +76,10 @@ pub struct Shared {
     pub conns: Arc<ConnLimiter>,
     pub hub: Arc<Hub>,
     pub token_key: TokenKey,
+    /// The observatory's admin token (the key's, at its generation).
+    pub admin: crate::auth::tokens::AdminToken,
+    /// Session tokens a quit voided.
+    pub revoked: Arc<crate::auth::tokens::Revoked>,
     pub next_link: AtomicU64,
     pub started: Instant,
     /// The recorder's counters (not its handle: the recorder ends when the engine does).
@@ -97,6 +101,15 @@ pub struct Shared {
 impl Shared {
     pub fn next_link_id(&self) -> u64 {
         self.next_link.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// A session token's claims, if it is signed, unexpired and not voided by a quit.
+    pub fn verify_token(&self, token: &str, now: u64) -> Result<crate::auth::tokens::Claims, &'static str> {
+        let c = self.token_key.verify(token, now)?;
+        if self.revoked.is_void(&c) {
+            return Err("token revoked (its character quit)");
+        }
+        Ok(c)
     }
 
     /// Before a login against `target` (the character named; "" when a key names it).

@@ -248,7 +248,7 @@ impl Session {
         }
         // The gate is against guessing: a valid session token is proof of an earlier login
         // (resumes after a network blip, resident agents starting together on loopback).
-        let proven = data.resume.as_ref().is_some_and(|r| self.shared.token_key.verify(&r.token, crate::time::unix_secs()).is_ok());
+        let proven = data.resume.as_ref().is_some_and(|r| self.shared.verify_token(&r.token, crate::time::unix_secs()).is_ok());
         let target = super::login::login_target(&data);
         match if proven { Ok(()) } else { self.shared.login_gate(self.peer.ip(), &target) } {
             Ok(()) => {}

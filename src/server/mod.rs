@@ -418,6 +418,8 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
         conns: ConnLimiter::new(crate::net::descriptors::fit(cfg.conns)),
         hub: Arc::new(Hub::default()),
         token_key: TokenKey(token_key),
+        admin: crate::auth::tokens::AdminToken::new(TokenKey(token_key), crate::auth::tokens::stored_generation(&store)?),
+        revoked: Default::default(),
         next_link: AtomicU64::new(1),
         started: Instant::now(),
         record_stats: recorder.as_ref().map(|(h, _)| h.stats.clone()),

@@ -344,6 +344,31 @@ impl Store {
         self.get_record(tables::AGENT_KEYS, key_hash)
     }
 
+    /// Revokes every key of `name` in one transaction; how many were live.
+    pub fn revoke_agent_keys(&self, name: &str) -> Result<u64, StoreError> {
+        let lower = name.to_ascii_lowercase();
+        let tx = self.begin_write()?;
+        let mut n = 0;
+        {
+            let mut t = tx.open_table(tables::AGENT_KEYS).map_err(redb_err)?;
+            let mut live = Vec::new();
+            for row in t.iter().map_err(redb_err)? {
+                let (k, v) = row.map_err(redb_err)?;
+                let rec: AgentKeyRecord = codec::decode(v.value())?;
+                if rec.name == lower && !rec.revoked {
+                    live.push((k.value().to_string(), rec));
+                }
+            }
+            for (k, mut rec) in live {
+                rec.revoked = true;
+                t.insert(k.as_str(), codec::encode(&rec)?.as_slice()).map_err(redb_err)?;
+                n += 1;
+            }
+        }
+        tx.commit().map_err(redb_err)?;
+        Ok(n)
+    }
+
     /// Is the name anyone's already: an account, or a key made for it (a key's
     /// character is made at its first login)? Scans the keys: for rare checks only.
     pub fn name_claimed(&self, name: &str) -> Result<bool, StoreError> {

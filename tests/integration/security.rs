@@ -623,3 +623,52 @@ async fn a_backup_that_hits_a_full_disk_leaves_nothing() {
     let left: Vec<_> = std::fs::read_dir(&out_dir).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert!(left.is_empty(), "left behind: {left:?}");
 }
+
+/// A quit voids the session's token (it logged in for 24 h after); a key can be
+/// revoked, and the admin token rotated (there was no way to do either).
+#[tokio::test]
+async fn tokens_and_keys_can_be_taken_back() {
+    let srv = TestServer::start().await;
+    let base = format!("http://{}", srv.addr);
+    let key = srv.key("brenda").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    let state = a.login_key("brenda", &key).await;
+    let token = state["data"]["token"].as_str().unwrap().to_string();
+    a.cmd("quit", "q").await;
+    a.closed().await;
+    let mut b = WsClient::connect(srv.addr).await;
+    b.send(json!({"type": "login", "data": {"resume": {"token": token, "last_seq": 0}}})).await;
+    assert_eq!(b.error_code().await, "auth_failed", "a quit session's token is void");
+    // A fresh login right after gets a token that works.
+    let mut c = WsClient::connect(srv.addr).await;
+    let state = c.login_key("brenda", &key).await;
+    let fresh = state["data"]["token"].as_str().unwrap().to_string();
+    let (code, _) = pawns::net::client::call(reqwest::Method::GET, &format!("{base}/api/whoami"), Some(&fresh)).await.unwrap();
+    assert_eq!(code, 200);
+    drop(c);
+    // Revoking the key.
+    let (code, body) = http_post(srv.addr, "/api/admin/keys/revoke?name=brenda").await;
+    assert_eq!(code, 200, "{body}");
+    assert!(body.contains("\"revoked\":1"), "{body}");
+    let mut d = WsClient::connect(srv.addr).await;
+    d.send(json!({"type": "login", "data": {"player_name": "brenda", "password": key, "is_agent": true}})).await;
+    assert_eq!(d.error_code().await, "auth_failed");
+    // Rotating the admin token.
+    let old = serde_json::from_str::<serde_json::Value>(&http_get(srv.addr, "/api/admin/token").await.1).unwrap()["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (code, body) = http_post(srv.addr, "/api/admin/token/rotate").await;
+    assert_eq!(code, 200, "{body}");
+    let new = serde_json::from_str::<serde_json::Value>(&body).unwrap()["token"].as_str().unwrap().to_string();
+    assert_ne!(old, new);
+    let live = format!("ws://{}/api/observe/live", srv.addr);
+    assert!(tokio_tungstenite::connect_async(format!("{live}?token={old}")).await.is_err(), "the old token is refused");
+    assert!(tokio_tungstenite::connect_async(format!("{live}?token={new}")).await.is_ok());
+    // And it stays rotated across a restart.
+    let srv = srv.restart().await;
+    let live = format!("ws://{}/api/observe/live", srv.addr);
+    assert!(tokio_tungstenite::connect_async(format!("{live}?token={old}")).await.is_err());
+    assert!(tokio_tungstenite::connect_async(format!("{live}?token={new}")).await.is_ok());
+    srv.shutdown().await;
+}

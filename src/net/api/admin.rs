@@ -75,11 +75,46 @@ pub fn dream_reply(r: Result<crate::memory::DreamResult, DreamError>) -> Respons
     }
 }
 
+/// `POST /api/admin/keys/revoke?name=NAME`: every key of the character stops working
+/// (its sessions already in play go on until they end).
+pub async fn revoke_keys(call: &Call, shared: &Arc<Shared>) -> Response<Body> {
+    if let Err(r) = local_only(call, "the admin API") {
+        return *r;
+    }
+    let name = call.param("name").unwrap_or_default();
+    if crate::auth::names::check(&name).is_err() {
+        return error(StatusCode::BAD_REQUEST, "invalid_name", "name the character whose keys to revoke (?name=NAME)");
+    }
+    let store = shared.accounts.store().clone();
+    match tokio::task::spawn_blocking(move || store.revoke_agent_keys(&name)).await {
+        Ok(Ok(n)) => json(StatusCode::OK, json!({"revoked": n})),
+        Ok(Err(e)) => error(StatusCode::INTERNAL_SERVER_ERROR, e.code(), &e.to_string()),
+        Err(_) => error(StatusCode::INTERNAL_SERVER_ERROR, "internal", "revoking failed"),
+    }
+}
+
+/// `POST /api/admin/token/rotate`: a new admin token; the old one stops working at once
+/// (kept across restarts: its generation is in the data file).
+pub async fn rotate_token(call: &Call, shared: &Arc<Shared>) -> Response<Body> {
+    if let Err(r) = local_only(call, "the admin API") {
+        return *r;
+    }
+    let (generation, token) = shared.admin.rotate();
+    let store = shared.accounts.store().clone();
+    let saved =
+        tokio::task::spawn_blocking(move || store.meta_put(crate::auth::tokens::ADMIN_GENERATION_KEY, &generation.to_le_bytes())).await;
+    match saved {
+        Ok(Ok(())) => json(StatusCode::OK, json!({"token": token})),
+        Ok(Err(e)) => error(StatusCode::INTERNAL_SERVER_ERROR, e.code(), &format!("the new token works until a restart: {e}")),
+        Err(_) => error(StatusCode::INTERNAL_SERVER_ERROR, "internal", "rotating failed"),
+    }
+}
+
 /// `GET /api/admin/token` (local callers): the observatory's admin token for remote
 /// browsers (`pawns admin token` prints it).
 pub fn token(call: &Call, shared: &Arc<Shared>) -> Response<Body> {
     if let Err(r) = local_only(call, "the admin token") {
         return *r;
     }
-    json(StatusCode::OK, serde_json::json!({"token": shared.token_key.admin_token()}))
+    json(StatusCode::OK, serde_json::json!({"token": shared.admin.token()}))
 }

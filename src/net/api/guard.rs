@@ -74,13 +74,13 @@ pub fn local_only(call: &Call, what: &str) -> Result<(), Refused> {
 
 /// The observatory's routes: a caller on the server's machine, or one that sends the
 /// admin token (`pawns admin token`) as a bearer or as `?token=` (a browser's page).
-pub fn observer(call: &Call, key: &crate::auth::tokens::TokenKey) -> Result<(), Refused> {
+pub fn observer(call: &Call, admin: &crate::auth::tokens::AdminToken) -> Result<(), Refused> {
     if is_local(call) {
         return Ok(());
     }
     let token = call.bearer.clone().or_else(|| call.param("token"));
     match token {
-        Some(t) if key.is_admin_token(&t) => Ok(()),
+        Some(t) if admin.is(&t) => Ok(()),
         _ => Err(Box::new(error(
             StatusCode::UNAUTHORIZED,
             "unauthorized",
@@ -111,7 +111,7 @@ pub async fn agent_or_local(call: &Call, shared: &Arc<Shared>, name: &str) -> Re
 
 /// The character `bearer` speaks for: a live session token's, or an unrevoked agent key's.
 pub async fn bearer_name(shared: &Arc<Shared>, bearer: &str) -> Option<String> {
-    if let Ok(c) = shared.token_key.verify(bearer, crate::time::unix_secs()) {
+    if let Ok(c) = shared.verify_token(bearer, crate::time::unix_secs()) {
         return Some(c.name.to_ascii_lowercase());
     }
     if crate::auth::keys::is_well_formed(bearer) {
@@ -159,19 +159,25 @@ mod tests {
 
     #[test]
     fn the_observatory_answers_local_callers_and_the_admin_token() {
-        let key = crate::auth::tokens::TokenKey([3; 32]);
-        assert!(observer(&call("127.0.0.1:5000"), &key).is_ok());
+        let admin = crate::auth::tokens::AdminToken::new(crate::auth::tokens::TokenKey([3; 32]), 0);
+        let key = &admin;
+        assert!(observer(&call("127.0.0.1:5000"), key).is_ok());
         let mut remote = call("10.1.2.3:5000");
-        assert_eq!(observer(&remote, &key).unwrap_err().status(), StatusCode::UNAUTHORIZED);
-        remote.bearer = Some(key.admin_token());
-        assert!(observer(&remote, &key).is_ok());
+        assert_eq!(observer(&remote, key).unwrap_err().status(), StatusCode::UNAUTHORIZED);
+        remote.bearer = Some(key.token());
+        assert!(observer(&remote, key).is_ok());
         remote.bearer = Some("adm_00".into());
-        assert!(observer(&remote, &key).is_err());
+        assert!(observer(&remote, key).is_err());
         remote.bearer = None;
-        remote.query = format!("agent=x&token={}", key.admin_token());
-        assert!(observer(&remote, &key).is_ok(), "a browser's page sends it in the query");
+        remote.query = format!("agent=x&token={}", key.token());
+        assert!(observer(&remote, key).is_ok(), "a browser's page sends it in the query");
         remote.query = format!("token={}", crate::auth::tokens::TokenKey([4; 32]).admin_token());
-        assert!(observer(&remote, &key).is_err(), "another data file's token");
+        assert!(observer(&remote, key).is_err(), "another data file's token");
+        let (_, new) = admin.rotate();
+        remote.query = format!("token={}", crate::auth::tokens::TokenKey([3; 32]).admin_token());
+        assert!(observer(&remote, key).is_err(), "the token before a rotation");
+        remote.query = format!("token={new}");
+        assert!(observer(&remote, key).is_ok());
     }
 
     #[test]

@@ -100,6 +100,8 @@ pub async fn route(call: Call, shared: &Arc<Shared>) -> Response<Body> {
         (&Method::POST, "/api/admin/reindex") => search::reindex(&call, shared),
         (&Method::GET, "/api/whoami") => agents::whoami(&call, shared).await,
         (&Method::GET, "/api/admin/token") => admin::token(&call, shared),
+        (&Method::POST, "/api/admin/token/rotate") => admin::rotate_token(&call, shared).await,
+        (&Method::POST, "/api/admin/keys/revoke") => admin::revoke_keys(&call, shared).await,
         (&Method::GET, "/api/admin/eval") => research::eval(&call, shared).await,
         (&Method::POST, "/api/admin/export/parquet") => research::parquet(&call, shared).await,
         (&Method::GET, p) if p.starts_with("/api/observe/") => observe::route(&call, &p["/api/observe/".len()..], shared).await,

@@ -32,7 +32,7 @@ const MAX_TIMELINE: usize = 2000;
 const SESSIONS_LISTED: usize = 10;
 
 pub async fn route(call: &Call, rest: &str, shared: &Arc<Shared>) -> Response<Body> {
-    if let Err(r) = observer(call, &shared.token_key) {
+    if let Err(r) = observer(call, &shared.admin) {
         return *r;
     }
     if rest == "who" {
@@ -127,7 +127,7 @@ pub async fn live_guard(call: &Call, shared: &Arc<Shared>) -> Result<Option<Stri
     };
     let token = call.bearer.clone().or_else(|| call.param("token"));
     match token {
-        Some(t) if shared.token_key.is_admin_token(&t) => Ok(agent),
+        Some(t) if shared.admin.is(&t) => Ok(agent),
         Some(t) if agent.is_some() && super::guard::bearer_name(shared, &t).await == agent => Ok(agent),
         _ => Err(Box::new(error(
             StatusCode::UNAUTHORIZED,

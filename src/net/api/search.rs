@@ -25,7 +25,7 @@ fn unavailable() -> hyper::Response<Body> {
 /// `GET /api/search?q=&agent=&kind=&since=2d|since_us=&limit=`: matching records,
 /// newest first.
 pub async fn search(call: &Call, shared: &Arc<Shared>) -> hyper::Response<Body> {
-    if let Err(r) = observer(call, &shared.token_key) {
+    if let Err(r) = observer(call, &shared.admin) {
         return *r;
     }
     let query = call.query.as_str();
@@ -65,7 +65,7 @@ pub async fn search(call: &Call, shared: &Arc<Shared>) -> hyper::Response<Body> 
 
 /// `GET /api/search/status`: how far the index is, and its lag.
 pub fn status(call: &Call, shared: &Arc<Shared>) -> hyper::Response<Body> {
-    if let Err(r) = observer(call, &shared.token_key) {
+    if let Err(r) = observer(call, &shared.admin) {
         return *r;
     }
     let Some(h) = shared.search.as_ref() else { return unavailable() };
