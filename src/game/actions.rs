@@ -181,9 +181,20 @@ impl Engine {
                 let Some(reaction) = Reaction::parse(r) else {
                     return refuse("bad_reaction", "reaction must be thumbs_up, thumbs_down, brain or heart");
                 };
-                let Some(said) = self.message_ids.get_mut(mid) else {
-                    return refuse("no_such_message", format!("no message {mid}"));
+                // Only a message this agent heard (its HUD's history holds its id), and
+                // each reaction once: any id and any count were taken before.
+                let (heard, me) = match self.world.ch(id) {
+                    Some(c) => (c.pc.as_ref().is_some_and(|pc| pc.hud.heard.iter().any(|h| h.id == mid)), c.name.clone()),
+                    None => (false, Arc::from("")),
                 };
+                let said = match self.message_ids.get_mut(mid) {
+                    Some(said) if heard => said,
+                    _ => return refuse("no_such_message", format!("no message {mid} that you heard")),
+                };
+                if said.reacted_by.iter().any(|(who, r)| *who == me && *r == reaction.as_str()) {
+                    return refuse("already_reacted", format!("you already reacted {} to message {mid}", reaction.as_str()));
+                }
+                said.reacted_by.push((me, reaction.as_str()));
                 *said.reactions.entry(reaction.as_str()).or_default() += 1;
                 let sender = said.sender.clone();
                 if let Some(cid) = sender.and_then(|s| self.world.players.get(&s.to_ascii_lowercase()).copied()) {

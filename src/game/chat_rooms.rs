@@ -19,6 +19,12 @@ pub const MAX_BILLBOARD: usize = 500;
 /// Pending requests one room keeps (the oldest go first).
 pub const MAX_REQUESTS: usize = 50;
 
+/// Wrong keys one character may try in a window before it must wait: a key was
+/// guessable at 32 a message, `bad_key` confirming each.
+pub const MAX_KEY_GUESSES: u32 = 5;
+/// The window (µs): ten minutes.
+pub const KEY_GUESS_WINDOW_US: u64 = 600_000_000;
+
 /// A refusal: a stable code and words for the player.
 pub type Refusal = (&'static str, String);
 
@@ -39,6 +45,8 @@ pub struct ChatBook {
     member_of: HashMap<String, BTreeSet<u64>>,
     next_request: u64,
     dirty: BTreeSet<u64>,
+    /// Requester (lower-cased) → wrong keys in its window, and when the window began.
+    guesses: HashMap<String, (u32, u64)>,
 }
 
 impl ChatBook {
@@ -151,7 +159,19 @@ impl ChatBook {
         if self.is_member(id, requester) {
             return refuse("already_member", format!("you are already in room {id}"));
         }
+        let who = lower(requester);
+        if let Some((n, since)) = self.guesses.get(&who).copied() {
+            if n >= MAX_KEY_GUESSES && at_us.saturating_sub(since) < KEY_GUESS_WINDOW_US {
+                let wait = (KEY_GUESS_WINDOW_US - at_us.saturating_sub(since)).div_ceil(60_000_000);
+                return refuse("too_many_attempts", format!("too many wrong keys; try again in {wait} minute(s)"));
+            }
+        }
         if !room.keys.iter().any(|k| k == key.trim()) {
+            let g = self.guesses.entry(who).or_insert((0, at_us));
+            if at_us.saturating_sub(g.1) >= KEY_GUESS_WINDOW_US {
+                *g = (0, at_us);
+            }
+            g.0 += 1;
             return refuse("bad_key", format!("room {id} has no such key"));
         }
         if room.requests.iter().any(|q| q.requester.eq_ignore_ascii_case(requester)) {
@@ -289,5 +309,18 @@ mod tests {
         assert_eq!(again.ensure_room("Dee"), 3, "new ids continue after the stored ones");
         let next = again.request_access("Dee", ann, "k", 3).unwrap();
         assert!(next > q + 1, "request ids continue too");
+    }
+
+    /// Five wrong keys, then a wait (keys could be tried without end).
+    #[test]
+    fn wrong_keys_are_limited() {
+        let mut b = ChatBook::default();
+        let ann = b.ensure_room("Ann");
+        b.create_key("Ann", "sesame").unwrap();
+        for i in 0..MAX_KEY_GUESSES {
+            assert_eq!(b.request_access("Bram", ann, &format!("guess{i}"), 1).unwrap_err().0, "bad_key");
+        }
+        assert_eq!(b.request_access("Bram", ann, "sesame", 2).unwrap_err().0, "too_many_attempts", "even the right key waits");
+        assert!(b.request_access("Bram", ann, "sesame", 2 + KEY_GUESS_WINDOW_US).is_ok(), "after the window");
     }
 }

@@ -188,6 +188,8 @@ pub struct Said {
     pub sender: Option<Arc<str>>,
     pub context: Context,
     pub reactions: std::collections::BTreeMap<&'static str, u32>,
+    /// Who gave which reaction: each reacts once with each (a list: few react).
+    pub reacted_by: Vec<(Arc<str>, &'static str)>,
 }
 
 /// The HUD's message ids and the context of the message being sent.
@@ -285,7 +287,10 @@ impl Engine {
         let ids = &mut self.message_ids;
         let mid = ids.id_for(text);
         if !ids.contains(mid) {
-            ids.remember(mid, Said { sender: from.cloned(), context: context.clone(), reactions: Default::default() });
+            ids.remember(
+                mid,
+                Said { sender: from.cloned(), context: context.clone(), reactions: Default::default(), reacted_by: Vec::new() },
+            );
         }
         let h = &mut pc.hud.heard;
         if h.len() >= HEARD_CAP {
@@ -483,7 +488,12 @@ mod tests {
     /// ring or past a gap is handled.
     #[test]
     fn the_message_index_keeps_the_newest_by_id() {
-        let said = |who: &str| Said { sender: Some(Arc::from(who)), context: Context::Room, reactions: Default::default() };
+        let said = |who: &str| Said {
+            sender: Some(Arc::from(who)),
+            context: Context::Room,
+            reactions: Default::default(),
+            reacted_by: Vec::new(),
+        };
         let mut ids = MessageIds::default();
         assert!(ids.get(1).is_none() && ids.get(0).is_none());
         let last = INDEXED_MESSAGES as u64 + 10;

@@ -208,6 +208,12 @@ impl Session {
                 let _ = self.shared.engine.tx.send(msg).await;
             }
             ClientMsg::Hud(data) => {
+                // A HUD is built off the engine but asks it for the agent's view: it
+                // counts against the same rate as commands (60,000 stalled a player).
+                if let Err(ms) = self.take_token() {
+                    self.send_error("rate_limited", "rate limit exceeded — slow down", Some(ms), id).await;
+                    return true;
+                }
                 let req = match protocol::hud_request(data, self.hud_budget) {
                     Ok(r) => r,
                     Err(e) => {

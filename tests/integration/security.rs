@@ -672,3 +672,60 @@ async fn tokens_and_keys_can_be_taken_back() {
     assert!(tokio_tungstenite::connect_async(format!("{live}?token={new}")).await.is_ok());
     srv.shutdown().await;
 }
+
+/// `react` takes a message the agent heard, each reaction once (any id, any number of
+/// times were taken); HUD requests count against the command rate (they were free).
+#[tokio::test]
+async fn reactions_and_hud_requests_are_bounded() {
+    let srv = TestServer::start().await;
+    let (ka, kb, kc) = (srv.key("ann").await, srv.key("bram").await, srv.key("cid").await);
+    let mut a = WsClient::connect(srv.addr).await;
+    a.login_key("ann", &ka).await;
+    let mut b = WsClient::connect(srv.addr).await;
+    b.login_key("bram", &kb).await;
+    let mut c = WsClient::connect(srv.addr).await;
+    c.login_key("cid", &kc).await;
+    b.cmd("say hello ann", "s").await;
+    b.reply_text("s").await;
+    a.until(|v| v["type"] == "event" && v["data"]["type"] == "say").await;
+    a.send(json!({"type": "hud", "id": "h", "data": {}})).await;
+    let h = a.until(|v| v["re"] == "h" && v["type"] == "hud").await;
+    let v: serde_json::Value = serde_json::from_str(h["data"]["content"].as_str().unwrap()).unwrap();
+    let here = v["rooms"].as_array().unwrap().iter().find(|r| r["id"] == "here").unwrap().clone();
+    let mid = here["messages"].as_array().unwrap().iter().find(|m| m["sender"] == "Bram").unwrap()["id"].as_u64().unwrap();
+    // Bram tells Cid something Ann never heard.
+    b.cmd("tell cid a secret", "t").await;
+    b.reply_text("t").await;
+    c.until(|v| v["type"] == "event" && v["data"]["text"].as_str().is_some_and(|t| t.contains("a secret"))).await;
+    c.send(json!({"type": "hud", "id": "hc", "data": {}})).await;
+    let h = c.until(|v| v["re"] == "hc" && v["type"] == "hud").await;
+    let v: serde_json::Value = serde_json::from_str(h["data"]["content"].as_str().unwrap()).unwrap();
+    let unheard = v["rooms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["messages"].as_array().cloned().unwrap_or_default())
+        .find(|m| m["content"].as_str().is_some_and(|t| t.contains("a secret")))
+        .expect("Cid heard the tell")["id"]
+        .as_u64()
+        .unwrap();
+    let r = act(
+        &mut a,
+        json!([
+            {"type": "react", "message_id": mid, "reaction": "heart"},
+            {"type": "react", "message_id": mid, "reaction": "heart"},
+            {"type": "react", "message_id": mid, "reaction": "brain"},
+            {"type": "react", "message_id": unheard, "reaction": "heart"}
+        ]),
+        "r",
+    )
+    .await;
+    let codes: Vec<_> = r.iter().map(|x| if x["ok"] == true { json!("ok") } else { x["code"].clone() }).collect();
+    assert_eq!(codes, vec![json!("ok"), json!("already_reacted"), json!("ok"), json!("no_such_message")], "{r:?}");
+    // A flood of HUD requests meets the rate limit.
+    for i in 0..40 {
+        a.send(json!({"type": "hud", "id": format!("f{i}"), "data": {}})).await;
+    }
+    a.until(|v| v["type"] == "error" && v["data"]["code"] == "rate_limited").await;
+    srv.shutdown().await;
+}
