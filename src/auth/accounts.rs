@@ -67,6 +67,9 @@ pub struct Accounts {
     kit: Arc<crate::game::kit::StartKit>,
     /// Saves not yet on disk: logins read through them.
     unsaved: crate::game::persist::Unsaved,
+    /// `new_char` without a password or key makes a guest (`serve --guests`); refused
+    /// otherwise.
+    guests: bool,
 }
 
 async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, AuthError> {
@@ -105,7 +108,13 @@ impl Accounts {
     }
 
     pub fn new(store: Arc<Store>, start_room: u32, kit: Arc<crate::game::kit::StartKit>, unsaved: crate::game::persist::Unsaved) -> Self {
-        Accounts { store, start_room, kit, unsaved }
+        Accounts { store, start_room, kit, unsaved, guests: false }
+    }
+
+    /// Takes guests: `new_char` with no password makes a one-session guest character.
+    pub fn with_guests(mut self, guests: bool) -> Self {
+        self.guests = guests;
+        self
     }
 
     /// A character as last saved (queued saves included).
@@ -153,7 +162,14 @@ impl Accounts {
         let name = data.player_name.clone().unwrap_or_default();
         names::check(&name).map_err(AuthError::InvalidName)?;
         let Some(password) = secret else {
-            return Err(AuthError::BadRequest("password (or api_key) is required".into()));
+            if data.new_char == Some(true) && self.guests {
+                let (class, race) = class_race(data)?;
+                let sex = data.sex.unwrap_or(1).clamp(0, 2) as u8;
+                return self.create_as(&name, None, class, race, sex, data.wants_agent(), true).await;
+            }
+            return Err(AuthError::BadRequest(
+                "password (or api_key) is required (this server takes no guests: its operator may allow them with serve --guests)".into(),
+            ));
         };
         if data.new_char == Some(true) {
             let (class, race) = class_race(data)?;
@@ -232,6 +248,21 @@ impl Accounts {
         sex: u8,
         is_agent: bool,
     ) -> Result<Authed, AuthError> {
+        self.create_as(name, password, class, race, sex, is_agent, false).await
+    }
+
+    /// [`Accounts::create`], a guest's when `guest`.
+    #[allow(clippy::too_many_arguments)]
+    async fn create_as(
+        &self,
+        name: &str,
+        password: Option<String>,
+        class: u8,
+        race: u8,
+        sex: u8,
+        is_agent: bool,
+        guest: bool,
+    ) -> Result<Authed, AuthError> {
         names::check(name).map_err(AuthError::InvalidName)?;
         let display = names::display(name);
         if let Some(p) = &password {
@@ -244,7 +275,7 @@ impl Accounts {
                 )));
             }
         }
-        if password.is_some() {
+        if password.is_some() || guest {
             // A name with a key is taken: the key's agent may not have logged in yet.
             let store = self.store.clone();
             let n = name.to_string();
@@ -263,7 +294,7 @@ impl Accounts {
         };
         let mut record = new_record(&display, class, race, sex, is_agent, abilities, self.start_room);
         self.kit.apply(&mut record);
-        let account = Account { name: display.clone(), password_hash: hash, is_agent, created: crate::time::unix_secs() };
+        let account = Account { name: display.clone(), password_hash: hash, is_agent, created: crate::time::unix_secs(), guest };
         let store = self.store.clone();
         let r2 = record.clone();
         let created = blocking(move || store.create_character(&account, &r2)).await?.map_err(internal)?;

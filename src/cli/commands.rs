@@ -61,6 +61,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         }
     }
     cfg.allow_origins = args.allow_origin.clone();
+    cfg.guests = args.guests;
     if args.mind_quota_records == 0 || args.mind_quota_mib == 0 {
         bail!("--mind-quota-records and --mind-quota-mib must be at least 1");
     }

@@ -213,6 +213,11 @@ pub struct ServeArgs {
     /// a password).
     #[arg(long, default_value_t = 32)]
     pub mind_quota_mib: u64,
+    /// Take guests: a `login` with `new_char` and no password makes a guest character
+    /// (one session, the small memory quota), as the seed's smoke test logs in. Refused
+    /// without this flag.
+    #[arg(long)]
+    pub guests: bool,
     /// Seconds a link-dead character stays in the world.
     #[arg(long, default_value_t = 300)]
     pub linkdead_secs: u64,

@@ -67,7 +67,7 @@ fn layer_name(layer: u8) -> &'static str {
 /// `Err(quota_exceeded)` when `agent`'s `layer` is at its cap.
 pub fn check(store: &Store, quotas: &Quotas, agent: &str, layer: u8) -> Result<(), Refusal> {
     let internal = |e: pawns_storage::StoreError| ("internal", e.to_string());
-    let keyed = store.account(agent).map_err(internal)?.is_none_or(|a| a.password_hash.is_none() && a.is_agent);
+    let keyed = store.account(agent).map_err(internal)?.is_none_or(|a| a.password_hash.is_none() && a.is_agent && !a.guest);
     let q = if keyed { quotas.keyed } else { quotas.open };
     let meta = store.mind_meta(agent).map_err(internal)?;
     let used = meta.usage.get(&layer).copied().unwrap_or_default();

@@ -72,6 +72,8 @@ pub struct ServerConfig {
     pub allow_origins: Vec<String>,
     /// What each agent's mind may hold, per layer (`mind::quota`).
     pub mind_quotas: crate::mind::quota::Quotas,
+    /// `new_char` without a password makes a guest character (the seed's smoke test).
+    pub guests: bool,
 }
 
 impl Default for ServerConfig {
@@ -102,6 +104,7 @@ impl Default for ServerConfig {
             sockets: Default::default(),
             allow_origins: Vec::new(),
             mind_quotas: Default::default(),
+            guests: false,
         }
     }
 }
@@ -406,7 +409,7 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
     let tasks = crate::net::tasks::Tasks::default();
     let shared = Arc::new(Shared {
         edge,
-        accounts: Accounts::new(store.clone(), start_vnum, kit, unsaved),
+        accounts: Accounts::new(store.clone(), start_vnum, kit, unsaved).with_guests(cfg.guests),
         start_room: (start_vnum, start_name),
         engine: EngineHandle { tx: etx.clone(), wakes },
         residents: residents.clone(),

@@ -12,6 +12,10 @@ pub struct Account {
     pub is_agent: bool,
     /// Unix seconds.
     pub created: u64,
+    /// Made without a password or a key on a server that takes guests (`serve
+    /// --guests`): it cannot log in again, and its memory has the small quota.
+    #[serde(default)]
+    pub guest: bool,
 }
 
 /// An agent key, stored by the SHA-256 of the key so the key itself never touches disk.

@@ -159,7 +159,7 @@ fn second_open_in_process_is_locked() {
 fn characters_round_trip_and_names_are_unique() {
     let dir = tempfile::tempdir().unwrap();
     let (store, _) = Store::open(dir.path().join("t.redb")).unwrap();
-    let acct = Account { name: "Brenda".into(), password_hash: Some("h".into()), is_agent: false, created: 1 };
+    let acct = Account { name: "Brenda".into(), password_hash: Some("h".into()), is_agent: false, created: 1, guest: false };
     assert!(store.create_character(&acct, &sample("Brenda")).unwrap());
     assert!(!store.create_character(&acct, &sample("Brenda")).unwrap(), "duplicate name accepted");
     let mut c = store.character("brenda").unwrap().unwrap();
@@ -420,7 +420,7 @@ fn a_version_5_file_gains_chat_rooms_and_residents() {
     let (store, _) = Store::open(&path).unwrap();
     assert_eq!(store.chat_rooms().unwrap(), vec![room]);
     assert_eq!(store.resident("WARDEN").unwrap(), Some(r));
-    let acct = Account { name: "Kay".into(), password_hash: None, is_agent: false, created: 1 };
+    let acct = Account { name: "Kay".into(), password_hash: None, is_agent: false, created: 1, guest: false };
     assert!(store.create_character(&acct, &sample("Kay")).unwrap());
     assert!(store.name_claimed("kay").unwrap(), "an account claims its name");
     assert!(!store.name_claimed("nobody").unwrap());

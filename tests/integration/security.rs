@@ -729,3 +729,33 @@ async fn reactions_and_hud_requests_are_bounded() {
     a.until(|v| v["type"] == "error" && v["data"]["code"] == "rate_limited").await;
     srv.shutdown().await;
 }
+
+/// The seed's smoke test makes a character with no password: refused by default, a
+/// guest (one session, the small quota) when the operator takes guests.
+#[tokio::test]
+async fn guests_only_when_the_operator_says_so() {
+    let login = json!({"type": "login", "data": {"player_name": "smoky", "new_char": true, "class": 3, "race": 0, "is_agent": true}});
+    let srv = TestServer::start().await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.send(login.clone()).await;
+    assert_eq!(a.error_code().await, "bad_request");
+    srv.shutdown().await;
+    let srv = TestServer::start_with(|c| {
+        c.guests = true;
+        c.mind_quotas = pawns::mind::quota::Quotas::from_keyed(20, 1 << 20);
+    })
+    .await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.send(login.clone()).await;
+    a.expect("state").await;
+    let items: Vec<_> = (0..3).map(|i| json!({"type": "remember", "text": format!("note {i}")})).collect();
+    let r = act(&mut a, json!(items), "g").await;
+    assert_eq!(r[2]["code"], "quota_exceeded", "a guest has the small quota: {r:?}");
+    // Nobody logs in as the guest again, with or without a password.
+    let mut b = WsClient::connect(srv.addr).await;
+    b.send(json!({"type": "login", "data": {"player_name": "smoky"}})).await;
+    assert_eq!(b.error_code().await, "bad_request");
+    b.send(json!({"type": "login", "data": {"player_name": "smoky", "password": "anything-at-all"}})).await;
+    assert_eq!(b.error_code().await, "auth_failed");
+    srv.shutdown().await;
+}
