@@ -133,6 +133,17 @@ fn upgrade(req: &mut Request<Incoming>, peer: SocketAddr, shared: Arc<Shared>, p
     accept_ws(req, peer, crate::protocol::MAX_FRAME, &shared.tasks.clone(), move |io, cfg| super::ws::run(io, cfg, peer, shared, permit))
 }
 
+/// The `Sec-WebSocket-Accept` for a request's headers, if they ask for a WebSocket
+/// (`Upgrade: websocket` and a key); fuzzed with the rest of the request path.
+pub fn websocket_accept(headers: &hyper::HeaderMap) -> Result<String, &'static str> {
+    let is_ws = headers.get(UPGRADE).and_then(|v| v.to_str().ok()).is_some_and(|v| v.trim().eq_ignore_ascii_case("websocket"));
+    if !is_ws {
+        return Err("not a websocket upgrade");
+    }
+    let key = headers.get(SEC_WEBSOCKET_KEY).ok_or("no Sec-WebSocket-Key")?;
+    Ok(derive_accept_key(key.as_bytes()))
+}
+
 /// Answers a WebSocket upgrade and runs `session` on the socket once it is switched,
 /// with the configuration its tungstenite reader takes.
 pub fn accept_ws<F, Fut>(
@@ -146,13 +157,9 @@ where
     F: FnOnce(TokioIo<hyper::upgrade::Upgraded>, WebSocketConfig) -> Fut + Send + 'static,
     Fut: std::future::Future<Output = ()> + Send + 'static,
 {
-    let is_ws = req.headers().get(UPGRADE).and_then(|v| v.to_str().ok()).is_some_and(|v| v.eq_ignore_ascii_case("websocket"));
-    let Some(key) = req.headers().get(SEC_WEBSOCKET_KEY).map(|k| derive_accept_key(k.as_bytes())) else {
+    let Ok(key) = websocket_accept(req.headers()) else {
         return text(StatusCode::BAD_REQUEST, "expected a WebSocket upgrade\n");
     };
-    if !is_ws {
-        return text(StatusCode::BAD_REQUEST, "expected a WebSocket upgrade\n");
-    }
     let on_upgrade = hyper::upgrade::on(req);
     // The session is a task of the server's set: the stop ends it.
     tasks.spawn(async move {

@@ -187,4 +187,47 @@ mod tests {
         let refused = local_only(&call("10.1.2.3:5000"), "the export API").unwrap_err();
         assert_eq!(refused.status(), StatusCode::FORBIDDEN);
     }
+
+    proptest::proptest! {
+        /// Whatever a request says, the guards let through only the server's own: an
+        /// origin passes only when it names the host the request was sent to, and a host
+        /// is loopback only when it names this machine.
+        #[test]
+        fn the_guards_hold_for_any_origin_and_host(origin in "\\PC{0,40}", host in "\\PC{0,40}", scheme in "(http|https|ftp|)(://)?") {
+            let o = format!("{scheme}{origin}");
+            if origin_ok(Some(&o), Some(&host), &[]) {
+                let authority = o.trim().trim_end_matches('/').split_once("://").map(|x| x.1).unwrap_or("");
+                proptest::prop_assert!(authority.eq_ignore_ascii_case(host.trim()));
+            }
+            if loopback_host(&host) {
+                let h = host.trim();
+                let name = h.trim_start_matches('[').split(']').next().unwrap_or("");
+                let bare = h.rsplit_once(':').map_or(h, |(n, _)| n);
+                proptest::prop_assert!(
+                    h.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+                        || name.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+                        || bare.eq_ignore_ascii_case("localhost")
+                        || bare.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+                        || h.eq_ignore_ascii_case("localhost"),
+                    "{host:?}"
+                );
+            }
+        }
+
+        /// Any query string decodes without a panic; any headers give an upgrade answer
+        /// or a refusal.
+        #[test]
+        fn any_query_and_upgrade_headers_are_survived(q in "\\PC{0,80}", upgrade in "\\PC{0,20}", key in "[ -~]{0,40}") {
+            let _ = super::super::query_param(&q, "name");
+            let mut h = hyper::HeaderMap::new();
+            if let Ok(v) = hyper::header::HeaderValue::from_str(&upgrade) {
+                h.insert(hyper::header::UPGRADE, v);
+            }
+            if let Ok(v) = hyper::header::HeaderValue::from_str(&key) {
+                h.insert(hyper::header::SEC_WEBSOCKET_KEY, v);
+            }
+            let ok = crate::net::http::websocket_accept(&h).is_ok();
+            proptest::prop_assert!(!ok || upgrade.trim().eq_ignore_ascii_case("websocket"));
+        }
+    }
 }
