@@ -17,7 +17,9 @@ fuzz_target!(|data: &[u8]| {
         p.feed(chunk, &mut out);
     }
     let mut n = Negotiator::default();
-    let mut mud = MudClient { gmcp: true, msdp: true, ..Default::default() };
+    let mut mud = MudClient::default();
+    mud.gmcp = true;
+    mud.msdp = true;
     for e in out {
         let answer = match e {
             TelnetEvent::Line { bytes, .. } => {

@@ -161,20 +161,22 @@ impl Accounts {
         }
         let name = data.player_name.clone().unwrap_or_default();
         names::check(&name).map_err(AuthError::InvalidName)?;
+        let named = name.as_str();
+        let new_char = |password: Option<String>, guest: bool| async move {
+            let (class, race) = class_race(data)?;
+            let sex = data.sex.unwrap_or(1).clamp(0, 2) as u8;
+            self.create_as(named, password, class, race, sex, data.wants_agent(), guest).await
+        };
         let Some(password) = secret else {
             if data.new_char == Some(true) && self.guests {
-                let (class, race) = class_race(data)?;
-                let sex = data.sex.unwrap_or(1).clamp(0, 2) as u8;
-                return self.create_as(&name, None, class, race, sex, data.wants_agent(), true).await;
+                return new_char(None, true).await;
             }
             return Err(AuthError::BadRequest(
                 "password (or api_key) is required (this server takes no guests: its operator may allow them with serve --guests)".into(),
             ));
         };
         if data.new_char == Some(true) {
-            let (class, race) = class_race(data)?;
-            let sex = data.sex.unwrap_or(1).clamp(0, 2) as u8;
-            return self.create(&name, Some(password), class, race, sex, data.wants_agent()).await;
+            return new_char(Some(password), false).await;
         }
         // What is queued first, then the store (see `Unsaved::queued`).
         let queued = self.unsaved.queued(&name);

@@ -254,6 +254,26 @@ pub fn open_for_reading(db: &std::path::Path) -> anyhow::Result<(Store, Option<t
     }
 }
 
+/// Runs `work` on the data file opened for writing (it must exist), when there is a file
+/// and no server holds it. `Ok(Err(held))`: ask the server instead.
+pub async fn write_offline<T: Send + 'static>(
+    place: &crate::cli::Place,
+    work: impl FnOnce(&Store) -> anyhow::Result<T> + Send + 'static,
+) -> anyhow::Result<Result<T, bool>> {
+    let Some(db) = place.file()? else { return Ok(Err(false)) };
+    pawns_storage::files::protect(&db);
+    let r = tokio::task::spawn_blocking(move || -> anyhow::Result<T> {
+        let (store, _) = Store::open_existing(&db)?;
+        work(&store)
+    })
+    .await?;
+    match r {
+        Ok(t) => Ok(Ok(t)),
+        Err(e) if is_locked(&e) => Ok(Err(true)),
+        Err(e) => Err(e),
+    }
+}
+
 /// Whether the error is a data file held by a running server.
 pub fn is_locked(e: &anyhow::Error) -> bool {
     e.chain().any(|c| c.downcast_ref::<StoreError>().is_some_and(|s| matches!(s, StoreError::Locked { .. })))
@@ -554,24 +574,13 @@ pub async fn admin_token(args: AdminTokenArgs) -> anyhow::Result<()> {
 /// `pawns admin rotate-token`: a new admin token; the old one stops working (on the file,
 /// or through the server holding it, which uses the new one at once).
 pub async fn rotate_token(args: crate::cli::Place) -> anyhow::Result<()> {
-    let offline = match args.file()? {
-        None => Err(false),
-        Some(db) => {
-            let r = tokio::task::spawn_blocking(move || -> anyhow::Result<String> {
-                let (store, _) = Store::open_existing(&db)?;
-                let key = pawns::auth::tokens::TokenKey(server::token_key(&store)?);
-                let generation = pawns::auth::tokens::stored_generation(&store)? + 1;
-                store.meta_put(pawns::auth::tokens::ADMIN_GENERATION_KEY, &generation.to_le_bytes())?;
-                Ok(key.admin_token_at(generation))
-            })
-            .await?;
-            match r {
-                Ok(t) => Ok(t),
-                Err(e) if is_locked(&e) => Err(true),
-                Err(e) => return Err(e),
-            }
-        }
-    };
+    let offline = write_offline(&args, |store| {
+        let key = pawns::auth::tokens::TokenKey(server::token_key(store)?);
+        let generation = pawns::auth::tokens::stored_generation(store)? + 1;
+        store.meta_put(pawns::auth::tokens::ADMIN_GENERATION_KEY, &generation.to_le_bytes())?;
+        Ok(key.admin_token_at(generation))
+    })
+    .await?;
     let token = match offline {
         Ok(t) => t,
         Err(held) => {
@@ -592,22 +601,8 @@ pub async fn rotate_token(args: crate::cli::Place) -> anyhow::Result<()> {
 /// `pawns admin revoke-key --name N`: every key of the character stops logging in.
 pub async fn revoke_key(args: crate::cli::RevokeKeyArgs) -> anyhow::Result<()> {
     pawns::auth::names::check(&args.name).map_err(|m| anyhow::anyhow!("invalid name '{}' (invalid_name): {m}", args.name))?;
-    let offline = match args.place.file()? {
-        None => Err(false),
-        Some(db) => {
-            let name = args.name.clone();
-            let r = tokio::task::spawn_blocking(move || -> anyhow::Result<u64> {
-                let (store, _) = Store::open_existing(&db)?;
-                Ok(store.revoke_agent_keys(&name)?)
-            })
-            .await?;
-            match r {
-                Ok(n) => Ok(n),
-                Err(e) if is_locked(&e) => Err(true),
-                Err(e) => return Err(e),
-            }
-        }
-    };
+    let name = args.name.clone();
+    let offline = write_offline(&args.place, move |store| Ok(store.revoke_agent_keys(&name)?)).await?;
     let n = match offline {
         Ok(n) => n,
         Err(held) => {

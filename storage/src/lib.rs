@@ -228,17 +228,7 @@ impl Store {
             Err(redb::TableError::TableDoesNotExist(_)) => return Ok(0),
             Err(e) => return Err(redb_err(e)),
         };
-        let v = t.get(migrate::VERSION_KEY).map_err(redb_err)?;
-        Ok(match v {
-            Some(bytes) => {
-                let b = bytes.value();
-                if b.len() != 4 {
-                    return Err(StoreError::Corrupt("schema_version is not 4 bytes".into()));
-                }
-                u32::from_le_bytes([b[0], b[1], b[2], b[3]])
-            }
-            None => 0,
-        })
+        migrate::version_in(&t)
     }
 
     /// The page cache: bytes it holds (read cache and write buffer, at most

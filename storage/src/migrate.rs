@@ -3,7 +3,7 @@
 //! The steps live at the workspace root (`migrations/NNNN_name.rs`) so that the layout
 //! history is visible at a glance; they are compiled into this crate by path.
 
-use redb::{ReadableTable, WriteTransaction};
+use redb::WriteTransaction;
 
 use crate::{tables, StoreError};
 
@@ -54,6 +54,11 @@ pub fn file_version(tx: &WriteTransaction) -> Result<u32, StoreError> {
         Ok(t) => t,
         Err(e) => return Err(StoreError::Redb(e.into())),
     };
+    version_in(&meta)
+}
+
+/// The schema version a meta table holds (read or write transaction); 0 when none.
+pub fn version_in(meta: &impl redb::ReadableTable<&'static str, &'static [u8]>) -> Result<u32, StoreError> {
     let v = meta.get(VERSION_KEY).map_err(|e| StoreError::Redb(e.into()))?;
     Ok(match v {
         Some(bytes) => {

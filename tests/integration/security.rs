@@ -502,13 +502,27 @@ async fn memory_layers_have_quotas() {
     srv.shutdown().await;
 }
 
+/// A disk that fills at `limit` bytes a file, for a child (as `ulimit -f` sets it; the
+/// signal ignored, so a write past it fails as on a full disk).
+fn file_size_limit(cmd: &mut std::process::Command, limit: u64) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            let lim = libc::rlimit { rlim_cur: limit, rlim_max: limit };
+            libc::setrlimit(libc::RLIMIT_FSIZE, &lim);
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+}
+
 /// A full disk (here: a file size limit on the server, as `ulimit -f` sets) is not
 /// forever and not silent: `/health` says `storage_failed` and why, the server stops
 /// cleanly saying so, and starts again on the same file once there is room.
 #[tokio::test]
 async fn a_full_disk_is_said_and_the_server_stops_cleanly() {
     use std::io::{BufRead, BufReader};
-    use std::os::unix::process::CommandExt;
     let dir = tempfile::tempdir().unwrap();
     let world = dir.path().join("world");
     crate::world::write(&world);
@@ -526,15 +540,7 @@ async fn a_full_disk_is_said_and_the_server_stops_cleanly() {
         .arg(&world)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
-    // SAFETY: only async-signal-safe calls between fork and exec.
-    unsafe {
-        cmd.pre_exec(move || {
-            let lim = libc::rlimit { rlim_cur: limit, rlim_max: limit };
-            libc::setrlimit(libc::RLIMIT_FSIZE, &lim);
-            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-            Ok(())
-        });
-    }
+    file_size_limit(&mut cmd, limit);
     let mut child = cmd.spawn().unwrap();
     let mut out = BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
@@ -600,7 +606,6 @@ async fn a_full_disk_is_said_and_the_server_stops_cleanly() {
 /// temporary file beside it.
 #[tokio::test]
 async fn a_backup_that_hits_a_full_disk_leaves_nothing() {
-    use std::os::unix::process::CommandExt;
     let (dir, db) = a_data_file().await;
     let out_dir = dir.path().join("backups");
     std::fs::create_dir(&out_dir).unwrap();
@@ -608,15 +613,7 @@ async fn a_backup_that_hits_a_full_disk_leaves_nothing() {
     let limit = std::fs::metadata(&db).unwrap().len() / 4;
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_pawns"));
     cmd.arg("backup").arg(&out).arg("--db").arg(&db);
-    // SAFETY: only async-signal-safe calls between fork and exec.
-    unsafe {
-        cmd.pre_exec(move || {
-            let lim = libc::rlimit { rlim_cur: limit, rlim_max: limit };
-            libc::setrlimit(libc::RLIMIT_FSIZE, &lim);
-            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-            Ok(())
-        });
-    }
+    file_size_limit(&mut cmd, limit);
     let o = tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap();
     assert!(!o.status.success(), "the backup cannot fit");
     assert_ne!(o.status.code(), Some(101), "{}", String::from_utf8_lossy(&o.stderr));
