@@ -77,6 +77,19 @@ impl Engine {
                 }
             }
         }
+        // The knowledge store's share, counted once for the message where an item left it
+        // to be (see `knowledge_action`).
+        if results.iter().any(|r| matches!(r, Ok(v) if v.get("memory_used").is_some_and(Value::is_null))) {
+            let used = self.world.ch(id).and_then(|c| c.pc.as_ref()).map(|pc| {
+                let text = crate::hud::format::render(&pc.hud.knowledge, HudFormat::CompactJson).unwrap_or_default();
+                crate::hud::budget::memory_used(crate::hud::format::tokens(&text))
+            });
+            for r in results.iter_mut().flatten() {
+                if r.get("memory_used").is_some_and(Value::is_null) {
+                    r["memory_used"] = json!(used.clone().unwrap_or_default());
+                }
+            }
+        }
         let results: Vec<Value> = results
             .into_iter()
             .enumerate()
@@ -291,7 +304,16 @@ impl Engine {
             _ => knowledge::append(&mut store, path, value),
         };
         done.map_err(|e| (e.code(), e.to_string()))?;
-        let tokens = crate::hud::format::tokens(&crate::hud::format::render(&store, HudFormat::CompactJson).unwrap_or_default());
+        // Counting tokens is the dear part (a whole store's text through cl100k, on the
+        // engine thread, per item): a text of no more bytes than the cap holds no more
+        // tokens than it, so only a store that large is counted here; the others' share
+        // is counted once for the whole message (`apply_actions`).
+        let text = crate::hud::format::render(&store, HudFormat::CompactJson).unwrap_or_default();
+        if text.len() <= KNOWLEDGE_CAP {
+            self.with_hud(id, |h| h.knowledge = store);
+            return Ok(json!({"memory_used": Value::Null}));
+        }
+        let tokens = crate::hud::format::tokens(&text);
         if tokens > KNOWLEDGE_CAP && ty != "delete" {
             return refuse(
                 "knowledge_full",

@@ -756,3 +756,26 @@ async fn guests_only_when_the_operator_says_so() {
     assert_eq!(b.error_code().await, "auth_failed");
     srv.shutdown().await;
 }
+
+/// Knowledge `set`s count the store's tokens once per message (each item counted the
+/// whole store on the engine thread): small stores are answered with the same share
+/// for every item of the message, and a store past the cap is still refused.
+#[tokio::test]
+async fn knowledge_sets_are_counted_once_and_still_capped() {
+    let srv = TestServer::start().await;
+    let key = srv.key("kim").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.login_key("kim", &key).await;
+    let sets: Vec<_> = (0..3).map(|i| json!({"type": "set", "path": format!("facts.f{i}"), "value": format!("fact {i}")})).collect();
+    let r = act(&mut a, json!(sets), "k1").await;
+    let used: Vec<_> = r.iter().map(|x| x["memory_used"].as_str().unwrap_or("?").to_string()).collect();
+    assert!(used.iter().all(|u| u == &used[0] && u.ends_with('%')), "{r:?}");
+    // About 4,500 tokens in 9 KB (the frame limit is 16 KiB): digits cost a token a few.
+    let words: Vec<String> = (0..1500u64).map(|i| format!("q{}", i * 7919 % 100_000)).collect();
+    let r = act(&mut a, json!([{"type": "set", "path": "big", "value": words.join(" ")}]), "k2").await;
+    assert_eq!(r[0]["code"], "knowledge_full", "{r:?}");
+    let r = act(&mut a, json!([{"type": "set", "path": "mid", "value": "a".repeat(4000)}]), "k3").await;
+    assert_eq!(r[0]["ok"], true, "{r:?}");
+    assert!(r[0]["memory_used"].as_str().is_some_and(|u| u.ends_with('%') && u != "100%"), "{r:?}");
+    srv.shutdown().await;
+}
