@@ -26,7 +26,7 @@ pub fn raise_limit() -> Option<u64> {
             }
         }
     }
-    Some(lim.rlim_cur as u64)
+    Some(lim.rlim_cur)
 }
 
 /// The caps as configured, lowered to fit the descriptor limit (raised first) less the

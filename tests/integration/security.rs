@@ -575,7 +575,7 @@ async fn a_full_disk_is_said_and_the_server_stops_cleanly() {
             break;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
-        if i % 5 == 0 {
+        if i.is_multiple_of(5) {
             let h = tokio::time::timeout(Duration::from_secs(2), http_get(addr, "/health")).await;
             if let Ok((_, body)) = h {
                 if body.contains("storage_failed") {
