@@ -62,6 +62,13 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     }
     cfg.allow_origins = args.allow_origin.clone();
     cfg.guests = args.guests;
+    if args.login_within < Duration::from_secs(1) || args.http_header_within < Duration::from_millis(100) || args.pre_login_messages == 0 {
+        bail!("--login-within must be at least 1s, --http-header-within at least 100ms, --pre-login-messages at least 1");
+    }
+    cfg.sockets.login_within = args.login_within;
+    cfg.sockets.create_within = args.login_within * 10;
+    cfg.sockets.pre_login_frames = args.pre_login_messages;
+    cfg.sockets.http_header_within = args.http_header_within;
     if args.mind_quota_records == 0 || args.mind_quota_mib == 0 {
         bail!("--mind-quota-records and --mind-quota-mib must be at least 1");
     }

@@ -213,6 +213,17 @@ pub struct ServeArgs {
     /// a password).
     #[arg(long, default_value_t = 32)]
     pub mind_quota_mib: u64,
+    /// How long a WebSocket has to log in (`login_timeout`); a person's interactive
+    /// creation gets ten times as long.
+    #[arg(long, default_value = "60s", value_parser = parse_duration)]
+    pub login_within: Duration,
+    /// Messages a WebSocket may send before it is logged in (`login_budget`).
+    #[arg(long, default_value_t = 64)]
+    pub pre_login_messages: u32,
+    /// How long an HTTP request's header may take, from the connection's opening or the
+    /// last answer (an idle keep-alive connection is closed then).
+    #[arg(long, default_value = "10s", value_parser = parse_duration)]
+    pub http_header_within: Duration,
     /// Take guests: a `login` with `new_char` and no password makes a guest character
     /// (one session, the small memory quota), as the seed's smoke test logs in. Refused
     /// without this flag.

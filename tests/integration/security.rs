@@ -779,3 +779,57 @@ async fn knowledge_sets_are_counted_once_and_still_capped() {
     assert!(r[0]["memory_used"].as_str().is_some_and(|u| u.ends_with('%') && u != "100%"), "{r:?}");
     srv.shutdown().await;
 }
+
+/// At the descriptor limit `accept` failed and everyone timed out, `/health` too. The
+/// caps now fit under the limit with headroom: past them a connection is told
+/// `too_many_connections` and closed, and `/health` still answers.
+#[tokio::test]
+async fn a_flood_at_the_descriptor_limit_is_shed_clearly() {
+    use std::io::{BufRead, BufReader};
+    use std::os::unix::process::CommandExt;
+    use tokio::io::AsyncReadExt;
+    let dir = tempfile::tempdir().unwrap();
+    let world = dir.path().join("world");
+    crate::world::write(&world);
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_pawns"));
+    cmd.args(["serve", "--host", "127.0.0.1", "--port", "0", "--log", "error", "--db"])
+        .arg(dir.path().join("fd.redb"))
+        .arg("--world")
+        .arg(&world)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    // 1,024 kept as headroom: room for 176 connections.
+    let limit = (pawns::net::descriptors::HEADROOM + 176) as libc::rlim_t;
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            let lim = libc::rlimit { rlim_cur: limit, rlim_max: limit };
+            libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let addr: std::net::SocketAddr = line.split_whitespace().nth(3).expect("listening line").parse().expect(&line);
+    let mut held = Vec::new();
+    for _ in 0..176 {
+        held.push(tokio::net::TcpStream::connect(addr).await.unwrap());
+    }
+    // Each of the held ones got its banner: the server took them all (before the next
+    // one comes: the server takes connections in its own time).
+    for s in held.iter_mut() {
+        let mut b = [0u8; 64];
+        let n = tokio::time::timeout(Duration::from_secs(10), s.read(&mut b)).await.expect("a banner").unwrap();
+        assert!(n > 0 && !String::from_utf8_lossy(&b[..n]).contains("too_many"), "a held connection was refused");
+    }
+    let mut over = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let mut said = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), over.read_to_end(&mut said)).await.expect("told and closed").unwrap();
+    assert!(String::from_utf8_lossy(&said).contains("too_many_connections"), "{}", String::from_utf8_lossy(&said));
+    let (code, _) = tokio::time::timeout(Duration::from_secs(10), http_get(addr, "/health")).await.expect("/health answers");
+    assert_eq!(code, 200);
+    drop(held);
+    let _ = child.kill();
+    let _ = child.wait();
+}
