@@ -105,6 +105,11 @@ async fn a_long_telnet_line_of_multibyte_text_is_cut_and_taken() {
     let out = t.until("You say").await;
     assert!(out.contains("Line too long"), "{out}");
     assert!(!out.contains("not valid UTF-8"), "{out}");
+    t.until("mv > ").await;
+    // A line that is not UTF-8 at all is refused, and the prompt follows (it did not).
+    t.send_bytes(b"say \xc3\x28 broken\r\n").await;
+    let out = t.until("mv > ").await;
+    assert!(out.contains("not valid UTF-8"), "{out}");
     srv.shutdown().await;
 }
 

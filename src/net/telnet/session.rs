@@ -112,7 +112,13 @@ pub async fn run(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>, permi
                             let line = match String::from_utf8(bytes) {
                                 Ok(s) => s,
                                 Err(_) => {
-                                    if !conn.say("That line was not valid UTF-8 text (bad_input); it was ignored.\n").await { break 'conn; }
+                                    let why = "That line was not valid UTF-8 text (bad_input); it was ignored.";
+                                    if let Phase::Playing { char_id, .. } = phase {
+                                        // Through the engine, so the prompt follows as after any command.
+                                        let _ = conn.shared.engine.tx.send(EngineMsg::Say { char_id, text: why.into() }).await;
+                                    } else if !conn.say(&format!("{why}\n")).await {
+                                        break 'conn;
+                                    }
                                     continue;
                                 }
                             };
