@@ -136,8 +136,10 @@ impl Revoked {
         if m.len() > 10_000 {
             m.retain(|_, at| now.saturating_sub(*at) <= TOKEN_LIFETIME_SECS);
         }
+        // Past the last void too: tokens given since it were signed a second after it
+        // (`issue_at`), perhaps still ahead of `now`.
         let at = m.entry(name.to_ascii_lowercase()).or_default();
-        *at = (*at).max(now);
+        *at = if *at == 0 { now } else { (*at + 1).max(now) };
     }
 
     /// Whether these claims were voided.

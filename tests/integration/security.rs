@@ -627,7 +627,8 @@ async fn a_backup_that_hits_a_full_disk_leaves_nothing() {
 }
 
 /// A quit voids the session's token (it logged in for 24 h after); a key can be
-/// revoked, and the admin token rotated (there was no way to do either).
+/// revoked — its session in play closed — and the admin token rotated (there was no way
+/// to do either).
 #[tokio::test]
 async fn tokens_and_keys_can_be_taken_back() {
     let srv = TestServer::start().await;
@@ -647,11 +648,13 @@ async fn tokens_and_keys_can_be_taken_back() {
     let fresh = state["data"]["token"].as_str().unwrap().to_string();
     let (code, _) = pawns::net::client::call(reqwest::Method::GET, &format!("{base}/api/whoami"), Some(&fresh)).await.unwrap();
     assert_eq!(code, 200);
-    drop(c);
-    // Revoking the key.
+    // Revoking the key: the session in play is closed, and its token is void.
     let (code, body) = http_post(srv.addr, "/api/admin/keys/revoke?name=brenda").await;
     assert_eq!(code, 200, "{body}");
     assert!(body.contains("\"revoked\":1"), "{body}");
+    assert_eq!(c.closed().await, Some(1008));
+    let (code, _) = pawns::net::client::call(reqwest::Method::GET, &format!("{base}/api/whoami"), Some(&fresh)).await.unwrap();
+    assert_eq!(code, 401, "the revoked session's token");
     let mut d = WsClient::connect(srv.addr).await;
     d.send(json!({"type": "login", "data": {"player_name": "brenda", "password": key, "is_agent": true}})).await;
     assert_eq!(d.error_code().await, "auth_failed");

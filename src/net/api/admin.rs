@@ -75,8 +75,8 @@ pub fn dream_reply(r: Result<crate::memory::DreamResult, DreamError>) -> Respons
     }
 }
 
-/// `POST /api/admin/keys/revoke?name=NAME`: every key of the character stops working
-/// (its sessions already in play go on until they end).
+/// `POST /api/admin/keys/revoke?name=NAME`: every key of the character stops working,
+/// its session tokens are void, and a session in play is closed (`key_revoked`).
 pub async fn revoke_keys(call: &Call, shared: &Arc<Shared>) -> Response<Body> {
     if let Err(r) = local_only(call, "the admin API") {
         return *r;
@@ -86,8 +86,17 @@ pub async fn revoke_keys(call: &Call, shared: &Arc<Shared>) -> Response<Body> {
         return error(StatusCode::BAD_REQUEST, "invalid_name", "name the character whose keys to revoke (?name=NAME)");
     }
     let store = shared.accounts.store().clone();
-    match tokio::task::spawn_blocking(move || store.revoke_agent_keys(&name)).await {
-        Ok(Ok(n)) => json(StatusCode::OK, json!({"revoked": n})),
+    let n2 = name.clone();
+    match tokio::task::spawn_blocking(move || store.revoke_agent_keys(&n2)).await {
+        Ok(Ok(n)) => {
+            shared.revoked.void(&name, crate::time::unix_secs());
+            let lower = name.to_ascii_lowercase();
+            if let Some(h) = shared.hub.get(&lower) {
+                let close = crate::net::link::LinkCtl::Close { code: 1008, reason: "key_revoked".into(), from: h.sock.clone() };
+                let _ = h.ctl.send(close).await;
+            }
+            json(StatusCode::OK, json!({"revoked": n}))
+        }
         Ok(Err(e)) => error(StatusCode::INTERNAL_SERVER_ERROR, e.code(), &e.to_string()),
         Err(_) => error(StatusCode::INTERNAL_SERVER_ERROR, "internal", "revoking failed"),
     }
