@@ -24,6 +24,8 @@ pub struct Cli {
 }
 
 #[derive(Subcommand, Debug)]
+// Parsed once at start: the size of `serve`'s flags costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 pub enum Cmd {
     /// Run the world: telnet, WebSocket (/ws) and HTTP on one port.
     Serve(ServeArgs),
