@@ -57,6 +57,8 @@ async fn telnet_negotiation_and_bad_bytes_never_show_as_text() {
     t.send_bytes(b"say \xc3\x28 hi\r\n").await;
     let out = t.until("ignored").await;
     assert!(out.contains("bad_input"), "{out}");
+    // The prompt follows it, as after any command.
+    t.until("mv > ").await;
     assert!(t.cmd("score").await.contains("Cleo"));
     srv.shutdown().await;
 }
