@@ -57,6 +57,24 @@ fn until_secs(t: &str, now_us: u64) -> Option<f64> {
     Some((at - now_us as i64) as f64 / 1e6)
 }
 
+/// The `actions` types the memory an agent keeps itself serves (§12, `mind`), beside the
+/// engine: a session applies them before the engine sees the message.
+pub const MIND_ACTIONS: &[&str] = &[
+    "soul_add",
+    "soul_remove",
+    "remember",
+    "forget",
+    "recall",
+    "diary_write",
+    "diary_read",
+    "diary_search",
+    "relationship_set",
+    "self_care",
+    "link_request",
+    "link_accept",
+    "conversations",
+];
+
 impl Engine {
     /// Applies one `actions` message and answers `actions_result`.
     pub fn apply_actions(&mut self, id: CharId, batch: Value, re: Option<Arc<str>>, premade: Vec<(usize, Outcome)>) {
@@ -279,7 +297,7 @@ impl Engine {
             "set_billboard" | "clear_billboard" | "create_key" | "revoke_key" | "request_access" | "grant_access" | "deny_access"
             | "leave_room" => self.chat_action(id, ty, item),
             "wake_agent" | "create_agent" | "alter_agent" | "retire_agent" => self.agent_action(id, ty, item),
-            t if crate::mind::ACTIONS.contains(&t) => refuse("unavailable", "the memory layers are not served on this connection"),
+            t if MIND_ACTIONS.contains(&t) => refuse("unavailable", "the memory layers are not served on this connection"),
             t if NOT_YET.contains(&t) => refuse("not_available", format!("'{t}' is not served by this server yet")),
             other => refuse("unknown_action", format!("unknown action type '{}'", other.chars().take(40).collect::<String>())),
         }

@@ -13,10 +13,36 @@ use tokio::sync::Notify;
 use super::chat_rooms::Refusal;
 use super::engine::Engine;
 use super::world::CharId;
-use crate::resident::ResidentCmd;
+use pawns_storage::ResidentRecord;
+use tokio::sync::oneshot;
 
 /// Longest persona seed or role.
 pub const MAX_PROMPT: usize = 4000;
+
+/// A refusal with a stable code.
+pub type Refused = (&'static str, String);
+
+/// What the resident manager (`crate::resident`) is asked to do: the engine sends it
+/// through `Engine::resident_cmds`.
+#[derive(Debug)]
+pub enum ResidentCmd {
+    /// Make a resident (`join_room`: the chat room it joins, its maker's).
+    Create {
+        rec: ResidentRecord,
+        join_room: Option<u64>,
+        reply: Option<oneshot::Sender<Result<ResidentRecord, Refused>>>,
+    },
+    Alter {
+        name: String,
+        prompt: Option<String>,
+        model: Option<String>,
+        by: String,
+    },
+    Retire {
+        name: String,
+        by: String,
+    },
+}
 
 /// What the engine knows of an agent the server runs itself.
 #[derive(Debug, Clone)]

@@ -45,7 +45,7 @@ pub struct Queued {
     pub id: Option<Arc<str>>,
     pub received: Instant,
     pub received_us: u64,
-    pub client: Option<Box<crate::protocol::CommandClient>>,
+    pub client: Option<Box<crate::game::recording::CommandClient>>,
 }
 
 /// An `EVENTS` entry.

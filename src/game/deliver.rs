@@ -90,7 +90,7 @@ impl Engine {
         pc.link = None;
         pc.linkdead_since = Some(pulse);
         if let Some(j) = self.journal.as_mut() {
-            j.entries.push(crate::replay::Entry::Cut { char_id: id, nth });
+            j.entries.push(super::journal_entries::Entry::Cut { char_id: id, nth });
         }
         self.stats.metrics.slow_consumer_engine.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         tracing::info!(char = id, "slow consumer: the session's queue was full; its link is closed");

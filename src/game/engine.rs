@@ -91,7 +91,7 @@ pub enum EngineMsg {
         line: String,
         id: Option<Arc<str>>,
         received: Instant,
-        client: Option<Box<crate::protocol::CommandClient>>,
+        client: Option<Box<crate::game::recording::CommandClient>>,
     },
     Subscribe {
         char_id: CharId,
@@ -159,7 +159,7 @@ pub enum EngineMsg {
     /// Where a player stands, for what the memory layers keep with what they make.
     Whereabouts {
         char_id: CharId,
-        reply: oneshot::Sender<crate::mind::Whereabouts>,
+        reply: oneshot::Sender<super::houses::Whereabouts>,
     },
     /// The parts of a player's HUD and its heartbeat (s); `beat`: this is a heartbeat,
     /// so the interval drifts back toward 10 s afterwards.
@@ -208,7 +208,7 @@ pub struct Engine {
     /// The agents the server runs itself, by lower-cased name.
     pub residents: std::collections::HashMap<String, super::agents::ResidentInfo>,
     /// Where agent management goes to be carried out (`None`: no resident manager).
-    pub resident_cmds: Option<tokio::sync::mpsc::UnboundedSender<crate::resident::ResidentCmd>>,
+    pub resident_cmds: Option<tokio::sync::mpsc::UnboundedSender<super::agents::ResidentCmd>>,
     pub wakes: Arc<super::agents::HudWakes>,
     /// Where records go (none: nothing is recorded).
     pub recorder: Option<crate::record::RecorderHandle>,

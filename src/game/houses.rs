@@ -23,6 +23,18 @@ pub struct HouseBook {
     rooms: Option<Vec<RoomId>>,
 }
 
+/// Where a character is, as the memory it keeps itself records it (`mind`): the
+/// engine's answer to `EngineMsg::Whereabouts`.
+#[derive(Debug, Clone, Default)]
+pub struct Whereabouts {
+    /// The character's name.
+    pub name: String,
+    pub room_vnum: Option<u32>,
+    pub room: Option<String>,
+    /// At home: a house room, an inn (a room with an innkeeper), or the temple.
+    pub at_home: bool,
+}
+
 impl Engine {
     fn house_rooms(&mut self) -> Vec<RoomId> {
         if self.houses.rooms.is_none() {
@@ -86,12 +98,12 @@ impl Engine {
 
     /// Where a player stands, and whether that is home (protocol §12's self-care): a
     /// house room, an inn (a room with its keeper), or the temple (the start room).
-    pub fn whereabouts(&self, ch: CharId) -> crate::mind::Whereabouts {
+    pub fn whereabouts(&self, ch: CharId) -> Whereabouts {
         let Some(room) = self.world.ch(ch).map(|c| c.room) else { return Default::default() };
         let r = &self.world.rooms[room];
         let at_home = r.proto.flags[0] & room_flag::HOUSE != 0 || room == self.start_room || self.innkeeper_in(room).is_some();
         let name = self.world.ch(ch).map(|c| c.name.to_string()).unwrap_or_default();
-        crate::mind::Whereabouts { name, room_vnum: Some(r.proto.vnum), room: Some(r.proto.name.to_string()), at_home }
+        Whereabouts { name, room_vnum: Some(r.proto.vnum), room: Some(r.proto.name.to_string()), at_home }
     }
 
     /// `rent`: at an innkeeper, save everything and leave the game.

@@ -263,9 +263,7 @@ impl MessageIds {
     }
 }
 
-fn rfc3339(us: u64) -> String {
-    crate::record::export::rfc3339(us)
-}
+use crate::time::rfc3339;
 
 fn time_since(now_us: u64, then_us: Option<u64>) -> String {
     let Some(t) = then_us else { return "never".into() };

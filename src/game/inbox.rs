@@ -37,7 +37,7 @@ impl Engine {
         line: String,
         id: Option<Arc<str>>,
         (received, received_us): (Instant, u64),
-        client: Option<Box<crate::protocol::CommandClient>>,
+        client: Option<Box<crate::game::recording::CommandClient>>,
     ) {
         if !self.pc_link_matches(char_id, link_id) {
             return;

@@ -11,8 +11,8 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::character::{ClientInfo, Link};
 use super::engine::{Engine, EngineMsg};
+use super::journal_entries::{Boot, ClientRecord, Entry, Input};
 use crate::record::RecItem;
-use crate::replay::{Boot, ClientRecord, Entry, Input};
 
 /// Entries waiting to be handed to the recorder with the records.
 pub struct Journal {
@@ -271,7 +271,7 @@ impl Engine {
             }
             Input::Command { char_id, link_id, line, id, received_us, tokens_prompt, tokens_completion, latency_ms } => {
                 let client = (tokens_prompt.is_some() || tokens_completion.is_some() || latency_ms.is_some())
-                    .then(|| Box::new(crate::protocol::CommandClient { tokens_prompt, tokens_completion, latency_ms }));
+                    .then(|| Box::new(crate::game::recording::CommandClient { tokens_prompt, tokens_completion, latency_ms }));
                 self.handle_command(char_id, link_id, line, id.map(Arc::from), (Instant::now(), received_us), client);
                 // As `handle` does live: the session's reply goes at once.
                 self.flush_actor(char_id);

@@ -28,6 +28,7 @@ pub mod houses;
 pub mod hud;
 pub mod inbox;
 pub mod journal;
+pub mod journal_entries;
 pub mod kit;
 pub mod magic;
 pub mod messaging;

@@ -16,8 +16,19 @@ use super::output::EventKind;
 use super::tables::NUM_WEARS;
 use super::world::{CharId, ObjId};
 use crate::memory::encounters::{KnownEntity, Relation};
-use crate::protocol::CommandClient;
 use crate::record::RecItem;
+
+/// Optional fields a client may attach to a `command`'s data about its own decision
+/// (its model's tokens and latency): recorded with the decision.
+#[derive(Debug, Clone, PartialEq, Default, serde::Deserialize)]
+pub struct CommandClient {
+    #[serde(default)]
+    pub tokens_prompt: Option<u64>,
+    #[serde(default)]
+    pub tokens_completion: Option<u64>,
+    #[serde(default)]
+    pub latency_ms: Option<f64>,
+}
 
 /// Mobs named in a decision's stimulus, at most.
 const STIMULUS_MOBS: usize = 20;

@@ -27,33 +27,13 @@ use serde_json::{json, Value};
 /// A refusal: a stable code and words for the agent.
 pub type Refusal = (&'static str, String);
 
-/// Where the agent is when it acts (from the engine): kept with what it makes.
-#[derive(Debug, Clone, Default)]
-pub struct Whereabouts {
-    /// The character's name.
-    pub name: String,
-    pub room_vnum: Option<u32>,
-    pub room: Option<String>,
-    /// At home: a house room, an inn (a room with an innkeeper), or the temple.
-    pub at_home: bool,
-}
+/// Where the agent is when it acts: the engine's answer (`game::houses`), kept with
+/// what it makes.
+pub use crate::game::houses::Whereabouts;
 
-/// The action types served here (§12); the rest of §11.1 is the engine's.
-pub const ACTIONS: &[&str] = &[
-    "soul_add",
-    "soul_remove",
-    "remember",
-    "forget",
-    "recall",
-    "diary_write",
-    "diary_read",
-    "diary_search",
-    "relationship_set",
-    "self_care",
-    "link_request",
-    "link_accept",
-    "conversations",
-];
+/// The action types served here (§12); the rest of §11.1 is the engine's. The list is
+/// the engine's (it refuses them on a connection that has no mind).
+pub use crate::game::actions::MIND_ACTIONS as ACTIONS;
 
 /// What an applied action adds to the agent's record (and so to the search index):
 /// `(layer, id, text)` for a memory it remembered and each summary self-care made.

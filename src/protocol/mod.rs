@@ -90,16 +90,9 @@ pub struct CommandData {
     pub client: Option<Box<CommandClient>>,
 }
 
-/// Optional fields a client may attach to a `command`'s data about its own decision.
-#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-pub struct CommandClient {
-    #[serde(default)]
-    pub tokens_prompt: Option<u64>,
-    #[serde(default)]
-    pub tokens_completion: Option<u64>,
-    #[serde(default)]
-    pub latency_ms: Option<f64>,
-}
+/// Optional fields a client may attach to a `command`'s data about its own decision:
+/// the engine's type (it records them), read here.
+pub use crate::game::recording::CommandClient;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ClientMsg {

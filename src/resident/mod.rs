@@ -39,29 +39,9 @@ impl Default for ResidentConfig {
     }
 }
 
-/// A refusal with a stable code.
-pub type Refused = (&'static str, String);
-
-/// What the manager is asked to do.
-#[derive(Debug)]
-pub enum ResidentCmd {
-    /// Make a resident (`join_room`: the chat room it joins, its maker's).
-    Create {
-        rec: ResidentRecord,
-        join_room: Option<u64>,
-        reply: Option<oneshot::Sender<Result<ResidentRecord, Refused>>>,
-    },
-    Alter {
-        name: String,
-        prompt: Option<String>,
-        model: Option<String>,
-        by: String,
-    },
-    Retire {
-        name: String,
-        by: String,
-    },
-}
+/// A refusal with a stable code, and what the manager is asked to do: the engine's
+/// types (it sends them), used here.
+pub use crate::game::agents::{Refused, ResidentCmd};
 
 /// One resident as the API lists it.
 #[derive(Clone)]
