@@ -6,6 +6,7 @@
 
 pub mod event;
 pub mod graph;
+pub mod known;
 pub mod profile;
 pub mod summary;
 pub mod valence;

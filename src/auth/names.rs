@@ -115,16 +115,4 @@ mod tests {
         assert_eq!(display("bRENDA"), "Brenda");
         assert_eq!(display("BRENDA69"), "Brenda69");
     }
-
-    proptest::proptest! {
-        /// Every name the rule accepts is one dot-notation targeting reads back whole.
-        #[test]
-        fn accepted_names_target_as_themselves(name in "[A-Za-z][A-Za-z0-9_.-]{1,31}") {
-            if check(&name).is_ok() {
-                let (count, kw) = crate::game::targeting::parse(&name);
-                proptest::prop_assert_eq!(count, crate::game::targeting::Count::Nth(1));
-                proptest::prop_assert_eq!(kw, name.as_str());
-            }
-        }
-    }
 }

@@ -34,7 +34,7 @@ pub struct ClientInfo {
     /// `false`: the valence ablation (protocol §4).
     pub valence: bool,
     /// The agent's memory, read at login, sent after `vars` (protocol §7).
-    pub memory: Option<Arc<crate::memory::login::LoginMemory>>,
+    pub memory: Option<Arc<pawns_graph::known::LoginMemory>>,
     /// A `system` event for this client right after login: an agent key logged in its
     /// own character, not the `player_name` the client asked for (protocol §4).
     pub notice: Option<String>,

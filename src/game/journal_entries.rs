@@ -47,7 +47,7 @@ pub struct ClientRecord {
     pub version: Option<String>,
     pub tier: Option<String>,
     pub valence: bool,
-    pub memory: Option<crate::memory::login::LoginMemory>,
+    pub memory: Option<pawns_graph::known::LoginMemory>,
     pub notice: Option<String>,
 }
 

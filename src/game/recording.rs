@@ -15,8 +15,29 @@ use super::engine::Engine;
 use super::output::EventKind;
 use super::tables::NUM_WEARS;
 use super::world::{CharId, ObjId};
-use crate::memory::encounters::{KnownEntity, Relation};
 use crate::record::RecItem;
+use pawns_graph::known::{KnownEntity, Relation};
+
+/// What a transition recorded during a session makes of its other party, by the same
+/// rules a dream extracts events by (a hurt counts under the extractor's 15 %).
+pub fn relation_from_transition(t: &Transition) -> Option<(String, Relation)> {
+    let (who, r) = match t {
+        Transition::Death { killer: Some(k), .. } => (k, Relation::Killer),
+        Transition::Hp { from, to, max, by: Some(b) }
+            if to < from && i64::from((*to).max(0)) * 100 < i64::from(*max) * pawns_graph::known::HURT_PCT =>
+        {
+            (b, Relation::Attacker)
+        }
+        Transition::Kill { victim, .. } => (victim, Relation::Prey),
+        Transition::Social { act, other, by_me: false, .. } => match act.as_str() {
+            "gift" | "cooperation" => (other, Relation::Benefactor),
+            "betrayal" | "insult" => (other, Relation::Betrayer),
+            _ => (other, Relation::Known),
+        },
+        _ => return None,
+    };
+    Some((who.to_lowercase(), r))
+}
 
 /// Optional fields a client may attach to a `command`'s data about its own decision
 /// (its model's tokens and latency): recorded with the decision.
@@ -225,7 +246,7 @@ impl Engine {
         let now = self.now_us;
         let Some(rec) = self.rec_mut(id) else { return };
         if let Some((who, r)) = match &body {
-            RecordBody::Transition(t) => Relation::from_transition(t),
+            RecordBody::Transition(t) => relation_from_transition(t),
             _ => None,
         } {
             let k = rec.known.entry(who).or_default();

@@ -134,6 +134,17 @@ mod tests {
     }
 
     proptest! {
+        /// Every name the protocol's rule accepts (`auth::names`) is one dot-notation
+        /// targeting reads back whole.
+        #[test]
+        fn accepted_names_target_as_themselves(name in "[A-Za-z][A-Za-z0-9_.-]{1,31}") {
+            if crate::auth::names::check(&name).is_ok() {
+                let (count, kw) = parse(&name);
+                prop_assert_eq!(count, Count::Nth(1));
+                prop_assert_eq!(kw, name.as_str());
+            }
+        }
+
         /// The signature never hides a match: whatever `is_name` finds, the signature lets through.
         #[test]
         fn signatures_never_hide_a_name(keywords in "[a-zA-Z ]{0,24}( [\\PC]{0,6})?", kw in "[a-zA-Z]{1,4}|[\\PC]{1,3}") {

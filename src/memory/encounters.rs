@@ -3,100 +3,16 @@
 //! graph forgets (that is its job) and an ablation session feels nothing; this ledger
 //! does neither, so "the mob that killed me is here" means the same in both arms of an
 //! experiment. Folded by each dream from the same events as the graph; the engine adds
-//! what happens during a session (`Relation::from_transition`).
+//! what happens during a session (`game::recording::relation_from_transition`).
 
 use std::collections::BTreeMap;
 
-use pawns_graph::{EventKind, MemEvent, SocialAct};
-use pawns_storage::Transition;
+use pawns_graph::{EventKind, MemEvent};
 use serde::{Deserialize, Serialize};
 
-/// Why someone present matters to the agent, weakest first: a stimulus names the
-/// strongest relation in the room.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum Relation {
-    /// Never met.
-    #[default]
-    Stranger,
-    /// Met (talked, greeted, traded words) with nothing above.
-    Known,
-    /// The agent killed one of them.
-    Prey,
-    /// Gave the agent something or helped it.
-    Benefactor,
-    /// Hurt the agent badly, or the agent fled from them.
-    Attacker,
-    /// Turned on the agent or insulted it.
-    Betrayer,
-    /// Killed the agent.
-    Killer,
-}
-
-impl Relation {
-    pub const ALL: [Relation; 7] = [
-        Relation::Stranger,
-        Relation::Known,
-        Relation::Prey,
-        Relation::Benefactor,
-        Relation::Attacker,
-        Relation::Betrayer,
-        Relation::Killer,
-    ];
-
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Relation::Stranger => "stranger",
-            Relation::Known => "known",
-            Relation::Prey => "prey",
-            Relation::Benefactor => "benefactor",
-            Relation::Attacker => "attacker",
-            Relation::Betrayer => "betrayer",
-            Relation::Killer => "killer",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Relation> {
-        Relation::ALL.into_iter().find(|r| r.as_str() == s)
-    }
-
-    /// What one memorable event makes of its other party.
-    pub fn of_event(kind: &EventKind) -> Relation {
-        match kind {
-            EventKind::Death { .. } => Relation::Killer,
-            EventKind::Hurt { .. } | EventKind::Flee { .. } => Relation::Attacker,
-            EventKind::Kill { .. } => Relation::Prey,
-            EventKind::Acquire { .. } => Relation::Benefactor,
-            EventKind::Social { act, by_agent: false, .. } => match act {
-                SocialAct::Gift | SocialAct::Cooperation => Relation::Benefactor,
-                SocialAct::Betrayal | SocialAct::Insult => Relation::Betrayer,
-                SocialAct::Greet | SocialAct::Speech => Relation::Known,
-            },
-            EventKind::Social { .. } | EventKind::LevelUp { .. } | EventKind::Move { .. } => Relation::Known,
-        }
-    }
-
-    /// What a transition recorded during a session makes of its other party, by the same
-    /// rules a dream extracts events by (a hurt counts under the extractor's 15 %).
-    pub fn from_transition(t: &Transition) -> Option<(String, Relation)> {
-        let (who, r) = match t {
-            Transition::Death { killer: Some(k), .. } => (k, Relation::Killer),
-            Transition::Hp { from, to, max, by: Some(b) }
-                if to < from && i64::from((*to).max(0)) * 100 < i64::from(*max) * crate::memory::extract::HURT_PCT =>
-            {
-                (b, Relation::Attacker)
-            }
-            Transition::Kill { victim, .. } => (victim, Relation::Prey),
-            Transition::Social { act, other, by_me: false, .. } => match act.as_str() {
-                "gift" | "cooperation" => (other, Relation::Benefactor),
-                "betrayal" | "insult" => (other, Relation::Betrayer),
-                _ => (other, Relation::Known),
-            },
-            _ => return None,
-        };
-        Some((who.to_lowercase(), r))
-    }
-}
+/// Why someone present matters, and whom the agent knows of at login: the engine's
+/// vocabulary (it classifies stimuli by them), kept in `pawns-graph`.
+pub use pawns_graph::known::{KnownEntity, Relation};
 
 /// One party the agent met: how often each kind of thing happened between them.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -173,17 +89,6 @@ impl Encounters {
     }
 }
 
-/// Someone the agent knows of at login: the relation, and the injected memory about them
-/// felt most strongly (what a decision's stimulus records).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct KnownEntity {
-    /// Lower-cased.
-    pub name: String,
-    pub relation: Relation,
-    pub memory_id: Option<String>,
-    pub memory_valence: Option<f32>,
-}
-
 /// Everyone the agent knows of at login: each one in the ledger, and each party of an
 /// injected memory (an older memory may predate the ledger).
 pub fn known_at_login(history: &Encounters, graph: &pawns_graph::StoredGraph, injected: &[String]) -> Vec<KnownEntity> {
@@ -217,6 +122,8 @@ pub fn known_at_login(history: &Encounters, graph: &pawns_graph::StoredGraph, in
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pawns_graph::SocialAct;
+    use pawns_storage::Transition;
 
     fn ev(n: u64, kind: EventKind) -> MemEvent {
         MemEvent { id: format!("1:{n}"), at_us: n, session: 1, room_vnum: 1, room_name: "A room".into(), kind, valence_off: false }
@@ -246,13 +153,13 @@ mod tests {
     #[test]
     fn a_session_transition_means_what_the_dream_will_make_of_it() {
         let hurt = |to| Transition::Hp { from: 30, to, max: 100, by: Some("A Bear".into()) };
-        assert_eq!(Relation::from_transition(&hurt(14)), Some(("a bear".into(), Relation::Attacker)));
-        assert_eq!(Relation::from_transition(&hurt(15)), None, "15 % is not badly hurt");
+        assert_eq!(crate::game::recording::relation_from_transition(&hurt(14)), Some(("a bear".into(), Relation::Attacker)));
+        assert_eq!(crate::game::recording::relation_from_transition(&hurt(15)), None, "15 % is not badly hurt");
         let death = Transition::Death { killer: Some("A Bear".into()), exp_lost: 5 };
-        assert_eq!(Relation::from_transition(&death), Some(("a bear".into(), Relation::Killer)));
+        assert_eq!(crate::game::recording::relation_from_transition(&death), Some(("a bear".into(), Relation::Killer)));
         let gift = Transition::Social { act: "gift".into(), other: "Bram".into(), by_me: false, text: "a loaf".into() };
-        assert_eq!(Relation::from_transition(&gift), Some(("bram".into(), Relation::Benefactor)));
+        assert_eq!(crate::game::recording::relation_from_transition(&gift), Some(("bram".into(), Relation::Benefactor)));
         let given = Transition::Social { act: "gift".into(), other: "Bram".into(), by_me: true, text: "a loaf".into() };
-        assert_eq!(Relation::from_transition(&given), None);
+        assert_eq!(crate::game::recording::relation_from_transition(&given), None);
     }
 }

@@ -9,7 +9,7 @@ use pawns_graph::{EventKind, MemEvent, Observed, SocialAct};
 use pawns_storage::{EventRecord, RecordBody, Transition};
 
 /// Hit points under this share of the maximum are "badly hurt" (the seed's 15 %).
-pub(crate) const HURT_PCT: i64 = 15;
+pub(crate) use pawns_graph::known::HURT_PCT;
 /// ... and under this, "near death".
 const NEAR_DEATH_PCT: i64 = 5;
 

@@ -7,23 +7,8 @@ use pawns_storage::Store;
 
 use super::AgentMemory;
 
-/// The memory messages for one login.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct LoginMemory {
-    pub block: String,
-    /// Memories (event lines) in `block`.
-    pub count: usize,
-    /// Sessions the summary covers.
-    pub summaries: usize,
-    pub summary: String,
-    /// The memories injected (event ids), stored with the session.
-    pub memory_ids: Vec<String>,
-    /// The agent's soul entries (§12): always given, first.
-    pub soul: Vec<String>,
-    /// Everyone the agent knows of, and the injected memory about each (the decisions'
-    /// stimuli: `memory::encounters`).
-    pub known: Vec<super::encounters::KnownEntity>,
-}
+/// The memory messages for one login: a `pawns-graph` type (the engine carries it).
+pub use pawns_graph::known::LoginMemory;
 
 /// The soul section that heads the login summary.
 fn soul_section(soul: &[String]) -> String {
