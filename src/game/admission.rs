@@ -37,7 +37,7 @@ impl Engine {
     /// Records waiting for the recorder (0 when nothing is recorded, and in a replay).
     fn record_backlog(&self) -> u64 {
         match (&self.replay, &self.recorder) {
-            (None, Some(r)) => r.stats.backlog.load(Relaxed),
+            (None, Some(r)) => r.backlog(),
             _ => 0,
         }
     }
@@ -103,7 +103,7 @@ mod tests {
         let mut e = Engine::new(proto, EngineConfig { pulse, ..EngineConfig::default() }, saves);
         let (rec, _thread) = crate::record::spawn_recorder(store.clone(), None, None, crate::record::recorder::SWEEP_EVERY).unwrap();
         let stats = rec.stats.clone();
-        e.recorder = Some(rec);
+        e.recorder = Some(std::sync::Arc::new(rec.clone()));
         // As if a starved recorder had this much waiting (it commits what it is given
         // and takes only that off the count, so the count stays above the mark).
         stats.backlog.fetch_add(BACKLOG_HOLD * 2, Relaxed);

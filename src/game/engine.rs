@@ -211,9 +211,9 @@ pub struct Engine {
     pub resident_cmds: Option<tokio::sync::mpsc::UnboundedSender<super::agents::ResidentCmd>>,
     pub wakes: Arc<super::agents::HudWakes>,
     /// Where records go (none: nothing is recorded).
-    pub recorder: Option<crate::record::RecorderHandle>,
+    pub recorder: Option<std::sync::Arc<dyn super::record_sink::RecordSink>>,
     /// Records gathered since the engine last handed them over.
-    pub rec_out: Vec<crate::record::RecItem>,
+    pub rec_out: Vec<super::record_sink::RecItem>,
     /// Records the last pulse made: the next one reserves as many up front (grown from
     /// nothing by doubling, a crowd's pulse of records was copied a dozen times over).
     rec_pulse_hint: usize,

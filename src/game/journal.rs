@@ -12,7 +12,7 @@ use tokio::sync::{mpsc, oneshot};
 use super::character::{ClientInfo, Link};
 use super::engine::{Engine, EngineMsg};
 use super::journal_entries::{Boot, ClientRecord, Entry, Input};
-use crate::record::RecItem;
+use super::record_sink::RecItem;
 
 /// Entries waiting to be handed to the recorder with the records.
 pub struct Journal {

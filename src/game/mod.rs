@@ -37,6 +37,7 @@ pub mod mud_vars;
 pub mod output;
 pub mod persist;
 pub mod pulse_stats;
+pub mod record_sink;
 pub mod recording;
 pub mod render;
 pub mod script_bench;

@@ -13,9 +13,9 @@ use rustc_hash::FxHashMap;
 use super::character::ClientInfo;
 use super::engine::Engine;
 use super::output::EventKind;
+use super::record_sink::RecItem;
 use super::tables::NUM_WEARS;
 use super::world::{CharId, ObjId};
-use crate::record::RecItem;
 use pawns_graph::known::{KnownEntity, Relation};
 
 /// What a transition recorded during a session makes of its other party, by the same

@@ -23,7 +23,7 @@ use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use pawns_storage::{EventRecord, RecordBatch, SessionMeta, Store};
+use pawns_storage::{RecordBatch, Store};
 use tokio::sync::oneshot;
 
 /// Longest a batch gathers before it commits. Within it, a batch commits when its oldest
@@ -55,13 +55,18 @@ enum RecMsg {
     Flush(oneshot::Sender<()>),
 }
 
-/// One thing to record: records and session rows share one ordered stream, so a
-/// session's end never overtakes its last records.
-pub enum RecItem {
-    Record(EventRecord),
-    Session(SessionMeta),
-    /// A chunk of the engine's journal: (run, encoded entries).
-    Journal(u64, Vec<u8>),
+/// One thing to record: the engine's type (it makes them).
+pub use crate::game::record_sink::RecItem;
+
+/// The recorder takes the engine's records.
+impl crate::game::record_sink::RecordSink for RecorderHandle {
+    fn send(&self, items: Vec<RecItem>) {
+        RecorderHandle::send(self, items)
+    }
+
+    fn backlog(&self) -> u64 {
+        self.stats.backlog.load(Ordering::Relaxed)
+    }
 }
 
 /// Counters for metrics, the bench and the closing note.
@@ -506,7 +511,7 @@ fn commit(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pawns_storage::RecordBody;
+    use pawns_storage::{EventRecord, RecordBody};
 
     /// Joining the recorder lets go of the store entirely, the packer's copy too, even
     /// with a build under way: otherwise the file stays locked, and a server stopped

@@ -200,7 +200,7 @@ pub fn replay(store: &Store, opts: &ReplayOptions, progress: &mut dyn FnMut(u64,
     };
     let mut engine = rebuild(store, boot)?;
     let (recorder, capture) = RecorderHandle::capture();
-    engine.recorder = Some(recorder);
+    engine.recorder = Some(std::sync::Arc::new(recorder));
     let mut feed = ReplayFeed::default();
     let mut last_pulse = 0;
     for e in &entries {

@@ -366,7 +366,7 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
     } else {
         None
     };
-    engine.recorder = recorder.as_ref().map(|(h, _)| h.clone());
+    engine.recorder = recorder.as_ref().map(|(h, _)| Arc::new(h.clone()) as Arc<dyn crate::game::record_sink::RecordSink>);
     if cfg.record && cfg.journal {
         // The run's journal: with it `pawns replay` rebuilds this engine and its record.
         let st = store.clone();
