@@ -53,7 +53,7 @@ pub async fn run(args: BenchMindArgs) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let running = pawns::server::start(cfg, listener).await?;
     let key =
-        pawns::auth::accounts::Accounts::create_key(running.shared.accounts.store(), "ann", false).map_err(|e| anyhow::anyhow!("{e:?}"))?;
+        pawns::net::accounts::Accounts::create_key(running.shared.accounts.store(), "ann", false).map_err(|e| anyhow::anyhow!("{e:?}"))?;
     let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{}/ws", running.addr)).await?;
     ws.send(Message::text(json!({"type": "login", "data": {"player_name": "ann", "api_key": key}}).to_string())).await?;
     until(&mut ws, |v| v["type"] == "state").await?;

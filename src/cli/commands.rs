@@ -7,7 +7,7 @@ use anyhow::{bail, Context};
 use pawns_storage::{Store, StoreError};
 
 use crate::cli::{AdminTokenArgs, BackupArgs, ExportArgs, KeygenArgs, RestoreArgs, ServeArgs, WorldCheckArgs};
-use pawns::auth::accounts::Accounts;
+use pawns::net::accounts::Accounts;
 use pawns::server::{self, ServerConfig};
 
 pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
@@ -179,7 +179,7 @@ pub async fn keygen(args: KeygenArgs) -> anyhow::Result<()> {
     };
     let (name, take_over) = (args.name.clone(), args.take_over);
     let db2 = db.clone();
-    let offline = tokio::task::spawn_blocking(move || -> Result<(Result<String, pawns::auth::accounts::AuthError>, bool), StoreError> {
+    let offline = tokio::task::spawn_blocking(move || -> Result<(Result<String, pawns::net::accounts::AuthError>, bool), StoreError> {
         let (store, report) = Store::open(&db2)?;
         Ok((Accounts::create_key(&store, &name, take_over), report.created))
     })

@@ -12,11 +12,11 @@ use super::link::{LinkCtl, LinkHandle, LinkTask, NewLink};
 use super::outlet::Outlet;
 use super::shared::Shared;
 use super::telnet_login::Creation;
-use crate::auth::accounts::{AuthError, Authed};
 use crate::auth::limits::LoginDenied;
 use crate::game::character::Link;
 use crate::game::world::CharId;
 use crate::game::EngineMsg;
+use crate::net::accounts::{AuthError, Authed};
 use crate::protocol::LoginData;
 
 pub enum LoginOutcome {

@@ -1,6 +1,7 @@
 //! The network edge: one TCP port; the first bytes decide HTTP (health, APIs, the
 //! WebSocket upgrade) or telnet.
 
+pub mod accounts;
 pub mod api;
 pub mod client;
 pub mod descriptors;

@@ -10,10 +10,10 @@ use std::time::Instant;
 use tokio::sync::{oneshot, watch};
 
 use super::link::{Hub, LinkLimits};
-use crate::auth::accounts::Accounts;
 use crate::auth::limits::{ConnLimiter, LoginDenied, LoginLimiter};
 use crate::auth::tokens::TokenKey;
 use crate::game::{EngineHandle, EngineMsg};
+use crate::net::accounts::Accounts;
 
 /// What the sessions need of the server's configuration.
 #[derive(Debug, Clone)]

@@ -15,11 +15,11 @@ use pawns_storage::Store;
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, oneshot, watch};
 
-use crate::auth::accounts::Accounts;
 use crate::auth::limits::{ConnLimiter, ConnLimits, LoginLimiter, LoginLimits};
 use crate::auth::tokens::TokenKey;
 use crate::game::persist::{spawn_writer, SaveQueue};
 use crate::game::{Engine, EngineConfig, EngineHandle, EngineMsg};
+use crate::net::accounts::Accounts;
 use crate::net::link::{Hub, LinkLimits};
 pub use crate::net::login::LoginOutcome;
 pub use crate::net::shared::{EdgeConfig, Shared};

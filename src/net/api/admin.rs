@@ -19,7 +19,7 @@ pub async fn keygen(call: &Call, shared: &Arc<Shared>) -> Response<Body> {
     let name = call.param("name").unwrap_or_default();
     let take_over = call.param("take_over").is_some_and(|v| v == "1" || v == "true");
     let store = shared.accounts.store().clone();
-    match tokio::task::spawn_blocking(move || crate::auth::accounts::Accounts::create_key(&store, &name, take_over)).await {
+    match tokio::task::spawn_blocking(move || crate::net::accounts::Accounts::create_key(&store, &name, take_over)).await {
         Ok(Ok(key)) => json(StatusCode::OK, json!({"key": key})),
         Ok(Err(e)) => error(StatusCode::BAD_REQUEST, e.code(), &e.message()),
         Err(_) => error(StatusCode::INTERNAL_SERVER_ERROR, "internal", "keygen failed"),

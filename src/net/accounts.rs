@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use pawns_storage::{Account, AgentKeyRecord, CharacterRecord, Store};
 
-use super::{keys, names, passwords};
+use crate::auth::{keys, names, passwords};
 use crate::game::character::{new_record, roll_abilities};
 use crate::game::tables;
 use crate::protocol::LoginData;
