@@ -225,10 +225,29 @@ pub async fn read_offline<T: Send + 'static>(
     place: &crate::cli::Place,
     work: impl FnOnce(&Store) -> anyhow::Result<T> + Send + 'static,
 ) -> anyhow::Result<Result<T, bool>> {
+    offline(place, open_for_reading, work).await
+}
+
+/// [`read_offline`] with the file opened for writing (it must exist).
+pub async fn write_offline<T: Send + 'static>(
+    place: &crate::cli::Place,
+    work: impl FnOnce(&Store) -> anyhow::Result<T> + Send + 'static,
+) -> anyhow::Result<Result<T, bool>> {
+    offline(place, |db| Ok((Store::open_existing(db)?.0, None)), work).await
+}
+
+/// A scratch directory that lives as long as the store read from it.
+type Scratch = Option<tempfile::TempDir>;
+
+async fn offline<T: Send + 'static>(
+    place: &crate::cli::Place,
+    open: fn(&std::path::Path) -> anyhow::Result<(Store, Scratch)>,
+    work: impl FnOnce(&Store) -> anyhow::Result<T> + Send + 'static,
+) -> anyhow::Result<Result<T, bool>> {
     let Some(db) = place.file()? else { return Ok(Err(false)) };
     pawns_storage::files::protect(&db);
     let r = tokio::task::spawn_blocking(move || -> anyhow::Result<T> {
-        let (store, _scratch) = open_for_reading(&db)?;
+        let (store, _scratch) = open(&db)?;
         work(&store)
     })
     .await?;
@@ -246,7 +265,7 @@ pub async fn read_offline<T: Send + 'static>(
 /// be changed before it can be read (not closed cleanly after a crash, or of an older
 /// schema) is read from a repaired or migrated copy in a scratch directory, and the
 /// command says so; the scratch directory goes with the returned guard.
-pub fn open_for_reading(db: &std::path::Path) -> anyhow::Result<(Store, Option<tempfile::TempDir>)> {
+pub fn open_for_reading(db: &std::path::Path) -> anyhow::Result<(Store, Scratch)> {
     match Store::open_read_only(db) {
         Ok(store) => Ok((store, None)),
         Err(e @ (StoreError::NeedsRepair(_) | StoreError::NeedsMigration { .. })) => {
@@ -258,26 +277,6 @@ pub fn open_for_reading(db: &std::path::Path) -> anyhow::Result<(Store, Option<t
             Ok((store, Some(dir)))
         }
         Err(e) => Err(e.into()),
-    }
-}
-
-/// Runs `work` on the data file opened for writing (it must exist), when there is a file
-/// and no server holds it. `Ok(Err(held))`: ask the server instead.
-pub async fn write_offline<T: Send + 'static>(
-    place: &crate::cli::Place,
-    work: impl FnOnce(&Store) -> anyhow::Result<T> + Send + 'static,
-) -> anyhow::Result<Result<T, bool>> {
-    let Some(db) = place.file()? else { return Ok(Err(false)) };
-    pawns_storage::files::protect(&db);
-    let r = tokio::task::spawn_blocking(move || -> anyhow::Result<T> {
-        let (store, _) = Store::open_existing(&db)?;
-        work(&store)
-    })
-    .await?;
-    match r {
-        Ok(t) => Ok(Ok(t)),
-        Err(e) if is_locked(&e) => Ok(Err(true)),
-        Err(e) => Err(e),
     }
 }
 

@@ -1,7 +1,7 @@
 //! Agent management from the HUD (protocol §11.1, seed `003_*`): `wake_agent` for anyone,
 //! and `create_agent`, `alter_agent`, `retire_agent` for agents granted it — each toward
 //! an agent sharing a room with the actor (the same game room, the same group, or a chat
-//! room both belong to). The engine checks; the resident manager (`crate::resident`)
+//! room both belong to). The engine checks; the resident manager (the server's `resident` module)
 //! does the I/O (accounts, the data file, the agent's loop) and tells back.
 
 use std::collections::HashMap;
@@ -22,7 +22,7 @@ pub const MAX_PROMPT: usize = 4000;
 /// A refusal with a stable code.
 pub type Refused = (&'static str, String);
 
-/// What the resident manager (`crate::resident`) is asked to do: the engine sends it
+/// What the resident manager (the server's `resident` module) is asked to do: the engine sends it
 /// through `Engine::resident_cmds`.
 #[derive(Debug)]
 pub enum ResidentCmd {

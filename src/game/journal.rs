@@ -1,4 +1,4 @@
-//! The engine's journal (see `crate::replay`): live, every message that changes the
+//! The engine's journal (read back by `pawns replay`): live, every message that changes the
 //! world is written down with the pulse it came in and the time its records carry, and
 //! each pulse that recorded something with its times; in a replay the same times and
 //! inputs are fed back at the same places. The engine reads the wall clock only here.

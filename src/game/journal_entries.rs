@@ -1,4 +1,4 @@
-//! What the engine journals (`journal.rs` writes it, `crate::replay` reads it back):
+//! What the engine journals (`journal.rs` writes it, `pawns replay` reads it back):
 //! the boot, each pulse's times, each input with where it came in, and cut sessions.
 
 use serde::{Deserialize, Serialize};

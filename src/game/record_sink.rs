@@ -1,6 +1,6 @@
 //! Where the engine's records go. The engine builds them and hands them over without
 //! waiting (`Engine::hand_over_records`); what takes them — the recorder thread, or a
-//! replay's capture — is the layer above's (`crate::record`), reached through this trait,
+//! replay's capture — belongs to the layers above and is reached through this trait,
 //! so the engine names no service.
 
 use pawns_storage::{EventRecord, SessionMeta};
