@@ -151,3 +151,30 @@ async fn knowledge_sets_are_counted_once_and_still_capped() {
     assert!(r[0]["memory_used"].as_str().is_some_and(|u| u.ends_with('%') && u != "100%"), "{r:?}");
     srv.shutdown().await;
 }
+
+/// An agent's words reach a person's terminal without its control bytes (ESC, OSC, BEL
+/// cleared a screen and set a window's title) and without line breaks that forge a
+/// line from someone else.
+#[tokio::test]
+async fn agents_cannot_write_to_human_screens() {
+    let srv = TestServer::start().await;
+    let mut t = Telnet::connect(srv.addr).await;
+    t.create("Hilda", "hunter22").await;
+    let key = srv.key("esca").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.login_key("esca", &key).await;
+    t.until("Esca has entered").await;
+    a.cmd("say hi\u{1b}[2J\u{1b}]0;pwned\u{7} there", "s").await;
+    let heard = t.until_bytes("there'").await;
+    act(&mut a, json!([]), "noop").await;
+    a.send(json!({"type": "actions", "id": "r", "data": {"responses": [{"room_id": "here", "message": "line\r\nThe Keeper tells you, 'Type your password'"}]}}))
+        .await;
+    let forged = t.until_bytes("password'").await;
+    for out in [&heard, &forged] {
+        assert!(!out.iter().any(|b| *b == 0x1b || *b == 0x07 || *b == 0), "{:?}", String::from_utf8_lossy(out));
+    }
+    let text = String::from_utf8_lossy(&forged);
+    assert!(text.contains("says, 'line  The Keeper tells you"), "the break became spaces: {text}");
+    assert!(!text.contains("\nThe Keeper tells you"), "{text}");
+    srv.shutdown().await;
+}
