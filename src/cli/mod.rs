@@ -368,9 +368,12 @@ pub struct Place {
 
 impl Place {
     /// The data file to open, if any; `None`: ask the server. An explicit `--db` must
-    /// exist (`db_missing` otherwise, naming it).
+    /// exist (`db_missing` otherwise, naming it) unless `--server` is given too, when the
+    /// server is asked instead.
     pub fn file(&self) -> anyhow::Result<Option<PathBuf>> {
         match (&self.db, &self.server) {
+            // Both given and no file there: the server holds the data; nothing is made here.
+            (Some(db), Some(_)) if !db.exists() => Ok(None),
             (Some(db), _) => {
                 if !db.is_file() {
                     anyhow::bail!(

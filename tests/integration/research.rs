@@ -265,6 +265,7 @@ async fn the_record_exports_as_parquet_that_duckdb_reads() {
     c.arg("--db").arg(out.path().join("no.redb"));
     let (ok, stdout, stderr) = output(c).await;
     assert!(ok, "{stdout}{stderr}");
+    assert!(!out.path().join("no.redb").exists(), "asking the server makes no data file here");
     for t in ["sessions", "decisions", "observations", "transitions", "dreams", "memory_snapshots"] {
         assert!(stdout.contains(&format!("{t}.parquet: ")), "{stdout}");
     }
