@@ -48,7 +48,7 @@ impl Engine {
         let behind = backlog > BACKLOG_HOLD;
         if behind != self.admission.held {
             self.admission.held = behind;
-            self.stats.metrics.input_held.store(behind, Relaxed);
+            self.stats.counters.input_held.store(behind, Relaxed);
             if behind {
                 tracing::warn!(backlog, per_pulse = HELD_PER_PULSE, "the record is far behind: input held back until it catches up");
             } else {
@@ -67,7 +67,7 @@ impl Engine {
     /// runs now (false: put off, the record being too far behind).
     pub(crate) fn admission_tick(&mut self) -> bool {
         self.admission.taken = 0;
-        let m = &self.stats.metrics;
+        let m = &self.stats.counters;
         if self.admission.held {
             m.input_held_pulses.fetch_add(1, Relaxed);
         }
@@ -133,7 +133,7 @@ mod tests {
             replies.push(r);
             outs.push(out);
         }
-        let metrics = e.stats.metrics.clone();
+        let metrics = e.stats.counters.clone();
         let engine = tokio::spawn(e.run(rx));
         let mut answers = 0usize;
         let mut answered = |replies: &mut Vec<oneshot::Receiver<_>>| {
@@ -174,9 +174,9 @@ mod tests {
         let (done, _d) = oneshot::channel();
         tx.send(EngineMsg::Shutdown { reply: done }).await.unwrap();
         let e = engine.await.unwrap();
-        let held_pulses = e.stats.metrics.input_held_pulses.load(Relaxed);
+        let held_pulses = e.stats.counters.input_held_pulses.load(Relaxed);
         assert!(held_pulses >= 5, "{held_pulses} pulses counted as held back");
-        assert!(!e.stats.metrics.input_held.load(Relaxed), "caught up, input is no longer held");
+        assert!(!e.stats.counters.input_held.load(Relaxed), "caught up, input is no longer held");
         drop(outs);
     }
 }

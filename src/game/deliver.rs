@@ -92,7 +92,7 @@ impl Engine {
         if let Some(j) = self.journal.as_mut() {
             j.entries.push(super::journal_entries::Entry::Cut { char_id: id, nth });
         }
-        self.stats.metrics.slow_consumer_engine.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.stats.counters.slow_consumer_engine.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         tracing::info!(char = id, "slow consumer: the session's queue was full; its link is closed");
     }
 

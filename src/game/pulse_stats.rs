@@ -5,10 +5,11 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::metrics::{LateWindow, Metrics};
+use super::histogram::LateWindow;
+use super::stats::{EngineStats, PULSE_WINDOW};
 
 /// How long pulses take; logged every 600 pulses so an overloaded engine is visible, and
-/// counted into the server's `Metrics` (`/metrics`, `/health`) as they happen.
+/// counted into the engine's counters (`/metrics`, `/health`) as they happen.
 pub struct PulseStats {
     total: Duration,
     max: Duration,
@@ -18,8 +19,8 @@ pub struct PulseStats {
     pub command_us: Vec<u32>,
     /// Longest time in each phase: commands, combat, mobs, zones, regen, housekeeping, flush.
     pub phase_max: [Duration; 7],
-    /// The server's metrics (the engine's own when no server gave it theirs).
-    pub metrics: Arc<Metrics>,
+    /// The engine's counters (the server reads them for `/metrics` and `/health`).
+    pub counters: Arc<EngineStats>,
     overrun_window: LateWindow,
 }
 
@@ -32,8 +33,8 @@ impl Default for PulseStats {
             overruns: 0,
             command_us: Vec::new(),
             phase_max: [Duration::ZERO; 7],
-            metrics: Arc::default(),
-            overrun_window: LateWindow::new(crate::metrics::PULSE_WINDOW),
+            counters: Arc::default(),
+            overrun_window: LateWindow::new(PULSE_WINDOW),
         }
     }
 }
@@ -55,8 +56,8 @@ impl PulseStats {
     /// A command ran; it had waited `waited` since its session read it.
     pub fn command_ran(&mut self, waited: Duration) {
         self.command_us.push(waited.as_micros().min(u32::MAX as u128) as u32);
-        self.metrics.commands.fetch_add(1, Relaxed);
-        self.metrics.command_wait.observe_duration(waited);
+        self.counters.commands.fetch_add(1, Relaxed);
+        self.counters.command_wait.observe_duration(waited);
     }
 
     /// A pulse ended after `took`.
@@ -67,12 +68,12 @@ impl PulseStats {
         let over = took > pulse_len;
         if over {
             self.overruns += 1;
-            self.metrics.pulse_overruns.fetch_add(1, Relaxed);
+            self.counters.pulse_overruns.fetch_add(1, Relaxed);
         }
-        self.metrics.pulse.observe_duration(took);
-        self.metrics.pulse_ended();
+        self.counters.pulse.observe_duration(took);
+        self.counters.pulse_ended();
         if let Some(n) = self.overrun_window.add(over) {
-            self.metrics.pulse_overruns_recent.store(n as u64, Relaxed);
+            self.counters.pulse_overruns_recent.store(n as u64, Relaxed);
         }
         if pulse.is_multiple_of(600) && self.count > 0 {
             let avg = self.total / self.count;
@@ -115,12 +116,12 @@ impl super::Engine {
                 None => n[4] += 1,
             }
         }
-        let s = &self.stats.metrics.sessions;
+        let s = &self.stats.counters.sessions;
         for (a, v) in [&s.telnet_human, &s.telnet_agent, &s.websocket_human, &s.websocket_agent, &s.linkdead].into_iter().zip(n) {
             a.store(v, Relaxed);
         }
         // The world's size: what a long run accumulating objects or mobs would show.
-        let m = &self.stats.metrics;
+        let m = &self.stats.counters;
         m.world_objects.store(self.world.objs.len() as u64, Relaxed);
         m.world_characters.store(self.world.chars.len() as u64, Relaxed);
     }

@@ -7,7 +7,6 @@
 //! (`DreamerStats`) each keep their own; the renderer reads them all.
 
 pub mod heap;
-pub mod histogram;
 pub mod render;
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -16,14 +15,10 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 /// where they are made and dropped: the replay rings that keep them count a pointer each.
 pub static SHARED_TAIL_BYTES: AtomicU64 = AtomicU64::new(0);
 
-pub use histogram::{Histogram, LateWindow};
+pub use crate::game::histogram::{Histogram, LateWindow};
+pub use crate::game::stats::{EngineStats, Sessions, PULSE_OVERRUNS_DEGRADED, PULSE_WINDOW, STALL_US};
+use std::sync::Arc;
 
-/// Pulses in one overrun window (10 s at the usual 100 ms).
-pub const PULSE_WINDOW: u32 = 100;
-/// Overruns in one window that make the server degraded.
-pub const PULSE_OVERRUNS_DEGRADED: u64 = 10;
-/// A pulse should end at least this often (µs); longer and the engine is stalled.
-pub const STALL_US: u64 = 2_000_000;
 /// Commits in one recorder window.
 pub const COMMIT_WINDOW: u32 = 50;
 /// Late commits (a record durable after more than `DURABLE_PROMISE_US`) in one window
@@ -32,40 +27,17 @@ pub const COMMITS_LATE_DEGRADED: u64 = 5;
 /// The recording promise: durable within 50 ms.
 pub const DURABLE_PROMISE_US: u64 = 50_000;
 
-/// Sessions by protocol and role.
-#[derive(Default)]
-pub struct Sessions {
-    pub telnet_human: AtomicU64,
-    pub telnet_agent: AtomicU64,
-    pub websocket_human: AtomicU64,
-    pub websocket_agent: AtomicU64,
-    /// Characters in the world without a link (link-dead, waiting for a resume).
-    pub linkdead: AtomicU64,
-}
-
-/// The engine's and the edge's measurements (the background threads keep theirs in
-/// their own stats).
+/// The engine's and the edge's measurements: the engine's own stats (pulses, commands,
+/// sessions, the engine's slow-consumer cuts, admission), which it counts into as it runs,
+/// and the links' beside them (the background threads keep theirs in their own stats).
+/// It reads as the engine's stats too (`metrics.pulse`), which it extends.
 pub struct Metrics {
-    /// Pulse durations.
-    pub pulse: Histogram,
-    pub pulse_overruns: AtomicU64,
-    /// Overruns in the last full window of `PULSE_WINDOW` pulses.
-    pub pulse_overruns_recent: AtomicU64,
-    /// When the last pulse ended, µs after `epoch` (a monotonic clock: the engine reads
-    /// no wall clock but its journal's).
-    pub last_pulse_us: AtomicU64,
-    pub epoch: std::time::Instant,
-    /// Commands run (typed or from `command` messages).
-    pub commands: AtomicU64,
-    /// A command's wait: received by its session → run by the engine.
-    pub command_wait: Histogram,
+    /// The engine's counters, shared with it.
+    pub engine: Arc<EngineStats>,
     /// A command's whole way through the server: received by its session → its reply
     /// written to the socket.
     pub command_reply: Histogram,
-    pub sessions: Sessions,
-    /// Sessions cut off because their queue was full: by the engine (its queue to the
-    /// session) and by a JSON link (its queue to the socket).
-    pub slow_consumer_engine: AtomicU64,
+    /// Sessions cut off because a JSON link's queue to the socket was full.
     pub slow_consumer_link: AtomicU64,
     /// Frames a JSON link's replay ring let go of to stay within its limits (a resume
     /// from before them is refused with `resume_failed`).
@@ -73,52 +45,32 @@ pub struct Metrics {
     /// Bytes and frames held by every JSON link's replay ring now.
     pub replay_bytes: AtomicU64,
     pub replay_frames: AtomicU64,
-    /// Pulses that began with the engine's input held back, the record being far
-    /// behind (`game/admission.rs`).
-    pub input_held_pulses: AtomicU64,
-    /// Whether input is held back now.
-    pub input_held: std::sync::atomic::AtomicBool,
-    /// Ticks whose pulse was put off, the record being further behind still.
-    pub pulses_deferred: AtomicU64,
-    /// Objects and characters (players and mobs) in the world, once a second.
-    pub world_objects: AtomicU64,
-    pub world_characters: AtomicU64,
 }
 
-impl Default for Metrics {
-    fn default() -> Self {
+impl Metrics {
+    /// The server's measurements around the engine's counters.
+    pub fn over(engine: Arc<EngineStats>) -> Self {
         Metrics {
-            pulse: Histogram::seconds(),
-            pulse_overruns: AtomicU64::new(0),
-            pulse_overruns_recent: AtomicU64::new(0),
-            last_pulse_us: AtomicU64::new(0),
-            epoch: std::time::Instant::now(),
-            commands: AtomicU64::new(0),
-            command_wait: Histogram::seconds(),
+            engine,
             command_reply: Histogram::seconds(),
-            sessions: Sessions::default(),
-            slow_consumer_engine: AtomicU64::new(0),
             slow_consumer_link: AtomicU64::new(0),
             replay_evicted: AtomicU64::new(0),
             replay_bytes: AtomicU64::new(0),
             replay_frames: AtomicU64::new(0),
-            input_held_pulses: AtomicU64::new(0),
-            input_held: Default::default(),
-            pulses_deferred: AtomicU64::new(0),
-            world_objects: AtomicU64::new(0),
-            world_characters: AtomicU64::new(0),
         }
     }
 }
 
-impl Metrics {
-    /// µs since `epoch`.
-    pub fn since_epoch_us(&self) -> u64 {
-        self.epoch.elapsed().as_micros() as u64
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics::over(Arc::default())
     }
+}
 
-    pub fn pulse_ended(&self) {
-        self.last_pulse_us.store(self.since_epoch_us().max(1), Relaxed);
+impl std::ops::Deref for Metrics {
+    type Target = EngineStats;
+    fn deref(&self) -> &EngineStats {
+        &self.engine
     }
 }
 

@@ -326,7 +326,7 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
     let (residents, resident_rx) = crate::resident::Residents::new();
     engine.resident_cmds = Some(residents.tx.clone());
     let wakes = engine.wakes.clone();
-    let metrics = engine.stats.metrics.clone();
+    let metrics = Arc::new(crate::metrics::Metrics::over(engine.stats.counters.clone()));
     let houses = {
         let store = store.clone();
         tokio::task::spawn_blocking(move || store.houses()).await??
