@@ -20,7 +20,7 @@ fn line(r: &ScriptBenchReport) {
 
 pub fn run(args: BenchScriptsArgs) -> anyhow::Result<()> {
     let loaded = worldfile::load_dir(&args.dir).map_err(|e| anyhow::anyhow!("{e} ({})", e.code()))?;
-    let check = worldfile::check::report(args.dir.display().to_string(), &loaded);
+    let check = pawns::game::world_check::report(args.dir.display().to_string(), &loaded);
     println!("====== pawns bench scripts ======");
     println!("  world:   {}", args.dir.display());
     println!(

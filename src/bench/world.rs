@@ -36,7 +36,7 @@ pub fn run(args: BenchWorldArgs) -> anyhow::Result<()> {
     let t = Instant::now();
     let loaded = worldfile::load_dir(&args.dir).map_err(|e| anyhow::anyhow!("{e} ({})", e.code()))?;
     let parse = t.elapsed();
-    let c = worldfile::check::counts(&loaded.world);
+    let c = worldfile::counts::counts(&loaded.world);
     println!(
         "  holds:  {} zones, {} rooms, {} exits, {} mobs, {} objects, {} shops, {} resets",
         c.zones, c.rooms, c.exits, c.mobs, c.objects, c.shops, c.reset_commands

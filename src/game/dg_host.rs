@@ -70,7 +70,7 @@ impl DgHostCtx<'_> {
     pub fn here(&self) -> Option<RoomId> {
         match self.owner {
             Owner::Mob(c) => self.e.world.ch(c).map(|c| c.room),
-            Owner::Obj(o) => crate::script::tables::obj_room(self.e, o),
+            Owner::Obj(o) => crate::game::lua::tables::obj_room(self.e, o),
             Owner::Room(r) => Some(r),
         }
     }
@@ -224,7 +224,7 @@ impl DgHostCtx<'_> {
                 ObjLoc::Worn(c, _) => char_uid(c),
                 _ => String::new(),
             }),
-            "room" => crate::script::tables::obj_room(self.e, o).map(|r| self.room_uid(r)),
+            "room" => crate::game::lua::tables::obj_room(self.e, o).map(|r| self.room_uid(r)),
             "contents" => Some(ob.contains.first().copied().map(obj_uid).unwrap_or_default()),
             "next_in_list" => {
                 let list: &[ObjId] = match ob.loc {

@@ -31,6 +31,7 @@ pub mod inbox;
 pub mod journal;
 pub mod journal_entries;
 pub mod kit;
+pub mod lua;
 pub mod magic;
 pub mod messaging;
 pub mod mobs;
@@ -56,6 +57,9 @@ pub mod turn_slots;
 pub mod update;
 pub mod vars;
 pub mod world;
+pub mod world_check;
+#[cfg(test)]
+mod world_input_tests;
 pub mod zones;
 
 pub use engine::{Engine, EngineConfig, EngineHandle, EngineMsg, EnterReply};

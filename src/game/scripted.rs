@@ -19,7 +19,7 @@ use mlua::Value;
 use super::engine::Engine;
 use super::world::{CharId, ObjId, RoomId};
 use crate::script::host::{self, MAX_DEPTH};
-use crate::script::tables::{self, ENGINE_KEY};
+use crate::game::lua::tables::{self, ENGINE_KEY};
 use crate::script::{ScriptBook, ScriptKind, Trigger};
 
 /// The globals a call sets, kept and put back around it (a nested call must not leave
@@ -44,7 +44,7 @@ impl Engine {
     pub fn run_script(&mut self, kind: ScriptKind, vnum: u32, trigger: Trigger, ctx: ScriptCtx) -> i64 {
         let Some(att) = self.scripts.script_for(kind, vnum, trigger) else { return 0 };
         let path = ScriptBook::file_path(kind, &att.file);
-        let host = match host::host(&self.scripts) {
+        let host = match host::host(&self.scripts, &super::lua::BINDINGS) {
             Ok(h) => h,
             Err(e) => {
                 tracing::error!(target: "pawns::script", "{e}; scripts are off");
@@ -132,7 +132,7 @@ impl Engine {
     /// `globals.lua`), so the first trigger in play does not pay for it.
     pub fn warm_scripts(&mut self) {
         if !self.scripts.off && !self.scripts.attached.is_empty() {
-            if let Err(e) = host::host(&self.scripts) {
+            if let Err(e) = host::host(&self.scripts, &super::lua::BINDINGS) {
                 tracing::error!(target: "pawns::script", "{e}; scripts are off");
                 self.scripts.off = true;
             }

@@ -1,14 +1,7 @@
 //! Fixed game tables: classes, races, wear slots, positions, experience per level.
 
-/// Class numbers (protocol §4).
-pub mod class {
-    pub const MAGE: u8 = 0;
-    pub const CLERIC: u8 = 1;
-    pub const THIEF: u8 = 2;
-    pub const WARRIOR: u8 = 3;
-    pub const NINJA: u8 = 8;
-    pub const PSIONIC: u8 = 9;
-}
+/// Class numbers (protocol §4), as the world files write them.
+pub use crate::worldfile::class;
 
 pub const CLASSES: &[(u8, &str)] = &[(0, "Magic-user"), (1, "Cleric"), (2, "Thief"), (3, "Warrior"), (8, "Ninja"), (9, "Psionic")];
 pub const RACES: &[(u8, &str)] = &[(0, "Human"), (1, "Elf"), (2, "Dwarf"), (3, "Kender"), (4, "Minotaur"), (5, "Rakshasa"), (6, "Ssaur")];

@@ -53,6 +53,16 @@ impl Budget {
 
 pub struct Host {
     pub lua: Lua,
+    call_starts: fn(&Lua),
+}
+
+/// What the engine adds to a state (the sandbox knows no engine): the functions
+/// scripts call, set before the Lua-4 compatibility layer loads; those set once the
+/// layer's loaders are gone (`dofile`); and what each top-level call starts afresh.
+pub struct Bindings {
+    pub register: fn(&Lua) -> mlua::Result<()>,
+    pub register_late: fn(&Lua) -> mlua::Result<()>,
+    pub call_starts: fn(&Lua),
 }
 
 /// The world's script files, kept with the state (for `dofile` at any time).
@@ -66,12 +76,12 @@ thread_local! {
     static HOSTS: RefCell<HashMap<u64, Rc<Host>>> = RefCell::new(HashMap::new());
 }
 
-/// The Lua state of engine `book.uid` on this thread, made on first use.
-pub fn host(book: &ScriptBook) -> Result<Rc<Host>, String> {
+/// The Lua state of engine `book.uid` on this thread, made on first use with `bindings`.
+pub fn host(book: &ScriptBook, bindings: &Bindings) -> Result<Rc<Host>, String> {
     if let Some(h) = HOSTS.with(|h| h.borrow().get(&book.uid).cloned()) {
         return Ok(h);
     }
-    let h = Rc::new(Host::new(book).map_err(|e| format!("cannot start Lua: {e}"))?);
+    let h = Rc::new(Host::new(book, bindings).map_err(|e| format!("cannot start Lua: {e}"))?);
     HOSTS.with(|hosts| hosts.borrow_mut().insert(book.uid, h.clone()));
     Ok(h)
 }
@@ -88,10 +98,9 @@ pub fn is_budget_error(lua: &Lua, e: &mlua::Error) -> bool {
 }
 
 impl Host {
-    fn new(book: &ScriptBook) -> mlua::Result<Host> {
+    fn new(book: &ScriptBook, bindings: &Bindings) -> mlua::Result<Host> {
         let lua = Lua::new_with(StdLib::STRING | StdLib::TABLE | StdLib::MATH, LuaOptions::default())?;
         lua.set_app_data(Budget::default());
-        lua.set_app_data(super::tables::Originals::default());
         lua.set_app_data(Sources(book.sources.clone()));
         lua.set_named_registry_value(CHUNKS, lua.create_table()?)?;
         lua.set_named_registry_value(CHUNK_ERRORS, lua.create_table()?)?;
@@ -131,15 +140,15 @@ impl Host {
                 Ok(())
             })?,
         )?;
-        super::api::register(&lua)?;
-        let host = Host { lua };
+        (bindings.register)(&lua)?;
+        let host = Host { lua, call_starts: bindings.call_starts };
         host.start_call();
         let compat = host.lua.load(super::compat::SOURCE).set_name("=compat4.lua").set_mode(mlua::chunk::ChunkMode::Text).exec();
         // The loaders go once the layer holds its own `load` (for `dostring`).
         for name in ["load", "loadfile", "dofile", "require", "collectgarbage", "loadstring"] {
             host.lua.globals().set(name, Value::Nil)?;
         }
-        super::api::register_dofile(&host.lua)?;
+        (bindings.register_late)(&host.lua)?;
         compat?;
         // The world's own globals (constants in `default()`), as the original booted.
         if let Some(src) = book.sources.get("globals.lua") {
@@ -158,9 +167,7 @@ impl Host {
 
     /// A top-level call begins: a fresh budget and the per-call memory ceiling.
     pub fn start_call(&self) {
-        if let Some(o) = self.lua.app_data_ref::<super::tables::Originals>() {
-            o.0.borrow_mut().clear();
-        }
+        (self.call_starts)(&self.lua);
         let b = self.budget();
         b.instructions.set(0);
         b.started.set(Some(Instant::now()));

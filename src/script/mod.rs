@@ -9,16 +9,14 @@
 //!   by the engine; `Lua` is not `Send` and is never locked) and holds the compiled
 //!   chunks, the instruction and memory budget, and the Lua-4 compatibility layer
 //!   (`compat.rs`, `data/lua/compat4.lua`).
-//! - `tables.rs` builds the snapshot tables scripts see (`ch`, `me`, `obj`, `room`) and
-//!   writes the fields the original wrote back; `api.rs` is the functions scripts call
+//! - The engine's side is `game/lua/`: the snapshot tables scripts see (`ch`, `me`,
+//!   `obj`, `room`) and the fields the original wrote back, the functions scripts call
 //!   (`act`, `say`, `action`, `oload`, `spell`, `tport`…), each acting through the
-//!   engine's own rules; `game/scripted.rs` is where the engine fires each trigger.
+//!   engine's own rules, given to the state as `host::Bindings` (this sandbox knows no
+//!   engine); `game/scripted.rs` is where the engine fires each trigger.
 
-pub mod api;
-pub mod api_world;
 pub mod compat;
 pub mod host;
-pub mod tables;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::Duration;
@@ -270,10 +268,6 @@ mod tests {
     }
 }
 
-#[cfg(test)]
-mod host_tests;
-#[cfg(test)]
-mod world_tests;
 
 /// What `pawns world check` says of a world's scripts.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]

@@ -91,7 +91,7 @@ struct ProfileFile {
 const GENERIC_RESPAWN: &str = "You wake, alive again, with the memory of your death still sharp.";
 const GENERIC_RESPAWN_ROOM: &str = "$n appears, shaken but alive.";
 
-use crate::game::tables::class::{CLERIC, MAGE, NINJA, PSIONIC, THIEF, WARRIOR};
+use super::class::{CLERIC, MAGE, NINJA, PSIONIC, THIEF, WARRIOR};
 
 fn item(vnum: u32, classes: &[u8]) -> KitItem {
     KitItem { vnum, classes: classes.to_vec(), equip: true, contains: Vec::new() }

@@ -8,6 +8,16 @@ use serde::{Deserialize, Serialize};
 
 pub const DIR_NAMES: [&str; 6] = ["north", "east", "south", "west", "up", "down"];
 
+/// Class numbers (protocol §4), as the area files and the original's tables number them.
+pub mod class {
+    pub const MAGE: u8 = 0;
+    pub const CLERIC: u8 = 1;
+    pub const THIEF: u8 = 2;
+    pub const WARRIOR: u8 = 3;
+    pub const NINJA: u8 = 8;
+    pub const PSIONIC: u8 = 9;
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct ExtraDesc {
     pub keywords: String,

@@ -11,7 +11,8 @@ use std::sync::Arc;
 
 use pawns::game::engine::{Engine, EngineConfig};
 use pawns::server::{self, ServerConfig};
-use pawns::worldfile::{self, check};
+use pawns::game::world_check as check;
+use pawns::worldfile;
 
 pub fn darkpawns_dir() -> Option<PathBuf> {
     world_dir("PAWNS_DARKPAWNS_WORLD", "darkpawns")

@@ -8,7 +8,8 @@ use serde_json::{json, Value};
 
 use crate::common::*;
 use crate::darkpawns::play::{affordable_shop, mob_homes, route, text, Player};
-use pawns::worldfile::{self, check};
+use pawns::game::world_check as check;
+use pawns::worldfile;
 
 /// A tiny world: the gate of 100 (east, a door) opens on 101, whose west exit is a plain
 /// path to 102 — not back to 100. Zone 1's `D 0 100 1 1` closes the gate, one side.

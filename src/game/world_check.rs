@@ -1,30 +1,14 @@
 //! `pawns world check DIR`: what a world directory holds and what is wrong with it,
-//! computed from a load (nothing here reads files).
+//! computed from a load (nothing here reads files). In the engine, as it compiles the
+//! world's Lua scripts and DG triggers to say which fail.
 
 use std::collections::{BTreeMap, HashSet};
 
 use serde::Serialize;
 
-use super::{Loaded, WorldProto};
+pub use crate::worldfile::counts::{counts, Counts};
+use crate::worldfile::{Loaded, WorldProto};
 
-#[derive(Debug, Clone, Serialize, PartialEq, Eq, Default)]
-pub struct Counts {
-    pub zones: usize,
-    pub rooms: usize,
-    pub exits: usize,
-    pub mobs: usize,
-    pub objects: usize,
-    pub shops: usize,
-    pub reset_commands: usize,
-    /// DG Scripts triggers defined (`trg/`) and attached (`T` lines on rooms, mobs, objects).
-    pub triggers: usize,
-    pub trigger_attachments: usize,
-    /// tbaMUD quests (`qst/`).
-    pub quests: usize,
-    /// Special procedure assignments (`specials.tsv`).
-    #[serde(default)]
-    pub specials: usize,
-}
 
 /// What the world says about itself (`profile`), resolved against its rooms and objects.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -72,29 +56,12 @@ pub struct Report {
     pub warnings: Vec<String>,
 }
 
-pub fn counts(w: &WorldProto) -> Counts {
-    Counts {
-        zones: w.zones.len(),
-        rooms: w.rooms.len(),
-        exits: w.rooms.iter().map(|r| r.exits.iter().flatten().count()).sum(),
-        mobs: w.mobs.len(),
-        objects: w.objs.len(),
-        shops: w.shops.len(),
-        reset_commands: w.zones.iter().map(|z| z.commands.len()).sum(),
-        triggers: w.triggers.len(),
-        trigger_attachments: w.rooms.iter().map(|r| r.triggers.len()).sum::<usize>()
-            + w.mobs.iter().map(|m| m.triggers.len()).sum::<usize>()
-            + w.objs.iter().map(|o| o.triggers.len()).sum::<usize>(),
-        quests: w.quests.len(),
-        specials: w.specials.len(),
-    }
-}
 
 pub fn profile_line(w: &WorldProto) -> ProfileLine {
     let p = &w.profile;
-    let start = super::profile::start_room(w, p, None).ok();
+    let start = crate::worldfile::profile::start_room(w, p, None).ok();
     let mut kit = Vec::new();
-    fn walk(items: &[super::profile::KitItem], w: &WorldProto, out: &mut Vec<(u32, String, Vec<u8>)>) {
+    fn walk(items: &[crate::worldfile::profile::KitItem], w: &WorldProto, out: &mut Vec<(u32, String, Vec<u8>)>) {
         for i in items {
             let name = w.objs.iter().find(|o| o.vnum == i.vnum).map(|o| o.short_descr.clone()).unwrap_or_else(|| "(missing)".into());
             out.push((i.vnum, name, i.classes.clone()));
@@ -113,7 +80,7 @@ pub fn profile_line(w: &WorldProto) -> ProfileLine {
 
 /// The zone a room belongs to: the first zone whose `top` is at or above it (zones are
 /// ordered by vnum and each covers `vnum*100 ..= top`).
-pub fn zone_of(zones: &[super::ZoneProto], room: u32) -> Option<u32> {
+pub fn zone_of(zones: &[crate::worldfile::ZoneProto], room: u32) -> Option<u32> {
     let mut sorted: Vec<(u32, u32)> = zones.iter().map(|z| (z.vnum, z.top)).collect();
     sorted.sort_unstable();
     sorted.into_iter().find(|(v, top)| room >= v * 100 && room <= *top).map(|(v, _)| v)
@@ -136,7 +103,7 @@ pub fn report(source: String, loaded: &Loaded) -> Report {
         for (d, e) in r.exits.iter().enumerate() {
             if let Some(e) = e {
                 if e.key > 0 && !objs.contains(&(e.key as u32)) {
-                    missing_keys.push((r.vnum, super::DIR_NAMES[d], e.key));
+                    missing_keys.push((r.vnum, crate::worldfile::DIR_NAMES[d], e.key));
                 }
             }
         }
@@ -214,7 +181,7 @@ impl Report {
         if c.specials > 0 {
             type Named<'a> = Vec<&'a (String, usize)>;
             let (run, not): (Named, Named) =
-                self.specials.iter().partition(|(name, _)| super::specials::SUPPORTED.contains(&name.as_str()));
+                self.specials.iter().partition(|(name, _)| crate::worldfile::specials::SUPPORTED.contains(&name.as_str()));
             let list = |v: &[&(String, usize)]| v.iter().map(|(n, k)| format!("{n} ({k})")).collect::<Vec<_>>().join(", ");
             let _ = writeln!(
                 s,

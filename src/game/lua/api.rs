@@ -28,7 +28,7 @@ pub fn with_engine<R>(lua: &Lua, f: impl FnOnce(&mut Engine) -> mlua::Result<R>)
 
 /// A spent budget raises again in every host function.
 pub fn check(lua: &Lua) -> mlua::Result<()> {
-    match lua.app_data_ref::<super::host::Budget>() {
+    match lua.app_data_ref::<crate::script::host::Budget>() {
         Some(b) => b.check(),
         None => Ok(()),
     }
@@ -340,7 +340,7 @@ pub fn register_dofile(lua: &Lua) -> mlua::Result<()> {
         lua.create_function(|lua, path: Value| {
             let path = text(&path);
             check(lua)?;
-            match super::host::chunk(lua, &path) {
+            match crate::script::host::chunk(lua, &path) {
                 Ok(f) => f.call::<mlua::MultiValue>(()),
                 Err(_) => Ok(mlua::MultiValue::from_vec(vec![Value::Nil, Value::String(lua.create_string("file error")?)])),
             }
