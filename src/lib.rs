@@ -4,6 +4,7 @@
 //! (`src/cli/`, clap) and the benchmarks (`src/bench/`) belong to the binary.
 pub mod agent;
 pub mod auth;
+pub mod client;
 pub mod dg;
 pub mod game;
 pub mod hud;

@@ -1,6 +1,7 @@
 //! The layers (ARCHITECTURE.md) as a check: nothing in the engine (`game`, `script`,
-//! `dg`, `worldfile`) names the wire protocol, a service, the edge or a tool, and no leaf
-//! (`time`, `hud`, `auth`) names the engine. Read from the sources, so it runs in
+//! `dg`, `worldfile`) names the wire protocol, a service, the edge or a tool, no leaf
+//! (`time`, `hud`, `auth`) names the engine, and no two top-level modules of `src/` need
+//! each other, however far round (no import cycle spans two of them). Read from the sources, so it runs in
 //! `cargo test` (issue 49). The imports that still run the wrong way are listed below:
 //! a new one fails this test, and so does a listed one that is gone (take it off the
 //! list), so the list only ever shrinks until the engine is a crate of its own and the
@@ -40,6 +41,10 @@ fn imports(root: &Path) -> BTreeMap<(String, String), usize> {
                 if code.starts_with("//") {
                     continue;
                 }
+                assert!(
+                    !code.contains("crate::{"),
+                    "{rel}: `crate::{{…}}` hides which modules it names from this check; write one `use` per module"
+                );
                 let mut rest = code;
                 while let Some(at) = rest.find("crate::") {
                     rest = &rest[at + "crate::".len()..];
@@ -82,4 +87,113 @@ fn the_check_sees_a_wrong_import() {
     assert!(!wrong_way("src/lib.rs", "game"));
     let found = imports(Path::new(env!("CARGO_MANIFEST_DIR")));
     assert!(found.contains_key(&("src/net/ws.rs".to_string(), "protocol".to_string())), "the scan reads the sources");
+}
+
+/// The top-level module a source file belongs to (`src/net/ws.rs` → `net`, `src/client.rs`
+/// → `client`; `lib.rs` and `main.rs` are the crate's roots, in no module).
+fn module_of(file: &str) -> Option<&str> {
+    let rest = file.strip_prefix("src/")?;
+    let top = rest.split('/').next()?;
+    let top = top.strip_suffix(".rs").unwrap_or(top);
+    (top != "lib" && top != "main").then_some(top)
+}
+
+/// The sets of top-level modules that need each other (strongly connected, more than one).
+fn cycles(edges: &BTreeMap<String, BTreeMap<String, Vec<String>>>) -> Vec<Vec<String>> {
+    // Tarjan's algorithm (recursive: the graph has some twenty nodes).
+    struct T<'a> {
+        edges: &'a BTreeMap<String, BTreeMap<String, Vec<String>>>,
+        index: BTreeMap<&'a str, usize>,
+        low: BTreeMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        on: std::collections::BTreeSet<&'a str>,
+        out: Vec<Vec<String>>,
+    }
+    fn visit<'a>(t: &mut T<'a>, v: &'a str) {
+        let n = t.index.len();
+        t.index.insert(v, n);
+        t.low.insert(v, n);
+        t.stack.push(v);
+        t.on.insert(v);
+        if let Some(next) = t.edges.get(v) {
+            for w in next.keys() {
+                let w = w.as_str();
+                if !t.index.contains_key(w) {
+                    visit(t, w);
+                    let lw = t.low[w];
+                    let lv = t.low.get_mut(v).unwrap();
+                    *lv = (*lv).min(lw);
+                } else if t.on.contains(w) {
+                    let iw = t.index[w];
+                    let lv = t.low.get_mut(v).unwrap();
+                    *lv = (*lv).min(iw);
+                }
+            }
+        }
+        if t.low[v] == t.index[v] {
+            let mut comp = Vec::new();
+            while let Some(w) = t.stack.pop() {
+                t.on.remove(w);
+                comp.push(w.to_string());
+                if w == v {
+                    break;
+                }
+            }
+            if comp.len() > 1 {
+                comp.sort();
+                t.out.push(comp);
+            }
+        }
+    }
+    let mut t = T { edges, index: BTreeMap::new(), low: BTreeMap::new(), stack: Vec::new(), on: Default::default(), out: Vec::new() };
+    for v in edges.keys() {
+        if !t.index.contains_key(v.as_str()) {
+            visit(&mut t, v.as_str());
+        }
+    }
+    t.out
+}
+
+/// Module → module it names → the files that name it.
+fn module_edges(found: &BTreeMap<(String, String), usize>) -> BTreeMap<String, BTreeMap<String, Vec<String>>> {
+    let mut edges: BTreeMap<String, BTreeMap<String, Vec<String>>> = BTreeMap::new();
+    for (file, target) in found.keys() {
+        if let Some(from) = module_of(file).filter(|m| m != target) {
+            edges.entry(from.to_string()).or_default().entry(target.clone()).or_default().push(file.clone());
+        }
+    }
+    edges
+}
+
+#[test]
+fn no_import_cycle_spans_two_top_level_modules() {
+    let edges = module_edges(&imports(Path::new(env!("CARGO_MANIFEST_DIR"))));
+    let found = cycles(&edges);
+    let explain: Vec<String> = found
+        .iter()
+        .map(|comp| {
+            let mut lines = vec![format!("{comp:?} need each other:")];
+            for a in comp {
+                for b in comp {
+                    if let Some(files) = edges.get(a).and_then(|m| m.get(b)) {
+                        lines.push(format!("  {a} -> {b}: {files:?}"));
+                    }
+                }
+            }
+            lines.join("\n")
+        })
+        .collect();
+    assert!(found.is_empty(), "import cycles across top-level modules:\n{}", explain.join("\n"));
+}
+
+#[test]
+fn the_cycle_check_sees_a_cycle() {
+    let mut found = BTreeMap::new();
+    for (f, t) in [("src/a/x.rs", "b"), ("src/b/y.rs", "c"), ("src/c.rs", "a"), ("src/d/z.rs", "a"), ("src/a/w.rs", "a")] {
+        found.insert((f.to_string(), t.to_string()), 1);
+    }
+    let edges = module_edges(&found);
+    assert_eq!(cycles(&edges), vec![vec!["a".to_string(), "b".to_string(), "c".to_string()]]);
+    found.remove(&("src/c.rs".to_string(), "a".to_string()));
+    assert!(cycles(&module_edges(&found)).is_empty());
 }

@@ -294,7 +294,7 @@ impl HudLoop {
                             let (llm, tx, max_tokens) = (self.llm.clone(), answer_tx.clone(), self.max_tokens);
                             tokio::spawn(async move {
                                 let t0 = Instant::now();
-                                let r = llm.complete(&mind.model, &mind.system, &content, max_tokens).await.map(|c| c.text);
+                                let r = llm.chat().complete(&mind.model, &mind.system, &content, max_tokens).await.map(|c| c.text);
                                 let _ = tx.send((r, t0.elapsed(), hud_tokens)).await;
                             });
                         }

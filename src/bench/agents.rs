@@ -36,7 +36,7 @@ pub fn percentile(sorted: &[u32], p: f64) -> f64 {
 
 /// The server's dreamer counters (`/api/record`): (queued, dreams).
 async fn dreamer_counts(base: &str) -> anyhow::Result<(u64, u64)> {
-    let v: Value = serde_json::from_str(&pawns::net::client::get(&format!("{base}/api/record")).await?)?;
+    let v: Value = serde_json::from_str(&pawns::client::get(&format!("{base}/api/record")).await?)?;
     let d = &v["dreamer"];
     if d.is_null() {
         bail!("the server does not dream (recording or dreaming is off)");
@@ -77,7 +77,7 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
             let mut out = Vec::with_capacity(args.count);
             for i in 0..args.count {
                 let name = agent_name(&args.prefix, i);
-                let key = pawns::net::client::create_key(&base, &name).await.with_context(|| format!("creating a key for {name}"))?;
+                let key = pawns::client::create_key(&base, &name).await.with_context(|| format!("creating a key for {name}"))?;
                 out.push((name, key));
             }
             out

@@ -20,7 +20,7 @@ fn pct(v: &mut [f64], p: f64) -> f64 {
 
 async fn get(base: &str, path: &str) -> anyhow::Result<(f64, usize)> {
     let t = Instant::now();
-    let body = pawns::net::client::get(&format!("{base}{path}")).await.with_context(|| format!("GET {path}"))?;
+    let body = pawns::client::get(&format!("{base}{path}")).await.with_context(|| format!("GET {path}"))?;
     Ok((t.elapsed().as_secs_f64() * 1000.0, body.len()))
 }
 

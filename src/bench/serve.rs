@@ -61,7 +61,7 @@ impl Spawned {
                 let tail: Vec<&str> = log.lines().rev().take(5).collect();
                 bail!("the server exited before it was up ({status}): {}", tail.into_iter().rev().collect::<Vec<_>>().join(" | "));
             }
-            if pawns::net::client::get(&format!("{base}/health")).await.is_ok() {
+            if pawns::client::get(&format!("{base}/health")).await.is_ok() {
                 break;
             }
             if Instant::now() > until {
@@ -141,7 +141,7 @@ pub struct ServerHistograms {
 
 /// One scrape of the server's [`ServerHistograms`].
 pub async fn server_histograms(base: &str) -> Option<ServerHistograms> {
-    let page = pawns::net::client::get(&format!("{base}/metrics")).await.ok()?;
+    let page = pawns::client::get(&format!("{base}/metrics")).await.ok()?;
     Some(ServerHistograms {
         pulses: parse_buckets(&page, "pawns_pulse_duration_seconds_bucket"),
         replies: parse_buckets(&page, "pawns_command_reply_seconds_bucket"),

@@ -161,7 +161,7 @@ pub fn spawn(
             let mut lat = recent();
             lat.sort_unstable();
             let (p50, p99) = (percentile(&lat, 0.5), percentile(&lat, 0.99));
-            let page = pawns::net::client::get(&format!("{base}/metrics")).await.unwrap_or_default();
+            let page = pawns::client::get(&format!("{base}/metrics")).await.unwrap_or_default();
             let gauge = |name| gauge(&page, name).unwrap_or(f64::NAN);
             let held = Held {
                 // The rings, and the broadcasts' tails they share.

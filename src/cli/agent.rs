@@ -292,7 +292,7 @@ fn explain(e: AgentError) -> anyhow::Error {
 
 async fn get_json(url: &str, key: &str, post: bool) -> anyhow::Result<(u16, serde_json::Value)> {
     let method = if post { reqwest::Method::POST } else { reqwest::Method::GET };
-    let (status, body) = pawns::net::client::call(method, url, Some(key)).await.map_err(|e| anyhow::anyhow!("[connect_failed] {e:#}"))?;
+    let (status, body) = pawns::client::call(method, url, Some(key)).await.map_err(|e| anyhow::anyhow!("[connect_failed] {e:#}"))?;
     Ok((status, serde_json::from_str(&body).unwrap_or(serde_json::json!({"message": body.trim()}))))
 }
 

@@ -166,7 +166,7 @@ pub async fn keygen(args: KeygenArgs) -> anyhow::Result<()> {
         (None, None) => Some(PathBuf::from("pawns.redb")).filter(|p| p.exists()),
     };
     let Some(db) = db else {
-        let key = pawns::net::client::create_key_with(&server, &args.name, args.take_over).await.with_context(|| match &args.server {
+        let key = pawns::client::create_key_with(&server, &args.name, args.take_over).await.with_context(|| match &args.server {
             Some(_) => format!("asking the server at {server} for a key failed (connect_failed)"),
             None => format!(
                 "no data file here (./pawns.redb) and no server answered at {server} (connect_failed); \
@@ -191,7 +191,7 @@ pub async fn keygen(args: KeygenArgs) -> anyhow::Result<()> {
             }
             k?
         }
-        Err(StoreError::Locked { .. }) => pawns::net::client::create_key_with(&server, &args.name, args.take_over)
+        Err(StoreError::Locked { .. }) => pawns::client::create_key_with(&server, &args.name, args.take_over)
             .await
             .with_context(|| format!("{} is held by a running server, and asking it at {server} failed", db.display()))?,
         Err(e) => return Err(e.into()),
@@ -358,7 +358,7 @@ pub async fn export(args: ExportArgs, decisions: bool) -> anyhow::Result<()> {
             let kind = if decisions { "decisions" } else { "sessions" };
             let url =
                 format!("{}/api/export?what={kind}&agent={}&since_us={since_us}&format={}", args.place.server(), args.agent, args.format);
-            let body = pawns::net::client::get(&url).await.with_context(|| args.place.why_server(held))?;
+            let body = pawns::client::get(&url).await.with_context(|| args.place.why_server(held))?;
             let mut sink = Sink::open(args.out.as_deref(), args.force)?;
             std::io::Write::write_all(&mut sink, body.as_bytes())?;
             sink.finish()?;
@@ -385,7 +385,7 @@ pub async fn export_memory(args: crate::cli::ExportMemoryArgs) -> anyhow::Result
         Ok(l) => l,
         Err(held) => {
             let url = format!("{}/api/agents/{}/mind", args.place.server(), args.agent);
-            let body = pawns::net::client::get(&url).await.with_context(|| args.place.why_server(held))?;
+            let body = pawns::client::get(&url).await.with_context(|| args.place.why_server(held))?;
             let v: serde_json::Value = serde_json::from_str(&body).context("the server's answer is not JSON")?;
             v["layers"].as_array().cloned().unwrap_or_default()
         }
@@ -428,7 +428,7 @@ pub async fn backup(args: BackupArgs) -> anyhow::Result<()> {
             if held {
                 eprintln!("the data file is held by a running server; asking it to write the backup...");
             }
-            let body = pawns::net::client::post(&url).await.with_context(|| args.place.why_server(held))?;
+            let body = pawns::client::post(&url).await.with_context(|| args.place.why_server(held))?;
             let v: serde_json::Value = serde_json::from_str(&body).context("the server answered with something that is not JSON")?;
             if v.get("code").is_some() {
                 bail!("the server refused: {} ({})", v["message"].as_str().unwrap_or(""), v["code"].as_str().unwrap_or(""));
@@ -535,7 +535,7 @@ pub async fn admin_token(args: AdminTokenArgs) -> anyhow::Result<()> {
         let server = server.clone();
         async move {
             let url = format!("{}/api/admin/token", server.trim_end_matches('/'));
-            let body = pawns::net::client::get(&url).await.with_context(|| why.clone())?;
+            let body = pawns::client::get(&url).await.with_context(|| why.clone())?;
             let v: serde_json::Value = serde_json::from_str(&body).context("the server answered with something that is not JSON")?;
             match v.get("token").and_then(|t| t.as_str()) {
                 Some(t) => anyhow::Ok(t.to_string()),
@@ -591,7 +591,7 @@ pub async fn rotate_token(args: crate::cli::Place) -> anyhow::Result<()> {
         Ok(t) => t,
         Err(held) => {
             let url = format!("{}/api/admin/token/rotate", args.server());
-            let body = pawns::net::client::post(&url).await.with_context(|| args.why_server(held))?;
+            let body = pawns::client::post(&url).await.with_context(|| args.why_server(held))?;
             let v: serde_json::Value = serde_json::from_str(&body).context("the server's answer is not JSON")?;
             match v.get("token").and_then(|t| t.as_str()) {
                 Some(t) => t.to_string(),
@@ -613,7 +613,7 @@ pub async fn revoke_key(args: crate::cli::RevokeKeyArgs) -> anyhow::Result<()> {
         Ok(n) => n,
         Err(held) => {
             let url = format!("{}/api/admin/keys/revoke?name={}", args.place.server(), crate::cli::search::encode(&args.name));
-            let body = pawns::net::client::post(&url).await.with_context(|| args.place.why_server(held))?;
+            let body = pawns::client::post(&url).await.with_context(|| args.place.why_server(held))?;
             let v: serde_json::Value = serde_json::from_str(&body).context("the server's answer is not JSON")?;
             match v.get("revoked").and_then(|n| n.as_u64()) {
                 Some(n) => n,

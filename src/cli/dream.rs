@@ -120,7 +120,7 @@ async fn through_server(args: &DreamArgs, held: bool) -> anyhow::Result<Vec<Drea
         Some(a) => format!("{base}/api/admin/dream?agent={}", crate::cli::search::encode(a)),
         None => format!("{base}/api/admin/dream?all=1"),
     };
-    let body = pawns::net::client::post(&url).await.with_context(|| args.place.why_server(held))?;
+    let body = pawns::client::post(&url).await.with_context(|| args.place.why_server(held))?;
     let v: serde_json::Value = serde_json::from_str(&body).context("the server's answer is not JSON")?;
     if let Some(code) = v.get("code").and_then(|c| c.as_str()) {
         bail!("the server refused: {} [{code}]", v.get("message").and_then(|m| m.as_str()).unwrap_or(""));

@@ -57,7 +57,7 @@ pub async fn evaluate(place: &super::Place, filter: Filter, by: By, quiet: bool)
     };
     let by_s = if by == By::Valence { "valence" } else { "none" };
     let url = format!("{}/api/admin/eval?agents={}&since_us={}&by={by_s}", place.server(), filter.agents.join(","), filter.since_us);
-    let body = pawns::net::client::get(&url).await.with_context(|| place.why_server(held))?;
+    let body = pawns::client::get(&url).await.with_context(|| place.why_server(held))?;
     serde_json::from_str(&body).context("the server's evaluation is not what this build reads")
 }
 
@@ -198,7 +198,7 @@ pub async fn parquet(args: super::ExportArgs, table: &str) -> anyhow::Result<()>
                 if args.force { "&force=1" } else { "" }
             );
             let (status, body) =
-                pawns::net::client::call(reqwest::Method::POST, &url, None).await.with_context(|| args.place.why_server(held))?;
+                pawns::client::call(reqwest::Method::POST, &url, None).await.with_context(|| args.place.why_server(held))?;
             if status != 200 {
                 bail!("the server answered {status}: {}", body.trim());
             }

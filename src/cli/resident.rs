@@ -78,7 +78,7 @@ pub async fn create(args: CreateArgs) -> anyhow::Result<()> {
         }
     }
     let url = format!("{}/api/admin/agents", server.trim_end_matches('/'));
-    let (status, answer) = pawns::net::client::post_json(&url, &body)
+    let (status, answer) = pawns::client::post_json(&url, &body)
         .await
         .with_context(|| format!("asking the server at {server} failed (connect_failed)"))?;
     let v: Value = serde_json::from_str(&answer).unwrap_or_default();

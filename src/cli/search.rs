@@ -44,7 +44,7 @@ pub async fn search(args: SearchArgs) -> anyhow::Result<()> {
             if since_us > 0 {
                 url.push_str(&format!("&since_us={since_us}"));
             }
-            let body = pawns::net::client::get(&url).await.with_context(|| args.place.why_server(held))?;
+            let body = pawns::client::get(&url).await.with_context(|| args.place.why_server(held))?;
             serde_json::from_str(&body).context("the server's answer is not a search result")?
         }
     };
@@ -91,10 +91,10 @@ async fn via_server(args: &ReindexArgs, held: bool) -> anyhow::Result<()> {
     if held {
         eprintln!("the data file is held by a running server; it rebuilds its index while it plays...");
     }
-    pawns::net::client::post(&format!("{base}/api/admin/reindex")).await.with_context(why)?;
+    pawns::client::post(&format!("{base}/api/admin/reindex")).await.with_context(why)?;
     let mut bar: Option<indicatif::ProgressBar> = None;
     loop {
-        let body = pawns::net::client::get(&format!("{base}/api/search/status")).await.with_context(why)?;
+        let body = pawns::client::get(&format!("{base}/api/search/status")).await.with_context(why)?;
         let st: serde_json::Value = serde_json::from_str(&body).context("the server's status is not JSON")?;
         let target = st["rebuild_target"].as_u64().unwrap_or(0);
         let at = st["indexed_batch"].as_u64().unwrap_or(0);

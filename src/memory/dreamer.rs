@@ -83,7 +83,7 @@ pub struct DreamerStats {
     /// Requests dropped because the server stopped.
     pub dropped: AtomicU64,
     /// Each dream's duration.
-    pub took: crate::metrics::Histogram,
+    pub took: crate::game::histogram::Histogram,
 }
 
 impl Default for DreamerStats {
@@ -95,7 +95,7 @@ impl Default for DreamerStats {
             last_us: AtomicU64::new(0),
             queued: AtomicU64::new(0),
             dropped: AtomicU64::new(0),
-            took: crate::metrics::Histogram::seconds(),
+            took: crate::game::histogram::Histogram::seconds(),
         }
     }
 }
@@ -179,10 +179,10 @@ pub struct DreamFeed {
     pending: FxHashMap<String, u64>,
 }
 
-impl DreamFeed {
+impl crate::record::recorder::ReadsBatches for DreamFeed {
     /// A committed batch: agents whose session ended dream (logout); agents past the
     /// threshold dream (threshold).
-    pub fn committed(&mut self, batch: &RecordBatch) {
+    fn committed(&mut self, batch: &RecordBatch) {
         for s in batch.sessions.iter().filter(|s| s.is_agent) {
             self.sessions.entry(s.session).or_insert_with(|| s.agent.clone());
         }
@@ -391,6 +391,7 @@ fn one(
 mod tests {
     use super::*;
     use pawns_storage::{EventRecord, RecordBody, SessionMeta};
+    use crate::record::recorder::ReadsBatches;
 
     fn feed(threshold: u64) -> (DreamFeed, mpsc::Receiver<DreamMsg>) {
         let (tx, rx) = mpsc::channel();

@@ -41,7 +41,7 @@ pub fn render_summary(mem: &AgentMemory, budget: usize, chronicle: Option<&str>)
 /// (which head the summary, always).
 pub fn login_memory(store: &Store, agent: &str, tier: Option<&str>) -> Result<Option<LoginMemory>, pawns_storage::StoreError> {
     let soul: Vec<String> =
-        store.mind_layer(agent, crate::mind::layers::SOUL)?.into_iter().filter(|r| r.ended.is_none()).map(|r| r.text).collect();
+        store.mind_layer(agent, pawns_storage::mind::layer::SOUL)?.into_iter().filter(|r| r.ended.is_none()).map(|r| r.text).collect();
     let dreamed = dreamed_memory(store, agent, tier)?;
     Ok(match (dreamed, soul.is_empty()) {
         (None, true) => None,

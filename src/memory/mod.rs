@@ -3,6 +3,7 @@
 //! thread and its triggers, and what an agent is given at login. The graph itself is the
 //! pure `pawns-graph` crate; this module is everything around it that reads and writes.
 
+pub mod chat;
 pub mod dream;
 pub mod dreamer;
 pub mod encounters;

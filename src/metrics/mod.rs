@@ -19,13 +19,7 @@ pub use crate::game::histogram::{Histogram, LateWindow};
 pub use crate::game::stats::{EngineStats, Sessions, PULSE_OVERRUNS_DEGRADED, PULSE_WINDOW, STALL_US};
 use std::sync::Arc;
 
-/// Commits in one recorder window.
-pub const COMMIT_WINDOW: u32 = 50;
-/// Late commits (a record durable after more than `DURABLE_PROMISE_US`) in one window
-/// that make the server degraded.
-pub const COMMITS_LATE_DEGRADED: u64 = 5;
-/// The recording promise: durable within 50 ms.
-pub const DURABLE_PROMISE_US: u64 = 50_000;
+pub use crate::record::recorder::{COMMITS_LATE_DEGRADED, COMMIT_WINDOW, DURABLE_PROMISE_US};
 
 /// The engine's and the edge's measurements: the engine's own stats (pulses, commands,
 /// sessions, the engine's slow-consumer cuts, admission), which it counts into as it runs,

@@ -11,12 +11,7 @@ use serde_json::{json, Value};
 
 use super::{Refusal, Whereabouts};
 
-pub const SOUL: u8 = 1;
-pub const MEMORY: u8 = 2;
-pub const SUMMARY: u8 = 3;
-pub const DIARY: u8 = 4;
-pub const RELATIONSHIP: u8 = 5;
-pub const LINK: u8 = 6;
+pub use pawns_storage::mind::layer::{DIARY, LINK, MEMORY, RELATIONSHIP, SOUL, SUMMARY};
 
 /// The layer a recorded memory names (`memory`, `summary`, `shared`).
 pub fn layer_named(name: &str) -> Option<u8> {

@@ -80,7 +80,7 @@ pub struct Mind {
     locks: Arc<std::sync::Mutex<std::collections::HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
     search: Option<crate::search::IndexerHandle>,
     /// The model self-care asks (its client and model name), if the server has one.
-    llm: Option<(crate::agent::llm::LlmClient, String)>,
+    llm: Option<(crate::memory::chat::ChatClient, String)>,
     links: Arc<link::Pending>,
     /// Each agent's dream ledger as last read, and when (for the HUD's relationships).
     #[allow(clippy::type_complexity)]
@@ -113,7 +113,7 @@ fn id_of(item: &Value) -> Result<u64, Refusal> {
 impl Mind {
     pub fn new(store: Arc<Store>, search: Option<crate::search::IndexerHandle>, llm: Option<crate::memory::llm::LlmConfig>) -> Mind {
         let llm = llm.map(|c| {
-            (crate::agent::llm::LlmClient::new(&c.endpoint, c.key.as_deref().unwrap_or(""), &c.model, "", 0.3, c.timeout), c.model)
+            (crate::memory::chat::ChatClient::new(&c.endpoint, c.key.as_deref().unwrap_or(""), 0.3, c.timeout), c.model)
         });
         Mind {
             store,

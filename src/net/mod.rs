@@ -3,7 +3,6 @@
 
 pub mod accounts;
 pub mod api;
-pub mod client;
 pub mod descriptors;
 pub mod http;
 pub mod hud;

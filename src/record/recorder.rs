@@ -18,14 +18,23 @@
 //! the disk (or the CPU) is not keeping up, and the engine's admission holds input back
 //! and puts pulses off while it is far behind (`game/admission.rs`), which bounds it.
 
+use crate::game::histogram::{Histogram, LateWindow};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use pawns_storage::{RecordBatch, Store};
+use pawns_storage::{EventRecord, RecordBatch, Store};
 use tokio::sync::oneshot;
 
+
+/// Commits in one recorder window.
+pub const COMMIT_WINDOW: u32 = 50;
+/// Late commits (a record durable after more than `DURABLE_PROMISE_US`) in one window
+/// that make the server degraded.
+pub const COMMITS_LATE_DEGRADED: u64 = 5;
+/// The recording promise: durable within 50 ms.
+pub const DURABLE_PROMISE_US: u64 = 50_000;
 /// Longest a batch gathers before it commits. Within it, a batch commits when its oldest
 /// record could still be durable within the 50 ms promise after a commit twice as long
 /// as recent ones and `GATHER_MARGIN_US`: an idle-ish server commits about 25 batches a
@@ -83,10 +92,10 @@ pub struct RecorderStats {
     pub commit_us: AtomicU64,
     pub failures: AtomicU64,
     /// Each group commit's duration and size.
-    pub commit: crate::metrics::Histogram,
-    pub batch: crate::metrics::Histogram,
+    pub commit: Histogram,
+    pub batch: Histogram,
     /// Per commit: its oldest record happening → the commit ending.
-    pub durable_lag: crate::metrics::Histogram,
+    pub durable_lag: Histogram,
     /// Commits later than the 50 ms promise in the last full window (`/health`).
     pub late_recent: AtomicU64,
     /// Unix µs when the last commit ended.
@@ -120,9 +129,9 @@ impl Default for RecorderStats {
             last_id: AtomicU64::new(0),
             commit_us: AtomicU64::new(0),
             failures: AtomicU64::new(0),
-            commit: crate::metrics::Histogram::seconds(),
-            batch: crate::metrics::Histogram::counts(),
-            durable_lag: crate::metrics::Histogram::seconds(),
+            commit: Histogram::seconds(),
+            batch: Histogram::counts(),
+            durable_lag: Histogram::seconds(),
             late_recent: AtomicU64::new(0),
             last_commit_end_us: AtomicU64::new(0),
             packed: AtomicU64::new(0),
@@ -208,15 +217,27 @@ impl RecorderThread {
     }
 }
 
+/// Where a committed batch's records go next, so that it need not read them back from
+/// the file (the search indexer's feed): handed over once they are durable.
+pub trait TakesRecords: Send {
+    /// Records up to `last_id` are durable; these are the batch's.
+    fn committed(&self, last_id: u64, records: Vec<EventRecord>);
+}
+
+/// What reads each committed batch as it becomes durable (the dreamer's feed: agents'
+/// logouts and record counts).
+pub trait ReadsBatches: Send {
+    fn committed(&mut self, batch: &RecordBatch);
+}
+
 /// Starts the recorder; it ends (after a last commit) when every handle is dropped.
-/// `feed`: where committed batches go next (the search indexer), so it need not read
-/// them back from the file.
-/// `dream`: the dreamer's feed (agents' logouts and record counts).
+/// `feed`: where committed batches' records go next (the search indexer).
+/// `dream`: what reads each committed batch (the dreamer).
 /// `sweep_every`: how often the tail is packed (`SWEEP_EVERY` unless told).
 pub fn spawn_recorder(
     store: Arc<Store>,
-    feed: Option<crate::search::IndexFeed>,
-    dream: Option<crate::memory::DreamFeed>,
+    feed: Option<Box<dyn TakesRecords>>,
+    dream: Option<Box<dyn ReadsBatches>>,
     sweep_every: Duration,
 ) -> std::io::Result<(RecorderHandle, RecorderThread)> {
     let (tx, rx) = mpsc::channel::<RecMsg>();
@@ -260,11 +281,11 @@ fn run(
     store: Arc<Store>,
     rx: mpsc::Receiver<RecMsg>,
     st: Arc<RecorderStats>,
-    feed: Option<crate::search::IndexFeed>,
-    mut dream: Option<crate::memory::DreamFeed>,
+    feed: Option<Box<dyn TakesRecords>>,
+    mut dream: Option<Box<dyn ReadsBatches>>,
     mut sweeps: Sweeps,
 ) {
-    let mut late = crate::metrics::LateWindow::new(crate::metrics::COMMIT_WINDOW);
+    let mut late = LateWindow::new(COMMIT_WINDOW);
     let mut report = Instant::now();
     let mut reported = (0u64, 0u64, 0u64);
     // What a commit has been taking lately (µs, a moving average): the batch waits for
@@ -313,7 +334,7 @@ fn run(
             // the gathering's 45 ms.)
             let now = super::unix_us();
             let from = oldest_us.min(started);
-            let deadline = from + crate::metrics::DURABLE_PROMISE_US.saturating_sub(2 * commit_avg_us + GATHER_MARGIN_US);
+            let deadline = from + DURABLE_PROMISE_US.saturating_sub(2 * commit_avg_us + GATHER_MARGIN_US);
             let deadline = deadline.min(started + MAX_GATHER.as_micros() as u64);
             if now >= deadline {
                 next = rx.try_recv().ok();
@@ -330,7 +351,7 @@ fn run(
             }
         }
         let t = Instant::now();
-        commit(&store, &st, &mut sweeps, batch, feed.as_ref(), dream.as_mut(), &mut late);
+        commit(&store, &st, &mut sweeps, batch, feed.as_deref(), dream.as_deref_mut(), &mut late);
         let took = t.elapsed().as_micros() as u64;
         commit_avg_us = (commit_avg_us * 4 + took) / 5;
         for f in flushes {
@@ -397,9 +418,9 @@ fn commit(
     st: &RecorderStats,
     sweeps: &mut Sweeps,
     mut batch: RecordBatch,
-    feed: Option<&crate::search::IndexFeed>,
-    dream: Option<&mut crate::memory::DreamFeed>,
-    late: &mut crate::metrics::LateWindow,
+    feed: Option<&dyn TakesRecords>,
+    dream: Option<&mut (dyn ReadsBatches + 'static)>,
+    late: &mut LateWindow,
 ) {
     let n = batch.records.len() as u64;
     if n == 0 && batch.sessions.is_empty() && batch.journal.is_empty() {
@@ -498,7 +519,7 @@ fn commit(
     if let Some(oldest) = oldest_us {
         let lag = end_us.saturating_sub(oldest);
         st.durable_lag.observe(lag as f64 / 1e6);
-        if let Some(k) = late.add(lag > crate::metrics::DURABLE_PROMISE_US) {
+        if let Some(k) = late.add(lag > DURABLE_PROMISE_US) {
             st.late_recent.store(k as u64, Ordering::Relaxed);
         }
     }
@@ -511,7 +532,7 @@ fn commit(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pawns_storage::{EventRecord, RecordBody};
+    use pawns_storage::RecordBody;
 
     /// Joining the recorder lets go of the store entirely, the packer's copy too, even
     /// with a build under way: otherwise the file stays locked, and a server stopped

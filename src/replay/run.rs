@@ -143,7 +143,7 @@ fn rebuild(store: &Store, boot: &Boot) -> Result<Engine, ReplayError> {
     let world = crate::worldfile::stored::load(store)
         .map_err(|e| ReplayError::BadJournal(format!("the stored world cannot be read: {e}")))?
         .ok_or_else(|| ReplayError::BadJournal("the data file holds no world".into()))?;
-    let world = crate::server::with_profile(world, &source);
+    let world = crate::worldfile::profile::with_profile(world, &source);
     let cfg = EngineConfig {
         pulse: Duration::from_micros(boot.pulse_us),
         seed: boot.seed,

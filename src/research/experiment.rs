@@ -69,7 +69,7 @@ pub fn members(prefix: &str, n: usize) -> Vec<Member> {
 
 /// When the agent's last dream ended (0: it has not dreamed).
 async fn last_dream_us(base: &str, agent: &str) -> u64 {
-    match crate::net::client::get(&format!("{base}/api/agents/{agent}/memory")).await {
+    match crate::client::get(&format!("{base}/api/agents/{agent}/memory")).await {
         Ok(body) => serde_json::from_str::<serde_json::Value>(&body).unwrap_or_default()["last_dream"]["at_us"].as_u64().unwrap_or(0),
         Err(_) => 0,
     }
@@ -86,7 +86,7 @@ async fn logout_dreamed(server: &str, agent: &str, before: u64) -> Result<(), St
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    crate::net::client::post(&format!("{base}/api/admin/dream?agent={agent}")).await.map(|_| ()).map_err(|e| format!("dream: {e:#}"))
+    crate::client::post(&format!("{base}/api/admin/dream?agent={agent}")).await.map(|_| ()).map_err(|e| format!("dream: {e:#}"))
 }
 
 fn host_port(server: &str) -> Result<(String, u16), String> {
@@ -112,7 +112,7 @@ pub async fn run_fleet(opts: &ExperimentOptions, progress: Progress) -> Result<F
     let fleet = members(&opts.prefix, opts.agents);
     let mut configs = Vec::new();
     for m in &fleet {
-        let key = crate::net::client::create_key(&opts.server, &m.name).await.map_err(|e| format!("making a key for {}: {e:#}", m.name))?;
+        let key = crate::client::create_key(&opts.server, &m.name).await.map_err(|e| format!("making a key for {}: {e:#}", m.name))?;
         configs.push(AgentConfig {
             key,
             player_name: m.name.clone(),

@@ -73,8 +73,8 @@ const FEED_RECORDS: usize = 400_000;
 /// full, indexer rebuilding) costs nothing but a read: the file is the source of truth.
 pub struct IndexFeed(mpsc::SyncSender<(u64, Vec<EventRecord>)>, Arc<AtomicUsize>);
 
-impl IndexFeed {
-    pub fn committed(&self, batch: u64, records: Vec<EventRecord>) {
+impl crate::record::recorder::TakesRecords for IndexFeed {
+    fn committed(&self, batch: u64, records: Vec<EventRecord>) {
         let n = records.len();
         if self.1.load(Ordering::Relaxed) + n > FEED_RECORDS {
             return;

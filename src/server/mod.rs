@@ -4,6 +4,8 @@
 //! share (`Shared`) and the login paths belong to the edge (`net/shared.rs`,
 //! `net/login.rs`): the server depends on `net`, never the other way round.
 
+mod residents;
+
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicU64;
@@ -208,7 +210,7 @@ pub fn prepare_store(cfg: &ServerConfig) -> anyhow::Result<(Store, crate::worldf
                     dir.display()
                 );
             }
-            with_profile(w, &source)
+            crate::worldfile::profile::with_profile(w, &source)
         }
         (_, dir, _) => {
             let (loaded, source) = match dir {
@@ -231,26 +233,6 @@ pub fn prepare_store(cfg: &ServerConfig) -> anyhow::Result<(Store, crate::worldf
         Err(e) => tracing::warn!(code = e.code(), "could not close the last run's open sessions: {e}"),
     }
     Ok((store, world))
-}
-
-/// A world imported before worlds had profiles gets one now: from its directory when it
-/// is still there, else the defaults of its family (the starter world has its own).
-pub(crate) fn with_profile(mut w: crate::worldfile::WorldProto, source: &str) -> crate::worldfile::WorldProto {
-    use crate::worldfile::profile::{family_of, WorldProfile};
-    if !w.profile.name.is_empty() {
-        return w;
-    }
-    let family = family_of(&w);
-    let read = if source == "starter" {
-        WorldProfile::read(&worldfile::StarterWorld, family)
-    } else {
-        WorldProfile::read(&worldfile::DirSource(source.into()), family)
-    };
-    w.profile = read.unwrap_or_else(|e| {
-        tracing::warn!("world profile: {e}; using the {} defaults", family.as_str());
-        WorldProfile::defaults(family)
-    });
-    w
 }
 
 /// Drops observations older than `days` days, now and every hour, off the async threads.
@@ -347,7 +329,7 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
     // The index is derived data: if it cannot be opened the server still plays and
     // records, and says so (search answers `search_unavailable`).
     let (search, feed, indexer) = match (cfg.record && cfg.search).then(|| crate::search::spawn_indexer(store.clone(), cfg.search_every)) {
-        Some(Ok((h, f, t))) => (Some(h), Some(f), Some(t)),
+        Some(Ok((h, f, t))) => (Some(h), Some(Box::new(f) as Box<dyn crate::record::recorder::TakesRecords>), Some(t)),
         Some(Err(e)) => {
             tracing::warn!(code = e.code(), "search index unavailable: {e}");
             (None, None, None)
@@ -357,7 +339,7 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
     let (dreamer, dream_feed, dreamer_thread) = if cfg.record && cfg.dream {
         let (h, f, t) = crate::memory::spawn_dreamer(store.clone(), cfg.dream_opts.clone(), cfg.dream_threshold)
             .context("cannot start the dreamer thread")?;
-        (Some(h), Some(f), Some(t))
+        (Some(h), Some(Box::new(f) as Box<dyn crate::record::recorder::ReadsBatches>), Some(t))
     } else {
         (None, None, None)
     };
@@ -441,7 +423,7 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
     let accept = tokio::spawn(crate::net::listener::accept_loop(listener, shared.clone(), shutdown_rx));
     tracing::info!(%addr, "pawns is listening (telnet, WebSocket /ws, HTTP /health)");
     let (resident_stop, resident_stop_rx) = watch::channel(false);
-    let manager = crate::resident::manager::spawn(shared.clone(), addr, residents, resident_rx, cfg.residents.clone(), resident_stop_rx);
+    let manager = residents::spawn(shared.clone(), addr, residents, resident_rx, cfg.residents.clone(), resident_stop_rx);
     Ok(RunningServer {
         addr,
         shared,

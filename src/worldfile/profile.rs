@@ -238,6 +238,25 @@ pub fn start_room(world: &WorldProto, profile: &WorldProfile, asked: Option<u32>
         .ok_or_else(|| "the world has no rooms".to_string())
 }
 
+/// A world imported before worlds had profiles gets one now: from its directory when it
+/// is still there, else the defaults of its family (the starter world has its own).
+pub fn with_profile(mut w: WorldProto, source: &str) -> WorldProto {
+    if !w.profile.name.is_empty() {
+        return w;
+    }
+    let family = family_of(&w);
+    let read = if source == "starter" {
+        WorldProfile::read(&super::StarterWorld, family)
+    } else {
+        WorldProfile::read(&super::DirSource(source.into()), family)
+    };
+    w.profile = read.unwrap_or_else(|e| {
+        tracing::warn!("world profile: {e}; using the {} defaults", family.as_str());
+        WorldProfile::defaults(family)
+    });
+    w
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,6 +2,16 @@
 //! so a layer of one agent is one range; its meta row holds the next id. Writes of one
 //! change land in one transaction with the meta row.
 
+/// The layers, by the number each row is keyed with (protocol §12).
+pub mod layer {
+    pub const SOUL: u8 = 1;
+    pub const MEMORY: u8 = 2;
+    pub const SUMMARY: u8 = 3;
+    pub const DIARY: u8 = 4;
+    pub const RELATIONSHIP: u8 = 5;
+    pub const LINK: u8 = 6;
+}
+
 use redb::ReadableTable;
 
 use crate::{codec, redb_err, tables, MindMeta, MindRecord, Store, StoreError};

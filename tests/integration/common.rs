@@ -59,7 +59,7 @@ impl TestServer {
 
     /// A new agent key, through the loopback admin API.
     pub async fn key(&self, name: &str) -> String {
-        pawns::net::client::create_key(&format!("http://{}", self.addr), name).await.unwrap()
+        pawns::client::create_key(&format!("http://{}", self.addr), name).await.unwrap()
     }
 
     pub async fn shutdown(mut self) {

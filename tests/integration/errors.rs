@@ -312,7 +312,7 @@ async fn a_dead_engine_fails_health_and_ends_the_process() {
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
     let addr: std::net::SocketAddr = line.split_whitespace().nth(3).expect("listening line").parse().expect(&line);
     assert_eq!(http_get(addr, "/health").await.0, 200);
-    let key = pawns::net::client::create_key(&format!("http://{addr}"), "brenda").await.unwrap();
+    let key = pawns::client::create_key(&format!("http://{addr}"), "brenda").await.unwrap();
     let mut a = WsClient::connect(addr).await;
     a.login_key("brenda", &key).await;
     a.cmd("__panic_engine", "x").await;

@@ -212,7 +212,7 @@ async fn kill_9_keeps_every_layer_and_export_writes_them() {
     crate::world::write(&world);
     let db = dir.path().join("m.redb");
     let (mut child, addr) = serve_process(&db, &world, &[], std::process::Stdio::null());
-    let key = pawns::net::client::create_key(&format!("http://{addr}"), "ann").await.unwrap();
+    let key = pawns::client::create_key(&format!("http://{addr}"), "ann").await.unwrap();
     let mut a = WsClient::connect(addr).await;
     a.login_key("ann", &key).await;
     let r = act(

@@ -56,7 +56,7 @@ async fn kill_9_then_restart_opens_cleanly_with_what_was_saved() {
     let held = pawns_storage::Store::open(&db).err().expect("second open must fail");
     assert_eq!(held.code(), "store_locked");
     assert!(held.to_string().contains("held by another process"));
-    let key = pawns::net::client::create_key(&format!("http://{addr}"), "brenda").await.unwrap();
+    let key = pawns::client::create_key(&format!("http://{addr}"), "brenda").await.unwrap();
     let mut a = WsClient::connect(addr).await;
     a.login_key("brenda", &key).await;
     a.cmd("east", "e").await;

@@ -18,7 +18,7 @@ async fn sigterm_stops_within_five_seconds_with_ten_thousand_link_dead_and_a_dre
     crate::world::write(&world);
     let db = dir.path().join("p.redb");
     let (mut child, addr) = serve_process(&db, &world, &["--fault-injection"], Stdio::null());
-    let key = pawns::net::client::create_key(&format!("http://{addr}"), "brenda").await.unwrap();
+    let key = pawns::client::create_key(&format!("http://{addr}"), "brenda").await.unwrap();
     let mut a = WsClient::connect(addr).await;
     a.login_key("brenda", &key).await;
     a.cmd(&format!("__linkdead {GHOSTS}"), "g").await;

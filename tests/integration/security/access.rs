@@ -75,9 +75,9 @@ async fn names_cannot_be_squatted() {
     // A person's character: keygen refuses, the admin can say so.
     let mut d = WsClient::newcomer(srv.addr, "dave").await;
     d.cmd("look", "l").await;
-    let err = pawns::net::client::create_key(&format!("http://{}", srv.addr), "dave").await.unwrap_err();
+    let err = pawns::client::create_key(&format!("http://{}", srv.addr), "dave").await.unwrap_err();
     assert!(format!("{err:#}").contains("person's character"), "{err:#}");
-    let taken = pawns::net::client::create_key_with(&format!("http://{}", srv.addr), "dave", true).await.unwrap();
+    let taken = pawns::client::create_key_with(&format!("http://{}", srv.addr), "dave", true).await.unwrap();
     assert!(taken.starts_with("dp_"));
     srv.shutdown().await;
 }
@@ -102,14 +102,14 @@ async fn tokens_and_keys_can_be_taken_back() {
     let mut c = WsClient::connect(srv.addr).await;
     let state = c.login_key("brenda", &key).await;
     let fresh = state["data"]["token"].as_str().unwrap().to_string();
-    let (code, _) = pawns::net::client::call(reqwest::Method::GET, &format!("{base}/api/whoami"), Some(&fresh)).await.unwrap();
+    let (code, _) = pawns::client::call(reqwest::Method::GET, &format!("{base}/api/whoami"), Some(&fresh)).await.unwrap();
     assert_eq!(code, 200);
     // Revoking the key: the session in play is closed, and its token is void.
     let (code, body) = http_post(srv.addr, "/api/admin/keys/revoke?name=brenda").await;
     assert_eq!(code, 200, "{body}");
     assert!(body.contains("\"revoked\":1"), "{body}");
     assert_eq!(c.closed().await, Some(1008));
-    let (code, _) = pawns::net::client::call(reqwest::Method::GET, &format!("{base}/api/whoami"), Some(&fresh)).await.unwrap();
+    let (code, _) = pawns::client::call(reqwest::Method::GET, &format!("{base}/api/whoami"), Some(&fresh)).await.unwrap();
     assert_eq!(code, 401, "the revoked session's token");
     let mut d = WsClient::connect(srv.addr).await;
     d.send(json!({"type": "login", "data": {"player_name": "brenda", "password": key, "is_agent": true}})).await;

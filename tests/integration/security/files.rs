@@ -232,7 +232,7 @@ async fn a_full_disk_is_said_and_the_server_stops_cleanly() {
     let mut line = String::new();
     out.read_line(&mut line).unwrap();
     let addr: std::net::SocketAddr = line.split_whitespace().nth(3).expect("listening line").parse().expect(&line);
-    let key = pawns::net::client::create_key(&format!("http://{addr}"), "filler").await.unwrap();
+    let key = pawns::client::create_key(&format!("http://{addr}"), "filler").await.unwrap();
     let mut a = WsClient::connect(addr).await;
     a.login_key("filler", &key).await;
     // Words until the file cannot grow: each is recorded.

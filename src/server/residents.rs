@@ -13,7 +13,7 @@ use pawns_storage::ResidentRecord;
 use serde_json::json;
 use tokio::sync::{mpsc, watch};
 
-use super::{Entry, Refused, ResidentCmd, ResidentConfig, Residents};
+use crate::resident::{Entry, Refused, ResidentCmd, ResidentConfig, Residents};
 use crate::agent::hud_loop::{system_prompt, HudLoop, LoopStatus, Mind};
 use crate::agent::llm::LlmClient;
 use crate::game::agents::{ResidentInfo, ResidentNote};
@@ -226,7 +226,7 @@ impl Manager {
     }
 
     async fn create(&mut self, rec: ResidentRecord, join_room: Option<u64>) -> Result<ResidentRecord, Refused> {
-        super::check(&rec)?;
+        crate::resident::check(&rec)?;
         if self.entry(&rec.name).is_some() {
             return Err(("name_taken", format!("{} is taken", rec.name)));
         }
