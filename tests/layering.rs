@@ -14,17 +14,21 @@ const ENGINE: &[&str] = &["game", "script", "dg", "worldfile"];
 const ABOVE_ENGINE: &[&str] = &[
     "protocol", "record", "search", "memory", "mind", "replay", "metrics", "net", "resident", "server", "agent", "research", "cli", "bench",
 ];
-const LEAVES: &[&str] = &["time", "hud", "auth"];
+const LEAVES: &[&str] = &["time", "hud", "auth", "names", "priority"];
 
 /// (file, the folder it names) → how many times, as the sources stand: each to be moved
 /// (issue 49, step 1).
 const KNOWN: &[(&str, &str, usize)] = &[
 ];
 
-/// Every `crate::FOLDER` a source file names outside comments, by (file, folder).
+/// The crates' sources: `pawns` (`src/`) and the engine's own crate, `pawns-game`
+/// (`game/src/`), whose modules `pawns` re-exports under the same names.
+const SOURCES: &[&str] = &["src", "game/src"];
+
+/// Every `crate::MODULE` a source file names outside comments, by (file, module).
 fn imports(root: &Path) -> BTreeMap<(String, String), usize> {
     let mut out = BTreeMap::new();
-    let mut stack = vec![root.join("src")];
+    let mut stack: Vec<_> = SOURCES.iter().map(|s| root.join(s)).collect();
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let p = entry.unwrap().path();
@@ -60,9 +64,7 @@ fn imports(root: &Path) -> BTreeMap<(String, String), usize> {
 }
 
 fn wrong_way(file: &str, target: &str) -> bool {
-    let Some(top) = file.strip_prefix("src/").and_then(|f| f.split('/').next()).filter(|_| file.matches('/').count() >= 2) else {
-        return false;
-    };
+    let Some(top) = module_of(file) else { return false };
     (ENGINE.contains(&top) && ABOVE_ENGINE.contains(&target)) || (LEAVES.contains(&top) && ENGINE.contains(&target))
 }
 
@@ -81,18 +83,23 @@ fn no_import_runs_the_wrong_way_but_those_listed() {
 #[test]
 fn the_check_sees_a_wrong_import() {
     assert!(wrong_way("src/game/x.rs", "net"));
+    assert!(wrong_way("game/src/game/x.rs", "mind"));
+    assert!(wrong_way("game/src/priority.rs", "game"));
+    assert!(!wrong_way("game/src/lib.rs", "game"));
     assert!(wrong_way("src/hud/x.rs", "game"));
     assert!(!wrong_way("src/net/x.rs", "game"));
     assert!(!wrong_way("src/game/x.rs", "game"));
     assert!(!wrong_way("src/lib.rs", "game"));
     let found = imports(Path::new(env!("CARGO_MANIFEST_DIR")));
     assert!(found.contains_key(&("src/net/ws.rs".to_string(), "protocol".to_string())), "the scan reads the sources");
+    assert!(found.contains_key(&("game/src/game/engine.rs".to_string(), "game".to_string())), "and the engine's crate");
 }
 
 /// The top-level module a source file belongs to (`src/net/ws.rs` → `net`, `src/client.rs`
-/// → `client`; `lib.rs` and `main.rs` are the crate's roots, in no module).
+/// → `client`, `game/src/dg/expr.rs` → `dg`; `lib.rs` and `main.rs` are the crates'
+/// roots, in no module).
 fn module_of(file: &str) -> Option<&str> {
-    let rest = file.strip_prefix("src/")?;
+    let rest = SOURCES.iter().find_map(|s| file.strip_prefix(s)?.strip_prefix('/'))?;
     let top = rest.split('/').next()?;
     let top = top.strip_suffix(".rs").unwrap_or(top);
     (top != "lib" && top != "main").then_some(top)
@@ -196,4 +203,23 @@ fn the_cycle_check_sees_a_cycle() {
     assert_eq!(cycles(&edges), vec![vec!["a".to_string(), "b".to_string(), "c".to_string()]]);
     found.remove(&("src/c.rs".to_string(), "a".to_string()));
     assert!(cycles(&module_edges(&found)).is_empty());
+}
+
+/// The engine is a crate of its own, and the compiler holds the rule: `pawns-game` needs
+/// no search index, HTTP, WebSocket, Parquet, model client or the `pawns` crate.
+#[test]
+fn the_engine_crate_needs_nothing_above_it() {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .args(["tree", "-p", "pawns-game", "-e", "normal,build", "--prefix", "none", "--offline"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo tree runs");
+    assert!(out.status.success(), "cargo tree: {}", String::from_utf8_lossy(&out.stderr));
+    let tree = String::from_utf8_lossy(&out.stdout);
+    let names: Vec<&str> = tree.lines().filter_map(|l| l.split_whitespace().next()).collect();
+    assert!(names.contains(&"pawns-game") && names.contains(&"mlua") && names.contains(&"pawns-storage"), "{tree}");
+    for banned in ["tantivy", "hyper", "tungstenite", "tokio-tungstenite", "parquet", "reqwest", "pawns", "arrow"] {
+        assert!(!names.contains(&banned), "pawns-game depends on {banned}:\n{tree}");
+    }
 }

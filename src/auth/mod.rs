@@ -4,6 +4,7 @@
 
 pub mod keys;
 pub mod limits;
-pub mod names;
+/// Character names: the engine's (`pawns-game`), used here too.
+pub use pawns_game::names;
 pub mod passwords;
 pub mod tokens;

@@ -134,11 +134,11 @@ mod tests {
     }
 
     proptest! {
-        /// Every name the protocol's rule accepts (`auth::names`) is one dot-notation
+        /// Every name the protocol's rule accepts (`names`) is one dot-notation
         /// targeting reads back whole.
         #[test]
         fn accepted_names_target_as_themselves(name in "[A-Za-z][A-Za-z0-9_.-]{1,31}") {
-            if crate::auth::names::check(&name).is_ok() {
+            if crate::names::check(&name).is_ok() {
                 let (count, kw) = parse(&name);
                 prop_assert_eq!(count, Count::Nth(1));
                 prop_assert_eq!(kw, name.as_str());

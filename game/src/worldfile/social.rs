@@ -57,7 +57,7 @@ pub fn parse(file: &str, text: &str, warnings: &mut Vec<Warning>) -> Vec<SocialP
 
 /// The socials shipped with pawns (`data/socials.txt`).
 pub fn shipped() -> Vec<SocialProto> {
-    parse("data/socials.txt", include_str!("../../data/socials.txt"), &mut Vec::new())
+    parse("data/socials.txt", include_str!("../../../data/socials.txt"), &mut Vec::new())
 }
 
 /// Shipped socials, then the world's own (which replace shipped ones of the same name).

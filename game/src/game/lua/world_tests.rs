@@ -13,7 +13,7 @@ use crate::script::{ScriptKind, Trigger};
 fn darkpawns() -> Option<std::path::PathBuf> {
     let dir = std::env::var("PAWNS_DARKPAWNS_WORLD")
         .map(std::path::PathBuf::from)
-        .unwrap_or_else(|_| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/worlds/darkpawns"));
+        .unwrap_or_else(|_| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/worlds/darkpawns"));
     dir.join("wld/index").is_file().then_some(dir).or_else(|| {
         eprintln!("skipped: no Dark Pawns world");
         None

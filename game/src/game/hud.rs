@@ -22,9 +22,9 @@ pub const HEARD_CAP: usize = 300;
 /// Actions kept for `recent_actions`.
 pub const RECENT_CAP: usize = 20;
 
-pub const DIRECTIVES: &str = include_str!("../../data/hud/directives.txt");
-pub const INSTRUCTIONS: &str = include_str!("../../data/hud/instructions.json");
-pub const ACTIONS: &str = include_str!("../../data/hud/actions.json");
+pub const DIRECTIVES: &str = include_str!("../../../data/hud/directives.txt");
+pub const INSTRUCTIONS: &str = include_str!("../../../data/hud/instructions.json");
+pub const ACTIONS: &str = include_str!("../../../data/hud/actions.json");
 
 /// A conversation context: where a message was said.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

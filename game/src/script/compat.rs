@@ -11,7 +11,7 @@
 use std::borrow::Cow;
 
 /// The Lua half of the layer, run once into the shared globals.
-pub const SOURCE: &str = include_str!("../../data/lua/compat4.lua");
+pub const SOURCE: &str = include_str!("../../../data/lua/compat4.lua");
 
 fn ident_end(b: &[u8], mut i: usize) -> Option<usize> {
     let start = i;

@@ -9,7 +9,7 @@ use crate::game::vars::{position_of, visible_exits};
 use crate::game::world::CharId;
 use crate::worldfile::DIR_NAMES;
 
-pub const HELP_TEXT: &str = include_str!("../../../data/help.txt");
+pub const HELP_TEXT: &str = include_str!("../../../../data/help.txt");
 
 impl Engine {
     pub fn do_look(&mut self, ch: CharId, args: &str) -> CmdStatus {

@@ -187,7 +187,7 @@ impl Engine {
             "create_agent" => {
                 self.granted(ch)?;
                 let name = item.get("name").and_then(Value::as_str).map(str::trim).unwrap_or("");
-                crate::auth::names::check(name).map_err(|m| ("invalid_name", m.to_string()))?;
+                crate::names::check(name).map_err(|m| ("invalid_name", m.to_string()))?;
                 if self.world.players.contains_key(&name.to_ascii_lowercase()) {
                     return Err(("name_taken", format!("{name} is already in the game")));
                 }
