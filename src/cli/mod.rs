@@ -296,7 +296,8 @@ pub struct ServeArgs {
     /// Linux only.
     #[arg(long, default_value_t = pawns::priority::DEFAULT_RECORD_NICE, value_parser = clap::value_parser!(i32).range(0..=19))]
     pub record_nice: i32,
-    /// Log filter (e.g. info, debug, pawns=debug).
+    /// Log filter (e.g. info, debug, pawns=debug; the engine logs as pawns_game, its
+    /// scripts as pawns::script and pawns::dg).
     #[arg(long, default_value = "info")]
     pub log: String,
 }
