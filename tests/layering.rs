@@ -18,8 +18,7 @@ const LEAVES: &[&str] = &["time", "hud", "auth", "names", "priority"];
 
 /// (file, the folder it names) → how many times, as the sources stand: each to be moved
 /// (issue 49, step 1).
-const KNOWN: &[(&str, &str, usize)] = &[
-];
+const KNOWN: &[(&str, &str, usize)] = &[];
 
 /// The crates' sources: `pawns` (`src/`) and the engine's own crate, `pawns-game`
 /// (`game/src/`), whose modules `pawns` re-exports under the same names.

@@ -78,9 +78,8 @@ pub async fn create(args: CreateArgs) -> anyhow::Result<()> {
         }
     }
     let url = format!("{}/api/admin/agents", server.trim_end_matches('/'));
-    let (status, answer) = pawns::client::post_json(&url, &body)
-        .await
-        .with_context(|| format!("asking the server at {server} failed (connect_failed)"))?;
+    let (status, answer) =
+        pawns::client::post_json(&url, &body).await.with_context(|| format!("asking the server at {server} failed (connect_failed)"))?;
     let v: Value = serde_json::from_str(&answer).unwrap_or_default();
     if status != 201 {
         bail!("the server refused: {} ({})", v["message"].as_str().unwrap_or(answer.trim()), v["code"].as_str().unwrap_or("error"));

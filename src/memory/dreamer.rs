@@ -390,8 +390,8 @@ fn one(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pawns_storage::{EventRecord, RecordBody, SessionMeta};
     use crate::record::recorder::ReadsBatches;
+    use pawns_storage::{EventRecord, RecordBody, SessionMeta};
 
     fn feed(threshold: u64) -> (DreamFeed, mpsc::Receiver<DreamMsg>) {
         let (tx, rx) = mpsc::channel();

@@ -112,9 +112,7 @@ fn id_of(item: &Value) -> Result<u64, Refusal> {
 
 impl Mind {
     pub fn new(store: Arc<Store>, search: Option<crate::search::IndexerHandle>, llm: Option<crate::memory::llm::LlmConfig>) -> Mind {
-        let llm = llm.map(|c| {
-            (crate::memory::chat::ChatClient::new(&c.endpoint, c.key.as_deref().unwrap_or(""), 0.3, c.timeout), c.model)
-        });
+        let llm = llm.map(|c| (crate::memory::chat::ChatClient::new(&c.endpoint, c.key.as_deref().unwrap_or(""), 0.3, c.timeout), c.model));
         Mind {
             store,
             locks: Default::default(),

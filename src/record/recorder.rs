@@ -27,7 +27,6 @@ use std::time::{Duration, Instant};
 use pawns_storage::{EventRecord, RecordBatch, Store};
 use tokio::sync::oneshot;
 
-
 /// Commits in one recorder window.
 pub const COMMIT_WINDOW: u32 = 50;
 /// Late commits (a record durable after more than `DURABLE_PROMISE_US`) in one window

@@ -11,7 +11,6 @@
 //! | `mod.rs` | the commands, the handle the API and engine use, checking a definition |
 //! | `manager.rs` | the task that creates, alters, retires and runs them |
 
-
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 

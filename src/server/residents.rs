@@ -13,12 +13,12 @@ use pawns_storage::ResidentRecord;
 use serde_json::json;
 use tokio::sync::{mpsc, watch};
 
-use crate::resident::{Entry, Refused, ResidentCmd, ResidentConfig, Residents};
 use crate::agent::hud_loop::{system_prompt, HudLoop, LoopStatus, Mind};
 use crate::agent::llm::LlmClient;
 use crate::game::agents::{ResidentInfo, ResidentNote};
 use crate::game::EngineMsg;
 use crate::net::shared::Shared;
+use crate::resident::{Entry, Refused, ResidentCmd, ResidentConfig, Residents};
 
 /// How long shutdown waits for the loops to close their sockets.
 const STOP_BUDGET: Duration = Duration::from_secs(3);

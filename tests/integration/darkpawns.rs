@@ -10,8 +10,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use pawns::game::engine::{Engine, EngineConfig};
-use pawns::server::{self, ServerConfig};
 use pawns::game::world_check as check;
+use pawns::server::{self, ServerConfig};
 use pawns::worldfile;
 
 pub fn darkpawns_dir() -> Option<PathBuf> {

@@ -16,12 +16,12 @@ use super::output::EventKind;
 use super::world::CharId;
 
 /// How a room is named to people: "room 3 (Ann's)".
-fn room_label(id: u64, owner: &str) -> String {
+pub(crate) fn room_label(id: u64, owner: &str) -> String {
     format!("room {id} ({owner}'s)")
 }
 
 impl Engine {
-    fn name_of(&self, ch: CharId) -> String {
+    pub(crate) fn name_of(&self, ch: CharId) -> String {
         self.world.ch(ch).map(|c| c.name.to_string()).unwrap_or_default()
     }
 
@@ -34,7 +34,7 @@ impl Engine {
     }
 
     /// Sends a line to every member of a room who is in the game (`except` hears nothing).
-    fn tell_room(&mut self, id: u64, kind: EventKind, text: &str, from: Option<&str>, except: Option<CharId>) {
+    pub(crate) fn tell_room(&mut self, id: u64, kind: EventKind, text: &str, from: Option<&str>, except: Option<CharId>) {
         let text: Arc<str> = Arc::from(text);
         let from: Option<Arc<str>> = from.map(Arc::from);
         let online: Vec<CharId> =
@@ -53,32 +53,6 @@ impl Engine {
             self.send_shared(ch, EventKind::System, Arc::from(text), None);
             self.message_ids.context = None;
         }
-    }
-
-    /// `chat <room> <message>`: speak in a chat room you belong to.
-    pub fn do_chat(&mut self, ch: CharId, args: &str) -> CmdStatus {
-        let (room, msg) = args.trim().split_once(char::is_whitespace).unwrap_or((args.trim(), ""));
-        let name = self.name_of(ch);
-        let Some(id) = self.chat_room_named(room).filter(|id| self.chat.is_member(*id, &name)) else {
-            self.send_text(ch, "You are not in that room. (`room` lists yours.)");
-            return CmdStatus::InvalidTarget;
-        };
-        let msg = msg.trim();
-        if msg.is_empty() {
-            self.send_text(ch, "Yes, but WHAT do you want to say there?");
-            return CmdStatus::InvalidTarget;
-        }
-        let owner = self.chat.room(id).map(|r| r.owner.clone()).unwrap_or_default();
-        let shown = self.pers(ch);
-        self.tell_room(id, EventKind::Tell, &format!("[{}] {shown}: {msg}", room_label(id, &owner)), Some(&shown), Some(ch));
-        self.send_text(ch, &format!("You say to {}, '{msg}'", room_label(id, &owner)));
-        // The speaker's own words stay in its HUD too (the seed shows `sender == you`).
-        self.message_ids.context = Some(Context::Chat(id));
-        let own: Arc<str> = Arc::from(format!("[{}] {shown}: {msg}", room_label(id, &owner)));
-        let from: Arc<str> = Arc::from(shown.as_str());
-        self.hear(ch, EventKind::Tell, &own, Some(&from));
-        self.message_ids.context = None;
-        CmdStatus::Ok
     }
 
     /// The chat-room actions of protocol §11.1, for the HUD and the `room` command alike.
@@ -149,58 +123,7 @@ impl Engine {
         }
     }
 
-    /// `room`: list your rooms; `room billboard <text>|clear`, `room key add|revoke <key>`,
-    /// `room request <room> <key>`, `room grant|deny <request>`, `room leave <room>`.
-    pub fn do_room(&mut self, ch: CharId, args: &str) -> CmdStatus {
-        let mut words = args.split_whitespace();
-        let sub = words.next().unwrap_or("").to_ascii_lowercase();
-        let rest: Vec<&str> = words.collect();
-        let arg = |i: usize| rest.get(i).copied().unwrap_or("");
-        let item = match sub.as_str() {
-            "" | "list" => return self.room_list(ch),
-            "billboard" if arg(0).eq_ignore_ascii_case("clear") => ("clear_billboard", json!({})),
-            "billboard" => ("set_billboard", json!({"message": rest.join(" ")})),
-            "key" if arg(0).eq_ignore_ascii_case("add") || arg(0).eq_ignore_ascii_case("create") => ("create_key", json!({"key": arg(1)})),
-            "key" if arg(0).eq_ignore_ascii_case("revoke") => ("revoke_key", json!({"key": arg(1)})),
-            "request" | "knock" => {
-                let Some(id) = self.chat_room_named(arg(0)) else {
-                    self.send_text(ch, "There is no such room.");
-                    return CmdStatus::InvalidTarget;
-                };
-                ("request_access", json!({"room_id": id, "key": arg(1)}))
-            }
-            "grant" => ("grant_access", json!({"request_id": arg(0)})),
-            "deny" => ("deny_access", json!({"request_id": arg(0)})),
-            "leave" => ("leave_room", json!({"room_id": self.chat_room_named(arg(0)).unwrap_or(0)})),
-            _ => {
-                self.send_text(
-                    ch,
-                    "Usage: room | room billboard <text>|clear | room key add|revoke <key> | room request <room> <key> | \
-                     room grant|deny <request> | room leave <room>",
-                );
-                return CmdStatus::InvalidTarget;
-            }
-        };
-        match self.chat_action(ch, item.0, &item.1) {
-            Ok(v) => {
-                let said = match item.0 {
-                    "request_access" => format!("You ask to join; the owner will decide (request {}).", v["request_id"]),
-                    "grant_access" => format!("{} may now talk in your room.", v["member"].as_str().unwrap_or("")),
-                    "deny_access" => "Request turned down.".into(),
-                    "leave_room" => "You leave the room.".into(),
-                    _ => "Done.".into(),
-                };
-                self.send_text(ch, &said);
-                CmdStatus::Ok
-            }
-            Err((_, message)) => {
-                self.send_text(ch, &message);
-                CmdStatus::Failed
-            }
-        }
-    }
-
-    fn room_list(&mut self, ch: CharId) -> CmdStatus {
+    pub(crate) fn room_list(&mut self, ch: CharId) -> CmdStatus {
         let name = self.name_of(ch);
         let mut lines = vec!["Your chat rooms:".to_string()];
         for id in self.chat.rooms_of(&name) {

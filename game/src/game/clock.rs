@@ -26,13 +26,6 @@ pub fn open_at(hour: u8, open1: i32, close1: i32, open2: i32, close2: i32) -> bo
 }
 
 impl Engine {
-    pub fn do_time(&mut self, ch: super::world::CharId, _args: &str) -> super::commands::CmdStatus {
-        let h = self.hour();
-        let (h12, pm) = (if h.is_multiple_of(12) { 12 } else { h % 12 }, if h >= 12 { "pm" } else { "am" });
-        self.send_text(ch, &format!("It is {h12} o'clock {pm}."));
-        super::commands::CmdStatus::Ok
-    }
-
     /// The hour of the game day, 0..24.
     pub fn hour(&self) -> u8 {
         ((self.start_hour + self.pulse / PULSES_PER_MUD_HOUR) % 24) as u8

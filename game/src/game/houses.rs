@@ -8,10 +8,7 @@ use std::collections::HashMap;
 
 use pawns_storage::{HouseRecord, ObjRecord};
 
-use super::commands::CmdStatus;
 use super::engine::Engine;
-use super::messaging::To;
-use super::output::EventKind;
 use super::tables::room_flag;
 use super::world::{CharId, RoomId};
 
@@ -85,7 +82,7 @@ impl Engine {
         }
     }
 
-    fn innkeeper_in(&self, room: RoomId) -> Option<CharId> {
+    pub(crate) fn innkeeper_in(&self, room: RoomId) -> Option<CharId> {
         self.world.rooms[room].people.iter().copied().find(|p| {
             self.world.ch(*p).is_some_and(|m| {
                 m.is_npc()
@@ -104,26 +101,5 @@ impl Engine {
         let at_home = r.proto.flags[0] & room_flag::HOUSE != 0 || room == self.start_room || self.innkeeper_in(room).is_some();
         let name = self.world.ch(ch).map(|c| c.name.to_string()).unwrap_or_default();
         Whereabouts { name, room_vnum: Some(r.proto.vnum), room: Some(r.proto.name.to_string()), at_home }
-    }
-
-    /// `rent`: at an innkeeper, save everything and leave the game.
-    pub fn do_rent(&mut self, ch: CharId, _args: &str) -> CmdStatus {
-        let Some(room) = self.world.ch(ch).map(|c| c.room) else { return CmdStatus::Failed };
-        let keeper = self.innkeeper_in(room);
-        let Some(keeper) = keeper else {
-            self.send_text(ch, "You can only rent at an inn, from its keeper.");
-            return CmdStatus::Failed;
-        };
-        if self.world.ch(ch).is_some_and(|c| c.fighting.is_some()) {
-            self.send_text(ch, "No way!  You're fighting for your life!");
-            return CmdStatus::WrongPosition;
-        }
-        self.act("$N stores your belongings and helps you into your private chamber.", ch, Some(keeper), None, To::Actor, EventKind::Text);
-        self.act("$n has rented a room.", ch, None, None, To::Room, EventKind::System);
-        self.save_char(ch);
-        self.close_link(ch, "quit", "You rent a room; your belongings are kept. Welcome back any time.");
-        self.end_session(ch, "rent");
-        self.world.extract_char(ch);
-        CmdStatus::Ok
     }
 }

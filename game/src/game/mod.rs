@@ -45,7 +45,6 @@ pub mod render;
 pub mod script_bench;
 pub mod scripted;
 pub mod shops;
-pub mod skills;
 pub mod smoke;
 pub mod socials;
 pub mod specials;

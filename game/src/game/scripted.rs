@@ -18,8 +18,8 @@ use mlua::Value;
 
 use super::engine::Engine;
 use super::world::{CharId, ObjId, RoomId};
-use crate::script::host::{self, MAX_DEPTH};
 use crate::game::lua::tables::{self, ENGINE_KEY};
+use crate::script::host::{self, MAX_DEPTH};
 use crate::script::{ScriptBook, ScriptKind, Trigger};
 
 /// The globals a call sets, kept and put back around it (a nested call must not leave

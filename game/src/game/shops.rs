@@ -14,13 +14,13 @@ use super::targeting;
 use super::world::{CharId, ObjId};
 
 /// Message slots of a v3.0 shop record.
-const NO_SUCH_ITEM_KEEPER: usize = 0;
+pub(crate) const NO_SUCH_ITEM_KEEPER: usize = 0;
 const NO_SUCH_ITEM_PLAYER: usize = 1;
 const DOES_NOT_BUY: usize = 2;
-const KEEPER_NO_CASH: usize = 3;
-const PLAYER_NO_CASH: usize = 4;
-const BUY_DONE: usize = 5;
-const SELL_DONE: usize = 6;
+pub(crate) const KEEPER_NO_CASH: usize = 3;
+pub(crate) const PLAYER_NO_CASH: usize = 4;
+pub(crate) const BUY_DONE: usize = 5;
+pub(crate) const SELL_DONE: usize = 6;
 
 fn cha_factor(cha: u8) -> f64 {
     (1.0 + (13.0 - cha as f64) * 0.02).clamp(0.8, 1.2)
@@ -85,9 +85,9 @@ fn type_name(t: u32) -> Option<&'static str> {
 }
 
 /// The shop a character stands in: its index and its keeper (present and awake).
-struct Here {
-    shop: usize,
-    keeper: CharId,
+pub(crate) struct Here {
+    pub(crate) shop: usize,
+    pub(crate) keeper: CharId,
 }
 
 impl Engine {
@@ -111,7 +111,7 @@ impl Engine {
     }
 
     /// A shop's own line, said by its keeper to the customer.
-    fn keeper_says(&mut self, h: &Here, ch: CharId, slot: usize, price: Option<i64>) {
+    pub(crate) fn keeper_says(&mut self, h: &Here, ch: CharId, slot: usize, price: Option<i64>) {
         let template = self.world.shops[h.shop].messages.get(slot).cloned().unwrap_or_default();
         let mut line = template.trim_start_matches("%s").trim().to_string();
         if let Some(p) = price {
@@ -122,7 +122,7 @@ impl Engine {
     }
 
     /// Finds the shop, checks its hours, or says why not.
-    fn open_shop(&mut self, ch: CharId) -> Result<Here, CmdStatus> {
+    pub(crate) fn open_shop(&mut self, ch: CharId) -> Result<Here, CmdStatus> {
         let Some(h) = self.shop_here(ch) else {
             self.send_text(ch, "There is no shop here.");
             return Err(CmdStatus::Failed);
@@ -142,7 +142,7 @@ impl Engine {
     }
 
     /// Produced items (made on demand) and the keeper's stock, one line each.
-    fn stock(&self, h: &Here) -> Vec<Stock> {
+    pub(crate) fn stock(&self, h: &Here) -> Vec<Stock> {
         let mut out = Vec::new();
         for v in &self.world.shops[h.shop].producing {
             if let Some(p) = self.world.obj_protos.get(&(*v as u32)) {
@@ -166,88 +166,12 @@ impl Engine {
         out
     }
 
-    fn cha(&self, ch: CharId) -> u8 {
+    pub(crate) fn cha(&self, ch: CharId) -> u8 {
         self.world.ch(ch).map(|c| c.abilities[5]).unwrap_or(13)
     }
 
-    pub fn do_list(&mut self, ch: CharId, _args: &str) -> CmdStatus {
-        let h = match self.open_shop(ch) {
-            Ok(h) => h,
-            Err(s) => return s,
-        };
-        let stock = self.stock(&h);
-        if stock.is_empty() {
-            self.send_text(ch, "Currently, there is nothing for sale.");
-            return CmdStatus::Ok;
-        }
-        let (profit, cha) = (self.world.shops[h.shop].profit_buy, self.cha(ch));
-        let mut text = String::from(" ##   Item                                               Cost\n");
-        text.push_str("---------------------------------------------------------------\n");
-        for (i, s) in stock.iter().enumerate() {
-            text.push_str(&format!("{:>3})  {:<50} {:>6}\n", i + 1, super::messaging::capitalize(&s.name), buy_price(s.cost, profit, cha)));
-        }
-        self.send_text(ch, text.trim_end());
-        CmdStatus::Ok
-    }
-
-    pub fn do_buy(&mut self, ch: CharId, args: &str) -> CmdStatus {
-        let h = match self.open_shop(ch) {
-            Ok(h) => h,
-            Err(s) => return s,
-        };
-        let arg = args.split_whitespace().next().unwrap_or("");
-        if arg.is_empty() {
-            self.send_text(ch, "What do you want to buy?");
-            return CmdStatus::InvalidTarget;
-        }
-        let stock = self.stock(&h);
-        // `buy 3` is the third line of the list; `buy 2.sword` the second sword.
-        let pick = match arg.strip_prefix('#').unwrap_or(arg).parse::<usize>() {
-            Ok(n) if n >= 1 => stock.get(n - 1),
-            _ => match targeting::parse(arg) {
-                (targeting::Count::Nth(n), kw) => stock.iter().filter(|s| targeting::is_name(kw, &s.keywords)).nth(n.saturating_sub(1)),
-                _ => None,
-            },
-        };
-        let Some(item) = pick.cloned() else {
-            self.keeper_says(&h, ch, NO_SUCH_ITEM_KEEPER, None);
-            return CmdStatus::InvalidTarget;
-        };
-        let price = buy_price(item.cost, self.world.shops[h.shop].profit_buy, self.cha(ch));
-        if self.world.ch(ch).is_some_and(|c| c.gold < price) {
-            self.keeper_says(&h, ch, PLAYER_NO_CASH, Some(price));
-            return CmdStatus::Failed;
-        }
-        let obj = match item.obj {
-            Some(o) => o,
-            None => match self.world.create_obj(item.vnum) {
-                Some(o) => o,
-                None => return CmdStatus::Failed,
-            },
-        };
-        if !self.carry_ok(ch, obj) {
-            if item.obj.is_none() {
-                self.world.extract_obj(obj);
-            }
-            return CmdStatus::Failed;
-        }
-        self.world.obj_from(obj);
-        self.world.obj_to_char(obj, ch);
-        if let Some(c) = self.world.chars.get_mut(&ch) {
-            c.gold -= price;
-            c.mark_dirty();
-        }
-        if let Some(k) = self.world.chars.get_mut(&h.keeper) {
-            k.gold += price;
-        }
-        self.keeper_says(&h, ch, BUY_DONE, Some(price));
-        self.act("You now have $p.", ch, None, Some(obj), super::messaging::To::Actor, EventKind::Text);
-        self.act("$n buys $p.", ch, None, Some(obj), super::messaging::To::Room, EventKind::Text);
-        CmdStatus::Ok
-    }
-
     /// The object a `sell`/`value` names and what the shop would pay, or why not.
-    fn appraise(&mut self, ch: CharId, h: &Here, args: &str) -> Result<(ObjId, i64), CmdStatus> {
+    pub(crate) fn appraise(&mut self, ch: CharId, h: &Here, args: &str) -> Result<(ObjId, i64), CmdStatus> {
         let arg = args.split_whitespace().next().unwrap_or("");
         let inv = self.world.ch(ch).map(|c| c.inventory.clone()).unwrap_or_default();
         let Some(obj) = (!arg.is_empty()).then(|| self.find_obj_in(&inv, arg)).flatten() else {
@@ -264,59 +188,15 @@ impl Engine {
         let price = sell_price(o.cost, s.profit_buy, s.profit_sell, self.cha(ch));
         Ok((obj, price))
     }
-
-    pub fn do_sell(&mut self, ch: CharId, args: &str) -> CmdStatus {
-        let h = match self.open_shop(ch) {
-            Ok(h) => h,
-            Err(s) => return s,
-        };
-        let (obj, price) = match self.appraise(ch, &h, args) {
-            Ok(x) => x,
-            Err(s) => return s,
-        };
-        if self.world.ch(h.keeper).is_some_and(|k| k.gold < price) {
-            self.keeper_says(&h, ch, KEEPER_NO_CASH, Some(price));
-            return CmdStatus::Failed;
-        }
-        self.act("$n sells $p.", ch, None, Some(obj), super::messaging::To::Room, EventKind::Text);
-        self.world.obj_from(obj);
-        self.world.obj_to_char(obj, h.keeper);
-        if let Some(k) = self.world.chars.get_mut(&h.keeper) {
-            k.gold -= price;
-        }
-        if let Some(c) = self.world.chars.get_mut(&ch) {
-            c.gold += price;
-            c.mark_dirty();
-        }
-        self.keeper_says(&h, ch, SELL_DONE, Some(price));
-        CmdStatus::Ok
-    }
-
-    pub fn do_value(&mut self, ch: CharId, args: &str) -> CmdStatus {
-        let h = match self.open_shop(ch) {
-            Ok(h) => h,
-            Err(s) => return s,
-        };
-        match self.appraise(ch, &h, args) {
-            Ok((obj, price)) => {
-                let keeper = self.pers(h.keeper);
-                let what = self.world.obj(obj).map(|o| o.short_descr.clone()).unwrap_or_default();
-                let line = format!("{} tells you, 'I'll give you {price} gold coins for {what}!'", super::messaging::capitalize(&keeper));
-                self.send_event(ch, EventKind::Tell, line, Some(keeper));
-                CmdStatus::Ok
-            }
-            Err(s) => s,
-        }
-    }
 }
 
 #[derive(Clone)]
-struct Stock {
-    vnum: u32,
-    obj: Option<ObjId>,
-    keywords: String,
-    name: String,
-    cost: i32,
+pub(crate) struct Stock {
+    pub(crate) vnum: u32,
+    pub(crate) obj: Option<ObjId>,
+    pub(crate) keywords: String,
+    pub(crate) name: String,
+    pub(crate) cost: i32,
 }
 
 #[cfg(test)]

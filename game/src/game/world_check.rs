@@ -9,7 +9,6 @@ use serde::Serialize;
 pub use crate::worldfile::counts::{counts, Counts};
 use crate::worldfile::{Loaded, WorldProto};
 
-
 /// What the world says about itself (`profile`), resolved against its rooms and objects.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct ProfileLine {
@@ -55,7 +54,6 @@ pub struct Report {
     pub dg: crate::dg::DgCheck,
     pub warnings: Vec<String>,
 }
-
 
 pub fn profile_line(w: &WorldProto) -> ProfileLine {
     let p = &w.profile;

@@ -268,7 +268,6 @@ mod tests {
     }
 }
 
-
 /// What `pawns world check` says of a world's scripts.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct ScriptCheck {

@@ -3,12 +3,22 @@
 //! Abbreviations resolve to the first command in table order whose name starts with
 //! what was typed (`n` is north, `l` look, `k` kill), as in CircleMUD.
 
+mod chat;
+mod clock;
 mod comm;
 mod fight;
+mod food;
+mod groups;
+mod houses;
 mod info;
 mod movement;
 mod objects;
 mod position;
+mod procedures;
+mod shops;
+mod skills;
+mod socials;
+mod spells;
 
 use super::engine::Engine;
 use super::recording::CommandMeta;

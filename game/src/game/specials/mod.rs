@@ -130,11 +130,4 @@ impl Engine {
             _ => None,
         }
     }
-
-    /// The commands only a procedure gives meaning to (`enter`, `deposit`, `read`…):
-    /// anywhere else, the original's answer.
-    pub fn do_not_here(&mut self, ch: CharId, _args: &str) -> CmdStatus {
-        self.send_text(ch, "Sorry, but you cannot do that here!");
-        CmdStatus::Failed
-    }
 }

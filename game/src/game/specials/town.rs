@@ -123,32 +123,4 @@ impl Engine {
     }
 }
 
-impl Engine {
-    /// `behead corpse`: the Dark Pawns trophy-taker's command (brain eaters use it): a
-    /// corpse here becomes headless.
-    pub fn do_behead(&mut self, ch: CharId, args: &str) -> crate::game::commands::CmdStatus {
-        use crate::game::commands::CmdStatus;
-        let Some(room) = self.world.ch(ch).map(|c| c.room) else { return CmdStatus::Failed };
-        let what = if args.trim().is_empty() { "corpse" } else { args.trim() };
-        let Some(corpse) = self.find_obj_in(&self.world.rooms[room].contents.clone(), what) else {
-            self.send_text(ch, "Behead what?");
-            return CmdStatus::InvalidTarget;
-        };
-        let Some(o) = self.world.obj(corpse).filter(|o| o.vnum == 0 && o.keywords.contains("corpse")) else {
-            self.send_text(ch, "You can only behead a corpse.");
-            return CmdStatus::InvalidTarget;
-        };
-        if o.keywords.contains("headless") {
-            self.send_text(ch, "That corpse has no head left.");
-            return CmdStatus::Failed;
-        }
-        self.act("You behead $p.", ch, None, Some(corpse), To::Actor, EventKind::Combat);
-        self.act("$n beheads $p.", ch, None, Some(corpse), To::Room, EventKind::Combat);
-        if let Some(o) = self.world.objs.get_mut(&corpse) {
-            o.keywords = format!("headless {}", o.keywords);
-            o.short_descr = o.short_descr.replacen("the corpse", "the headless corpse", 1).into();
-            o.long_descr = o.long_descr.replacen("corpse", "headless corpse", 1);
-        }
-        CmdStatus::Ok
-    }
-}
+impl Engine {}

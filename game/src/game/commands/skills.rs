@@ -2,14 +2,14 @@
 //! pick (lock), and `search` for secret doors (anyone may search; thieves do it best).
 //! Each must be practised first (see `spells`), and rolls against what was learned.
 
-use super::commands::CmdStatus;
-use super::doors::{hidden, EX_PICKPROOF};
-use super::engine::Engine;
-use super::messaging::To;
-use super::output::EventKind;
-use super::spells::{Affect, AffectKind};
-use super::tables::Position;
-use super::world::CharId;
+use super::CmdStatus;
+use crate::game::doors::{hidden, EX_PICKPROOF};
+use crate::game::engine::Engine;
+use crate::game::messaging::To;
+use crate::game::output::EventKind;
+use crate::game::spells::{Affect, AffectKind};
+use crate::game::tables::Position;
+use crate::game::world::CharId;
 
 impl Engine {
     /// The opponent a fighting skill names, or the one being fought.
@@ -160,7 +160,7 @@ impl Engine {
         self.send_text(ch, "Okay, you'll try to move silently for a while.");
         if self.skill_roll(ch, "sneak") {
             let level = self.world.ch(ch).map(|c| c.level as u64).unwrap_or(1);
-            self.add_affect(ch, Affect { kind: AffectKind::Sneak, pulses: level * super::clock::PULSES_PER_MUD_HOUR, modifier: 0 });
+            self.add_affect(ch, Affect { kind: AffectKind::Sneak, pulses: level * crate::game::clock::PULSES_PER_MUD_HOUR, modifier: 0 });
         }
         CmdStatus::Ok
     }
@@ -172,7 +172,7 @@ impl Engine {
         self.send_text(ch, "You attempt to hide yourself.");
         if self.skill_roll(ch, "hide") {
             // Hiding is sneaking while standing still: nobody hears you come or go.
-            self.add_affect(ch, Affect { kind: AffectKind::Sneak, pulses: super::clock::PULSES_PER_MUD_HOUR, modifier: 0 });
+            self.add_affect(ch, Affect { kind: AffectKind::Sneak, pulses: crate::game::clock::PULSES_PER_MUD_HOUR, modifier: 0 });
         }
         CmdStatus::Ok
     }
