@@ -91,7 +91,7 @@ fn the_check_sees_a_wrong_import() {
     assert!(!wrong_way("src/lib.rs", "game"));
     let found = imports(Path::new(env!("CARGO_MANIFEST_DIR")));
     assert!(found.contains_key(&("src/net/ws.rs".to_string(), "protocol".to_string())), "the scan reads the sources");
-    assert!(found.contains_key(&("game/src/game/engine.rs".to_string(), "game".to_string())), "and the engine's crate");
+    assert!(found.contains_key(&("game/src/game/run/engine.rs".to_string(), "game".to_string())), "and the engine's crate");
 }
 
 /// The top-level module a source file belongs to (`src/net/ws.rs` → `net`, `src/client.rs`

@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pawns::game::smoke::smoke_run;
+use pawns::game::tools::smoke::smoke_run;
 use pawns::worldfile::{load, MemSource};
 
 fuzz_target!(|data: &[u8]| {

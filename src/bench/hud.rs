@@ -44,7 +44,7 @@ fn parts(args: &BenchHudArgs) -> HudParts {
         })
         .collect();
     HudParts {
-        directives: pawns::game::hud::DIRECTIVES.trim().to_string(),
+        directives: pawns::game::send::hud::DIRECTIVES.trim().to_string(),
         identity: json!({"id": 7, "name": "Ann", "model": "gpt-4o-mini", "class": "Warrior", "race": "Human", "level": 12}),
         knowledge: Value::Object(knowledge),
         recent_actions: (0..20)
@@ -52,8 +52,8 @@ fn parts(args: &BenchHudArgs) -> HudParts {
             .collect(),
         memory: Some(json!({"summary": "You fought a bear near the north gate and fled at low health; Bram healed you."})),
         mind: None,
-        meta: json!({"instructions": serde_json::from_str::<Value>(pawns::game::hud::INSTRUCTIONS).unwrap_or_default()["agent"],
-                     "available_actions": serde_json::from_str::<Value>(pawns::game::hud::ACTIONS).unwrap_or_default(),
+        meta: json!({"instructions": serde_json::from_str::<Value>(pawns::game::send::hud::INSTRUCTIONS).unwrap_or_default()["agent"],
+                     "available_actions": serde_json::from_str::<Value>(pawns::game::send::hud::ACTIONS).unwrap_or_default(),
                      "response_format": {"type": "json", "example": "{\"responses\":[],\"actions\":[]}"}}),
         rooms,
     }

@@ -1,9 +1,9 @@
 //! `pawns bench scripts DIR`: the pulse time of a world with N players walking it, with
 //! its Lua scripts and special procedures on and then off, and what one script call
-//! costs (`game::script_bench` does the work in-process).
+//! costs (`game::tools::script_bench` does the work in-process).
 
 use crate::cli::BenchScriptsArgs;
-use pawns::game::script_bench::{measure, ScriptBenchReport};
+use pawns::game::tools::script_bench::{measure, ScriptBenchReport};
 use pawns::worldfile;
 
 fn line(r: &ScriptBenchReport) {
@@ -20,7 +20,7 @@ fn line(r: &ScriptBenchReport) {
 
 pub fn run(args: BenchScriptsArgs) -> anyhow::Result<()> {
     let loaded = worldfile::load_dir(&args.dir).map_err(|e| anyhow::anyhow!("{e} ({})", e.code()))?;
-    let check = pawns::game::world_check::report(args.dir.display().to_string(), &loaded);
+    let check = pawns::game::tools::world_check::report(args.dir.display().to_string(), &loaded);
     println!("====== pawns bench scripts ======");
     println!("  world:   {}", args.dir.display());
     println!(

@@ -67,7 +67,7 @@ pub fn run(args: BenchWorldArgs) -> anyhow::Result<()> {
         mem()
     );
     let t = Instant::now();
-    let live = pawns::game::world::World::new(world);
+    let live = pawns::game::model::world::World::new(world);
     let instantiate = t.elapsed();
     println!("  build the live world:   {:>8.1} ms   ({} rooms)   peak {}", ms(instantiate), live.rooms.len(), mem());
     drop(store);

@@ -208,7 +208,7 @@ pub fn world_check(args: WorldCheckArgs) -> anyhow::Result<()> {
     }
     let started = std::time::Instant::now();
     let loaded = pawns::worldfile::load_dir(&args.dir).map_err(|e| anyhow::anyhow!("{e} ({})", e.code()))?;
-    let report = pawns::game::world_check::report(args.dir.display().to_string(), &loaded);
+    let report = pawns::game::tools::world_check::report(args.dir.display().to_string(), &loaded);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {

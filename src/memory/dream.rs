@@ -162,7 +162,7 @@ pub fn dream_agent_in(store: &Store, log: &LogReader, agent: &str, opts: &DreamO
     mem.history.absorb(&x.events);
     mem.profile.identity.name = agent.clone();
     if let Some(c) = store.character(&agent)? {
-        mem.profile.identity.class = Some(crate::game::tables::class_name(c.class).to_string());
+        mem.profile.identity.class = Some(crate::game::model::tables::class_name(c.class).to_string());
     }
     mem.graph = graph.to_stored();
     mem.params = opts.params;

@@ -83,7 +83,7 @@ pub struct DreamerStats {
     /// Requests dropped because the server stopped.
     pub dropped: AtomicU64,
     /// Each dream's duration.
-    pub took: crate::game::histogram::Histogram,
+    pub took: crate::game::run::histogram::Histogram,
 }
 
 impl Default for DreamerStats {
@@ -95,7 +95,7 @@ impl Default for DreamerStats {
             last_us: AtomicU64::new(0),
             queued: AtomicU64::new(0),
             dropped: AtomicU64::new(0),
-            took: crate::game::histogram::Histogram::seconds(),
+            took: crate::game::run::histogram::Histogram::seconds(),
         }
     }
 }

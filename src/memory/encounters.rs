@@ -3,7 +3,7 @@
 //! graph forgets (that is its job) and an ablation session feels nothing; this ledger
 //! does neither, so "the mob that killed me is here" means the same in both arms of an
 //! experiment. Folded by each dream from the same events as the graph; the engine adds
-//! what happens during a session (`game::recording::relation_from_transition`).
+//! what happens during a session (`game::records::recording::relation_from_transition`).
 
 use std::collections::BTreeMap;
 
@@ -153,13 +153,13 @@ mod tests {
     #[test]
     fn a_session_transition_means_what_the_dream_will_make_of_it() {
         let hurt = |to| Transition::Hp { from: 30, to, max: 100, by: Some("A Bear".into()) };
-        assert_eq!(crate::game::recording::relation_from_transition(&hurt(14)), Some(("a bear".into(), Relation::Attacker)));
-        assert_eq!(crate::game::recording::relation_from_transition(&hurt(15)), None, "15 % is not badly hurt");
+        assert_eq!(crate::game::records::recording::relation_from_transition(&hurt(14)), Some(("a bear".into(), Relation::Attacker)));
+        assert_eq!(crate::game::records::recording::relation_from_transition(&hurt(15)), None, "15 % is not badly hurt");
         let death = Transition::Death { killer: Some("A Bear".into()), exp_lost: 5 };
-        assert_eq!(crate::game::recording::relation_from_transition(&death), Some(("a bear".into(), Relation::Killer)));
+        assert_eq!(crate::game::records::recording::relation_from_transition(&death), Some(("a bear".into(), Relation::Killer)));
         let gift = Transition::Social { act: "gift".into(), other: "Bram".into(), by_me: false, text: "a loaf".into() };
-        assert_eq!(crate::game::recording::relation_from_transition(&gift), Some(("bram".into(), Relation::Benefactor)));
+        assert_eq!(crate::game::records::recording::relation_from_transition(&gift), Some(("bram".into(), Relation::Benefactor)));
         let given = Transition::Social { act: "gift".into(), other: "Bram".into(), by_me: true, text: "a loaf".into() };
-        assert_eq!(crate::game::recording::relation_from_transition(&given), None);
+        assert_eq!(crate::game::records::recording::relation_from_transition(&given), None);
     }
 }

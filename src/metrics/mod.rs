@@ -15,8 +15,8 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 /// where they are made and dropped: the replay rings that keep them count a pointer each.
 pub static SHARED_TAIL_BYTES: AtomicU64 = AtomicU64::new(0);
 
-pub use crate::game::histogram::{Histogram, LateWindow};
-pub use crate::game::stats::{EngineStats, Sessions, PULSE_OVERRUNS_DEGRADED, PULSE_WINDOW, STALL_US};
+pub use crate::game::run::histogram::{Histogram, LateWindow};
+pub use crate::game::run::stats::{EngineStats, Sessions, PULSE_OVERRUNS_DEGRADED, PULSE_WINDOW, STALL_US};
 use std::sync::Arc;
 
 pub use crate::record::recorder::{COMMITS_LATE_DEGRADED, COMMIT_WINDOW, DURABLE_PROMISE_US};

@@ -27,13 +27,13 @@ use serde_json::{json, Value};
 /// A refusal: a stable code and words for the agent.
 pub type Refusal = (&'static str, String);
 
-/// Where the agent is when it acts: the engine's answer (`game::houses`), kept with
+/// Where the agent is when it acts: the engine's answer (`game::rules::houses`), kept with
 /// what it makes.
-pub use crate::game::houses::Whereabouts;
+pub use crate::game::rules::houses::Whereabouts;
 
 /// The action types served here (§12); the rest of §11.1 is the engine's. The list is
 /// the engine's (it refuses them on a connection that has no mind).
-pub use crate::game::actions::MIND_ACTIONS as ACTIONS;
+pub use crate::game::run::actions::MIND_ACTIONS as ACTIONS;
 
 /// What an applied action adds to the agent's record (and so to the search index):
 /// `(layer, id, text)` for a memory it remembered and each summary self-care made.
@@ -158,7 +158,7 @@ impl Mind {
 
     async fn tell(&self, name: &str, text: String) {
         if let Some(tx) = &self.engine {
-            let note = crate::game::agents::ResidentNote::Tell { to: name.to_string(), text };
+            let note = crate::game::run::agents::ResidentNote::Tell { to: name.to_string(), text };
             let _ = tx.send(crate::game::EngineMsg::Resident(note)).await;
         }
     }

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use pawns_storage::{Account, AgentKeyRecord, CharacterRecord, Store};
 
 use crate::auth::{keys, names, passwords};
-use crate::game::character::{new_record, roll_abilities};
-use crate::game::tables;
+use crate::game::model::character::{new_record, roll_abilities};
+use crate::game::model::tables;
 use crate::protocol::LoginData;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -64,9 +64,9 @@ pub struct Accounts {
     store: Arc<Store>,
     start_room: u32,
     /// What a new character carries (the world's starting kit).
-    kit: Arc<crate::game::kit::StartKit>,
+    kit: Arc<crate::game::model::kit::StartKit>,
     /// Saves not yet on disk: logins read through them.
-    unsaved: crate::game::persist::Unsaved,
+    unsaved: crate::game::records::persist::Unsaved,
     /// `new_char` without a password or key makes a guest (`serve --guests`); refused
     /// otherwise.
     guests: bool,
@@ -107,7 +107,12 @@ impl Accounts {
         self.unsaved.pending()
     }
 
-    pub fn new(store: Arc<Store>, start_room: u32, kit: Arc<crate::game::kit::StartKit>, unsaved: crate::game::persist::Unsaved) -> Self {
+    pub fn new(
+        store: Arc<Store>,
+        start_room: u32,
+        kit: Arc<crate::game::model::kit::StartKit>,
+        unsaved: crate::game::records::persist::Unsaved,
+    ) -> Self {
         Accounts { store, start_room, kit, unsaved, guests: false }
     }
 

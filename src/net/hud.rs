@@ -53,7 +53,7 @@ pub fn spawn_heartbeat(shared: Arc<Shared>, link: LinkHandle, req: HudRequest) -
     let tasks = shared.tasks.clone();
     tasks.spawn(async move {
         // `wake_agent` ends a wait early; the registration goes when this task does.
-        struct Registered(Arc<Shared>, crate::game::world::CharId, Arc<tokio::sync::Notify>);
+        struct Registered(Arc<Shared>, crate::game::model::world::CharId, Arc<tokio::sync::Notify>);
         impl Drop for Registered {
             fn drop(&mut self) {
                 self.0.engine.wakes.unregister(self.1, &self.2);

@@ -20,7 +20,7 @@ use super::outlet::{Outlet, Sent};
 use super::replay_ring::{Kept, ReplayRing};
 use super::shared_events::{self, Render};
 use crate::auth::tokens::TokenKey;
-use crate::game::world::CharId;
+use crate::game::model::world::CharId;
 use crate::game::{EngineHandle, EngineMsg, Out, Outs};
 use crate::protocol;
 

@@ -13,8 +13,8 @@ use super::outlet::Outlet;
 use super::shared::Shared;
 use super::telnet_login::Creation;
 use crate::auth::limits::LoginDenied;
-use crate::game::character::Link;
-use crate::game::world::CharId;
+use crate::game::model::character::Link;
+use crate::game::model::world::CharId;
 use crate::game::EngineMsg;
 use crate::net::accounts::{AuthError, Authed};
 use crate::protocol::LoginData;
@@ -92,7 +92,7 @@ impl Shared {
             .and(data.player_name.as_deref())
             .filter(|asked| !asked.trim().is_empty() && !asked.trim().eq_ignore_ascii_case(&record.name))
             .map(|asked| format!("This key belongs to {}; you are playing {} (not {}).", record.name, record.name, asked.trim()));
-        let client = Arc::new(crate::game::character::ClientInfo {
+        let client = Arc::new(crate::game::model::character::ClientInfo {
             notice,
             harness: data.harness.clone(),
             model: data.model.clone(),

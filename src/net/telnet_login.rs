@@ -4,8 +4,8 @@
 use rand::Rng;
 use serde_json::{json, Value};
 
-use crate::game::character::roll_abilities;
-use crate::game::tables::{CLASSES, RACES};
+use crate::game::model::character::roll_abilities;
+use crate::game::model::tables::{CLASSES, RACES};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {

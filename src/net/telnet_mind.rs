@@ -10,7 +10,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use super::shared::Shared;
-use crate::game::world::CharId;
+use crate::game::model::world::CharId;
 use crate::game::EngineMsg;
 
 /// The action a line asks for, if it is a memory command.

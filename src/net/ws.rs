@@ -195,7 +195,7 @@ impl Session {
                     .unwrap_or_default();
                 let items =
                     ["responses", "actions"].iter().map(|k| batch.get(*k).and_then(|a| a.as_array()).map_or(0, Vec::len)).sum::<usize>();
-                if !ours.is_empty() && items <= crate::game::actions::MAX_ITEMS {
+                if !ours.is_empty() && items <= crate::game::run::actions::MAX_ITEMS {
                     let (tx, rx) = tokio::sync::oneshot::channel();
                     let _ = self.shared.engine.tx.send(EngineMsg::Whereabouts { char_id: link.char_id, reply: tx }).await;
                     let at = rx.await.unwrap_or_default();

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use crate::game::output::Out;
+use crate::game::send::output::Out;
 
 mod state_frame;
 pub use state_frame::state_frame;
@@ -92,7 +92,7 @@ pub struct CommandData {
 
 /// Optional fields a client may attach to a `command`'s data about its own decision:
 /// the engine's type (it records them), read here.
-pub use crate::game::recording::CommandClient;
+pub use crate::game::records::recording::CommandClient;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ClientMsg {

@@ -4,12 +4,12 @@
 //! at a time, into a buffer sized exactly (the frame is kept in the replay ring).
 //!
 //! The bytes are serde_json's for the same `StateData` (field names and order from the
-//! derive in `game::output`), but for two control characters: serde_json writes
+//! derive in `game::send::output`), but for two control characters: serde_json writes
 //! U+0008 and U+000C as `\b` and `\f`, this `\u0008` and `\u000c`, as every other
 //! frame of ours does. The property tests pin both.
 
 use super::{json_str_len, push_json_str};
-use crate::game::output::{DoorView, PlayerState, RoomState, StateData};
+use crate::game::send::output::{DoorView, PlayerState, RoomState, StateData};
 
 /// `{"type":"state","seq":N,"data":{"player":{…},"room":{…},"token":"…"}[,"re":"…"]}`.
 pub fn state_frame(seq: u64, data: &StateData, token: &str, re: Option<&str>) -> String {

@@ -92,7 +92,7 @@ proptest! {
     /// way it was made before): keys in the map's order, a repeated name's last value.
     #[test]
     fn vars_frames_are_the_envelope_of_a_map(
-        picks in proptest::collection::vec((0usize..crate::game::vars::VAR_NAMES.len(), 0u8..5, "[ -~]{0,12}"), 0..12),
+        picks in proptest::collection::vec((0usize..crate::game::send::vars::VAR_NAMES.len(), 0u8..5, "[ -~]{0,12}"), 0..12),
         resumed in proptest::option::of(any::<bool>()),
         re in proptest::option::of("[ -~]{0,10}"),
         seq in any::<u64>(),
@@ -104,7 +104,7 @@ proptest! {
             3 => Value::Null,
             _ => json!({"n": s.len(), "on": s.is_empty()}),
         };
-        let values: Vec<(&'static str, Value)> = picks.iter().map(|(i, k, s)| (crate::game::vars::VAR_NAMES[*i], value(*k, s))).collect();
+        let values: Vec<(&'static str, Value)> = picks.iter().map(|(i, k, s)| (crate::game::send::vars::VAR_NAMES[*i], value(*k, s))).collect();
         let mut m = Map::new();
         for (k, v) in &values {
             m.insert((*k).to_string(), v.clone());

@@ -18,7 +18,7 @@
 //! the disk (or the CPU) is not keeping up, and the engine's admission holds input back
 //! and puts pulses off while it is far behind (`game/admission.rs`), which bounds it.
 
-use crate::game::histogram::{Histogram, LateWindow};
+use crate::game::run::histogram::{Histogram, LateWindow};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::Arc;
@@ -64,10 +64,10 @@ enum RecMsg {
 }
 
 /// One thing to record: the engine's type (it makes them).
-pub use crate::game::record_sink::RecItem;
+pub use crate::game::records::record_sink::RecItem;
 
 /// The recorder takes the engine's records.
-impl crate::game::record_sink::RecordSink for RecorderHandle {
+impl crate::game::records::record_sink::RecordSink for RecorderHandle {
     fn send(&self, items: Vec<RecItem>) {
         RecorderHandle::send(self, items)
     }

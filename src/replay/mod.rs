@@ -14,4 +14,4 @@
 pub mod run;
 
 /// What the engine journals: its types (it writes them), read back by `run.rs`.
-pub use crate::game::journal_entries::{Boot, ClientRecord, Entry, Input, JOURNAL_VERSION};
+pub use crate::game::records::journal_entries::{Boot, ClientRecord, Entry, Input, JOURNAL_VERSION};

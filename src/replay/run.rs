@@ -10,8 +10,8 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use super::{Boot, Entry, JOURNAL_VERSION};
-use crate::game::engine::{Engine, EngineConfig};
-use crate::game::journal::ReplayFeed;
+use crate::game::records::journal::ReplayFeed;
+use crate::game::run::engine::{Engine, EngineConfig};
 use crate::record::{RecItem, RecorderHandle};
 
 #[derive(Debug, thiserror::Error)]
@@ -155,11 +155,11 @@ fn rebuild(store: &Store, boot: &Boot) -> Result<Engine, ReplayError> {
         fault_injection: false,
         scripts: boot.scripts,
     };
-    let e = Engine::new(world, cfg, crate::game::persist::SaveQueue::discard());
+    let e = Engine::new(world, cfg, crate::game::records::persist::SaveQueue::discard());
     let mut e = e;
     e.restore_houses(&boot.houses);
-    e.chat = crate::game::chat_rooms::ChatBook::restore(boot.chat_rooms.clone());
-    e.boards = crate::game::specials::board::BoardBook::restore(boot.boards.clone());
+    e.chat = crate::game::model::chat_rooms::ChatBook::restore(boot.chat_rooms.clone());
+    e.boards = crate::game::rules::specials::board::BoardBook::restore(boot.boards.clone());
     e.warm_scripts();
     Ok(e)
 }

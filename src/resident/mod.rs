@@ -39,7 +39,7 @@ impl Default for ResidentConfig {
 
 /// A refusal with a stable code, and what the manager is asked to do: the engine's
 /// types (it sends them), used here.
-pub use crate::game::agents::{Refused, ResidentCmd};
+pub use crate::game::run::agents::{Refused, ResidentCmd};
 
 /// One resident as the API lists it.
 #[derive(Clone)]
@@ -102,7 +102,7 @@ pub fn check(rec: &ResidentRecord) -> Result<(), Refused> {
     if !matches!(rec.kind.as_str(), "persona" | "bot") {
         return Err(("bad_request", "kind is persona or bot".into()));
     }
-    let max = crate::game::agents::MAX_PROMPT;
+    let max = crate::game::run::agents::MAX_PROMPT;
     if rec.prompt.trim().is_empty() || rec.prompt.chars().count() > max {
         return Err(("bad_request", format!("the persona or role is 1 to {max} characters")));
     }

@@ -19,7 +19,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::auth::limits::{ConnLimiter, ConnLimits, LoginLimiter, LoginLimits};
 use crate::auth::tokens::TokenKey;
-use crate::game::persist::{spawn_writer, SaveQueue};
+use crate::game::records::persist::{spawn_writer, SaveQueue};
 use crate::game::{Engine, EngineConfig, EngineHandle, EngineMsg};
 use crate::net::accounts::Accounts;
 use crate::net::link::{Hub, LinkLimits};
@@ -297,12 +297,12 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
     let (store, world) = tokio::task::spawn_blocking(move || prepare_store(&cfg2)).await??;
     let token_key = token_key(&store)?;
     let store = Arc::new(store);
-    let unsaved = crate::game::persist::Unsaved::default();
+    let unsaved = crate::game::records::persist::Unsaved::default();
     let (saves, writer) = spawn_writer(store.clone(), unsaved.clone());
     let (etx, erx) = mpsc::channel(65_536);
     let start_vnum = crate::worldfile::profile::start_room(&world, &world.profile, cfg.engine.start_room)
         .map_err(|e| anyhow::anyhow!("bad_start_room: {e}"))?;
-    let kit = Arc::new(crate::game::kit::StartKit::new(&world));
+    let kit = Arc::new(crate::game::model::kit::StartKit::new(&world));
     let start_name = world.rooms.iter().find(|r| r.vnum == start_vnum).map(|r| r.name.clone()).unwrap_or_default();
     let mut engine = Engine::new(world, cfg.engine.clone(), saves.clone());
     let (residents, resident_rx) = crate::resident::Residents::new();
@@ -319,13 +319,13 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
         tokio::task::spawn_blocking(move || store.chat_rooms()).await??
     };
     let rooms_saved = rooms.clone();
-    engine.chat = crate::game::chat_rooms::ChatBook::restore(rooms);
+    engine.chat = crate::game::model::chat_rooms::ChatBook::restore(rooms);
     let boards = {
         let store = store.clone();
         tokio::task::spawn_blocking(move || store.boards()).await??
     };
     let boards_saved = boards.clone();
-    engine.boards = crate::game::specials::board::BoardBook::restore(boards);
+    engine.boards = crate::game::rules::specials::board::BoardBook::restore(boards);
     // The index is derived data: if it cannot be opened the server still plays and
     // records, and says so (search answers `search_unavailable`).
     let (search, feed, indexer) = match (cfg.record && cfg.search).then(|| crate::search::spawn_indexer(store.clone(), cfg.search_every)) {
@@ -348,7 +348,7 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
     } else {
         None
     };
-    engine.recorder = recorder.as_ref().map(|(h, _)| Arc::new(h.clone()) as Arc<dyn crate::game::record_sink::RecordSink>);
+    engine.recorder = recorder.as_ref().map(|(h, _)| Arc::new(h.clone()) as Arc<dyn crate::game::records::record_sink::RecordSink>);
     if cfg.record && cfg.journal {
         // The run's journal: with it `pawns replay` rebuilds this engine and its record.
         let st = store.clone();

@@ -15,7 +15,7 @@ use tokio::sync::{mpsc, watch};
 
 use crate::agent::hud_loop::{system_prompt, HudLoop, LoopStatus, Mind};
 use crate::agent::llm::LlmClient;
-use crate::game::agents::{ResidentInfo, ResidentNote};
+use crate::game::run::agents::{ResidentInfo, ResidentNote};
 use crate::game::EngineMsg;
 use crate::net::shared::Shared;
 use crate::resident::{Entry, Refused, ResidentCmd, ResidentConfig, Residents};

@@ -377,7 +377,7 @@ async fn a_crowd_hears_comings_and_goings_gathered_once_a_second() {
     watcher.login_key("watcher", &key).await;
     // Fill the temple past the crowd threshold.
     let mut others = Vec::new();
-    for i in 0..pawns::game::crowd::CROWD + 2 {
+    for i in 0..pawns::game::send::crowd::CROWD + 2 {
         let name = format!("crowd{i}");
         let k = srv.key(&name).await;
         let mut c = WsClient::connect(srv.addr).await;

@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use pawns::game::engine::{Engine, EngineConfig};
-use pawns::game::world_check as check;
+use pawns::game::run::engine::{Engine, EngineConfig};
+use pawns::game::tools::world_check as check;
 use pawns::server::{self, ServerConfig};
 use pawns::worldfile;
 
@@ -68,7 +68,7 @@ fn the_indexed_world_loads_exactly() {
     assert!(loaded.world.specials.iter().any(|a| a.vnum == 8014 && a.special == "guild"));
     // The ones this server runs are attached to their mobs when the world is built.
     let fidos: Vec<u32> = loaded.world.specials.iter().filter(|a| a.special == "fido").map(|a| a.vnum).collect();
-    let world = pawns::game::world::World::new(loaded.world.clone());
+    let world = pawns::game::model::world::World::new(loaded.world.clone());
     assert_eq!(fidos.len(), 4);
     assert!(fidos.iter().all(|v| world.mob_specials.get(v).map(String::as_str) == Some("fido")), "{fidos:?}");
     assert!(world.mob_specials.values().all(|s| pawns::worldfile::specials::SUPPORTED.contains(&s.as_str())));
@@ -119,7 +119,7 @@ async fn the_first_reset_obeys_every_max_count() {
     }
     let tmp = tempfile::tempdir().unwrap();
     let (store, _) = pawns_storage::Store::open(tmp.path().join("t.redb")).unwrap();
-    let (saves, _writer) = pawns::game::persist::spawn_writer(Arc::new(store), Default::default());
+    let (saves, _writer) = pawns::game::records::persist::spawn_writer(Arc::new(store), Default::default());
     let engine = Engine::new(world, EngineConfig { seed: 11, ..Default::default() }, saves);
     let w = &engine.world;
     let mut mobs: HashMap<u32, i32> = HashMap::new();
@@ -235,7 +235,7 @@ pub mod play {
         let objs: HashMap<u32, &worldfile::ObjProto> = w.objs.iter().map(|o| (o.vnum, o)).collect();
         w.shops
             .iter()
-            .filter(|sh| pawns::game::clock::open_at(12, sh.open1, sh.close1, sh.open2, sh.close2))
+            .filter(|sh| pawns::game::rules::clock::open_at(12, sh.open1, sh.close1, sh.open2, sh.close2))
             .filter_map(|sh| {
                 let home = *homes.get(&(sh.keeper as u32))?;
                 if !sh.rooms.contains(&(home as i32)) {

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use crate::common::*;
 use crate::darkpawns::play::{affordable_shop, mob_homes, route, text, Player};
-use pawns::game::world_check as check;
+use pawns::game::tools::world_check as check;
 use pawns::worldfile;
 
 /// A tiny world: the gate of 100 (east, a door) opens on 101, whose west exit is a plain

@@ -5,20 +5,20 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, oneshot};
 
-use super::character::{ClientInfo, Link};
-use super::engine::{Engine, EngineConfig, EngineMsg};
+use crate::game::model::character::{ClientInfo, Link};
+use crate::game::run::engine::{Engine, EngineConfig, EngineMsg};
 
 /// An engine on the starter world with a real save writer on a scratch file (keep the
 /// returned directory alive as long as the engine).
 pub(crate) fn engine(cfg: EngineConfig) -> (Engine, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let (store, _) = pawns_storage::Store::open(dir.path().join("t.redb")).unwrap();
-    let (saves, _writer) = super::persist::spawn_writer(Arc::new(store), Default::default());
+    let (saves, _writer) = crate::game::records::persist::spawn_writer(Arc::new(store), Default::default());
     let proto = crate::worldfile::load(&crate::worldfile::StarterWorld).unwrap().world;
     (Engine::new(proto, cfg, saves), dir)
 }
 
-pub(crate) fn link(id: u64, capacity: usize) -> (Link, mpsc::Receiver<super::output::Outs>) {
+pub(crate) fn link(id: u64, capacity: usize) -> (Link, mpsc::Receiver<crate::game::send::output::Outs>) {
     let (tx, rx) = mpsc::channel(capacity);
     (Link { id, tx, json: true, client: Arc::new(ClientInfo::default()) }, rx)
 }
@@ -32,7 +32,7 @@ async fn a_flooded_inbox_does_not_delay_the_pulse_clock() {
     let (e, _dir) = engine(EngineConfig { pulse, ..EngineConfig::default() });
     const LOGINS: usize = 20_000;
     let (tx, rx) = mpsc::channel(LOGINS + 1);
-    let record = super::character::new_record("Ann", 3, 0, 1, true, [13; 6], 0);
+    let record = crate::game::model::character::new_record("Ann", 3, 0, 1, true, [13; 6], 0);
     let mut keep = Vec::with_capacity(LOGINS);
     for i in 0..LOGINS {
         // The same character again and again: each a takeover (state and vars resent).
@@ -58,7 +58,7 @@ async fn a_flooded_inbox_does_not_delay_the_pulse_clock() {
 #[tokio::test]
 async fn waits_count_down_and_queued_commands_run_one_a_pulse() {
     let (mut e, _dir) = engine(EngineConfig::default());
-    let record = super::character::new_record("Wanda", 3, 0, 1, true, [13; 6], 0);
+    let record = crate::game::model::character::new_record("Wanda", 3, 0, 1, true, [13; 6], 0);
     let (l, _out) = link(7, 1024);
     let (reply, r) = oneshot::channel();
     e.handle(EngineMsg::Enter { record: Box::new(record), link: l, resumed: None, reply });

@@ -32,8 +32,9 @@ async fn overflowing_mob_numbers_are_clamped_and_the_world_still_fights() {
     assert_eq!((m.level, m.hit_dice.size, m.damage_dice.plus, m.gold, m.exp), (100, 10_000, 1_000_000, 2_000_000_000, 0));
     let tmp = tempfile::tempdir().unwrap();
     let (store, _) = pawns_storage::Store::open(tmp.path().join("t.redb")).unwrap();
-    let (saves, _writer) = crate::game::persist::spawn_writer(std::sync::Arc::new(store), Default::default());
-    let mut e = crate::game::engine::Engine::new(l.world, crate::game::engine::EngineConfig { seed: 3, ..Default::default() }, saves);
+    let (saves, _writer) = crate::game::records::persist::spawn_writer(std::sync::Arc::new(store), Default::default());
+    let mut e =
+        crate::game::run::engine::Engine::new(l.world, crate::game::run::engine::EngineConfig { seed: 3, ..Default::default() }, saves);
     let ids: Vec<_> = e.world.chars.keys().copied().collect();
     assert_eq!(ids.len(), 2);
     let (big, small) = if e.world.chars[&ids[0]].level == 100 { (ids[0], ids[1]) } else { (ids[1], ids[0]) };
@@ -91,8 +92,8 @@ mod fuzz {
             if let Ok(l) = crate::worldfile::load(&src) {
                 // Whatever loaded has a start room it can name, and a kit that can be given.
                 let _ = crate::worldfile::profile::start_room(&l.world, &l.world.profile, None);
-                let kit = crate::game::kit::StartKit::new(&l.world);
-                let mut rec = crate::game::character::new_record("Ann", 3, 0, 1, true, [13; 6], 1);
+                let kit = crate::game::model::kit::StartKit::new(&l.world);
+                let mut rec = crate::game::model::character::new_record("Ann", 3, 0, 1, true, [13; 6], 1);
                 kit.apply(&mut rec);
             }
         }

@@ -8,8 +8,8 @@ use serde_json::{json, Value};
 
 use super::gmcp::{self, Supports};
 use super::msdp::{self, MsdpVal};
-use crate::game::mud_vars::{CHAR_INFO, ROOM_INFO};
-use crate::game::output::EventKind;
+use crate::game::send::mud_vars::{CHAR_INFO, ROOM_INFO};
+use crate::game::send::output::EventKind;
 
 /// The MSDP variables this server reports, and what each is made of.
 pub const MSDP_VARIABLES: [&str; 23] = [

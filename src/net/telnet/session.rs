@@ -14,8 +14,8 @@ use super::conn::Conn;
 use super::negotiate::{self, Answer, Feature};
 use super::{TelnetEvent, TelnetParser, MAX_LINE};
 use crate::auth::limits::{ConnPermit, LoginDenied, TokenBucket};
-use crate::game::character::Link;
-use crate::game::world::CharId;
+use crate::game::model::character::Link;
+use crate::game::model::world::CharId;
 use crate::game::{EngineMsg, Out, Outs};
 use crate::net::shared::Shared;
 use crate::net::telnet_login::Creation;
@@ -59,7 +59,8 @@ pub async fn run(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>, permi
         if let Phase::Playing { char_id, link_id } = phase {
             if conn.data.wants_vars() && !subscribed {
                 subscribed = true;
-                let names = crate::game::vars::VAR_NAMES[..crate::game::vars::EVENTS_VAR].iter().map(|n| n.to_string()).collect();
+                let names =
+                    crate::game::send::vars::VAR_NAMES[..crate::game::send::vars::EVENTS_VAR].iter().map(|n| n.to_string()).collect();
                 let _ = shared.engine.tx.send(EngineMsg::Subscribe { char_id, link_id, names, add: true, re: None }).await;
             }
         }
@@ -386,7 +387,7 @@ async fn enter(conn: &mut Conn, record: pawns_storage::CharacterRecord, out_tx: 
         id: link_id,
         tx: out_tx.clone(),
         json: false,
-        client: std::sync::Arc::new(crate::game::character::ClientInfo {
+        client: std::sync::Arc::new(crate::game::model::character::ClientInfo {
             notice: None,
             harness: Some("telnet".into()),
             valence: true,

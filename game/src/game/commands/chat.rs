@@ -1,11 +1,11 @@
 //! Chat rooms from the command line: `chat` and telnet's `room` (the bookkeeping is `chat_rooms.rs`; talking in one is `chat.rs`).
 
 use super::CmdStatus;
-use crate::game::chat::room_label;
-use crate::game::engine::Engine;
-use crate::game::hud::Context;
-use crate::game::output::EventKind;
-use crate::game::world::CharId;
+use crate::game::model::world::CharId;
+use crate::game::rules::chat::room_label;
+use crate::game::run::engine::Engine;
+use crate::game::send::hud::Context;
+use crate::game::send::output::EventKind;
 use serde_json::json;
 use std::sync::Arc;
 

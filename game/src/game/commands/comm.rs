@@ -1,10 +1,10 @@
 //! Talking: say, tell, shout (zone), gossip (world), emote.
 
 use super::CmdStatus;
-use crate::game::character::EventEntry;
-use crate::game::engine::Engine;
-use crate::game::output::EventKind;
-use crate::game::world::CharId;
+use crate::game::model::character::EventEntry;
+use crate::game::model::world::CharId;
+use crate::game::run::engine::Engine;
+use crate::game::send::output::EventKind;
 
 /// Longest thing one can say at once.
 const MAX_SPEECH: usize = 512;
@@ -25,7 +25,7 @@ impl Engine {
         let room = self.world.ch(ch).map(|c| c.room).unwrap_or(0);
         self.send_event(ch, EventKind::Say, format!("You say, '{msg}'"), None);
         // Mobs' names begin in lower case ("a sparring partner"); a sentence does not.
-        let line = crate::game::messaging::capitalize(&format!("{name} says, '{msg}'"));
+        let line = crate::game::send::messaging::capitalize(&format!("{name} says, '{msg}'"));
         self.room_event(room, &[ch], EventKind::Say, "say", &line, Some(&name));
         // DG speech triggers hear what was said (not a mob's own words).
         let msg = msg.to_string();
@@ -50,7 +50,12 @@ impl Engine {
         let name = self.pers(ch);
         let vname = self.pers(v);
         self.send_event(ch, EventKind::Tell, format!("You tell {vname}, '{msg}'"), None);
-        self.send_event(v, EventKind::Tell, crate::game::messaging::capitalize(&format!("{name} tells you, '{msg}'")), Some(name.clone()));
+        self.send_event(
+            v,
+            EventKind::Tell,
+            crate::game::send::messaging::capitalize(&format!("{name} tells you, '{msg}'")),
+            Some(name.clone()),
+        );
         if self.world.ch(v).is_some_and(|c| c.is_agent()) {
             self.push_event(v, EventEntry { kind: "tell", text: Some(msg.into()), from: Some(name.into()), command: None, count: None });
         }
@@ -73,7 +78,7 @@ impl Engine {
                 continue;
             }
             let agent = c.is_agent();
-            self.send_event(p, kind, crate::game::messaging::capitalize(&format!("{name} {verb}s, '{msg}'")), Some(name.clone()));
+            self.send_event(p, kind, crate::game::send::messaging::capitalize(&format!("{name} {verb}s, '{msg}'")), Some(name.clone()));
             if agent {
                 self.push_event(
                     p,
@@ -99,7 +104,7 @@ impl Engine {
             return CmdStatus::InvalidTarget;
         }
         let name = self.pers(ch);
-        let text = crate::game::messaging::capitalize(&format!("{name} {msg}"));
+        let text = crate::game::send::messaging::capitalize(&format!("{name} {msg}"));
         let room = self.world.ch(ch).map(|c| c.room).unwrap_or(0);
         self.send_event(ch, EventKind::Emote, text.clone(), None);
         self.room_event(room, &[ch], EventKind::Emote, "emote", &text, Some(&name));

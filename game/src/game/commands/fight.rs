@@ -1,11 +1,11 @@
 //! Starting fights and sizing up opponents.
 
 use super::CmdStatus;
-use crate::game::engine::Engine;
-use crate::game::messaging::To;
-use crate::game::output::EventKind;
-use crate::game::tables::room_flag;
-use crate::game::world::CharId;
+use crate::game::model::tables::room_flag;
+use crate::game::model::world::CharId;
+use crate::game::run::engine::Engine;
+use crate::game::send::messaging::To;
+use crate::game::send::output::EventKind;
 
 impl Engine {
     pub fn do_kill(&mut self, ch: CharId, args: &str) -> CmdStatus {

@@ -1,12 +1,12 @@
 //! Eating and drinking: `eat`, `drink`, `fill` (hunger and thirst are `food.rs`).
 
 use super::CmdStatus;
-use crate::game::engine::Engine;
-use crate::game::food::{DRUNK, FRESH, FULL, LIQUIDS, MAX_COND, THIRST};
-use crate::game::messaging::To;
-use crate::game::output::EventKind;
-use crate::game::tables::item_type;
-use crate::game::world::CharId;
+use crate::game::model::tables::item_type;
+use crate::game::model::world::CharId;
+use crate::game::rules::food::{DRUNK, FRESH, FULL, LIQUIDS, MAX_COND, THIRST};
+use crate::game::run::engine::Engine;
+use crate::game::send::messaging::To;
+use crate::game::send::output::EventKind;
 
 impl Engine {
     pub fn do_eat(&mut self, ch: CharId, args: &str) -> CmdStatus {

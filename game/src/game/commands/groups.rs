@@ -1,10 +1,10 @@
 //! Following and groups: `follow`, `group`, `ungroup`, `gtell`, `assist` (the rules of who follows and shares are `groups.rs`).
 
 use super::CmdStatus;
-use crate::game::engine::Engine;
-use crate::game::messaging::To;
-use crate::game::output::EventKind;
-use crate::game::world::CharId;
+use crate::game::model::world::CharId;
+use crate::game::run::engine::Engine;
+use crate::game::send::messaging::To;
+use crate::game::send::output::EventKind;
 
 impl Engine {
     pub fn do_follow(&mut self, ch: CharId, args: &str) -> CmdStatus {
@@ -20,7 +20,7 @@ impl Engine {
             self.send_text(ch, "I see no person by that name here!");
             return CmdStatus::InvalidTarget;
         };
-        if self.affected(ch, crate::game::spells::AffectKind::Charm) {
+        if self.affected(ch, crate::game::rules::spells::AffectKind::Charm) {
             self.send_text(ch, "But you only feel like following your master!");
             return CmdStatus::Failed;
         }
@@ -68,7 +68,7 @@ impl Engine {
                     text.push_str(&format!(
                         "\n  [{:>3} {}] {:<16} {}/{}H {}/{}M {}/{}V{}",
                         c.level,
-                        crate::game::tables::class_name(c.class).chars().take(2).collect::<String>(),
+                        crate::game::model::tables::class_name(c.class).chars().take(2).collect::<String>(),
                         c.name,
                         c.hit,
                         c.max_hit,
@@ -138,7 +138,7 @@ impl Engine {
                         c.grouped = false;
                     }
                     self.act("$N has disbanded the group.", f, Some(ch), None, To::Actor, EventKind::Text);
-                    if !self.affected(f, crate::game::spells::AffectKind::Charm) {
+                    if !self.affected(f, crate::game::rules::spells::AffectKind::Charm) {
                         self.stop_follower(f);
                     }
                 }
@@ -174,7 +174,7 @@ impl Engine {
         // One message for the whole group, in the group's conversation (not a tell).
         let text: std::sync::Arc<str> = format!("{name} tells the group, '{msg}'").into();
         let from: std::sync::Arc<str> = name.clone().into();
-        self.message_ids.context = Some(crate::game::hud::Context::Group);
+        self.message_ids.context = Some(crate::game::send::hud::Context::Group);
         for m in members.into_iter().filter(|m| *m != ch) {
             self.send_shared(m, EventKind::Tell, text.clone(), Some(from.clone()));
         }

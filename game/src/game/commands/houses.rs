@@ -1,10 +1,10 @@
 //! `rent`: a house floor kept across restarts (houses are `houses.rs`).
 
 use super::CmdStatus;
-use crate::game::engine::Engine;
-use crate::game::messaging::To;
-use crate::game::output::EventKind;
-use crate::game::world::CharId;
+use crate::game::model::world::CharId;
+use crate::game::run::engine::Engine;
+use crate::game::send::messaging::To;
+use crate::game::send::output::EventKind;
 
 impl Engine {
     /// `rent`: at an innkeeper, save everything and leave the game.

@@ -1,12 +1,12 @@
 //! Looking around and at oneself: look, exits, score, inventory, equipment, who, help.
 
 use super::CmdStatus;
-use crate::game::doors::parse_dir;
-use crate::game::engine::Engine;
-use crate::game::tables::{class_name, item_type, race_name, WEAR_LABELS};
-use crate::game::targeting::is_name;
-use crate::game::vars::{position_of, visible_exits};
-use crate::game::world::CharId;
+use crate::game::model::tables::{class_name, item_type, race_name, WEAR_LABELS};
+use crate::game::model::targeting::is_name;
+use crate::game::model::world::CharId;
+use crate::game::rules::doors::parse_dir;
+use crate::game::run::engine::Engine;
+use crate::game::send::vars::{position_of, visible_exits};
 use crate::worldfile::DIR_NAMES;
 
 pub const HELP_TEXT: &str = include_str!("../../../../data/help.txt");
@@ -29,7 +29,9 @@ impl Engine {
         if first.len() <= 5 && !first.eq_ignore_ascii_case("at") {
             if let Some(d) = parse_dir(first) {
                 let text = match self.world.rooms[room].proto.exits[d].as_ref() {
-                    Some(e) if crate::game::doors::hidden(e, &self.world.rooms[room].doors[d]) => "You see nothing special.".to_string(),
+                    Some(e) if crate::game::rules::doors::hidden(e, &self.world.rooms[room].doors[d]) => {
+                        "You see nothing special.".to_string()
+                    }
                     Some(e) => {
                         let mut t = if e.description.trim().is_empty() {
                             "You see nothing special.".to_string()
@@ -71,7 +73,7 @@ impl Engine {
                 0..=14 => "is in awful condition.",
                 _ => "is bleeding awfully from big wounds.",
             };
-            t.push_str(&format!("\n{} {}", crate::game::messaging::capitalize(&vc.name), cond));
+            t.push_str(&format!("\n{} {}", crate::game::send::messaging::capitalize(&vc.name), cond));
             let worn: Vec<String> = vc
                 .equipment
                 .iter()
@@ -79,7 +81,7 @@ impl Engine {
                 .filter_map(|(s, o)| Some(format!("{}{}", WEAR_LABELS[s], self.world.obj((*o)?)?.short_descr)))
                 .collect();
             if !worn.is_empty() {
-                t.push_str(&format!("\n\n{} is using:\n{}", crate::game::messaging::capitalize(&vc.name), worn.join("\n")));
+                t.push_str(&format!("\n\n{} is using:\n{}", crate::game::send::messaging::capitalize(&vc.name), worn.join("\n")));
             }
             self.send_text(ch, &t);
             return CmdStatus::Ok;
@@ -131,11 +133,11 @@ impl Engine {
             self.send_text(ch, "That is not a container.");
             return CmdStatus::Failed;
         }
-        if obj.values[1] & crate::game::tables::cont::CLOSED != 0 {
+        if obj.values[1] & crate::game::model::tables::cont::CLOSED != 0 {
             self.send_text(ch, "It is closed.");
             return CmdStatus::Failed;
         }
-        let mut t = format!("{} (here):", crate::game::messaging::capitalize(&obj.short_descr));
+        let mut t = format!("{} (here):", crate::game::send::messaging::capitalize(&obj.short_descr));
         if obj.contains.is_empty() {
             t.push_str("\n  Nothing.");
         }
@@ -165,7 +167,7 @@ impl Engine {
             let st = self.world.rooms[room].doors[d];
             let dest = self.world.room_of_vnum(e.to_room as u32).map(|r| self.world.rooms[r].proto.name.to_string()).unwrap_or_default();
             let shown = if st.closed { format!("A closed {}", e.keywords.split_whitespace().next().unwrap_or("door")) } else { dest };
-            t.push_str(&format!("\n{:<5} - {}", crate::game::messaging::capitalize(dir), shown));
+            t.push_str(&format!("\n{:<5} - {}", crate::game::send::messaging::capitalize(dir), shown));
         }
         self.send_text(ch, &t);
         CmdStatus::Ok
@@ -175,7 +177,7 @@ impl Engine {
         let Some(c) = self.world.ch(ch) else {
             return CmdStatus::Failed;
         };
-        let next = crate::game::tables::exp_for_level(c.level + 1) - c.exp;
+        let next = crate::game::model::tables::exp_for_level(c.level + 1) - c.exp;
         let t = format!(
             "You are {}, a level {} {} {}{}.\nYou have {}({}) hit, {}({}) mana and {}({}) movement points.\nYour abilities: Str {} Int {} Wis {} Dex {} Con {} Cha {}.\nYour armor class is {}/10, and your alignment is {}.\nYou have scored {} exp, and have {} gold coins.\nYou need {} exp to reach your next level.\nYou have killed {} and died {} times.\nYou are {}.",
             c.name, c.level, race_name(c.race), class_name(c.class), if c.is_agent() { " (agent)" } else { "" },

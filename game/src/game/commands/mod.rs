@@ -20,11 +20,12 @@ mod skills;
 mod socials;
 mod spells;
 
-use super::engine::Engine;
-use super::recording::CommandMeta;
-use super::tables::Position;
-use super::world::{CharId, ObjId};
-use super::{doors::DoorOp, targeting};
+use crate::game::model::tables::Position;
+use crate::game::model::targeting;
+use crate::game::model::world::{CharId, ObjId};
+use crate::game::records::recording::CommandMeta;
+use crate::game::rules::doors::DoorOp;
+use crate::game::run::engine::Engine;
 
 /// How a command ended, for the caller and (later) the decision record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,11 +1,11 @@
 //! Walking, fleeing, and what a character sees on arrival.
 
 use super::CmdStatus;
-use crate::game::engine::Engine;
-use crate::game::messaging::To;
-use crate::game::output::EventKind;
-use crate::game::tables::move_cost;
-use crate::game::world::{CharId, RoomId};
+use crate::game::model::tables::move_cost;
+use crate::game::model::world::{CharId, RoomId};
+use crate::game::run::engine::Engine;
+use crate::game::send::messaging::To;
+use crate::game::send::output::EventKind;
 use crate::worldfile::DIR_NAMES;
 
 impl Engine {
@@ -19,7 +19,7 @@ impl Engine {
             return CmdStatus::Failed;
         };
         if self.world.rooms[room].doors[dir].closed {
-            if crate::game::doors::hidden(&exit, &self.world.rooms[room].doors[dir]) {
+            if crate::game::rules::doors::hidden(&exit, &self.world.rooms[room].doors[dir]) {
                 self.send_text(ch, "Alas, you cannot go that way...");
             } else {
                 let kw = exit.keywords.split_whitespace().next().unwrap_or("door");

@@ -1,11 +1,11 @@
 //! Handling things: get, drop, put, give, wear, wield, remove. Money is gold, not an item.
 
 use super::CmdStatus;
-use crate::game::engine::Engine;
-use crate::game::messaging::To;
-use crate::game::output::EventKind;
-use crate::game::tables::{cont, item_type, wear_flag};
-use crate::game::world::{CharId, ObjId};
+use crate::game::model::tables::{cont, item_type, wear_flag};
+use crate::game::model::world::{CharId, ObjId};
+use crate::game::run::engine::Engine;
+use crate::game::send::messaging::To;
+use crate::game::send::output::EventKind;
 
 /// Most a character can carry (count), before weight is considered.
 const MAX_CARRIED: usize = 40;
@@ -128,7 +128,7 @@ impl Engine {
         };
         let room = c.room;
         if let (Ok(amount), Some(kind)) = (what.parse::<i64>(), words.get(1)) {
-            if crate::game::targeting::is_name(kind, "coins gold") {
+            if crate::game::model::targeting::is_name(kind, "coins gold") {
                 if amount <= 0 || amount > c.gold {
                     self.send_text(ch, "You don't have that many coins!");
                     return CmdStatus::Failed;
@@ -208,7 +208,7 @@ impl Engine {
         }
         // give 10 coins bob
         if let Ok(amount) = words[0].parse::<i64>() {
-            if words.len() >= 3 && crate::game::targeting::is_name(words[1], "coins gold") {
+            if words.len() >= 3 && crate::game::model::targeting::is_name(words[1], "coins gold") {
                 let Some(v) = self.find_char_room(ch, words[2]).filter(|v| *v != ch) else {
                     self.send_text(ch, "No-one by that name here.");
                     return CmdStatus::InvalidTarget;
@@ -246,11 +246,11 @@ impl Engine {
             }
             // A receive trigger that answers 0 refuses the thing.
             if self.world.ch(v).is_some_and(|c| c.behaves) {
-                let ctx = crate::game::dg_run::DgCtx { actor: Some(ch), object: Some(o), ..Default::default() };
-                if self.dg_fire(crate::game::dg_run::Owner::Mob(v), 'j', ctx) == Some(0) {
+                let ctx = crate::game::scripting::dg_run::DgCtx { actor: Some(ch), object: Some(o), ..Default::default() };
+                if self.dg_fire(crate::game::scripting::dg_run::Owner::Mob(v), 'j', ctx) == Some(0) {
                     continue;
                 }
-                if self.world.obj(o).is_none_or(|x| x.loc != crate::game::world::ObjLoc::Carried(ch)) {
+                if self.world.obj(o).is_none_or(|x| x.loc != crate::game::model::world::ObjLoc::Carried(ch)) {
                     continue;
                 }
             }
@@ -269,7 +269,7 @@ impl Engine {
     fn wear_slot(&self, ch: CharId, obj: ObjId) -> Result<usize, &'static str> {
         let c = self.world.ch(ch).ok_or("")?;
         let o = self.world.obj(obj).ok_or("")?;
-        crate::game::tables::wear_slot_for(o.item_type, o.wear_flags, |s| c.equipment[s].is_none())
+        crate::game::model::tables::wear_slot_for(o.item_type, o.wear_flags, |s| c.equipment[s].is_none())
     }
 
     fn wear_one(&mut self, ch: CharId, obj: ObjId, only_wield: bool) -> bool {

@@ -1,11 +1,11 @@
 //! Positions (rest, sit, stand, sleep, wake), saving and quitting.
 
 use super::CmdStatus;
-use crate::game::engine::Engine;
-use crate::game::messaging::To;
-use crate::game::output::EventKind;
-use crate::game::tables::Position;
-use crate::game::world::CharId;
+use crate::game::model::tables::Position;
+use crate::game::model::world::CharId;
+use crate::game::run::engine::Engine;
+use crate::game::send::messaging::To;
+use crate::game::send::output::EventKind;
 
 impl Engine {
     pub fn change_position(&mut self, ch: CharId, to: Position) -> CmdStatus {

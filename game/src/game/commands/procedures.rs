@@ -1,10 +1,10 @@
 //! Commands only a special procedure nearby gives meaning to (`enter`, `balance`, `read`… answered "You can't do that here." when none takes them) and `behead` (the procedures are `specials/`).
 
 use super::CmdStatus;
-use crate::game::engine::Engine;
-use crate::game::messaging::To;
-use crate::game::output::EventKind;
-use crate::game::world::CharId;
+use crate::game::model::world::CharId;
+use crate::game::run::engine::Engine;
+use crate::game::send::messaging::To;
+use crate::game::send::output::EventKind;
 
 impl Engine {
     /// The commands only a procedure gives meaning to (`enter`, `deposit`, `read`…):

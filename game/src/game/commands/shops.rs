@@ -1,11 +1,11 @@
 //! Shops: `list`, `buy`, `sell`, `value` (keepers, hours and prices are `shops.rs`).
 
 use super::CmdStatus;
-use crate::game::engine::Engine;
-use crate::game::output::EventKind;
-use crate::game::shops::{buy_price, BUY_DONE, KEEPER_NO_CASH, NO_SUCH_ITEM_KEEPER, PLAYER_NO_CASH, SELL_DONE};
-use crate::game::targeting;
-use crate::game::world::CharId;
+use crate::game::model::targeting;
+use crate::game::model::world::CharId;
+use crate::game::rules::shops::{buy_price, BUY_DONE, KEEPER_NO_CASH, NO_SUCH_ITEM_KEEPER, PLAYER_NO_CASH, SELL_DONE};
+use crate::game::run::engine::Engine;
+use crate::game::send::output::EventKind;
 
 impl Engine {
     pub fn do_list(&mut self, ch: CharId, _args: &str) -> CmdStatus {
@@ -25,7 +25,7 @@ impl Engine {
             text.push_str(&format!(
                 "{:>3})  {:<50} {:>6}\n",
                 i + 1,
-                crate::game::messaging::capitalize(&s.name),
+                crate::game::send::messaging::capitalize(&s.name),
                 buy_price(s.cost, profit, cha)
             ));
         }
@@ -84,8 +84,8 @@ impl Engine {
             k.gold += price;
         }
         self.keeper_says(&h, ch, BUY_DONE, Some(price));
-        self.act("You now have $p.", ch, None, Some(obj), crate::game::messaging::To::Actor, EventKind::Text);
-        self.act("$n buys $p.", ch, None, Some(obj), crate::game::messaging::To::Room, EventKind::Text);
+        self.act("You now have $p.", ch, None, Some(obj), crate::game::send::messaging::To::Actor, EventKind::Text);
+        self.act("$n buys $p.", ch, None, Some(obj), crate::game::send::messaging::To::Room, EventKind::Text);
         CmdStatus::Ok
     }
 
@@ -102,7 +102,7 @@ impl Engine {
             self.keeper_says(&h, ch, KEEPER_NO_CASH, Some(price));
             return CmdStatus::Failed;
         }
-        self.act("$n sells $p.", ch, None, Some(obj), crate::game::messaging::To::Room, EventKind::Text);
+        self.act("$n sells $p.", ch, None, Some(obj), crate::game::send::messaging::To::Room, EventKind::Text);
         self.world.obj_from(obj);
         self.world.obj_to_char(obj, h.keeper);
         if let Some(k) = self.world.chars.get_mut(&h.keeper) {
@@ -125,8 +125,10 @@ impl Engine {
             Ok((obj, price)) => {
                 let keeper = self.pers(h.keeper);
                 let what = self.world.obj(obj).map(|o| o.short_descr.clone()).unwrap_or_default();
-                let line =
-                    format!("{} tells you, 'I'll give you {price} gold coins for {what}!'", crate::game::messaging::capitalize(&keeper));
+                let line = format!(
+                    "{} tells you, 'I'll give you {price} gold coins for {what}!'",
+                    crate::game::send::messaging::capitalize(&keeper)
+                );
                 self.send_event(ch, EventKind::Tell, line, Some(keeper));
                 CmdStatus::Ok
             }

@@ -3,13 +3,13 @@
 //! Each must be practised first (see `spells`), and rolls against what was learned.
 
 use super::CmdStatus;
-use crate::game::doors::{hidden, EX_PICKPROOF};
-use crate::game::engine::Engine;
-use crate::game::messaging::To;
-use crate::game::output::EventKind;
-use crate::game::spells::{Affect, AffectKind};
-use crate::game::tables::Position;
-use crate::game::world::CharId;
+use crate::game::model::tables::Position;
+use crate::game::model::world::CharId;
+use crate::game::rules::doors::{hidden, EX_PICKPROOF};
+use crate::game::rules::spells::{Affect, AffectKind};
+use crate::game::run::engine::Engine;
+use crate::game::send::messaging::To;
+use crate::game::send::output::EventKind;
 
 impl Engine {
     /// The opponent a fighting skill names, or the one being fought.
@@ -160,7 +160,10 @@ impl Engine {
         self.send_text(ch, "Okay, you'll try to move silently for a while.");
         if self.skill_roll(ch, "sneak") {
             let level = self.world.ch(ch).map(|c| c.level as u64).unwrap_or(1);
-            self.add_affect(ch, Affect { kind: AffectKind::Sneak, pulses: level * crate::game::clock::PULSES_PER_MUD_HOUR, modifier: 0 });
+            self.add_affect(
+                ch,
+                Affect { kind: AffectKind::Sneak, pulses: level * crate::game::rules::clock::PULSES_PER_MUD_HOUR, modifier: 0 },
+            );
         }
         CmdStatus::Ok
     }
@@ -172,7 +175,7 @@ impl Engine {
         self.send_text(ch, "You attempt to hide yourself.");
         if self.skill_roll(ch, "hide") {
             // Hiding is sneaking while standing still: nobody hears you come or go.
-            self.add_affect(ch, Affect { kind: AffectKind::Sneak, pulses: crate::game::clock::PULSES_PER_MUD_HOUR, modifier: 0 });
+            self.add_affect(ch, Affect { kind: AffectKind::Sneak, pulses: crate::game::rules::clock::PULSES_PER_MUD_HOUR, modifier: 0 });
         }
         CmdStatus::Ok
     }

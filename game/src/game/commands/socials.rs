@@ -1,12 +1,12 @@
 //! `socials` and the socials themselves, tried after the command table (the table is `worldfile/social.rs`'s).
 
 use super::CmdStatus;
-use crate::game::engine::Engine;
-use crate::game::messaging::To;
-use crate::game::output::EventKind;
-use crate::game::socials::social_act;
-use crate::game::tables::Position;
-use crate::game::world::CharId;
+use crate::game::model::tables::Position;
+use crate::game::model::world::CharId;
+use crate::game::rules::socials::social_act;
+use crate::game::run::engine::Engine;
+use crate::game::send::messaging::To;
+use crate::game::send::output::EventKind;
 
 impl Engine {
     pub fn do_social(&mut self, ch: CharId, index: usize, args: &str) -> CmdStatus {

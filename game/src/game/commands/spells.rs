@@ -1,12 +1,12 @@
 //! Magic: `cast`, `practice`, `order` (the spell table and affects are `spells.rs`, the spells themselves `magic.rs`).
 
 use super::CmdStatus;
-use crate::game::engine::Engine;
-use crate::game::messaging::To;
-use crate::game::output::EventKind;
-use crate::game::spells::{find_spell, learn_level, parse_cast, practice_gain, AffectKind, Target, MAX_PRACTICE, SPELLS};
-use crate::game::tables::Position;
-use crate::game::world::CharId;
+use crate::game::model::tables::Position;
+use crate::game::model::world::CharId;
+use crate::game::rules::spells::{find_spell, learn_level, parse_cast, practice_gain, AffectKind, Target, MAX_PRACTICE, SPELLS};
+use crate::game::run::engine::Engine;
+use crate::game::send::messaging::To;
+use crate::game::send::output::EventKind;
 
 impl Engine {
     pub fn do_practice(&mut self, ch: CharId, args: &str) -> CmdStatus {

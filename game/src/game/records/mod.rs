@@ -1,0 +1,5 @@
+pub mod journal;
+pub mod journal_entries;
+pub mod persist;
+pub mod record_sink;
+pub mod recording;

@@ -1,0 +1,15 @@
+pub mod chat;
+pub mod clock;
+pub mod combat;
+pub mod doors;
+pub mod food;
+pub mod groups;
+pub mod houses;
+pub mod magic;
+pub mod mobs;
+pub mod shops;
+pub mod socials;
+pub mod specials;
+pub mod spells;
+pub mod update;
+pub mod zones;

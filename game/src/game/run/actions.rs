@@ -1,0 +1,365 @@
+//! The seed's actions (protocol §11.1): an agent answers its HUD with `responses` (words
+//! into a conversation context, held to that context's word budget) and `actions` (game
+//! commands, its knowledge, reactions, attention, pace, name, sleep). Every item gets a
+//! result, in order; a refusal carries a stable code and changes nothing.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::{json, Value};
+
+use crate::game::model::world::CharId;
+use crate::game::run::engine::Engine;
+use crate::game::send::hud::Context;
+use crate::game::send::output::Out;
+use crate::hud::budget::{word_budget, KNOWLEDGE_CAP, MAX_WPM, MIN_WPM};
+use crate::hud::heartbeat::Reaction;
+use crate::hud::{knowledge, Attention, HudFormat};
+
+/// Longest display name `set_name` takes.
+pub const MAX_NAME: usize = 50;
+/// Most responses plus actions in one message.
+pub const MAX_ITEMS: usize = 32;
+
+/// Action types the protocol names that this server does not serve yet (refused with
+/// `not_available`, never silently ignored).
+const NOT_YET: &[&str] = &["share_memory"];
+
+pub type Outcome = Result<Value, (&'static str, String)>;
+
+fn refuse(code: &'static str, message: impl Into<String>) -> Outcome {
+    Err((code, message.into()))
+}
+
+/// A room id as a HUD names it: a string (`"here"`, `"7"`) or a chat room's number.
+fn room_field(item: &Value) -> Result<String, (&'static str, String)> {
+    match item.get("room_id") {
+        Some(Value::String(s)) => Ok(s.trim().to_string()),
+        Some(Value::Number(n)) => Ok(n.to_string()),
+        _ => Err((
+            "bad_request",
+            "'room_id' must be a room's id (\"here\", \"group\", \"tells\", \"gossip\", \"shout\" or a chat room's number)".into(),
+        )),
+    }
+}
+
+fn str_field<'a>(item: &'a Value, key: &str) -> Result<&'a str, (&'static str, String)> {
+    item.get(key).and_then(Value::as_str).ok_or_else(|| ("bad_request", format!("'{key}' must be a string")))
+}
+
+/// Seconds from `now_us` until an ISO time (`2024-01-15T14:30:00`, UTC unless an offset
+/// is given); `None` if it is not one.
+fn until_secs(t: &str, now_us: u64) -> Option<f64> {
+    let at = chrono::DateTime::parse_from_rfc3339(t.trim())
+        .map(|d| d.timestamp_micros())
+        .or_else(|_| chrono::NaiveDateTime::parse_from_str(t.trim(), "%Y-%m-%dT%H:%M:%S").map(|d| d.and_utc().timestamp_micros()))
+        .ok()?;
+    Some((at - now_us as i64) as f64 / 1e6)
+}
+
+/// The `actions` types the memory an agent keeps itself serves (§12, `mind`), beside the
+/// engine: a session applies them before the engine sees the message.
+pub const MIND_ACTIONS: &[&str] = &[
+    "soul_add",
+    "soul_remove",
+    "remember",
+    "forget",
+    "recall",
+    "diary_write",
+    "diary_read",
+    "diary_search",
+    "relationship_set",
+    "self_care",
+    "link_request",
+    "link_accept",
+    "conversations",
+];
+
+impl Engine {
+    /// Applies one `actions` message and answers `actions_result`.
+    pub fn apply_actions(&mut self, id: CharId, batch: Value, re: Option<Arc<str>>, premade: Vec<(usize, Outcome)>) {
+        let mut premade: std::collections::HashMap<usize, Outcome> = premade.into_iter().collect();
+        let responses = batch.get("responses").and_then(Value::as_array).cloned().unwrap_or_default();
+        let actions = batch.get("actions").and_then(Value::as_array).cloned().unwrap_or_default();
+        let mut results: Vec<Outcome> = Vec::with_capacity(responses.len() + actions.len());
+        if responses.len() + actions.len() > MAX_ITEMS {
+            results.push(refuse("too_many", format!("at most {MAX_ITEMS} responses and actions at once")));
+        } else {
+            for item in &responses {
+                results.push(self.respond(id, item, re.clone()));
+            }
+            for (i, item) in actions.iter().enumerate() {
+                match premade.remove(&i) {
+                    Some(done) => results.push(done),
+                    None => results.push(self.act_on(id, item, re.clone())),
+                }
+            }
+        }
+        // The knowledge store's share, counted once for the message where an item left it
+        // to be (see `knowledge_action`).
+        if results.iter().any(|r| matches!(r, Ok(v) if v.get("memory_used").is_some_and(Value::is_null))) {
+            let used = self.world.ch(id).and_then(|c| c.pc.as_ref()).map(|pc| {
+                let text = crate::hud::format::render(&pc.hud.knowledge, HudFormat::CompactJson).unwrap_or_default();
+                crate::hud::budget::memory_used(crate::hud::format::tokens(&text))
+            });
+            for r in results.iter_mut().flatten() {
+                if r.get("memory_used").is_some_and(Value::is_null) {
+                    r["memory_used"] = json!(used.clone().unwrap_or_default());
+                }
+            }
+        }
+        let results: Vec<Value> = results
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| match r {
+                Ok(Value::Object(mut m)) => {
+                    m.insert("i".into(), json!(i));
+                    m.insert("ok".into(), json!(true));
+                    Value::Object(m)
+                }
+                Ok(_) => json!({"i": i, "ok": true}),
+                Err((code, message)) => json!({"i": i, "ok": false, "code": code, "message": message}),
+            })
+            .collect();
+        self.deliver(id, Out::Reply { kind: "actions_result", data: json!({ "results": results }), re });
+    }
+
+    /// Words into a conversation context, as the game command that says them there.
+    fn respond(&mut self, id: CharId, item: &Value, re: Option<Arc<str>>) -> Outcome {
+        let room = room_field(item)?;
+        let message = item.get("message").or_else(|| item.get("content")).and_then(Value::as_str).map(str::trim).unwrap_or("");
+        if message.is_empty() {
+            return refuse("bad_request", "a response needs a message");
+        }
+        self.speak(id, &room, message, item.get("to").and_then(Value::as_str), re)
+    }
+
+    fn speak(&mut self, id: CharId, room: &str, message: &str, to: Option<&str>, re: Option<Arc<str>>) -> Outcome {
+        let message = crate::game::run::clean::clean_text(message);
+        let message = message.trim();
+        if message.is_empty() {
+            return refuse("bad_request", "a response needs a message");
+        }
+        let name = self.world.ch(id).map(|c| c.name.clone()).unwrap_or_default();
+        let context = match Context::parse(room) {
+            Some(Context::Chat(n)) if !self.chat.is_member(n, &name) => {
+                return refuse("no_such_room", format!("you are not in chat room {n} (request_access first)"))
+            }
+            Some(c) => c,
+            None => {
+                return refuse(
+                    "no_such_room",
+                    format!(
+                        "no room '{}' (here, group, tells, gossip, shout, or a chat room's number)",
+                        room.chars().take(40).collect::<String>()
+                    ),
+                )
+            }
+        };
+        let words = message.split_whitespace().count() as u32;
+        let allowed = {
+            let Some(pc) = self.world.ch(id).and_then(|c| c.pc.as_ref()) else { return refuse("internal", "no such player") };
+            let since = pc.hud.last_spoke.get(&context.id()).map(|t| self.now_us.saturating_sub(*t) as f64 / 1e6);
+            word_budget(since, pc.hud.wpm_of(&context.id()))
+        };
+        if words > allowed {
+            return refuse("over_budget", format!("{words} words; {room} allows {allowed} now (its pace is set with set_wpm)"));
+        }
+        let line = match context {
+            Context::Room => format!("say {message}"),
+            Context::Group => format!("gtell {message}"),
+            Context::Channel(c) => format!("{c} {message}"),
+            Context::Chat(n) => format!("chat {n} {message}"),
+            Context::Tells => {
+                let to = to.map(str::to_string).or_else(|| self.last_teller(id));
+                let Some(to) = to else { return refuse("bad_request", "a tell needs 'to' (no one has told you anything yet)") };
+                format!("tell {to} {message}")
+            }
+        };
+        self.submit(id, line, re);
+        Ok(json!({"words": words}))
+    }
+
+    fn last_teller(&self, id: CharId) -> Option<String> {
+        let pc = self.world.ch(id)?.pc.as_ref()?;
+        pc.hud.heard.iter().rev().find(|h| h.context == Context::Tells).and_then(|h| h.sender.as_deref().map(str::to_string))
+    }
+
+    /// A game command from an action: run now if the player has not acted this pulse,
+    /// else queued like any other (one command per pulse).
+    fn submit(&mut self, id: CharId, line: String, re: Option<Arc<str>>) {
+        let link_id = self.world.ch(id).and_then(|c| c.pc.as_ref()).and_then(|p| p.link.as_ref()).map(|l| l.id).unwrap_or(0);
+        let now = self.now_us;
+        self.handle_command(id, link_id, line, re, (Instant::now(), now), None);
+    }
+
+    fn act_on(&mut self, id: CharId, item: &Value, re: Option<Arc<str>>) -> Outcome {
+        let ty = str_field(item, "type")?;
+        match ty {
+            "command" => {
+                let c = str_field(item, "command")?.trim();
+                if c.is_empty() || c.len() > 256 {
+                    return refuse("bad_request", "command must be 1 to 256 characters");
+                }
+                self.submit(id, c.to_string(), re);
+                Ok(json!({}))
+            }
+            "set" | "delete" | "append" => self.knowledge_action(id, ty, item),
+            "react" => {
+                let mid =
+                    item.get("message_id").and_then(Value::as_u64).ok_or(("bad_request", "message_id must be a number".to_string()))?;
+                let r = str_field(item, "reaction")?;
+                let Some(reaction) = Reaction::parse(r) else {
+                    return refuse("bad_reaction", "reaction must be thumbs_up, thumbs_down, brain or heart");
+                };
+                // Only a message this agent heard (its HUD's history holds its id), and
+                // each reaction once: any id and any count were taken before.
+                let (heard, me) = match self.world.ch(id) {
+                    Some(c) => (c.pc.as_ref().is_some_and(|pc| pc.hud.heard.iter().any(|h| h.id == mid)), c.name.clone()),
+                    None => (false, Arc::from("")),
+                };
+                let said = match self.message_ids.get_mut(mid) {
+                    Some(said) if heard => said,
+                    _ => return refuse("no_such_message", format!("no message {mid} that you heard")),
+                };
+                if said.reacted_by.iter().any(|(who, r)| *who == me && *r == reaction.as_str()) {
+                    return refuse("already_reacted", format!("you already reacted {} to message {mid}", reaction.as_str()));
+                }
+                said.reacted_by.push((me, reaction.as_str()));
+                *said.reactions.entry(reaction.as_str()).or_default() += 1;
+                let sender = said.sender.clone();
+                if let Some(cid) = sender.and_then(|s| self.world.players.get(&s.to_ascii_lowercase()).copied()) {
+                    if let Some(pc) = self.world.chars.get_mut(&cid).and_then(|c| c.pc.as_mut()) {
+                        pc.hud.heartbeat.react(reaction);
+                    }
+                }
+                Ok(json!({}))
+            }
+            "reply" => {
+                let mid =
+                    item.get("message_id").and_then(Value::as_u64).ok_or(("bad_request", "message_id must be a number".to_string()))?;
+                let message = str_field(item, "message")?.trim().to_string();
+                let Some(said) = self.message_ids.get(mid).cloned() else {
+                    return refuse("no_such_message", format!("no message {mid}"));
+                };
+                let to = said.sender.as_deref().map(str::to_string);
+                self.speak(id, &said.context.id(), &message, to.as_deref(), re)
+            }
+            "set_attention" => {
+                let room = room_field(item)?;
+                let value = match item.get("value") {
+                    Some(Value::String(s)) => Attention::parse(s),
+                    Some(Value::Number(n)) => Attention::parse(&n.to_string()),
+                    _ => Err("value must be \"30%\" or \"%*\"".to_string()),
+                }
+                .map_err(|m| ("bad_request", m))?;
+                self.with_hud(id, |h| {
+                    h.attention.insert(room, value);
+                });
+                Ok(json!({}))
+            }
+            "set_wpm" => {
+                let room = room_field(item)?;
+                let wpm = item.get("value").and_then(Value::as_u64).filter(|w| (MIN_WPM as u64..=MAX_WPM as u64).contains(w));
+                let Some(wpm) = wpm else { return refuse("bad_request", format!("value must be {MIN_WPM} to {MAX_WPM} words per minute")) };
+                self.with_hud(id, |h| {
+                    h.wpm.insert(room, wpm as u32);
+                });
+                Ok(json!({}))
+            }
+            "set_name" => {
+                let name = str_field(item, "name")?.trim();
+                if name.is_empty() || name.chars().count() > MAX_NAME || name.chars().any(char::is_control) {
+                    return refuse("bad_request", format!("a name is 1 to {MAX_NAME} printable characters"));
+                }
+                let name = name.to_string();
+                self.with_hud(id, |h| h.display_name = Some(name));
+                Ok(json!({}))
+            }
+            "sleep" => {
+                let now = self.now_us;
+                let secs = match (item.get("until").and_then(Value::as_str), item.get("seconds").and_then(Value::as_f64)) {
+                    (Some(t), _) => until_secs(t, now),
+                    (None, Some(s)) => Some(s),
+                    (None, None) => None,
+                };
+                let secs = secs.filter(|s| (0.0..=86_400.0).contains(s));
+                let Some(secs) = secs else {
+                    return refuse(
+                        "bad_request",
+                        "sleep takes 'until' (an ISO time within the next day, UTC unless it says) or 'seconds' (0 to 86,400)",
+                    );
+                };
+                let until = now + (secs * 1e6) as u64;
+                self.with_hud(id, |h| h.asleep_until_us = Some(until));
+                Ok(json!({}))
+            }
+            "set_billboard" | "clear_billboard" | "create_key" | "revoke_key" | "request_access" | "grant_access" | "deny_access"
+            | "leave_room" => self.chat_action(id, ty, item),
+            "wake_agent" | "create_agent" | "alter_agent" | "retire_agent" => self.agent_action(id, ty, item),
+            t if MIND_ACTIONS.contains(&t) => refuse("unavailable", "the memory layers are not served on this connection"),
+            t if NOT_YET.contains(&t) => refuse("not_available", format!("'{t}' is not served by this server yet")),
+            other => refuse("unknown_action", format!("unknown action type '{}'", other.chars().take(40).collect::<String>())),
+        }
+    }
+
+    fn knowledge_action(&mut self, id: CharId, ty: &str, item: &Value) -> Outcome {
+        let path = str_field(item, "path")?;
+        let Some(pc) = self.world.ch(id).and_then(|c| c.pc.as_ref()) else { return refuse("internal", "no such player") };
+        let mut store = pc.hud.knowledge.clone();
+        let value = item.get("value").cloned().unwrap_or(Value::Null);
+        let weight = match item.get("w") {
+            None | Some(Value::Null) => None,
+            Some(w) => Some(
+                w.as_f64()
+                    .or_else(|| w.as_str().and_then(|s| s.parse().ok()))
+                    .ok_or(("bad_weight", "w must be a number from 0 to 1".to_string()))?,
+            ),
+        };
+        let done = match ty {
+            "set" => knowledge::set(&mut store, path, value, weight),
+            "delete" => knowledge::delete(&mut store, path),
+            _ => knowledge::append(&mut store, path, value),
+        };
+        done.map_err(|e| (e.code(), e.to_string()))?;
+        // Counting tokens is the dear part (a whole store's text through cl100k, on the
+        // engine thread, per item): a text of no more bytes than the cap holds no more
+        // tokens than it, so only a store that large is counted here; the others' share
+        // is counted once for the whole message (`apply_actions`).
+        let text = crate::hud::format::render(&store, HudFormat::CompactJson).unwrap_or_default();
+        if text.len() <= KNOWLEDGE_CAP {
+            self.with_hud(id, |h| h.knowledge = store);
+            return Ok(json!({"memory_used": Value::Null}));
+        }
+        let tokens = crate::hud::format::tokens(&text);
+        if tokens > KNOWLEDGE_CAP && ty != "delete" {
+            return refuse(
+                "knowledge_full",
+                format!("the knowledge store would hold {tokens} tokens; its cap is {KNOWLEDGE_CAP} (delete or consolidate first)"),
+            );
+        }
+        self.with_hud(id, |h| h.knowledge = store);
+        Ok(json!({"memory_used": crate::hud::budget::memory_used(tokens)}))
+    }
+
+    fn with_hud(&mut self, id: CharId, f: impl FnOnce(&mut crate::game::send::hud::HudState)) {
+        if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
+            f(&mut pc.hud);
+            pc.dirty = true;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::until_secs;
+
+    #[test]
+    fn sleep_until_reads_iso_times() {
+        let now = 1_705_329_000_000_000; // 2024-01-15T14:30:00Z
+        assert_eq!(until_secs("2024-01-15T14:31:00", now), Some(60.0), "naive is UTC");
+        assert_eq!(until_secs("2024-01-15T15:31:00+01:00", now), Some(60.0));
+        assert!(until_secs("2024-01-15T14:29:00Z", now).unwrap() < 0.0, "the past is refused by the caller");
+        assert_eq!(until_secs("tomorrow", now), None);
+    }
+}

@@ -1,0 +1,11 @@
+pub mod actions;
+pub mod admission;
+pub mod agents;
+pub mod boundary;
+pub mod clean;
+pub mod engine;
+pub mod entering;
+pub mod histogram;
+pub mod inbox;
+pub mod pulse_stats;
+pub mod stats;

@@ -1,0 +1,328 @@
+//! Where DG Scripts run (see `dg/`): firing a trigger of an entity, the runs waiting on
+//! `wait` (resumed by the pulse, never blocking it), the random triggers every 13
+//! seconds, and the trigger points in play.
+
+use crate::dg::program::{execute, Outcome, Run};
+use crate::dg::{bit, Attach};
+use crate::game::model::world::{CharId, ObjId, RoomId};
+use crate::game::run::engine::Engine;
+use crate::game::scripting::dg_host::DgHostCtx;
+
+/// Whose trigger runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Owner {
+    Mob(CharId),
+    Obj(ObjId),
+    Room(RoomId),
+}
+
+/// What a trigger passes its script besides `self`.
+#[derive(Debug, Clone, Default)]
+pub struct DgCtx {
+    pub actor: Option<CharId>,
+    pub object: Option<ObjId>,
+    pub victim: Option<CharId>,
+    /// `arg`, `cmd`, `speech`, `direction`.
+    pub vars: Vec<(&'static str, String)>,
+}
+
+/// A run waiting on `wait`.
+pub struct Waiting {
+    pub at: u64,
+    pub owner: Owner,
+    pub trig: u32,
+    pub run: Run,
+    pub ctx: DgCtx,
+}
+
+/// Random triggers are looked at every 13 s, as tbaMUD's `PULSE_DG_SCRIPT`.
+pub const PULSES_PER_DG_RANDOM: u64 = 130;
+
+impl Engine {
+    /// The triggers an entity carries (its prototype's `T` lines).
+    fn dg_triggers_of(&self, owner: Owner) -> Vec<u32> {
+        match owner {
+            Owner::Mob(c) => self
+                .world
+                .ch(c)
+                .and_then(|c| c.npc_vnum)
+                .and_then(|v| self.world.mob_protos.get(&v))
+                .map(|p| p.triggers.clone())
+                .unwrap_or_default(),
+            Owner::Obj(o) => {
+                self.world.obj(o).and_then(|o| self.world.obj_protos.get(&o.vnum)).map(|p| p.triggers.clone()).unwrap_or_default()
+            }
+            Owner::Room(r) => self.world.rooms.get(r).map(|r| r.proto.triggers.clone()).unwrap_or_default(),
+        }
+    }
+
+    fn attach_of(owner: Owner) -> Attach {
+        match owner {
+            Owner::Mob(_) => Attach::Mob,
+            Owner::Obj(_) => Attach::Obj,
+            Owner::Room(_) => Attach::Room,
+        }
+    }
+
+    /// Fires every trigger of type `letter` the entity carries; the last answer of
+    /// those that ran (`None`: none did).
+    pub fn dg_fire(&mut self, owner: Owner, letter: char, ctx: DgCtx) -> Option<i64> {
+        self.dg_fire_if(owner, letter, ctx, |_, _| true)
+    }
+
+    /// As `dg_fire`, for the triggers `accept` takes (narg, arglist).
+    pub fn dg_fire_if(&mut self, owner: Owner, letter: char, ctx: DgCtx, accept: impl Fn(i32, &str) -> bool) -> Option<i64> {
+        if self.dg.off || self.dg.triggers.is_empty() {
+            return None;
+        }
+        let attach = Self::attach_of(owner);
+        let mut answer = None;
+        for trig in self.dg_triggers_of(owner) {
+            let Some((t, _)) = self.dg.runnable(trig, attach, letter) else { continue };
+            if !accept(t.narg, &t.arglist) {
+                continue;
+            }
+            answer = Some(self.dg_run(owner, trig, Run::default(), ctx.clone()));
+        }
+        answer
+    }
+
+    /// Runs (or resumes) one trigger; its answer (1 while it waits). Triggers that
+    /// fire triggers (two mobs answering each other's speech) stop four deep.
+    pub(crate) fn dg_run(&mut self, owner: Owner, trig: u32, mut run: Run, ctx: DgCtx) -> i64 {
+        let attach = Self::attach_of(owner);
+        if self.dg.depth >= crate::script::host::MAX_DEPTH {
+            tracing::debug!(target: "pawns::dg", trigger = trig, "not run: triggers {} deep", self.dg.depth);
+            return 0;
+        }
+        let Some(p) = self.dg.programs.get(&trig).and_then(|p| p.as_ref().ok()).cloned() else { return 0 };
+        let started = std::time::Instant::now();
+        self.dg.depth += 1;
+        let outcome = {
+            let mut host = DgHostCtx { e: self, owner, attach, ctx: &ctx };
+            execute(&p, &mut run, &mut host, crate::game::rules::clock::PULSES_PER_MUD_HOUR)
+        };
+        self.dg.depth -= 1;
+        self.dg.stats.note(started.elapsed());
+        match outcome {
+            Outcome::Done(n) => n,
+            Outcome::Wait(pulses) => {
+                self.dg_waiting.push(Waiting { at: self.pulse + pulses, owner, trig, run, ctx });
+                1
+            }
+            Outcome::Error(e) => {
+                self.dg.stats.errors += 1;
+                tracing::warn!(target: "pawns::dg", trigger = trig, "trigger {trig}: {e}; off until the world reloads");
+                self.dg.disabled.insert(trig, e);
+                0
+            }
+        }
+    }
+
+    fn dg_alive(&self, owner: Owner) -> bool {
+        match owner {
+            Owner::Mob(c) => self.world.ch(c).is_some(),
+            Owner::Obj(o) => self.world.obj(o).is_some(),
+            Owner::Room(_) => true,
+        }
+    }
+
+    /// Every pulse: the runs whose `wait` is over go on; every 13 s, random triggers.
+    pub fn dg_pulse(&mut self) {
+        if self.dg.off || self.dg.triggers.is_empty() {
+            return;
+        }
+        if !self.dg_waiting.is_empty() {
+            let now = self.pulse;
+            let (due, later): (Vec<Waiting>, Vec<Waiting>) = std::mem::take(&mut self.dg_waiting).into_iter().partition(|w| w.at <= now);
+            self.dg_waiting = later;
+            for w in due {
+                if self.dg_alive(w.owner) && !self.dg.disabled.contains_key(&w.trig) {
+                    self.dg_run(w.owner, w.trig, w.run, w.ctx);
+                }
+            }
+        }
+        if self.pulse.is_multiple_of(PULSES_PER_DG_RANDOM) {
+            self.dg_random();
+        }
+    }
+
+    /// Random triggers (`b`): each rolls its percentage; they run only where a player
+    /// is in the zone unless they are global (`a`).
+    fn dg_random(&mut self) {
+        let zones: std::collections::HashSet<u32> =
+            self.world.players.values().filter_map(|p| self.world.ch(*p)).map(|c| self.world.rooms[c.room].proto.zone).collect();
+        let mut owners: Vec<Owner> =
+            self.world.chars.values().filter(|c| c.behaves && c.fighting.is_none()).map(|c| Owner::Mob(c.id)).collect();
+        owners.extend((0..self.world.rooms.len()).filter(|r| !self.world.rooms[*r].proto.triggers.is_empty()).map(Owner::Room));
+        for owner in owners {
+            let room = match owner {
+                Owner::Mob(c) => self.world.ch(c).map(|c| c.room),
+                Owner::Room(r) => Some(r),
+                Owner::Obj(_) => None,
+            };
+            let Some(room) = room else { continue };
+            let live = zones.contains(&self.world.rooms[room].proto.zone);
+            for trig in self.dg_triggers_of(owner) {
+                let Some((t, _)) = self.dg.runnable(trig, Self::attach_of(owner), 'b') else { continue };
+                if !live && t.flags & bit('a') == 0 {
+                    continue;
+                }
+                let narg = t.narg;
+                if self.roll(1, 100) <= narg {
+                    self.dg_run(owner, trig, Run::default(), DgCtx::default());
+                }
+            }
+        }
+    }
+
+    /// A walk into `to` from direction `dir`: the mobs there greet (`g` those who can
+    /// see, `h` all), then the room's enter (`g`).
+    pub fn dg_arrival(&mut self, ch: CharId, to: RoomId, dir: usize) {
+        if self.dg.off || self.dg.triggers.is_empty() {
+            return;
+        }
+        let from = crate::worldfile::DIR_NAMES[crate::game::rules::doors::REV_DIR[dir]].to_string();
+        let ctx = DgCtx { actor: Some(ch), vars: vec![("direction", from)], ..Default::default() };
+        for m in self.world.behaving_in(to, ch) {
+            for letter in ['g', 'h'] {
+                if self.world.ch(ch).is_some_and(|c| c.room == to) {
+                    let roll = self.roll(1, 100);
+                    self.dg_fire_if(Owner::Mob(m), letter, ctx.clone(), |narg, _| roll <= narg.max(1));
+                }
+            }
+        }
+        if self.world.ch(ch).is_some_and(|c| c.room == to) && !self.world.rooms[to].proto.triggers.is_empty() {
+            let roll = self.roll(1, 100);
+            self.dg_fire_if(Owner::Room(to), 'g', ctx, |narg, _| roll <= narg.max(1));
+        }
+    }
+
+    /// Who in `room` may carry triggers for what `ch` does there: its mobs with
+    /// behaviour, then the room itself.
+    fn dg_owners_here(&self, room: RoomId, ch: CharId) -> Vec<Owner> {
+        let mut owners: Vec<Owner> = self.world.behaving_in(room, ch).into_iter().map(Owner::Mob).collect();
+        if !self.world.rooms[room].proto.triggers.is_empty() {
+            owners.push(Owner::Room(room));
+        }
+        owners
+    }
+
+    /// Leaving `from` toward `dir`: the mobs' and the room's leave triggers (`q`); any
+    /// that answers 0 keeps the character here (the script says why).
+    pub fn dg_leave(&mut self, ch: CharId, from: RoomId, dir: usize) -> bool {
+        if self.dg.off || self.dg.triggers.is_empty() {
+            return true;
+        }
+        let ctx = DgCtx { actor: Some(ch), vars: vec![("direction", crate::worldfile::DIR_NAMES[dir].to_string())], ..Default::default() };
+        let owners = self.dg_owners_here(from, ch);
+        for o in owners {
+            let roll = self.roll(1, 100);
+            if self.dg_fire_if(o, 'q', ctx.clone(), |narg, _| roll <= narg.max(1)) == Some(0) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Someone said `speech` here: speech triggers (`d`) of the mobs and the room. An
+    /// arglist of `*` hears everything; narg 1 wants the phrase, 0 any of its words.
+    pub fn dg_speech(&mut self, ch: CharId, speech: &str) {
+        if self.dg.off || self.dg.triggers.is_empty() {
+            return;
+        }
+        let Some(room) = self.world.ch(ch).map(|c| c.room) else { return };
+        let heard = |narg: i32, args: &str| {
+            let (s, a) = (speech.to_ascii_lowercase(), args.trim().to_ascii_lowercase());
+            a == "*"
+                || if narg == 1 {
+                    s.contains(&a)
+                } else {
+                    a.split_whitespace().any(|w| s.split(|c: char| !c.is_alphanumeric()).any(|x| x == w))
+                }
+        };
+        let ctx = DgCtx { actor: Some(ch), vars: vec![("speech", speech.to_string())], ..Default::default() };
+        let owners = self.dg_owners_here(room, ch);
+        for o in owners {
+            self.dg_fire_if(o, 'd', ctx.clone(), heard);
+        }
+    }
+
+    /// A typed command, before the command table is looked at: the command triggers
+    /// (`c`) of the room, its mobs, and the things worn, carried or on the floor (an
+    /// object's narg says where: 1 worn, 2 carried, 4 on the floor), whose arglist
+    /// begins the typed word (`re` hears `recall` and `return`), or `*`. True when one
+    /// took it (answered non-zero).
+    pub fn dg_command(&mut self, ch: CharId, word: &str, arg: &str) -> bool {
+        if self.dg.off || self.dg.triggers.is_empty() || word.is_empty() {
+            return false;
+        }
+        let Some(c) = self.world.ch(ch) else { return false };
+        let room = c.room;
+        // The room's triggers hear a command first (tbaMUD's order), then its mobs'.
+        let mut owners: Vec<Owner> = Vec::new();
+        if !self.world.rooms[room].proto.triggers.is_empty() {
+            owners.push(Owner::Room(room));
+        }
+        owners.extend(self.world.behaving_in(room, ch).into_iter().map(Owner::Mob));
+        let scripted =
+            |e: &Engine, o: &u64| e.world.obj(*o).is_some_and(|o| e.world.obj_protos.get(&o.vnum).is_some_and(|p| !p.triggers.is_empty()));
+        let mut things: Vec<(Owner, i32)> = Vec::new();
+        things.extend(c.equipment.iter().flatten().filter(|o| scripted(self, o)).map(|o| (Owner::Obj(*o), 1)));
+        things.extend(c.inventory.iter().filter(|o| scripted(self, o)).map(|o| (Owner::Obj(*o), 2)));
+        things.extend(self.world.rooms[room].contents.iter().filter(|o| scripted(self, o)).map(|o| (Owner::Obj(*o), 4)));
+        let mut all: Vec<(Owner, i32)> = owners.into_iter().map(|o| (o, 7)).collect();
+        all.extend(things);
+        let w = word.to_ascii_lowercase();
+        let ctx = DgCtx { actor: Some(ch), vars: vec![("cmd", word.to_string()), ("arg", arg.to_string())], ..Default::default() };
+        for (o, place) in all {
+            let is_obj = matches!(o, Owner::Obj(_));
+            let answer = self.dg_fire_if(o, 'c', ctx.clone(), |narg, args| {
+                let a = args.trim().to_ascii_lowercase();
+                let here = !is_obj || narg & place != 0;
+                here && (a == "*" || a.split_whitespace().any(|x| w.starts_with(x)))
+            });
+            if answer.is_some_and(|n| n != 0) {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::run::engine::EngineConfig;
+
+    /// Two mobs whose speech triggers answer anything said: one word must not become
+    /// an endless exchange inside one command.
+    #[tokio::test]
+    async fn mobs_answering_each_other_stop_four_deep() {
+        let mut src = crate::worldfile::MemSource::default();
+        let files = [
+            ("wld/index", "1.wld\n$\n"),
+            ("wld/1.wld", "#100\nHall~\nA hall.\n~\n1 0 0\nS\n$\n"),
+            ("mob/index", "1.mob\n$\n"),
+            ("mob/1.mob", "#200\nparrot~\na parrot~\nA parrot.\n~\nA parrot.\n~\nb 0 0 S\n5 10 5 5d5+50 1d2+0\n10 0\n8 8 1\nT 1\n#201\nmynah~\na mynah~\nA mynah.\n~\nA mynah.\n~\nb 0 0 S\n5 10 5 5d5+50 1d2+0\n10 0\n8 8 1\nT 1\n$\n"),
+            ("trg/index", "1.trg\n$\n"),
+            ("trg/1.trg", "#1\nEcho~\n0 d 100\n*~\nsay %speech%!\n~\n$\n"),
+            ("zon/index", "1.zon\n$\n"),
+            ("zon/1.zon", "#1\nTest~\n199 30 2\nM 0 200 1 100\nM 0 201 1 100\nS\n$\n"),
+        ];
+        for (k, v) in files {
+            src.0.insert(k.into(), v.into());
+        }
+        let world = crate::worldfile::load(&src).unwrap().world;
+        let dir = tempfile::tempdir().unwrap();
+        let (store, _) = pawns_storage::Store::open(dir.path().join("t.redb")).unwrap();
+        let (saves, _w) = crate::game::records::persist::spawn_writer(std::sync::Arc::new(store), Default::default());
+        let mut e = Engine::new(world, EngineConfig { seed: 5, ..EngineConfig::default() }, saves);
+        let (link, _rx) = crate::game::tests::link(1, 4096);
+        let pc = e.enter(crate::game::model::character::new_record("Talker", 3, 0, 1, true, [13; 6], 100), link, None).char_id;
+        e.dispatch(pc, "say hello");
+        // Each answer is heard by the other bird: the chain stops at the depth limit.
+        assert!(e.dg.stats.calls >= 2 && e.dg.stats.calls <= 8, "{} runs", e.dg.stats.calls);
+        assert_eq!(e.dg.depth, 0);
+    }
+}

@@ -1,0 +1,4 @@
+pub mod dg_host;
+pub mod dg_run;
+pub mod lua;
+pub mod scripted;

@@ -1,0 +1,9 @@
+pub mod crowd;
+pub mod deliver;
+pub mod flush;
+pub mod hud;
+pub mod messaging;
+pub mod mud_vars;
+pub mod output;
+pub mod render;
+pub mod vars;

@@ -1,0 +1,218 @@
+//! Text and `state` renderings of what a character sees.
+
+use std::sync::Arc;
+
+use crate::game::model::character::Char;
+use crate::game::model::tables::{class_name, race_name, Position};
+use crate::game::model::targeting::NPC_SIG;
+use crate::game::model::world::CharId;
+use crate::game::run::engine::Engine;
+use crate::game::send::output::{DoorView, Out, PlayerState, RoomState, StateData};
+use crate::game::send::vars::{position_of, visible_exits};
+use crate::worldfile::DIR_NAMES;
+
+/// Players listed by name in `state.room.players`; the rest are counted in `players_more`.
+pub const STATE_PLAYERS: usize = 50;
+/// Players described one by one in a room's text before the rest are summed up.
+pub const TEXT_PLAYERS: usize = 20;
+
+pub fn prompt(ch: &Char) -> String {
+    format!("< {}hp {}m {}mv > ", ch.hit, ch.mana, ch.moves)
+}
+
+impl Engine {
+    pub fn room_state(&self, viewer: CharId) -> Option<RoomState> {
+        let ch = self.world.ch(viewer)?;
+        let room = &self.world.rooms[ch.room];
+        // A crowd costs the players listed, not everyone: the mobs have a list of their
+        // own, the players are read until enough are named, the rest are counted.
+        // Sized before they are filled (a filtered list grown by doubling reallocated a
+        // crowd's list four times per `state`).
+        let mut mobs: Vec<Arc<str>> = Vec::with_capacity(room.npcs.len());
+        mobs.extend(room.npcs.iter().filter(|p| **p != viewer).filter_map(|p| self.world.ch(*p)).map(|c| c.name.clone()));
+        let mut players: Vec<Arc<str>> = Vec::with_capacity(room.pcs.min(STATE_PLAYERS));
+        players.extend(
+            room.people
+                .iter()
+                .zip(&room.sigs)
+                .filter(|(p, s)| **s & NPC_SIG == 0 && **p != viewer)
+                .filter_map(|(p, _)| self.world.ch(*p))
+                .take(STATE_PLAYERS)
+                .map(|c| c.name.clone()),
+        );
+        let others = room.pcs - usize::from(ch.pc.is_some());
+        let players_more = others.saturating_sub(players.len());
+        let items = room.contents.iter().filter_map(|o| self.world.obj(*o)).map(|o| o.short_descr.clone()).collect();
+        let exits = visible_exits(&self.world, ch.room);
+        let doors = (0..6)
+            .filter_map(|d| {
+                let e = room.proto.exits[d].as_ref()?;
+                if e.door_flags & 1 == 0 {
+                    return None;
+                }
+                let st = room.doors[d];
+                if crate::game::rules::doors::hidden(e, &st) {
+                    return None;
+                }
+                Some(DoorView {
+                    direction: DIR_NAMES[d],
+                    state: if st.locked {
+                        "locked"
+                    } else if st.closed {
+                        "closed"
+                    } else {
+                        "open"
+                    },
+                    keyword: e.keywords.split_whitespace().next().unwrap_or("door").to_string(),
+                })
+            })
+            .collect();
+        Some(RoomState {
+            vnum: room.proto.vnum,
+            name: room.state_name.clone(),
+            description: room.state_description.clone(),
+            exits,
+            doors,
+            players,
+            players_more,
+            mobs,
+            items,
+        })
+    }
+
+    pub fn player_state(&self, id: CharId) -> Option<PlayerState> {
+        let c = self.world.ch(id)?;
+        Some(PlayerState {
+            name: c.name.to_string(),
+            health: c.hit,
+            max_health: c.max_hit,
+            mana: c.mana,
+            max_mana: c.max_mana,
+            moves: c.moves,
+            max_move: c.max_moves,
+            level: c.level,
+            exp: c.exp,
+            gold: c.gold,
+            position: position_of(c),
+            class: class_name(c.class),
+            race: race_name(c.race),
+            str: c.abilities[0],
+            int: c.abilities[1],
+            wis: c.abilities[2],
+            dex: c.abilities[3],
+            con: c.abilities[4],
+            cha: c.abilities[5],
+            is_agent: c.is_agent(),
+        })
+    }
+
+    /// Sends `state` to a JSON session (telnet sessions get the room as text instead).
+    pub fn send_state(&mut self, id: CharId) {
+        let json = self.world.ch(id).and_then(|c| c.pc.as_ref()).and_then(|p| p.link.as_ref()).is_some_and(|l| l.json);
+        if !json {
+            return;
+        }
+        let (Some(player), Some(room)) = (self.player_state(id), self.room_state(id)) else {
+            return;
+        };
+        let re = self.re_for(id);
+        self.deliver(id, Out::State { data: Box::new(StateData { player, room }), re });
+    }
+
+    /// The room as text: name, description, exits, things, and who is here.
+    pub fn room_text(&self, viewer: CharId, brief: bool) -> String {
+        use std::fmt::Write;
+        let Some(ch) = self.world.ch(viewer) else {
+            return String::new();
+        };
+        let room = &self.world.rooms[ch.room];
+        // One string, written in place: a look is made often, by everyone.
+        let mut s = String::with_capacity(512);
+        s.push_str(&room.proto.name);
+        s.push('\n');
+        if !brief {
+            s.push_str(room.proto.description.trim_end());
+            s.push('\n');
+        }
+        s.push_str("[ Exits: ");
+        let exits = visible_exits(&self.world, ch.room);
+        if exits.is_empty() {
+            s.push_str("none");
+        }
+        for (i, e) in exits.iter().enumerate() {
+            if i > 0 {
+                s.push(' ');
+            }
+            s.push_str(e);
+        }
+        s.push_str(" ]\n");
+        for o in room.contents.iter().filter_map(|o| self.world.obj(*o)) {
+            if !o.long_descr.is_empty() {
+                s.push_str(&o.long_descr);
+                s.push('\n');
+            }
+        }
+        let mut shown = 0;
+        let mut unseen = 0;
+        for (p, sig) in room.people.iter().zip(&room.sigs) {
+            if *p == viewer {
+                continue;
+            }
+            // A crowd is summed up after the first few (mobs are always shown), without
+            // reading the players it only counts.
+            let npc = sig & NPC_SIG != 0;
+            if !npc && shown >= TEXT_PLAYERS {
+                unseen += 1;
+                continue;
+            }
+            let Some(c) = self.world.ch(*p) else { continue };
+            if !npc {
+                shown += 1;
+            }
+            self.describe_in_room(c, &mut s);
+            s.push('\n');
+        }
+        if unseen > 0 {
+            let _ = writeln!(s, "...and {unseen} more {} here.", if unseen == 1 { "person is" } else { "people are" });
+        }
+        s.truncate(s.trim_end().len());
+        s
+    }
+
+    /// One line of a room's text for someone in it, written onto `s`.
+    fn describe_in_room(&self, c: &Char, s: &mut String) {
+        if c.is_npc() && c.position == c.default_position && c.fighting.is_none() {
+            s.push_str(&c.long_descr);
+            return;
+        }
+        push_capitalized(s, &c.name);
+        if c.is_agent() {
+            s.push_str(" [agent]");
+        }
+        if c.pc.as_ref().is_some_and(|p| p.link.is_none()) {
+            s.push_str(" (linkless)");
+        }
+        s.push_str(match c.position {
+            Position::Sleeping => " is sleeping here",
+            Position::Resting => " is resting here",
+            Position::Sitting => " is sitting here",
+            Position::Fighting => " is here",
+            Position::Standing => " is standing here",
+            _ => " is lying here, badly hurt",
+        });
+        if let Some(f) = c.fighting.and_then(|f| self.world.ch(f)) {
+            s.push_str(", fighting ");
+            s.push_str(&f.name);
+        }
+        s.push('.');
+    }
+}
+
+/// `text` onto `s` with its first letter in upper case (`messaging::capitalize` in place).
+fn push_capitalized(s: &mut String, text: &str) {
+    let mut c = text.chars();
+    if let Some(f) = c.next() {
+        s.extend(f.to_uppercase());
+        s.push_str(c.as_str());
+    }
+}

@@ -1,0 +1,3 @@
+pub mod script_bench;
+pub mod smoke;
+pub mod world_check;
