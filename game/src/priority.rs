@@ -13,7 +13,7 @@
 //! sockets and the recorder (which has its 50 ms promise to keep) leave. At 10,000
 //! agents on two cores this was the difference between a reply p99 of 130-210 ms and
 //! one under 50 ms. Were they to fall far behind, the index catches up from the file
-//! and the engine's admission holds input back (`game/admission.rs`).
+//! and the engine's admission holds input back (`game/run/admission.rs`).
 //!
 //! Only Linux sets a priority per thread; elsewhere these are no-ops. Lowering one's
 //! own priority needs no privilege; raising it back would, so nothing here raises.

@@ -8,6 +8,8 @@ use std::collections::VecDeque;
 
 use serde_json::Value;
 
+use crate::game::send::vars::Var;
+
 /// A mob in the room, as `ROOM_MOBS` describes it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Mob {
@@ -282,32 +284,32 @@ impl GameState {
                 *slot = n;
             }
         };
-        match k.to_ascii_uppercase().as_str() {
-            "HEALTH" => set(&mut self.hp),
-            "MAX_HEALTH" => set(&mut self.max_hp),
-            "MANA" => set(&mut self.mana),
-            "MAX_MANA" => set(&mut self.max_mana),
-            "MOVE" => set(&mut self.moves),
-            "MAX_MOVE" => set(&mut self.max_moves),
-            "GOLD" => set(&mut self.gold),
-            "LEVEL" => set(&mut self.level),
-            "EXP" => set(&mut self.exp),
-            "ROOM_VNUM" => set(&mut self.room_vnum),
-            "POSITION" => {
+        match Var::named(k) {
+            Some(Var::Health) => set(&mut self.hp),
+            Some(Var::MaxHealth) => set(&mut self.max_hp),
+            Some(Var::Mana) => set(&mut self.mana),
+            Some(Var::MaxMana) => set(&mut self.max_mana),
+            Some(Var::Move) => set(&mut self.moves),
+            Some(Var::MaxMove) => set(&mut self.max_moves),
+            Some(Var::Gold) => set(&mut self.gold),
+            Some(Var::Level) => set(&mut self.level),
+            Some(Var::Exp) => set(&mut self.exp),
+            Some(Var::RoomVnum) => set(&mut self.room_vnum),
+            Some(Var::Position) => {
                 if let Some(s) = text(v) {
                     self.position = s;
                 }
             }
-            "ROOM_NAME" => {
+            Some(Var::RoomName) => {
                 if let Some(s) = text(v) {
                     self.room_name = s;
                 }
             }
-            "ROOM_EXITS" => self.exits = strings(v),
-            "ROOM_MOBS" => self.mobs = v.as_array().map(|a| a.iter().filter_map(mob).collect()).unwrap_or_default(),
-            "ROOM_ITEMS" => self.items = v.as_array().map(|a| a.iter().filter_map(item).collect()).unwrap_or_default(),
-            "INVENTORY" => self.inventory = v.as_array().map(|a| a.iter().filter_map(item).collect()).unwrap_or_default(),
-            "EQUIPMENT" => {
+            Some(Var::RoomExits) => self.exits = strings(v),
+            Some(Var::RoomMobs) => self.mobs = v.as_array().map(|a| a.iter().filter_map(mob).collect()).unwrap_or_default(),
+            Some(Var::RoomItems) => self.items = v.as_array().map(|a| a.iter().filter_map(item).collect()).unwrap_or_default(),
+            Some(Var::Inventory) => self.inventory = v.as_array().map(|a| a.iter().filter_map(item).collect()).unwrap_or_default(),
+            Some(Var::Equipment) => {
                 self.equipment = v
                     .as_object()
                     .map(|m| {
@@ -315,8 +317,8 @@ impl GameState {
                     })
                     .unwrap_or_default()
             }
-            "FIGHTING" => self.fighting = truthy(v),
-            "EVENTS" => {
+            Some(Var::Fighting) => self.fighting = truthy(v),
+            Some(Var::Events) => {
                 for e in v.as_array().into_iter().flatten() {
                     let kind = e["type"].as_str().unwrap_or("").to_string();
                     // Feedback texts already came as `event` messages; EVENTS repeats
@@ -336,7 +338,8 @@ impl GameState {
                     }
                 }
             }
-            _ => {}
+            // A variable this client does not follow, or a name from a newer server.
+            None => {}
         }
     }
 

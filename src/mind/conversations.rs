@@ -65,7 +65,7 @@ pub fn lines(store: &Store, agent: &str, after_us: u64) -> Result<Vec<Line>, Ref
                         out.push(Line { at_us: r.at_us, partner, spoken: true, text });
                     }
                 }
-                _ => {}
+                RecordBody::Observation { .. } | RecordBody::Decision(_) | RecordBody::Transition(_) => {}
             }
         }
     }

@@ -71,7 +71,7 @@ pub fn session_line(meta: &SessionMeta, d: &DecisionRecord) -> SessionLine {
 fn decisions(records: &[EventRecord]) -> impl Iterator<Item = &DecisionRecord> {
     records.iter().filter_map(|r| match &r.body {
         RecordBody::Decision(d) => Some(d.as_ref()),
-        _ => None,
+        RecordBody::Observation { .. } | RecordBody::Transition(_) => None,
     })
 }
 

@@ -16,7 +16,7 @@
 //! The queue is unbounded so the engine never blocks or drops a record; its length is
 //! counted (`RecorderStats::backlog`) and logged when it grows, which is the signal that
 //! the disk (or the CPU) is not keeping up, and the engine's admission holds input back
-//! and puts pulses off while it is far behind (`game/admission.rs`), which bounds it.
+//! and puts pulses off while it is far behind (`game/run/admission.rs`), which bounds it.
 
 use crate::game::run::histogram::{Histogram, LateWindow};
 use std::sync::atomic::{AtomicU64, Ordering};

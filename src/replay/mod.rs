@@ -1,5 +1,5 @@
 //! Deterministic replay. The engine is a function of its world, its seed and its inputs:
-//! while it runs it journals everything else it is given (`game/journal.rs`) — the boot
+//! while it runs it journals everything else it is given (`game/records/journal.rs`) — the boot
 //! (seed, world digest, the houses, chat rooms and boards it restored, the game hour),
 //! every message that changes the world with the pulse it came in (and, for the few
 //! handled in the middle of a long pulse, where in it), and the wall-clock times its

@@ -200,7 +200,8 @@ impl Dataset {
             RecordBody::Transition(Transition::Social { act, other, by_me: false, text }) => {
                 self.socials.push(SocialRow { session, seq: r.seq, at_us: r.at_us, act, other: other.to_lowercase(), text });
             }
-            _ => {}
+            // What the evaluation does not read; named, so a new kind is decided on here.
+            RecordBody::Observation { .. } | RecordBody::Transition(_) => {}
         }
     }
 

@@ -67,7 +67,10 @@ pub fn without_description(text: &str) -> std::borrow::Cow<'_, str> {
 /// room (its name, its exits, objects, mobs, anyone resting, sleeping or fighting, the
 /// count of the rest) is indexed as shown.
 pub fn index_words<'a>(r: &EventRecord, shown: &'a str) -> std::borrow::Cow<'a, str> {
-    let RecordBody::Observation { event_type, .. } = &r.body else { return shown.into() };
+    let event_type = match &r.body {
+        RecordBody::Observation { event_type, .. } => event_type,
+        RecordBody::Decision(_) | RecordBody::Transition(_) => return shown.into(),
+    };
     if event_type != "text" {
         return shown.into();
     }

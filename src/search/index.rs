@@ -327,9 +327,13 @@ pub fn shared_groups(records: &[EventRecord]) -> Vec<Vec<&EventRecord>> {
     // walk through the group for each one was quadratic.
     let mut members: rustc_hash::FxHashSet<(usize, &str)> = Default::default();
     for r in records {
-        let RecordBody::Observation { event_type, text, .. } = &r.body else {
-            groups.push(vec![r]);
-            continue;
+        let (event_type, text) = match &r.body {
+            RecordBody::Observation { event_type, text, .. } => (event_type, text),
+            // A decision or a transition is one agent's own: a document of its own.
+            RecordBody::Decision(_) | RecordBody::Transition(_) => {
+                groups.push(vec![r]);
+                continue;
+            }
         };
         let key = (&**text, event_type.as_str(), r.room_vnum);
         match open.get(&key) {

@@ -1,7 +1,7 @@
 //! tbaMUD's DG Scripts: triggers (`trg/`) attached to mobs, objects and rooms by `T`
 //! lines, run by an interpreter of our own (`program.rs`: the lines and their blocks;
 //! `expr.rs`: expressions; `subst.rs`: `%…%` variables). The engine's side is
-//! `game/dg_run.rs` (what a script's variables and commands mean in the world, where
+//! `game/scripting/dg_run.rs` (what a script's variables and commands mean in the world, where
 //! each trigger fires, and the runs waiting on `wait`).
 //!
 //! Supported trigger types (the letters of a trigger's type field):

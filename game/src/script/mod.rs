@@ -9,11 +9,11 @@
 //!   by the engine; `Lua` is not `Send` and is never locked) and holds the compiled
 //!   chunks, the instruction and memory budget, and the Lua-4 compatibility layer
 //!   (`compat.rs`, `data/lua/compat4.lua`).
-//! - The engine's side is `game/lua/`: the snapshot tables scripts see (`ch`, `me`,
+//! - The engine's side is `game/scripting/lua/`: the snapshot tables scripts see (`ch`, `me`,
 //!   `obj`, `room`) and the fields the original wrote back, the functions scripts call
 //!   (`act`, `say`, `action`, `oload`, `spell`, `tport`…), each acting through the
 //!   engine's own rules, given to the state as `host::Bindings` (this sandbox knows no
-//!   engine); `game/scripted.rs` is where the engine fires each trigger.
+//!   engine); `game/scripting/scripted.rs` is where the engine fires each trigger.
 
 pub mod compat;
 pub mod host;

@@ -37,7 +37,7 @@ pub struct SpecialAssignment {
 }
 
 /// The procedures this server runs natively. Every other name a world assigns is
-/// listed by `pawns world check` as not supported (`game/specials.rs` runs these).
+/// listed by `pawns world check` as not supported (`game/rules/specials.rs` runs these).
 pub const SUPPORTED: &[&str] = &[
     "bank",
     "cityguard",

@@ -10,6 +10,34 @@ use super::gmcp::{self, Supports};
 use super::msdp::{self, MsdpVal};
 use crate::game::send::mud_vars::{CHAR_INFO, ROOM_INFO};
 use crate::game::send::output::EventKind;
+use crate::game::send::vars::Var;
+
+/// MSDP's names for the protocol's variables (the rest of `MSDP_VARIABLES` are made of
+/// the character and room extras, or the server's own).
+const MSDP_VARS: [(&str, Var); 11] = [
+    ("HEALTH", Var::Health),
+    ("HEALTH_MAX", Var::MaxHealth),
+    ("MANA", Var::Mana),
+    ("MANA_MAX", Var::MaxMana),
+    ("MOVEMENT", Var::Move),
+    ("MOVEMENT_MAX", Var::MaxMove),
+    ("LEVEL", Var::Level),
+    ("EXPERIENCE", Var::Exp),
+    ("MONEY", Var::Gold),
+    ("POSITION", Var::Position),
+    ("INVENTORY", Var::Inventory),
+];
+/// GMCP `Char.Vitals`' keys for the protocol's variables.
+const GMCP_VITALS: [(&str, Var); 6] = [
+    ("hp", Var::Health),
+    ("maxhp", Var::MaxHealth),
+    ("mp", Var::Mana),
+    ("maxmp", Var::MaxMana),
+    ("mv", Var::Move),
+    ("maxmv", Var::MaxMove),
+];
+/// GMCP `Char.Items`' locations, and the variable each lists.
+const GMCP_ITEMS: [(&str, Var); 2] = [("inv", Var::Inventory), ("room", Var::RoomItems)];
 
 /// The MSDP variables this server reports, and what each is made of.
 pub const MSDP_VARIABLES: [&str; 23] = [
@@ -108,25 +136,19 @@ impl MudClient {
 
     fn gmcp_messages(&self) -> Vec<(&'static str, Value)> {
         let mut m = Vec::new();
-        if self.vals.contains_key("HEALTH") {
-            m.push((
-                "Char.Vitals",
-                json!({
-                    "hp": self.get("HEALTH", ""), "maxhp": self.get("MAX_HEALTH", ""),
-                    "mp": self.get("MANA", ""), "maxmp": self.get("MAX_MANA", ""),
-                    "mv": self.get("MOVE", ""), "maxmv": self.get("MAX_MOVE", ""),
-                }),
-            ));
+        if self.vals.contains_key(Var::Health.name()) {
+            let vitals: serde_json::Map<String, Value> = GMCP_VITALS.iter().map(|(k, v)| (k.to_string(), self.get(v.name(), ""))).collect();
+            m.push(("Char.Vitals", Value::Object(vitals)));
         }
         if self.vals.contains_key(CHAR_INFO) {
             m.push(("Char.Name", json!({"name": self.get(CHAR_INFO, "name"), "fullname": self.get(CHAR_INFO, "name")})));
             m.push((
                 "Char.Status",
                 json!({
-                    "name": self.get(CHAR_INFO, "name"), "level": self.get("LEVEL", ""),
+                    "name": self.get(CHAR_INFO, "name"), "level": self.get(Var::Level.name(), ""),
                     "class": self.get(CHAR_INFO, "class"), "race": self.get(CHAR_INFO, "race"),
-                    "exp": self.get("EXP", ""), "gold": self.get("GOLD", ""), "position": self.get("POSITION", ""),
-                    "fighting": self.get("FIGHTING", ""), "opponent": self.get(CHAR_INFO, "opponent"),
+                    "exp": self.get(Var::Exp.name(), ""), "gold": self.get(Var::Gold.name(), ""), "position": self.get(Var::Position.name(), ""),
+                    "fighting": self.get(Var::Fighting.name(), ""), "opponent": self.get(CHAR_INFO, "opponent"),
                     "opponent_health": self.get(CHAR_INFO, "opponent_health"),
                 }),
             ));
@@ -146,7 +168,7 @@ impl MudClient {
             out.extend(gmcp::frame(package, &data));
             self.gmcp_sent.insert(package, data);
         }
-        for (location, var) in [("inv", "INVENTORY"), ("room", "ROOM_ITEMS")] {
+        for (location, var) in GMCP_ITEMS.map(|(l, v)| (l, v.name())) {
             if self.supports.covers("Char.Items") && self.vals.contains_key(var) {
                 self.push_items(out, location, var, force);
             }
@@ -226,7 +248,8 @@ impl MudClient {
             }
             "core.ping" => reply.bytes.extend(gmcp::frame("Core.Ping", &Value::Null)),
             "char.items.inv" | "char.items.room" => {
-                let (location, var) = if package.ends_with("inv") { ("inv", "INVENTORY") } else { ("room", "ROOM_ITEMS") };
+                let (location, var) = GMCP_ITEMS[usize::from(!package.ends_with("inv"))];
+                let var = var.name();
                 if self.vals.contains_key(var) {
                     self.push_items(&mut reply.bytes, location, var, true);
                 }
@@ -242,20 +265,13 @@ impl MudClient {
             let v = self.get(var, field);
             (!v.is_null()).then(|| MsdpVal::from_json(&v))
         };
+        if let Some((_, var)) = MSDP_VARS.iter().find(|(n, _)| *n == name).filter(|(_, var)| *var != Var::Inventory) {
+            return v(var.name(), "");
+        }
         match name {
             "CHARACTER_NAME" => v(CHAR_INFO, "name"),
             "SERVER_ID" => Some(MsdpVal::Str("pawns".into())),
             "SERVER_TIME" => Some(MsdpVal::Str(crate::time::unix_secs().to_string())),
-            "HEALTH" => v("HEALTH", ""),
-            "HEALTH_MAX" => v("MAX_HEALTH", ""),
-            "MANA" => v("MANA", ""),
-            "MANA_MAX" => v("MAX_MANA", ""),
-            "MOVEMENT" => v("MOVE", ""),
-            "MOVEMENT_MAX" => v("MAX_MOVE", ""),
-            "LEVEL" => v("LEVEL", ""),
-            "EXPERIENCE" => v("EXP", ""),
-            "MONEY" => v("GOLD", ""),
-            "POSITION" => v("POSITION", ""),
             "CLASS" => v(CHAR_INFO, "class"),
             "RACE" => v(CHAR_INFO, "race"),
             "OPPONENT_NAME" => v(CHAR_INFO, "opponent"),
@@ -284,7 +300,7 @@ impl MudClient {
             "ROOM_NAME" => v(ROOM_INFO, "name"),
             "ROOM_AREA" => v(ROOM_INFO, "area"),
             "ROOM_EXITS" => v(ROOM_INFO, "exits"),
-            "INVENTORY" => self.vals.get("INVENTORY").and_then(|l| l.as_array()).map(|l| {
+            "INVENTORY" => self.vals.get(Var::Inventory.name()).and_then(|l| l.as_array()).map(|l| {
                 MsdpVal::Array(l.iter().map(|i| MsdpVal::Str(i.get("name").and_then(|n| n.as_str()).unwrap_or("").to_string())).collect())
             }),
             _ => None,

@@ -34,7 +34,21 @@ pub fn relation_from_transition(t: &Transition) -> Option<(String, Relation)> {
             "betrayal" | "insult" => (other, Relation::Betrayer),
             _ => (other, Relation::Known),
         },
-        _ => return None,
+        // No other party, or not one this relation is made from (a hurt under the line,
+        // a death by no one): every kind named, so a new one is decided on here.
+        Transition::Death { .. }
+        | Transition::Hp { .. }
+        | Transition::Level { .. }
+        | Transition::Exp { .. }
+        | Transition::Gold { .. }
+        | Transition::Room { .. }
+        | Transition::ItemAcquired { .. }
+        | Transition::ItemLost { .. }
+        | Transition::Equipped { .. }
+        | Transition::Unequipped { .. }
+        | Transition::Mind { .. }
+        // One's own act toward another says nothing of what they are to one.
+        | Transition::Social { by_me: true, .. } => return None,
     };
     Some((who.to_lowercase(), r))
 }
@@ -247,7 +261,7 @@ impl Engine {
         let Some(rec) = self.rec_mut(id) else { return };
         if let Some((who, r)) = match &body {
             RecordBody::Transition(t) => relation_from_transition(t),
-            _ => None,
+            RecordBody::Decision(_) | RecordBody::Observation { .. } => None,
         } {
             let k = rec.known.entry(who).or_default();
             k.relation = k.relation.max(r);

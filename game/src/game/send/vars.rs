@@ -12,6 +12,68 @@ use crate::game::model::tables::{Position, WEAR_SLOTS};
 use crate::game::model::world::World;
 use crate::worldfile::DIR_NAMES;
 
+/// The 19 variables (protocol §6), in the protocol's order. Their wire names are
+/// `VAR_NAMES`, the one table: a MUD client's names for them (MSDP's `HEALTH_MAX`,
+/// GMCP's `maxhp`) are mapped to these, never to strings, so they cannot drift.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Var {
+    Health,
+    MaxHealth,
+    Mana,
+    MaxMana,
+    Move,
+    MaxMove,
+    Gold,
+    Position,
+    Level,
+    Exp,
+    RoomVnum,
+    RoomName,
+    RoomExits,
+    RoomMobs,
+    RoomItems,
+    Fighting,
+    Inventory,
+    Equipment,
+    Events,
+}
+
+impl Var {
+    /// Every variable, in the protocol's order (`ALL[v as usize] == v`).
+    pub const ALL: [Var; 19] = [
+        Var::Health,
+        Var::MaxHealth,
+        Var::Mana,
+        Var::MaxMana,
+        Var::Move,
+        Var::MaxMove,
+        Var::Gold,
+        Var::Position,
+        Var::Level,
+        Var::Exp,
+        Var::RoomVnum,
+        Var::RoomName,
+        Var::RoomExits,
+        Var::RoomMobs,
+        Var::RoomItems,
+        Var::Fighting,
+        Var::Inventory,
+        Var::Equipment,
+        Var::Events,
+    ];
+
+    /// Its name on the wire (`vars` messages, subscriptions).
+    pub const fn name(self) -> &'static str {
+        VAR_NAMES[self as usize]
+    }
+
+    /// The variable a name names, in any case.
+    pub fn named(name: &str) -> Option<Var> {
+        VAR_NAMES.iter().position(|v| v.eq_ignore_ascii_case(name)).map(|i| Var::ALL[i])
+    }
+}
+
+/// The variables' wire names, in `Var` order.
 pub const VAR_NAMES: [&str; 19] = [
     "HEALTH",
     "MAX_HEALTH",
@@ -33,7 +95,7 @@ pub const VAR_NAMES: [&str; 19] = [
     "EQUIPMENT",
     "EVENTS",
 ];
-pub const EVENTS_VAR: usize = 18;
+pub const EVENTS_VAR: usize = Var::Events as usize;
 
 /// A set of variables as bits in `VAR_NAMES` order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -59,8 +121,8 @@ impl VarSet {
                 set = VarSet::ALL.0;
                 continue;
             }
-            match VAR_NAMES.iter().position(|v| v.eq_ignore_ascii_case(n)) {
-                Some(i) => set |= 1 << i,
+            match Var::named(n) {
+                Some(v) => set |= 1 << v as usize,
                 None => unknown.push(n.clone()),
             }
         }
@@ -413,6 +475,15 @@ pub fn differs(a: &VarValues, b: &VarValues, i: usize) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn every_var_is_its_own_place_and_name() {
+        for (i, v) in super::Var::ALL.into_iter().enumerate() {
+            assert_eq!(v as usize, i);
+            assert_eq!(super::Var::named(&v.name().to_lowercase()), Some(v));
+        }
+        assert_eq!(super::Var::named("HEALTH_MAX"), None, "MSDP's name is the client's, not ours");
+    }
+
     use super::*;
 
     #[test]

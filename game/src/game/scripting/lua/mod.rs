@@ -2,7 +2,7 @@
 //! to run them against this engine. `tables.rs` builds the snapshot tables scripts see
 //! (`ch`, `me`, `obj`, `room`) and writes back the fields the original wrote back;
 //! `api.rs` and `api_world.rs` are the functions scripts call, each acting through the
-//! engine's own rules. `game/scripted.rs` is where the engine fires each trigger.
+//! engine's own rules. `game/scripting/scripted.rs` is where the engine fires each trigger.
 
 pub mod api;
 pub mod api_world;
