@@ -185,54 +185,54 @@ pub struct EngineHandle {
 
 pub struct Engine {
     pub world: World,
-    pub rng: StdRng,
+    pub(crate) rng: StdRng,
     pub pulse: u64,
     pub cfg: EngineConfig,
-    pub saves: SaveQueue,
+    pub(crate) saves: SaveQueue,
     /// The command being dispatched: its actor gets `re` on what it is sent.
-    pub cur: Option<(CharId, Option<Arc<str>>)>,
-    pub start_room: usize,
+    pub(crate) cur: Option<(CharId, Option<Arc<str>>)>,
+    pub(crate) start_room: usize,
     /// The game hour at pulse 0.
     pub start_hour: u64,
     /// What the house rooms held when last saved.
-    pub houses: crate::game::rules::houses::HouseBook,
+    pub(crate) houses: crate::game::rules::houses::HouseBook,
     /// Every character's chat room (protocol §11.2).
     pub chat: crate::game::model::chat_rooms::ChatBook,
     /// The bulletin boards' messages (the `gen_board` special).
     pub boards: crate::game::rules::specials::board::BoardBook,
     /// The world's Lua scripts (their Lua state is on this thread: `script::host`).
-    pub scripts: crate::script::ScriptBook,
+    pub(crate) scripts: crate::script::ScriptBook,
     /// The world's DG Scripts triggers (tbaMUD), and the runs waiting on `wait`.
-    pub dg: crate::dg::DgBook,
-    pub dg_waiting: Vec<crate::game::scripting::dg_run::Waiting>,
+    pub(crate) dg: crate::dg::DgBook,
+    pub(crate) dg_waiting: Vec<crate::game::scripting::dg_run::Waiting>,
     /// The agents the server runs itself, by lower-cased name.
-    pub residents: std::collections::HashMap<String, crate::game::run::agents::ResidentInfo>,
+    pub(crate) residents: std::collections::HashMap<String, crate::game::run::agents::ResidentInfo>,
     /// Where agent management goes to be carried out (`None`: no resident manager).
     pub resident_cmds: Option<tokio::sync::mpsc::UnboundedSender<crate::game::run::agents::ResidentCmd>>,
     pub wakes: Arc<crate::game::run::agents::HudWakes>,
     /// Where records go (none: nothing is recorded).
     pub recorder: Option<std::sync::Arc<dyn crate::game::records::record_sink::RecordSink>>,
     /// Records gathered since the engine last handed them over.
-    pub rec_out: Vec<crate::game::records::record_sink::RecItem>,
+    pub(crate) rec_out: Vec<crate::game::records::record_sink::RecItem>,
     /// Records the last pulse made: the next one reserves as many up front (grown from
     /// nothing by doubling, a crowd's pulse of records was copied a dozen times over).
     rec_pulse_hint: usize,
     /// Players whose outbox holds something (see `deliver`); sent at the pulse's end.
-    pub outbox_dirty: Vec<CharId>,
+    pub(crate) outbox_dirty: Vec<CharId>,
     /// A running server hands a pulse's batches over in slices (`deliver.rs`): whether
     /// it does, who is waiting for theirs, how many go per slice, and the fewest that
     /// are worth a slice of their own.
-    pub pacing: bool,
-    pub paced: std::collections::VecDeque<CharId>,
-    pub pace_slice: usize,
-    pub pace_min: usize,
+    pub(crate) pacing: bool,
+    pub(crate) paced: std::collections::VecDeque<CharId>,
+    pub(crate) pace_slice: usize,
+    pub(crate) pace_min: usize,
     /// A session its own command just ended (see `recording::end_session`).
-    pub ending: crate::game::records::recording::Ending,
+    pub(crate) ending: crate::game::records::recording::Ending,
     /// Comings and goings in crowded rooms, told at the end of the pulse.
-    pub crowd: crate::game::send::crowd::CrowdNotes,
+    pub(crate) crowd: crate::game::send::crowd::CrowdNotes,
     pub stats: PulseStats,
     /// Last flush's room variables (see `vars::compute_cached`).
-    pub room_vars: vars::RoomCache,
+    pub(crate) room_vars: vars::RoomCache,
     /// The inbox, lent to the engine while a pulse runs.
     inbox: Option<mpsc::Receiver<EngineMsg>>,
     pending_shutdown: Option<oneshot::Sender<()>>,
@@ -241,14 +241,14 @@ pub struct Engine {
     /// `__slow_pulses`: (pulses left, ms each).
     pub(crate) fault_slow: (u32, u64),
     /// The HUD's server-wide message ids (and the context of what is being sent).
-    pub message_ids: crate::game::send::hud::MessageIds,
+    pub(crate) message_ids: crate::game::send::hud::MessageIds,
     /// The time this step's records carry (unix µs): read once per pulse (and at its
     /// flush) and per message, journaled, so a replay stamps the same (`journal.rs`).
-    pub now_us: u64,
+    pub(crate) now_us: u64,
     /// The last session id given (ids are start times, unique within the run).
-    pub last_session_id: u64,
+    pub(crate) last_session_id: u64,
     /// The inputs journaled since the last hand-over (none: not journaling).
-    pub journal: Option<crate::game::records::journal::Journal>,
+    pub(crate) journal: Option<crate::game::records::journal::Journal>,
     /// A replay's inputs for the middle of pulses (none: live).
     pub replay: Option<Box<crate::game::records::journal::ReplayFeed>>,
     /// Looks at the inbox so far in this pulse, and the one in progress (0: between pulses).
