@@ -454,6 +454,8 @@ pub struct Proxy {
     pub addr: SocketAddr,
     freeze: std::sync::Arc<std::sync::atomic::AtomicBool>,
     discarded: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    /// Bytes the server sent that reached the client since the last `cut`.
+    delivered: std::sync::Arc<std::sync::atomic::AtomicU64>,
     pumps: std::sync::Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>>,
 }
 
@@ -465,13 +467,15 @@ impl Proxy {
             addr: listener.local_addr().unwrap(),
             freeze: Default::default(),
             discarded: Default::default(),
+            delivered: Default::default(),
             pumps: Default::default(),
         };
         let (freeze, discarded, pumps) = (p.freeze.clone(), p.discarded.clone(), p.pumps.clone());
+        let delivered = p.delivered.clone();
         tokio::spawn(async move {
             while let Ok((client, _)) = listener.accept().await {
                 let Ok(server) = TcpStream::connect(target).await else { continue };
-                let (freeze, discarded) = (freeze.clone(), discarded.clone());
+                let (freeze, discarded, delivered) = (freeze.clone(), discarded.clone(), delivered.clone());
                 let pump = tokio::spawn(async move {
                     let (mut cr, mut cw) = client.into_split();
                     let (mut sr, mut sw) = server.into_split();
@@ -489,6 +493,8 @@ impl Proxy {
                                 discarded.fetch_add(n as u64, Relaxed);
                             } else if cw.write_all(&buf[..n]).await.is_err() {
                                 return;
+                            } else {
+                                delivered.fetch_add(n as u64, Relaxed);
                             }
                         }
                     };
@@ -510,7 +516,13 @@ impl Proxy {
         for p in self.pumps.lock().unwrap().drain(..) {
             p.abort();
         }
+        self.delivered.store(0, std::sync::atomic::Ordering::Relaxed);
         self.freeze.store(false, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Bytes from the server that reached the client since the last `cut`.
+    pub fn delivered(&self) -> u64 {
+        self.delivered.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     pub fn discarded(&self) -> u64 {
@@ -529,6 +541,23 @@ pub async fn memory_of(s: &TestServer, name: &str) -> Value {
         assert_eq!(status, 404, "{body}");
         assert!(std::time::Instant::now() < deadline, "no memory for {name} after its logout: {body}");
         tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Asks `probe` every few milliseconds until it answers, and fails naming `what` if it
+/// has not within `WAIT`: the way a test waits for something the server shows.
+pub async fn eventually<T, F, Fut>(what: &str, mut probe: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        if let Some(v) = probe().await {
+            return v;
+        }
+        assert!(std::time::Instant::now() < deadline, "waited {WAIT:?} and still not: {what}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
 

@@ -493,7 +493,7 @@ async fn a_refused_message_remembers_nothing() {
 /// memory: Bram's `remember` is answered while Ann's self-care is still running.
 #[tokio::test]
 async fn one_agents_self_care_does_not_block_anothers_memory() {
-    let (endpoint, _seen) = llm_stub_with(|_| StubAnswer::Slow(std::time::Duration::from_secs(3))).await;
+    let (endpoint, seen) = llm_stub_with(|_| StubAnswer::Slow(std::time::Duration::from_secs(3))).await;
     let srv = TestServer::start_with(|c| {
         c.residents.llm = Some(pawns::memory::llm::LlmConfig {
             endpoint: endpoint.clone(),
@@ -509,8 +509,13 @@ async fn one_agents_self_care_does_not_block_anothers_memory() {
     b.login_key("bram", &kb).await;
     remember_n(&mut a, 0, 30).await;
     a.send(json!({"type": "actions", "id": "care", "data": {"actions": [{"type": "self_care"}]}})).await;
-    // Give Ann's self-care time to start asking the model.
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    // Ann's self-care is asking the model once the model has her request.
+    let deadline = std::time::Instant::now() + WAIT;
+    while seen.lock().unwrap().is_empty() {
+        assert!(std::time::Instant::now() < deadline, "Ann's self-care never asked the model");
+        tokio::task::yield_now().await;
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
     let t0 = std::time::Instant::now();
     let r = act(&mut b, json!([{"type": "remember", "text": "I was not kept waiting."}]), "b").await;
     assert_eq!(r[0]["ok"], true);
