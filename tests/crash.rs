@@ -214,7 +214,11 @@ async fn sigkill_under_load_loses_nothing_committed() {
 
     // A clean stop (SIGTERM) closes every session, those the kills left open included.
     let mut server = start(&db, "2s");
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    let began = Instant::now();
+    while http(&server.addr, "GET", "/health").await.0 != 200 {
+        assert!(began.elapsed() < Duration::from_secs(60), "the last start: /health never answered");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
     let pid = server.child.id().to_string();
     assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
     let status = server.child.wait().unwrap();

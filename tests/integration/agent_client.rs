@@ -316,16 +316,13 @@ async fn ctrl_c_leaves_cleanly_with_the_log_flushed() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    // Wait for it to be in the world and acting.
-    let until = Instant::now() + WAIT;
-    loop {
-        let (_, who) = http_get(s.addr, "/api/who").await;
-        if who.contains("ula") || Instant::now() > until {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    // In the world and acting: three of its commands recorded (so it has answered two
+    // turns and logged them).
+    eventually("ula's first three commands recorded", || async {
+        let decisions = http_get(s.addr, "/api/export?what=decisions&agent=ula").await.1;
+        (decisions.matches("\"command\":").count() >= 3).then_some(())
+    })
+    .await;
     let pid = child.id().to_string();
     std::process::Command::new("kill").args(["-INT", &pid]).status().unwrap();
     let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap()).await.unwrap();

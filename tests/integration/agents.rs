@@ -173,12 +173,16 @@ async fn resume_after_a_dropped_socket_replays_with_no_seq_gap() {
     let last = a.last_seq;
     // Drop the socket without a close handshake.
     drop(a);
+    // (A fixed wait: the server reads the dropped socket's end and the character goes
+    // link-dead; nothing the API shows tells link-dead from playing.)
     tokio::time::sleep(Duration::from_millis(200)).await;
     // Things happen while Brenda is link-dead.
     let mut b = WsClient::connect(srv.addr).await;
     b.login_key("bannor", &key2).await;
     b.cmd("say hello brenda", "s").await;
     b.reply_text("s").await;
+    // (A fixed wait: Bannor's words reach Brenda's link — its replay ring — on the link's
+    // own task after the engine's flush; no API shows what a ring holds.)
     tokio::time::sleep(Duration::from_millis(200)).await;
     let mut a2 = WsClient::connect(srv.addr).await;
     a2.last_seq = last;
@@ -217,6 +221,8 @@ async fn the_old_socket_closing_after_a_resume_leaves_the_new_one_attached() {
     // Now the old socket goes (the takeover may have closed it already).
     let _ = a.ws.close(None).await;
     drop(a);
+    // (A fixed wait for a non-event: the old socket's close is read, and must not end
+    // the new session; nothing shows that it has been read.)
     tokio::time::sleep(Duration::from_millis(300)).await;
     a2.cmd("look", "l3").await;
     assert!(a2.reply_text("l3").await.contains("Test Temple"), "the resumed socket still hears its replies");
@@ -272,6 +278,8 @@ async fn the_old_socket_s_oversized_frame_after_a_resume_leaves_the_new_one_open
     // The old client has read nothing since: it still writes.
     let big = format!("{{\"type\":\"command\",\"data\":{{\"command\":\"say {}\"}}}}", "x".repeat(17 * 1024));
     let _ = futures_util::SinkExt::send(&mut a.ws, tokio_tungstenite::tungstenite::Message::text(big)).await;
+    // (A fixed wait for a non-event: the old socket's oversized frame is read and refused,
+    // and must not end the new session; nothing shows that it has been read.)
     tokio::time::sleep(Duration::from_millis(300)).await;
     a2.cmd("look", "l2").await;
     let v = a2.until(|v| v["re"] == "l2").await;

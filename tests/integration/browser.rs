@@ -169,7 +169,12 @@ async fn a_person_plays_in_the_browser_and_the_observatory_follows_an_agent() {
     a.until(|v| v["re"] == "c3").await;
     a.cmd("kill partner", "c4").await;
     a.until(|v| v["type"] == "event" && v["data"]["type"] == "combat").await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The fight is durable (the recorder has nothing waiting: the engine handed it the
+    // fight's records before it sent the event) before the dream reads it.
+    eventually("the fight's records durable", || async {
+        http_get(srv.addr, "/api/record").await.1.contains("\"backlog\":0,").then_some(())
+    })
+    .await;
     let (status, body) = http_post(srv.addr, "/api/agents/brenda/dream").await;
     assert_eq!(status, 200, "{body}");
     click(&c, ".tabs button[data-tab='memory']").await;

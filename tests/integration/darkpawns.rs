@@ -270,10 +270,9 @@ pub mod play {
             Player { c, n: 0, room }
         }
 
-        /// Sends a command; returns its id.
-        /// Sends a command, paced under the protocol's 10 commands per second.
+        /// Sends a command; returns its id. Unpaced: these servers take commands as fast
+        /// as they come (`cmd_rate`); a `rate_limited` answer says how long to wait.
         pub async fn send(&mut self, line: &str) -> String {
-            tokio::time::sleep(std::time::Duration::from_millis(105)).await;
             self.n += 1;
             let id = format!("c{}", self.n);
             self.c.cmd(line, &id).await;
@@ -295,6 +294,7 @@ pub mod play {
                     let v = self.c.until(|v| v["re"] == id.as_str() && (v["type"] == "state" || v["type"] == "error")).await;
                     if v["type"] == "error" {
                         assert_eq!(v["data"]["code"], "rate_limited", "{v}");
+                        // As long as the server said (no API but its answer shows when).
                         let ms = v["data"]["retry_after_ms"].as_u64().unwrap_or(100);
                         tokio::time::sleep(std::time::Duration::from_millis(ms + 10)).await;
                         continue;
@@ -318,6 +318,9 @@ pub mod play {
         let s = TestServer::start_with(|cfg| {
             cfg.world = Some(dir.clone());
             cfg.engine.start_hour = Some(12);
+            // The players below walk and fight unpaced (the protocol's 10 a second would
+            // only make the test wait).
+            cfg.cmd_rate = 1000.0;
         })
         .await;
 
@@ -395,6 +398,7 @@ pub mod play {
                 break;
             }
             if text(&v).contains("haven't the energy") {
+                // (A fixed wait: mana comes back at the mud hour's tick, 3 s of pulses here.)
                 tokio::time::sleep(std::time::Duration::from_millis(3100)).await;
                 continue;
             }

@@ -399,6 +399,8 @@ async fn a_neural_link_copies_the_memory_bank_within_its_window() {
     // After the window, refused (and gone).
     let r = act(&mut a, json!([{"type": "link_request", "name": "Bram"}]), "a3").await;
     assert_eq!(r[0]["ok"], true);
+    // (A fixed wait: the 800 ms link window, set for this server, passes; only the
+    // accept it refuses shows it.)
     tokio::time::sleep(std::time::Duration::from_millis(900)).await;
     let r = act(&mut b, json!([{"type": "link_accept", "name": "Ann"}]), "b3").await;
     assert_eq!(r[0]["code"], "link_expired", "{r:?}");

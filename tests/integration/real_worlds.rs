@@ -180,6 +180,9 @@ async fn the_tbamud_world_plays() {
     let s = TestServer::start_with(|cfg| {
         cfg.world = Some(dir.clone());
         cfg.engine.start_hour = Some(12);
+        // The players walk unpaced (the protocol's 10 commands a second would only make
+        // the test wait).
+        cfg.cmd_rate = 1000.0;
     })
     .await;
     let mut ann = Player::new(&s, "Ann", 3).await;
