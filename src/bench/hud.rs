@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use pawns::hud::{assemble, HudFormat, HudParts, RoomParts};
+use pawns::hud::{assemble, HudFormat, HudMessage, HudParts, RecentAction, RoomParts};
 use serde_json::{json, Map, Value};
 
 use crate::bench::agents::percentile;
@@ -35,9 +35,13 @@ fn parts(args: &BenchHudArgs) -> HudParts {
             }))
             .unwrap_or_default();
             let messages = (0..args.messages)
-                .map(|i| {
-                    json!({"id": r * 1_000_000 + i, "timestamp": "2026-11-23T10:00:00.000Z", "sender": SENDERS[i % SENDERS.len()],
-                           "content": format!("{} says, '{}'", SENDERS[i % SENDERS.len()], LINES[(i + r) % LINES.len()]), "type": "say"})
+                .map(|i| HudMessage {
+                    id: (r * 1_000_000 + i) as u64,
+                    timestamp: "2026-11-23T10:00:00.000Z".into(),
+                    sender: SENDERS[i % SENDERS.len()].into(),
+                    content: format!("{} says, '{}'", SENDERS[i % SENDERS.len()], LINES[(i + r) % LINES.len()]).into(),
+                    kind: "say",
+                    reactions: None,
                 })
                 .collect();
             RoomParts { header, attention: None, messages }
@@ -48,7 +52,7 @@ fn parts(args: &BenchHudArgs) -> HudParts {
         identity: json!({"id": 7, "name": "Ann", "model": "gpt-4o-mini", "class": "Warrior", "race": "Human", "level": 12}),
         knowledge: Value::Object(knowledge),
         recent_actions: (0..20)
-            .map(|i| json!({"at": "2026-11-23T10:00:00.000Z", "action": format!("north {i}"), "result": "ok"}))
+            .map(|i| RecentAction { at: "2026-11-23T10:00:00.000Z".into(), action: format!("north {i}"), result: "ok" })
             .collect(),
         memory: Some(json!({"summary": "You fought a bear near the north gate and fled at low health; Bram healed you."})),
         mind: None,
@@ -75,8 +79,14 @@ pub fn run(args: BenchHudArgs) -> anyhow::Result<()> {
         let mut last = None;
         for r in 0..args.rounds {
             // Something new each beat: a message arrives in the first context.
-            p.rooms[0].messages.push(json!({"id": 9_000_000 + r as usize, "timestamp": "2026-11-23T10:00:01.000Z", "sender": "Bram",
-                                            "content": format!("Bram says, 'news number {r}'"), "type": "say"}));
+            p.rooms[0].messages.push(HudMessage {
+                id: 9_000_000 + r as u64,
+                timestamp: "2026-11-23T10:00:01.000Z".into(),
+                sender: "Bram".into(),
+                content: format!("Bram says, 'news number {r}'").into(),
+                kind: "say",
+                reactions: None,
+            });
             let t = Instant::now();
             let hud = assemble(&p, args.budget, f).map_err(|e| anyhow::anyhow!("{e}"))?;
             times.push(t.elapsed().as_micros().min(u32::MAX as u128) as u32);

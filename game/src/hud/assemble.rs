@@ -5,6 +5,10 @@
 //! the newest. Tokens are counted with cl100k on the text actually written, in the
 //! format asked for, and the finished text is measured again: `total ≤ budget` always.
 
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use super::budget::{self, Attention, KNOWLEDGE_CAP, MAX_BUDGET, MIN_BUDGET};
@@ -12,6 +16,38 @@ use super::format::{render, shorten, tokens, tokens_cached, FormatError, HudForm
 
 /// The most recent actions a HUD shows.
 pub const RECENT_ACTIONS: usize = 20;
+
+/// One message as a HUD shows it in its context (protocol §11).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HudMessage {
+    /// The message's id, the same for every viewer (a broadcast is one id).
+    pub id: u64,
+    pub timestamp: String,
+    pub sender: Arc<str>,
+    pub content: Arc<str>,
+    /// The event type it came as (`say`, `tell`, `gossip`…).
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// Reactions by kind, once there are any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reactions: Option<BTreeMap<&'static str, u32>>,
+}
+
+/// One of the agent's own recent actions, as its HUD shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RecentAction {
+    pub at: String,
+    /// The command line, as sent.
+    pub action: String,
+    /// How it ended (`ok`, `unknown_command`…).
+    pub result: &'static str,
+}
+
+impl HudMessage {
+    fn value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
 
 /// What a HUD is made of, before the budget cuts it.
 #[derive(Debug, Clone, Default)]
@@ -22,7 +58,7 @@ pub struct HudParts {
     /// The agent's knowledge store (its own keys and values).
     pub knowledge: Value,
     /// Oldest first; the last 20 are shown.
-    pub recent_actions: Vec<Value>,
+    pub recent_actions: Vec<RecentAction>,
     /// The memory the server keeps for the agent (the dreaming summary), if any.
     pub memory: Option<Value>,
     /// The memory the agent keeps itself (§12: `soul`, `memories`, `memory_count`,
@@ -41,7 +77,7 @@ pub struct RoomParts {
     pub header: Map<String, Value>,
     pub attention: Option<Attention>,
     /// Oldest first.
-    pub messages: Vec<Value>,
+    pub messages: Vec<HudMessage>,
 }
 
 /// Tokens per section and of the whole text.
@@ -186,7 +222,8 @@ pub fn assemble(p: &HudParts, budget: usize, f: HudFormat) -> Result<Hud, HudErr
     let memory_used = budget::memory_used(knowledge_tokens);
     let mut knowledge = p.knowledge.clone();
     while tokens(&render(&knowledge, f)?) > KNOWLEDGE_CAP && drop_last_entry(&mut knowledge) {}
-    let mut actions: Vec<Value> = p.recent_actions.iter().rev().take(RECENT_ACTIONS).rev().cloned().collect();
+    let mut actions: Vec<Value> =
+        p.recent_actions.iter().rev().take(RECENT_ACTIONS).rev().map(|a| serde_json::to_value(a).unwrap_or(Value::Null)).collect();
     let mut memory = p.memory.clone();
     let mut mind = p.mind.clone();
     // Static content within half the budget (system and meta counted once; self again
@@ -220,6 +257,8 @@ pub fn assemble(p: &HudParts, budget: usize, f: HudFormat) -> Result<Hud, HudErr
     let shares = budget::shares(&attention);
     let room_budgets = budget::room_budgets(budget::rooms_budget(budget, static_tokens), &shares);
     let mut kept: Vec<usize> = Vec::with_capacity(p.rooms.len());
+    // Each room's messages as written, newest first, as far as its fill went.
+    let mut newest: Vec<Vec<Value>> = Vec::with_capacity(p.rooms.len());
     let mut headers: Vec<Map<String, Value>> = Vec::with_capacity(p.rooms.len());
     for ((room, share), room_budget) in p.rooms.iter().zip(&shares).zip(&room_budgets) {
         let mut h = room.header.clone();
@@ -227,17 +266,19 @@ pub fn assemble(p: &HudParts, budget: usize, f: HudFormat) -> Result<Hud, HudErr
         h.insert("messages".into(), json!([]));
         let header_tokens = tokens_cached(&render(&Value::Object(h.clone()), f)?);
         let mut left = room_budget.saturating_sub(header_tokens);
-        let mut n = 0;
-        // Newest first, measured only as far as the fill goes.
+        let mut shown = Vec::new();
+        // Newest first, written and measured only as far as the fill goes.
         for m in room.messages.iter().rev() {
-            let c = message_cost(m, f)?;
+            let m = m.value();
+            let c = message_cost(&m, f)?;
             if c > left {
                 break;
             }
             left -= c;
-            n += 1;
+            shown.push(m);
         }
-        kept.push(n);
+        kept.push(shown.len());
+        newest.push(shown);
         headers.push(h);
     }
     // Measure the whole text; trim the oldest messages until it fits (the per-part
@@ -245,7 +286,7 @@ pub fn assemble(p: &HudParts, budget: usize, f: HudFormat) -> Result<Hud, HudErr
     let mut measures = 0;
     loop {
         measures += 1;
-        let rooms = rooms_value(p, &headers, &kept);
+        let rooms = rooms_value(&newest, &headers, &kept);
         let content =
             render_sections(&[("system", system.clone()), ("self", me.clone()), ("meta", p.meta.clone()), ("rooms", rooms.clone())], f)?;
         let total = if f == HudFormat::CompactJson { tokens_cached(&content) } else { super::format::tokens_by_line(&content) };
@@ -297,15 +338,16 @@ fn measure_message(m: &Value, f: HudFormat) -> Result<usize, FormatError> {
     }
 }
 
-fn rooms_value(p: &HudParts, headers: &[Map<String, Value>], kept: &[usize]) -> Value {
+/// The rooms with the newest `kept` of their messages, oldest first.
+fn rooms_value(newest: &[Vec<Value>], headers: &[Map<String, Value>], kept: &[usize]) -> Value {
     Value::Array(
-        p.rooms
+        newest
             .iter()
             .zip(headers)
             .zip(kept)
-            .map(|((room, h), n)| {
+            .map(|((shown, h), n)| {
                 let mut h = h.clone();
-                h.insert("messages".into(), Value::Array(room.messages[room.messages.len() - n..].to_vec()));
+                h.insert("messages".into(), Value::Array(shown[..*n].iter().rev().cloned().collect()));
                 Value::Object(h)
             })
             .collect(),
@@ -330,9 +372,15 @@ mod tests {
     use super::*;
     use crate::hud::format::{canonical, decode};
 
-    fn message(i: usize, words: usize) -> Value {
-        json!({"id": i, "timestamp": "2026-11-23T10:00:00Z", "sender": format!("agent{}", i % 5),
-               "content": (0..words).map(|w| format!("word{w}")).collect::<Vec<_>>().join(" "), "type": "say"})
+    fn message(i: usize, words: usize) -> HudMessage {
+        HudMessage {
+            id: i as u64,
+            timestamp: "2026-11-23T10:00:00Z".into(),
+            sender: format!("agent{}", i % 5).into(),
+            content: (0..words).map(|w| format!("word{w}")).collect::<Vec<_>>().join(" ").into(),
+            kind: "say",
+            reactions: None,
+        }
     }
 
     fn parts(rooms: &[(Option<Attention>, usize, usize)], knowledge_entries: usize, actions: usize) -> HudParts {
@@ -344,7 +392,7 @@ mod tests {
             directives: "You are a character in a living world; speak briefly and act.".into(),
             identity: json!({"id": 7, "name": "Ann", "model": "test", "persona": "a wary ranger", "class": "Warrior", "race": "Human", "level": 3}),
             knowledge: Value::Object(knowledge),
-            recent_actions: (0..actions).map(|i| json!({"at": format!("10:{i:02}"), "action": "look", "result": "ok"})).collect(),
+            recent_actions: (0..actions).map(|i| RecentAction { at: format!("10:{i:02}"), action: "look".into(), result: "ok" }).collect(),
             memory: Some(json!({"summary": "Last session you fought a bear and fled."})),
             mind: None,
             meta: json!({"instructions": "Answer with responses and actions.", "available_actions": {"movement": ["north", "south", "east", "west"]},

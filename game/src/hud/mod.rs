@@ -18,6 +18,6 @@ pub mod heartbeat;
 pub mod knowledge;
 pub mod pool;
 
-pub use assemble::{assemble, Hud, HudParts, RoomParts, Tokens};
+pub use assemble::{assemble, Hud, HudMessage, HudParts, RecentAction, RoomParts, Tokens};
 pub use budget::Attention;
 pub use format::HudFormat;

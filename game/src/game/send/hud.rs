@@ -15,7 +15,7 @@ use crate::game::send::output::EventKind;
 use crate::hud::budget::{word_budget, DEFAULT_WPM};
 use crate::hud::heartbeat::Heartbeat;
 use crate::hud::Attention;
-use crate::hud::{HudParts, RoomParts};
+use crate::hud::{HudMessage, HudParts, RecentAction, RoomParts};
 
 /// Messages an agent's HUD keeps (all contexts together; the oldest go first).
 pub const HEARD_CAP: usize = 300;
@@ -348,7 +348,8 @@ impl Engine {
             identity[if r.kind == "bot" { "role" } else { "seed" }] = json!(r.prompt);
             identity["agent_type"] = json!(r.kind);
         }
-        let recent_actions = pc.hud.recent.iter().map(|r| json!({"at": rfc3339(r.at_us), "action": r.line, "result": r.status})).collect();
+        let recent_actions =
+            pc.hud.recent.iter().map(|r| RecentAction { at: rfc3339(r.at_us), action: r.line.clone(), result: r.status }).collect();
         let memory = client.as_ref().and_then(|c| c.memory.as_ref()).map(|m| json!({"summary": m.summary.as_str()}));
         let instructions: Value = serde_json::from_str(INSTRUCTIONS).unwrap_or_default();
         let mut actions: Value = serde_json::from_str(ACTIONS).unwrap_or_default();
@@ -410,13 +411,13 @@ impl Engine {
                     .heard
                     .iter()
                     .filter(|h| h.context == ctx)
-                    .map(|h| {
-                        let mut m = json!({"id": h.id, "timestamp": rfc3339(h.at_us), "sender": h.sender.as_deref().unwrap_or("System"),
-                               "content": &*h.content, "type": h.kind});
-                        if let Some(r) = self.message_ids.get(h.id).filter(|s| !s.reactions.is_empty()) {
-                            m["reactions"] = json!(r.reactions);
-                        }
-                        m
+                    .map(|h| HudMessage {
+                        id: h.id,
+                        timestamp: rfc3339(h.at_us),
+                        sender: h.sender.clone().unwrap_or_else(|| Arc::from("System")),
+                        content: h.content.clone(),
+                        kind: h.kind,
+                        reactions: self.message_ids.get(h.id).filter(|s| !s.reactions.is_empty()).map(|s| s.reactions.clone()),
                     })
                     .collect();
                 RoomParts { header, attention: pc.hud.attention.get(&key).copied(), messages }
