@@ -12,39 +12,18 @@ use crate::game::model::world::CharId;
 use crate::game::run::engine::Engine;
 use crate::game::send::hud::Context;
 use crate::game::send::output::Out;
-use crate::hud::budget::{word_budget, KNOWLEDGE_CAP, MAX_WPM, MIN_WPM};
-use crate::hud::heartbeat::Reaction;
-use crate::hud::{knowledge, Attention, HudFormat};
+use crate::hud::budget::{word_budget, KNOWLEDGE_CAP};
+use crate::hud::{knowledge, HudFormat};
 
-/// Longest display name `set_name` takes.
-pub const MAX_NAME: usize = 50;
+use super::action_items::{Action, KnowledgeOp, Response};
+
 /// Most responses plus actions in one message.
 pub const MAX_ITEMS: usize = 32;
-
-/// Action types the protocol names that this server does not serve yet (refused with
-/// `not_available`, never silently ignored).
-const NOT_YET: &[&str] = &["share_memory"];
 
 pub type Outcome = Result<Value, (&'static str, String)>;
 
 fn refuse(code: &'static str, message: impl Into<String>) -> Outcome {
     Err((code, message.into()))
-}
-
-/// A room id as a HUD names it: a string (`"here"`, `"7"`) or a chat room's number.
-fn room_field(item: &Value) -> Result<String, (&'static str, String)> {
-    match item.get("room_id") {
-        Some(Value::String(s)) => Ok(s.trim().to_string()),
-        Some(Value::Number(n)) => Ok(n.to_string()),
-        _ => Err((
-            "bad_request",
-            "'room_id' must be a room's id (\"here\", \"group\", \"tells\", \"gossip\", \"shout\" or a chat room's number)".into(),
-        )),
-    }
-}
-
-fn str_field<'a>(item: &'a Value, key: &str) -> Result<&'a str, (&'static str, String)> {
-    item.get(key).and_then(Value::as_str).ok_or_else(|| ("bad_request", format!("'{key}' must be a string")))
 }
 
 /// Seconds from `now_us` until an ISO time (`2024-01-15T14:30:00`, UTC unless an offset
@@ -126,12 +105,8 @@ impl Engine {
 
     /// Words into a conversation context, as the game command that says them there.
     fn respond(&mut self, id: CharId, item: &Value, re: Option<Arc<str>>) -> Outcome {
-        let room = room_field(item)?;
-        let message = item.get("message").or_else(|| item.get("content")).and_then(Value::as_str).map(str::trim).unwrap_or("");
-        if message.is_empty() {
-            return refuse("bad_request", "a response needs a message");
-        }
-        self.speak(id, &room, message, item.get("to").and_then(Value::as_str), re)
+        let Response { room, message, to } = Response::read(item)?;
+        self.speak(id, &room, message, to, re)
     }
 
     fn speak(&mut self, id: CharId, room: &str, message: &str, to: Option<&str>, re: Option<Arc<str>>) -> Outcome {
@@ -194,24 +169,13 @@ impl Engine {
     }
 
     fn act_on(&mut self, id: CharId, item: &Value, re: Option<Arc<str>>) -> Outcome {
-        let ty = str_field(item, "type")?;
-        match ty {
-            "command" => {
-                let c = str_field(item, "command")?.trim();
-                if c.is_empty() || c.len() > 256 {
-                    return refuse("bad_request", "command must be 1 to 256 characters");
-                }
+        match Action::read(item)? {
+            Action::Command(c) => {
                 self.submit(id, c.to_string(), re);
                 Ok(json!({}))
             }
-            "set" | "delete" | "append" => self.knowledge_action(id, ty, item),
-            "react" => {
-                let mid =
-                    item.get("message_id").and_then(Value::as_u64).ok_or(("bad_request", "message_id must be a number".to_string()))?;
-                let r = str_field(item, "reaction")?;
-                let Some(reaction) = Reaction::parse(r) else {
-                    return refuse("bad_reaction", "reaction must be thumbs_up, thumbs_down, brain or heart");
-                };
+            Action::Knowledge { op, item } => self.knowledge_action(id, op, item),
+            Action::React { message_id: mid, reaction } => {
                 // Only a message this agent heard (its HUD's history holds its id), and
                 // each reaction once: any id and any count were taken before.
                 let (heard, me) = match self.world.ch(id) {
@@ -235,50 +199,32 @@ impl Engine {
                 }
                 Ok(json!({}))
             }
-            "reply" => {
-                let mid =
-                    item.get("message_id").and_then(Value::as_u64).ok_or(("bad_request", "message_id must be a number".to_string()))?;
-                let message = str_field(item, "message")?.trim().to_string();
+            Action::Reply { message_id: mid, message } => {
                 let Some(said) = self.message_ids.get(mid).cloned() else {
                     return refuse("no_such_message", format!("no message {mid}"));
                 };
                 let to = said.sender.as_deref().map(str::to_string);
                 self.speak(id, &said.context.id(), &message, to.as_deref(), re)
             }
-            "set_attention" => {
-                let room = room_field(item)?;
-                let value = match item.get("value") {
-                    Some(Value::String(s)) => Attention::parse(s),
-                    Some(Value::Number(n)) => Attention::parse(&n.to_string()),
-                    _ => Err("value must be \"30%\" or \"%*\"".to_string()),
-                }
-                .map_err(|m| ("bad_request", m))?;
+            Action::SetAttention { room, value } => {
                 self.with_hud(id, |h| {
                     h.attention.insert(room, value);
                 });
                 Ok(json!({}))
             }
-            "set_wpm" => {
-                let room = room_field(item)?;
-                let wpm = item.get("value").and_then(Value::as_u64).filter(|w| (MIN_WPM as u64..=MAX_WPM as u64).contains(w));
-                let Some(wpm) = wpm else { return refuse("bad_request", format!("value must be {MIN_WPM} to {MAX_WPM} words per minute")) };
+            Action::SetWpm { room, wpm } => {
                 self.with_hud(id, |h| {
-                    h.wpm.insert(room, wpm as u32);
+                    h.wpm.insert(room, wpm);
                 });
                 Ok(json!({}))
             }
-            "set_name" => {
-                let name = str_field(item, "name")?.trim();
-                if name.is_empty() || name.chars().count() > MAX_NAME || name.chars().any(char::is_control) {
-                    return refuse("bad_request", format!("a name is 1 to {MAX_NAME} printable characters"));
-                }
-                let name = name.to_string();
+            Action::SetName(name) => {
                 self.with_hud(id, |h| h.display_name = Some(name));
                 Ok(json!({}))
             }
-            "sleep" => {
+            Action::Sleep { until, seconds } => {
                 let now = self.now_us;
-                let secs = match (item.get("until").and_then(Value::as_str), item.get("seconds").and_then(Value::as_f64)) {
+                let secs = match (until, seconds) {
                     (Some(t), _) => until_secs(t, now),
                     (None, Some(s)) => Some(s),
                     (None, None) => None,
@@ -294,17 +240,13 @@ impl Engine {
                 self.with_hud(id, |h| h.asleep_until_us = Some(until));
                 Ok(json!({}))
             }
-            "set_billboard" | "clear_billboard" | "create_key" | "revoke_key" | "request_access" | "grant_access" | "deny_access"
-            | "leave_room" => self.chat_action(id, ty, item),
-            "wake_agent" | "create_agent" | "alter_agent" | "retire_agent" => self.agent_action(id, ty, item),
-            t if MIND_ACTIONS.contains(&t) => refuse("unavailable", "the memory layers are not served on this connection"),
-            t if NOT_YET.contains(&t) => refuse("not_available", format!("'{t}' is not served by this server yet")),
-            other => refuse("unknown_action", format!("unknown action type '{}'", other.chars().take(40).collect::<String>())),
+            Action::ChatRoom { ty, item } => self.chat_action(id, ty, item),
+            Action::Agents { ty, item } => self.agent_action(id, ty, item),
         }
     }
 
-    fn knowledge_action(&mut self, id: CharId, ty: &str, item: &Value) -> Outcome {
-        let path = str_field(item, "path")?;
+    fn knowledge_action(&mut self, id: CharId, op: KnowledgeOp, item: &Value) -> Outcome {
+        let path = item.get("path").and_then(Value::as_str).ok_or_else(|| ("bad_request", "'path' must be a string".to_string()))?;
         let Some(pc) = self.world.ch(id).and_then(|c| c.pc.as_ref()) else { return refuse("internal", "no such player") };
         let mut store = pc.hud.knowledge.clone();
         let value = item.get("value").cloned().unwrap_or(Value::Null);
@@ -316,10 +258,10 @@ impl Engine {
                     .ok_or(("bad_weight", "w must be a number from 0 to 1".to_string()))?,
             ),
         };
-        let done = match ty {
-            "set" => knowledge::set(&mut store, path, value, weight),
-            "delete" => knowledge::delete(&mut store, path),
-            _ => knowledge::append(&mut store, path, value),
+        let done = match op {
+            KnowledgeOp::Set => knowledge::set(&mut store, path, value, weight),
+            KnowledgeOp::Delete => knowledge::delete(&mut store, path),
+            KnowledgeOp::Append => knowledge::append(&mut store, path, value),
         };
         done.map_err(|e| (e.code(), e.to_string()))?;
         // Counting tokens is the dear part (a whole store's text through cl100k, on the
@@ -332,7 +274,7 @@ impl Engine {
             return Ok(json!({"memory_used": Value::Null}));
         }
         let tokens = crate::hud::format::tokens(&text);
-        if tokens > KNOWLEDGE_CAP && ty != "delete" {
+        if tokens > KNOWLEDGE_CAP && op != KnowledgeOp::Delete {
             return refuse(
                 "knowledge_full",
                 format!("the knowledge store would hold {tokens} tokens; its cap is {KNOWLEDGE_CAP} (delete or consolidate first)"),

@@ -225,7 +225,7 @@ impl Engine {
                     None | Some(Value::Null) => None,
                     Some(Value::String(s))
                         if !s.trim().is_empty()
-                            && s.chars().count() <= crate::game::run::actions::MAX_NAME
+                            && s.chars().count() <= crate::game::run::action_items::MAX_NAME
                             && !s.chars().any(char::is_control) =>
                     {
                         Some(s.trim().to_string())
@@ -233,7 +233,7 @@ impl Engine {
                     _ => {
                         return Err((
                             "bad_request",
-                            format!("'name' is a display name of 1 to {} characters", crate::game::run::actions::MAX_NAME),
+                            format!("'name' is a display name of 1 to {} characters", crate::game::run::action_items::MAX_NAME),
                         ))
                     }
                 };

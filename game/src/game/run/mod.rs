@@ -1,3 +1,4 @@
+pub mod action_items;
 pub mod actions;
 pub mod admission;
 pub mod agents;
