@@ -4,7 +4,6 @@
 //! engine's thread. Replies go through the link, so they carry `seq` like everything else.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::json;
 use tokio::sync::oneshot;
@@ -61,9 +60,10 @@ pub fn spawn_heartbeat(shared: Arc<Shared>, link: LinkHandle, req: HudRequest) -
         }
         let wake = Registered(shared.clone(), link.char_id, shared.engine.wakes.register(link.char_id));
         let mut every = 10.0;
+        let second = shared.edge.heartbeat_second;
         loop {
             tokio::select! {
-                _ = tokio::time::sleep(Duration::from_secs_f64(every)) => {}
+                _ = tokio::time::sleep(second.mul_f64(every)) => {}
                 _ = wake.2.notified() => {}
             }
             match serve(&shared, &link, &req, None, true).await {

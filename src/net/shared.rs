@@ -31,6 +31,9 @@ pub struct EdgeConfig {
     pub sockets: SocketLimits,
     /// Browser origins besides the server's own that may call it (`serve --allow-origin`).
     pub allow_origins: Vec<String>,
+    /// How long one second of the HUD heartbeat lasts here: a second, but a test's
+    /// server may run its heartbeats faster (the protocol's numbers stay the same).
+    pub heartbeat_second: std::time::Duration,
 }
 
 /// What a connection may cost before it has proven anything (SECURITY.md lists each

@@ -72,6 +72,8 @@ pub struct ServerConfig {
     pub sockets: crate::net::shared::SocketLimits,
     /// Browser origins besides the server's own that may call it (`https://example.org`).
     pub allow_origins: Vec<String>,
+    /// One second of the HUD heartbeat (1 s; tests shorten it rather than wait).
+    pub heartbeat_second: std::time::Duration,
     /// What each agent's mind may hold, per layer (`mind::quota`).
     pub mind_quotas: crate::mind::quota::Quotas,
     /// `new_char` without a password makes a guest character (the seed's smoke test).
@@ -105,6 +107,7 @@ impl Default for ServerConfig {
             link_window: crate::mind::link::WINDOW,
             sockets: Default::default(),
             allow_origins: Vec::new(),
+            heartbeat_second: std::time::Duration::from_secs(1),
             mind_quotas: Default::default(),
             guests: false,
         }
@@ -386,6 +389,7 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
         record: cfg.record,
         sockets: cfg.sockets,
         allow_origins: cfg.allow_origins.clone(),
+        heartbeat_second: cfg.heartbeat_second,
     };
     let (dream_daily, keep_days) = (cfg.dream_daily, cfg.keep_observation_days);
     let tasks = crate::net::tasks::Tasks::default();

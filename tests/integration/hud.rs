@@ -115,20 +115,22 @@ async fn bad_hud_requests_are_refused_with_codes() {
     srv.shutdown().await;
 }
 
-/// `heartbeat: true` answers at once and then pushes a HUD every heartbeat (10 s).
+/// `heartbeat: true` answers at once and then pushes a HUD every heartbeat (10 s; on
+/// this server a heartbeat second lasts 50 ms, so 0.5 s).
 #[tokio::test]
 async fn a_heartbeat_pushes_huds_until_stopped() {
-    let srv = TestServer::start().await;
+    let second = Duration::from_millis(50);
+    let srv = TestServer::start_with(|c| c.heartbeat_second = second).await;
     let key = srv.key("ann").await;
     let mut a = WsClient::connect(srv.addr).await;
     a.login_key("ann", &key).await;
+    // From the request on: the first beat comes a heartbeat after it was asked for.
+    let started = Instant::now();
     let first = hud(&mut a, json!({"heartbeat": true, "format": "toon"}), "hb").await;
     assert_eq!(first["data"]["format"], "toon");
-    let started = Instant::now();
-    let pushed = tokio::time::timeout(Duration::from_secs(14), a.until(|v| v["type"] == "hud" && v.get("re").is_none()))
-        .await
-        .expect("a heartbeat HUD");
-    assert!(started.elapsed() >= Duration::from_secs(9), "pushed at the heartbeat, not before");
+    let pushed =
+        tokio::time::timeout(second * 14, a.until(|v| v["type"] == "hud" && v.get("re").is_none())).await.expect("a heartbeat HUD");
+    assert!(started.elapsed() >= second * 10, "pushed at the heartbeat, not before: {:?}", started.elapsed());
     assert_eq!(pushed["data"]["format"], "toon");
     assert!(pushed["data"]["heartbeat_s"].as_f64().unwrap() <= 10.0);
     a.send(json!({"type": "hud", "data": {"heartbeat": false}, "id": "stop"})).await;
