@@ -163,12 +163,11 @@ async fn an_llm_chooses_the_commands_and_speech_with_its_own_key_and_a_fallback_
     assert!(reqs.iter().all(|q| q.contains("Bearer llm-secret") && !q.contains(&key)), "the game key never goes to the LLM");
     assert!(reqs[0].contains("/v1/chat/completions") && reqs[0].contains("The Test Temple"), "{}", reqs[0]);
     // The server recorded how each decision was made (the client attaches it).
-    let mut recorded = String::new();
-    let until = Instant::now() + WAIT;
-    while recorded.matches("\"command\":\"look\"").count() < 4 && Instant::now() < until {
-        recorded = http_get(s.addr, "/api/export?what=decisions&agent=ula").await.1;
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let recorded = eventually("four looks recorded", || async {
+        let recorded = http_get(s.addr, "/api/export?what=decisions&agent=ula").await.1;
+        (recorded.matches("\"command\":\"look\"").count() >= 4).then_some(recorded)
+    })
+    .await;
     let with_tokens = recorded
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())

@@ -532,31 +532,36 @@ impl Proxy {
 
 /// The agent's memory from the API, waiting (bounded) for its first dream.
 pub async fn memory_of(s: &TestServer, name: &str) -> Value {
-    let deadline = std::time::Instant::now() + WAIT;
-    loop {
+    eventually(&format!("a memory for {name} after its logout"), || async {
         let (status, body) = http_get(s.addr, &format!("/api/agents/{name}/memory")).await;
-        if status == 200 {
-            return serde_json::from_str(&body).unwrap();
-        }
-        assert_eq!(status, 404, "{body}");
-        assert!(std::time::Instant::now() < deadline, "no memory for {name} after its logout: {body}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+        assert!(status == 200 || status == 404, "{status} {body}");
+        (status == 200).then(|| serde_json::from_str(&body).unwrap())
+    })
+    .await
 }
 
 /// Asks `probe` every few milliseconds until it answers, and fails naming `what` if it
 /// has not within `WAIT`: the way a test waits for something the server shows.
-pub async fn eventually<T, F, Fut>(what: &str, mut probe: F) -> T
+pub async fn eventually<T, F, Fut>(what: &str, probe: F) -> T
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Option<T>>,
 {
-    let deadline = std::time::Instant::now() + WAIT;
+    eventually_within(WAIT, what, probe).await
+}
+
+/// `eventually`, for something that may take longer than `WAIT`.
+pub async fn eventually_within<T, F, Fut>(wait: Duration, what: &str, mut probe: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let deadline = std::time::Instant::now() + wait;
     loop {
         if let Some(v) = probe().await {
             return v;
         }
-        assert!(std::time::Instant::now() < deadline, "waited {WAIT:?} and still not: {what}");
+        assert!(std::time::Instant::now() < deadline, "waited {wait:?} and still not: {what}");
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
@@ -564,16 +569,10 @@ where
 /// Waits until `name` is (or is no longer) in `/api/who` — logged in, link-dead
 /// included; gone once its session ended or its grace period ran out.
 pub async fn until_online(addr: SocketAddr, name: &str, online: bool) {
-    let needle = format!("\"name\":\"{}\"", name);
-    let until = std::time::Instant::now() + WAIT;
-    loop {
-        let (_, who) = http_get(addr, "/api/who").await;
-        if who.to_ascii_lowercase().contains(&needle.to_ascii_lowercase()) == online {
-            return;
-        }
-        assert!(std::time::Instant::now() < until, "{name} never became {}: {who}", if online { "online" } else { "offline" });
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let needle = format!("\"name\":\"{}\"", name).to_ascii_lowercase();
+    let what = format!("{name} {}", if online { "online" } else { "offline" });
+    eventually(&what, || async { (http_get(addr, "/api/who").await.1.to_ascii_lowercase().contains(&needle) == online).then_some(()) })
+        .await
 }
 
 /// The real `pawns serve` on port 0 with the test world: the child and its address (read

@@ -199,15 +199,7 @@ async fn the_connection_cap_refuses_and_releases_slots() {
     c.closed().await;
     drop(a);
     // The slot comes back (the accounting never leaks).
-    let mut ok = false;
-    for _ in 0..50 {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        if srv.running.as_ref().unwrap().shared.conns.open() < 2 {
-            ok = true;
-            break;
-        }
-    }
-    assert!(ok, "slot not released");
+    eventually("the slot released", || async { (srv.running.as_ref().unwrap().shared.conns.open() < 2).then_some(()) }).await;
     let mut d = WsClient::connect(srv.addr).await;
     d.send(json!({"type": "command", "data": {"command": "look"}})).await;
     assert_eq!(d.error_code().await, "not_authenticated");
@@ -247,6 +239,7 @@ async fn a_client_that_never_reads_is_cut_off_as_slow_consumer() {
             break;
         }
         i += 1;
+        // (Paced: under the command rate, so what cuts it off is the unread socket.)
         tokio::time::sleep(Duration::from_millis(4)).await;
     }
     // Now read everything: the last word is slow_consumer, then the socket closes.

@@ -105,6 +105,7 @@ async fn flee(a: &mut WsClient, tag: &str) {
         if text(&v).contains("flee head over heels") {
             return;
         }
+        // (Paced: a failed flee is tried again a moment later, as a player would.)
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
     panic!("could not flee");

@@ -186,20 +186,15 @@ async fn an_agent_remembers_its_last_session_at_its_next_login() {
     again.c.until(|v| v["re"] == id.as_str() && v["type"] == "state").await;
     again.send("quit").await;
     again.c.closed().await;
-    let deadline = std::time::Instant::now() + WAIT;
-    loop {
+    let first = eventually("the second session's decisions recorded", || async {
         let (status, body) = http_get(s.addr, "/api/export?what=decisions&agent=mira").await;
         assert_eq!(status, 200, "{body}");
         let last: Vec<Value> = body.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
         let newest = last.iter().map(|l| l["session"].as_u64().unwrap()).max().unwrap();
-        let first = last.iter().find(|l| l["session"] == newest && l["decision"]["turn"] == 1).unwrap();
-        if first["decision"]["command"] == "look" {
-            assert_eq!(&first["decision"]["memory_ids"], ids, "{first}");
-            break;
-        }
-        assert!(std::time::Instant::now() < deadline, "the second session's decisions were not recorded");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+        last.into_iter().find(|l| l["session"] == newest && l["decision"]["turn"] == 1).filter(|f| f["decision"]["command"] == "look")
+    })
+    .await;
+    assert_eq!(&first["decision"]["memory_ids"], ids, "{first}");
     s.shutdown().await;
 }
 

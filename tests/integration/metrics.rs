@@ -83,19 +83,15 @@ async fn metrics_scrape_shows_sessions_commands_pulses_and_the_record() {
     }
     t.cmd("score").await;
     // Sessions are counted each second of game time; records commit within 50 ms.
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    let s = loop {
+    let s = eventually_within(Duration::from_secs(30), "sessions, records and every reply's time shown", || async {
         let s = scrape(srv.addr).await;
-        assert!(std::time::Instant::now() < deadline, "sessions, records and every reply's time did not all show");
-        if value(&s, "pawns_sessions", &[("protocol", "websocket"), ("role", "agent")]) == 1.0
+        (value(&s, "pawns_sessions", &[("protocol", "websocket"), ("role", "agent")]) == 1.0
             && value(&s, "pawns_sessions", &[("protocol", "telnet"), ("role", "human")]) == 1.0
             && value(&s, "pawns_records_committed_total", &[]) > 0.0
-            && value(&s, "pawns_command_reply_seconds", &[]) >= 6.0
-        {
-            break s;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+            && value(&s, "pawns_command_reply_seconds", &[]) >= 6.0)
+            .then_some(s)
+    })
+    .await;
     assert!(value(&s, "pawns_commands_total", &[]) >= 6.0);
     assert!(value(&s, "pawns_command_wait_seconds", &[]) >= 6.0, "every command's wait is observed");
     // (The loop above waited for every command's reply to be timed, telnet's and JSON's.)
@@ -135,16 +131,14 @@ async fn metrics_scrape_shows_sessions_commands_pulses_and_the_record() {
     value(&s, "pawns_slow_consumer_cuts_total", &[("queue", "engine")]);
     // The agent leaves: its session is no longer counted, and its logout dream is timed.
     a.cmd("quit", "q").await;
-    let s = loop {
+    let s = eventually("the agent's session gone and its logout dreamed", || async {
         let s = scrape(srv.addr).await;
-        if value(&s, "pawns_sessions", &[("protocol", "websocket"), ("role", "agent")]) == 0.0
+        (value(&s, "pawns_sessions", &[("protocol", "websocket"), ("role", "agent")]) == 0.0
             && value(&s, "pawns_dreams_total", &[]) >= 1.0
-            && value(&s, "pawns_replay_ring_frames", &[]) == 0.0
-        {
-            break s;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+            && value(&s, "pawns_replay_ring_frames", &[]) == 0.0)
+            .then_some(s)
+    })
+    .await;
     assert!(value(&s, "pawns_dream_duration_seconds", &[]) >= 1.0);
     // Shared broadcast tails are their own gauge (process-wide: other tests' servers
     // and the socket threads' caches hold some too).
@@ -163,14 +157,12 @@ async fn health_is_degraded_while_pulses_overrun_and_recovers() {
     assert_eq!(http_get(srv.addr, "/health").await, (200, "OK".to_string()));
     // Pulses are 20 ms here; 40 pulses of 45 ms overrun most of a 100-pulse window.
     a.cmd("__slow_pulses 40 45", "s").await;
-    let body = loop {
+    let body = eventually("/health degraded", || async {
         let (status, body) = http_get(srv.addr, "/health").await;
         assert_eq!(status, 200);
-        if body != "OK" {
-            break body;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
+        (body != "OK").then_some(body)
+    })
+    .await;
     assert!(body.starts_with("degraded\npulse_overrun: "), "{body}");
     assert!(body.contains("of the last 100 pulses overran"), "{body}");
     let s = scrape(srv.addr).await;
@@ -178,11 +170,8 @@ async fn health_is_degraded_while_pulses_overrun_and_recovers() {
     assert_eq!(value(&s, "pawns_degraded", &[("reason", "pulse_overrun")]), 1.0);
     assert!(value(&s, "pawns_pulse_overruns_total", &[]) >= 10.0);
     // A window of ordinary pulses later, it is healthy again.
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-    while http_get(srv.addr, "/health").await.1 != "OK" {
-        assert!(tokio::time::Instant::now() < deadline, "still degraded");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    eventually_within(Duration::from_secs(20), "healthy again", || async { (http_get(srv.addr, "/health").await.1 == "OK").then_some(()) })
+        .await;
     assert_eq!(value(&scrape(srv.addr).await, "pawns_degraded", &[("reason", "pulse_overrun")]), 0.0);
     srv.shutdown().await;
 }

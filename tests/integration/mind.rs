@@ -512,12 +512,7 @@ async fn one_agents_self_care_does_not_block_anothers_memory() {
     remember_n(&mut a, 0, 30).await;
     a.send(json!({"type": "actions", "id": "care", "data": {"actions": [{"type": "self_care"}]}})).await;
     // Ann's self-care is asking the model once the model has her request.
-    let deadline = std::time::Instant::now() + WAIT;
-    while seen.lock().unwrap().is_empty() {
-        assert!(std::time::Instant::now() < deadline, "Ann's self-care never asked the model");
-        tokio::task::yield_now().await;
-        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-    }
+    eventually("Ann's self-care asking the model", || async { (!seen.lock().unwrap().is_empty()).then_some(()) }).await;
     let t0 = std::time::Instant::now();
     let r = act(&mut b, json!([{"type": "remember", "text": "I was not kept waiting."}]), "b").await;
     assert_eq!(r[0]["ok"], true);

@@ -1,6 +1,5 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 use serde_json::json;
 
@@ -64,11 +63,7 @@ async fn kill_9_then_restart_opens_cleanly_with_what_was_saved() {
     a.cmd("save", "s").await;
     a.reply_text("s").await;
     // The save is on disk once the server has no save pending.
-    let deadline = std::time::Instant::now() + WAIT;
-    while !http_get(addr, "/api/record").await.1.contains("\"saves_pending\":0") {
-        assert!(std::time::Instant::now() < deadline, "the save never reached the disk");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    eventually("the save on disk", || async { http_get(addr, "/api/record").await.1.contains("\"saves_pending\":0").then_some(()) }).await;
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     let (mut child, addr) = spawn_server(&db, &world);

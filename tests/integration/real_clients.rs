@@ -2,8 +2,6 @@
 //! their smoke test checks on a new character, and the `pawns keygen` they are told to
 //! run. Each test reproduces a way they failed against pawns.
 
-use std::time::Duration;
-
 use serde_json::{json, Value};
 
 use crate::common::*;
@@ -149,7 +147,6 @@ async fn keygen_with_server_uses_the_server_and_makes_no_file() {
     let out = run(vec!["keygen".into(), "--name".into(), "9lives".into(), "--server".into(), "http://127.0.0.1:1".into()]).await.unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("invalid_name"));
     srv.shutdown().await;
-    tokio::time::sleep(Duration::from_millis(1)).await;
 }
 
 /// The seed's minimal agent loop (`my_agent`) sends `subscribe` right behind `login`

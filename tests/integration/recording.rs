@@ -7,7 +7,7 @@ use std::time::Duration;
 use pawns_storage::{DecisionRecord, EventRecord, RecordBody, SessionMeta, Store, Transition};
 use serde_json::json;
 
-use crate::common::{TestServer, WsClient};
+use crate::common::{eventually, TestServer, WsClient};
 
 fn store(s: &TestServer) -> Arc<Store> {
     s.running.as_ref().unwrap().shared.accounts.store().clone()
@@ -17,16 +17,13 @@ fn store(s: &TestServer) -> Arc<Store> {
 async fn ended_session(s: &TestServer, agent: &str) -> (SessionMeta, Vec<EventRecord>) {
     let recorder = s.running.as_ref().unwrap().recorder.as_ref().unwrap().0.clone();
     let st = store(s);
-    for _ in 0..200 {
+    eventually(&format!("{agent}'s session ended in the record"), || async {
         recorder.flush().await;
-        let sessions = st.agent_sessions(agent, 0).unwrap();
-        if let Some(last) = sessions.last().filter(|m| m.ended_us.is_some()) {
-            let records = st.session_records(last.session).unwrap();
-            return (last.clone(), records);
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("{agent}'s session never ended in the record");
+        let last = st.agent_sessions(agent, 0).unwrap().pop().filter(|m| m.ended_us.is_some())?;
+        let records = st.session_records(last.session).unwrap();
+        Some((last, records))
+    })
+    .await
 }
 
 fn transitions(records: &[EventRecord]) -> Vec<&Transition> {
@@ -232,29 +229,25 @@ async fn a_backup_taken_under_load_holds_everything_committed_before_it() {
             for n in 0..400 {
                 let cmd = ["look", "east", "west", "score"][n % 4];
                 a.cmd(cmd, &format!("x{n}")).await;
+                // (Paced: play at a player's rate while the sweeps run, not a burst.)
                 tokio::time::sleep(Duration::from_millis(5)).await;
             }
             a
         }));
     }
     // Some of it is durable.
-    let until = std::time::Instant::now() + crate::common::WAIT;
-    let mut progress = crate::common::http_get(s.addr, "/api/record").await.1;
-    while progress.contains("\"last_batch\":0,") && std::time::Instant::now() < until {
-        tokio::time::sleep(Duration::from_millis(10)).await;
-        progress = crate::common::http_get(s.addr, "/api/record").await.1;
-    }
+    eventually("a first batch durable", || async {
+        (!crate::common::http_get(s.addr, "/api/record").await.1.contains("\"last_batch\":0,")).then_some(())
+    })
+    .await;
     // And the three sessions' rows: the first durable batch may hold only the first
     // login's (the recorder committed before the other two came); the backup below is
     // asked for what was durable, not what was in flight.
-    loop {
+    eventually("three sessions durable", || async {
         let (_, sessions) = crate::common::http_get(s.addr, "/api/export?what=sessions&format=jsonl").await;
-        if sessions.lines().count() >= 3 {
-            break;
-        }
-        assert!(std::time::Instant::now() < until, "three sessions were never durable: {sessions}");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+        (sessions.lines().count() >= 3).then_some(())
+    })
+    .await;
     let progress = crate::common::http_get(s.addr, "/api/record").await.1;
     let durable = serde_json::from_str::<serde_json::Value>(&progress).unwrap()["last_batch"].as_u64().unwrap();
     assert!(durable > 0, "{progress}");
@@ -380,6 +373,7 @@ async fn sessions_read_back_whole_while_sweeps_pack_the_tail() {
                 let cmd = ["look", "east", "west", "say hi"][n % 4];
                 a.cmd(cmd, &format!("p{n}")).await;
                 a.until(|v| v["re"] == format!("p{n}")).await;
+                // (Paced: play at a player's rate, not a burst.)
                 tokio::time::sleep(Duration::from_millis(5)).await;
             }
             a.cmd("quit", "q").await;

@@ -30,17 +30,13 @@ async fn to_the_lair(c: &mut WsClient) {
 
 /// The agent's decisions as the export gives them, once `command` is among them.
 async fn decisions_until(s: &TestServer, agent: &str, command: &str, count: usize) -> Vec<Value> {
-    let deadline = std::time::Instant::now() + WAIT;
-    loop {
+    eventually(&format!("{agent}: {count} × {command} recorded"), || async {
         let (status, body) = http_get(s.addr, &format!("/api/export?what=decisions&agent={agent}")).await;
         assert_eq!(status, 200, "{body}");
         let all: Vec<Value> = body.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-        if all.iter().filter(|d| d["decision"]["command"] == command).count() >= count {
-            return all;
-        }
-        assert!(std::time::Instant::now() < deadline, "{agent}: no {count} × {command} recorded: {body}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+        (all.iter().filter(|d| d["decision"]["command"] == command).count() >= count).then_some(all)
+    })
+    .await
 }
 
 /// Dies to the bear, walks back and looks at it; then logs out (and dreams).

@@ -5,7 +5,7 @@
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{json, Value};
 
@@ -36,15 +36,11 @@ async fn residents(addr: std::net::SocketAddr) -> Vec<Value> {
 
 /// Waits until the resident named `name` satisfies `pred`.
 async fn until_resident(addr: std::net::SocketAddr, name: &str, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let all = residents(addr).await;
-        if let Some(r) = all.iter().find(|r| r["name"] == name).filter(|r| pred(r)) {
-            return r.clone();
-        }
-        assert!(Instant::now() < deadline, "{name} never {what}: {all:?}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let pred = &pred;
+    eventually_within(Duration::from_secs(20), &format!("{name} {what}"), || async move {
+        residents(addr).await.into_iter().find(|r| r["name"] == name && pred(r))
+    })
+    .await
 }
 
 fn llm(endpoint: &str) -> Option<pawns::memory::llm::LlmConfig> {

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use pawns::search::{SearchQuery, SearchResults};
 use serde_json::json;
 
-use crate::common::{http_get, TestServer, WsClient};
+use crate::common::{eventually, http_get, TestServer, WsClient};
 
 async fn search(s: &TestServer, query: &str) -> (u16, serde_json::Value) {
     let (status, body) = http_get(s.addr, &format!("/api/search?{query}")).await;
@@ -50,7 +50,8 @@ async fn a_kill_is_found_by_the_mobs_name_within_the_commit_interval() {
         if v["total"].as_u64() > Some(0) {
             break v;
         }
-        // One commit interval, plus room for a loaded test machine.
+        // One commit interval, plus room for a loaded test machine: what is measured is
+        // how soon it is found, so this polls with a deadline of its own.
         assert!(killed.elapsed() < every + Duration::from_secs(3), "the kill was not searchable {:?} after it happened", killed.elapsed());
         tokio::time::sleep(Duration::from_millis(50)).await;
     };
@@ -72,18 +73,13 @@ async fn filters_order_and_bad_input() {
     s.running.as_ref().unwrap().recorder.as_ref().unwrap().0.flush().await;
     // Wait for the index to hold the whole record.
     let durable = s.running.as_ref().unwrap().shared.record_stats.as_ref().unwrap().last_id.load(std::sync::atomic::Ordering::Relaxed);
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
-        let (_, st) = http_get(s.addr, "/api/search/status").await;
-        let st: serde_json::Value = serde_json::from_str(&st).unwrap();
-        if st["indexed_batch"].as_u64() >= Some(durable) {
-            assert!(st["docs"].as_u64().unwrap() > 10, "{st}");
-            assert_eq!(st["failures"], 0);
-            break;
-        }
-        assert!(Instant::now() < deadline, "the index never caught up: {st}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let st = eventually("the index caught up with the record", || async {
+        let st: serde_json::Value = serde_json::from_str(&http_get(s.addr, "/api/search/status").await.1).unwrap();
+        (st["indexed_batch"].as_u64() >= Some(durable)).then_some(st)
+    })
+    .await;
+    assert!(st["docs"].as_u64().unwrap() > 10, "{st}");
+    assert_eq!(st["failures"], 0);
     // Stems: "kill" finds "killed"; both agents, newest (carl) first.
     let (_, v) = search(&s, "q=kill&kind=transition").await;
     let agents: Vec<&str> = v["hits"].as_array().unwrap().iter().map(|h| h["agent"].as_str().unwrap()).collect();
@@ -143,17 +139,12 @@ async fn the_index_catches_up_rebuilds_and_is_read_from_the_file() {
     let before: serde_json::Value = serde_json::from_str(&before).unwrap();
     let (code, _) = crate::common::http_post(s.addr, "/api/admin/reindex").await;
     assert_eq!(code, 202);
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
-        let (_, st) = http_get(s.addr, "/api/search/status").await;
-        let st: serde_json::Value = serde_json::from_str(&st).unwrap();
-        if st["rebuilding"] == false && st["indexed_batch"].as_u64() >= before["indexed_batch"].as_u64() {
-            assert_eq!(st["docs"], before["docs"], "{st} vs {before}");
-            break;
-        }
-        assert!(Instant::now() < deadline, "the rebuild never finished: {st}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let st = eventually("the rebuild finished", || async {
+        let st: serde_json::Value = serde_json::from_str(&http_get(s.addr, "/api/search/status").await.1).unwrap();
+        (st["rebuilding"] == false && st["indexed_batch"].as_u64() >= before["indexed_batch"].as_u64()).then_some(st)
+    })
+    .await;
+    assert_eq!(st["docs"], before["docs"], "{st} vs {before}");
     // Rebuilt: every batch was read back from the file, and /metrics counts them (what
     // dropped hand-offs would show on a busy server).
     let (_, m) = http_get(s.addr, "/metrics").await;
@@ -194,15 +185,11 @@ async fn the_index_catches_up_rebuilds_and_is_read_from_the_file() {
 
 /// Polls a search until it finds at least `n` records.
 async fn wait_for(s: &TestServer, query: &str, n: u64) -> serde_json::Value {
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
+    eventually(&format!("{query} finds {n}"), || async {
         let (status, v) = search(s, query).await;
-        if status == 200 && v["total"].as_u64() >= Some(n) {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "{query} never found {n}: {status} {v}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+        (status == 200 && v["total"].as_u64() >= Some(n)).then_some(v)
+    })
+    .await
 }
 
 #[tokio::test]

@@ -29,29 +29,19 @@ async fn sigterm_stops_within_five_seconds_with_ten_thousand_link_dead_and_a_dre
         a.reply_text(&format!("s{i}")).await;
     }
     // Everything so far is durable before the stop is timed.
-    let deadline = Instant::now() + WAIT;
-    loop {
-        let (_, body) = http_get(addr, "/api/record").await;
-        let v: serde_json::Value = serde_json::from_str(&body).unwrap();
-        if v["backlog"] == 0 && v["committed"].as_u64().unwrap_or(0) >= 3 * GHOSTS as u64 {
-            break;
-        }
-        assert!(Instant::now() < deadline, "the recorder did not catch up: {v}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    eventually("the recorder caught up", || async {
+        let v: serde_json::Value = serde_json::from_str(&http_get(addr, "/api/record").await.1).unwrap();
+        (v["backlog"] == 0 && v["committed"].as_u64().unwrap_or(0) >= 3 * GHOSTS as u64).then_some(())
+    })
+    .await;
     // A dream backlog: every agent (the ghosts were saved as agents) is asked to dream;
     // the stop comes while the dreamer is working through them.
     tokio::spawn(async move { http_post(addr, "/api/admin/dream?all=1").await });
-    let deadline = Instant::now() + WAIT;
-    loop {
-        let (_, body) = http_get(addr, "/api/record").await;
-        let v: serde_json::Value = serde_json::from_str(&body).unwrap();
-        if v["dreamer"]["dreams"].as_u64().unwrap_or(0) >= 50 {
-            break;
-        }
-        assert!(Instant::now() < deadline, "the dreamer did not start: {v}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    eventually("the dreamer at work", || async {
+        let v: serde_json::Value = serde_json::from_str(&http_get(addr, "/api/record").await.1).unwrap();
+        (v["dreamer"]["dreams"].as_u64().unwrap_or(0) >= 50).then_some(())
+    })
+    .await;
     let pid = child.id().to_string();
     let asked = Instant::now();
     assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());

@@ -260,6 +260,7 @@ async fn a_full_disk_is_said_and_the_server_stops_cleanly() {
         if tokio::time::timeout(Duration::from_secs(2), sent).await.map_or(true, |r| r.is_err()) {
             break;
         }
+        // (Paced: the disk fills a say at a time, under the command rate.)
         tokio::time::sleep(Duration::from_millis(100)).await;
         if i.is_multiple_of(5) {
             let h = tokio::time::timeout(Duration::from_secs(2), http_get(addr, "/health")).await;
