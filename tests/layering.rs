@@ -13,7 +13,8 @@ use std::path::Path;
 
 const ENGINE: &[&str] = &["game", "script", "dg", "worldfile"];
 const ABOVE_ENGINE: &[&str] = &[
-    "protocol", "record", "search", "memory", "mind", "replay", "metrics", "net", "resident", "server", "agent", "research", "cli", "bench", "client",
+    "protocol", "record", "search", "memory", "mind", "replay", "metrics", "net", "resident", "server", "agent", "research", "cli",
+    "bench", "client",
 ];
 const LEAVES: &[&str] = &["time", "hud", "auth", "names", "priority"];
 

@@ -41,6 +41,8 @@ fn parts(args: &BenchHudArgs) -> HudParts {
                     sender: SENDERS[i % SENDERS.len()].into(),
                     content: format!("{} says, '{}'", SENDERS[i % SENDERS.len()], LINES[(i + r) % LINES.len()]).into(),
                     kind: "say",
+                    you: SENDERS[i % SENDERS.len()] == "Ann",
+                    reply_to: None,
                     reactions: None,
                 })
                 .collect();
@@ -85,6 +87,8 @@ pub fn run(args: BenchHudArgs) -> anyhow::Result<()> {
                 sender: "Bram".into(),
                 content: format!("Bram says, 'news number {r}'").into(),
                 kind: "say",
+                you: false,
+                reply_to: None,
                 reactions: None,
             });
             let t = Instant::now();

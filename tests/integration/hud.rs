@@ -287,3 +287,73 @@ async fn a_resume_replays_a_missed_hud_as_a_stale_stub() {
     assert!(r["data"]["content"].is_string());
     srv.shutdown().await;
 }
+
+/// The room's messages as `who`'s HUD shows them.
+async fn here_messages(c: &mut WsClient, id: &str) -> Vec<Value> {
+    let v = content(&hud(c, json!({}), id).await);
+    v["rooms"].as_array().unwrap().iter().find(|r| r["id"] == "here").unwrap()["messages"].as_array().unwrap().clone()
+}
+
+/// Issue 50: one's own words are one's own (one id for every viewer, its own name,
+/// `you: true`), the reactions on them show to their author, a `reply` names what it
+/// answers, and the seed's `[no response]` is silence.
+#[tokio::test]
+async fn ones_own_words_replies_and_silence_read_as_they_were() {
+    let srv = TestServer::start_with(|c| c.cmd_burst = 50.0).await;
+    let (ka, kb) = (srv.key("ann").await, srv.key("bram").await);
+    let (mut a, mut b) = (WsClient::connect(srv.addr).await, WsClient::connect(srv.addr).await);
+    a.login_key("ann", &ka).await;
+    b.login_key("bram", &kb).await;
+    b.cmd("say hello ann", "s").await;
+    b.reply_text("s").await;
+    a.until(|v| v["type"] == "event" && v["data"]["type"] == "say").await;
+    // As Bram sees it and as Ann sees it: one message, Bram's.
+    let bram_sees = here_messages(&mut b, "hb").await;
+    let ann_sees = here_messages(&mut a, "ha").await;
+    let own = bram_sees.iter().find(|m| m["content"].as_str().is_some_and(|c| c.contains("hello ann"))).expect("Bram's own copy");
+    let heard = ann_sees.iter().find(|m| m["content"].as_str().is_some_and(|c| c.contains("hello ann"))).expect("Ann's copy");
+    assert_eq!(own["id"], heard["id"], "one id for every viewer: {own} {heard}");
+    assert_eq!((own["sender"].as_str(), own["you"].as_bool()), (Some("Bram"), Some(true)), "{own}");
+    assert_eq!((heard["sender"].as_str(), heard["you"].as_bool()), (Some("Bram"), Some(false)), "{heard}");
+    let mid = heard["id"].as_u64().unwrap();
+    // Ann reacts and replies; Bram sees the reaction on his own message, and her answer
+    // names it.
+    let r = actions(
+        &mut a,
+        json!({"data": {"actions": [
+            {"type": "react", "message_id": mid, "reaction": "heart"},
+            {"type": "reply", "message_id": mid, "message": "well met"}
+        ]}}),
+        "a1",
+    )
+    .await;
+    assert!(r.iter().all(|x| x["ok"] == true), "{r:?}");
+    b.until(|v| v["type"] == "event" && v["data"]["text"].as_str().is_some_and(|t| t.contains("well met"))).await;
+    let bram_sees = here_messages(&mut b, "hb2").await;
+    let own = bram_sees.iter().find(|m| m["id"] == mid).expect("still there");
+    assert_eq!(own["reactions"]["heart"], 1, "the author sees the reactions: {own}");
+    let answer = bram_sees.iter().find(|m| m["content"].as_str().is_some_and(|c| c.contains("well met"))).expect("Ann's reply");
+    assert_eq!((answer["sender"].as_str(), answer["reply_to"].as_u64()), (Some("Ann"), Some(mid)), "{answer}");
+    // Silence is not said.
+    let r = actions(&mut a, json!({"data": {"responses": [{"room_id": "here", "message": "[no response]"}]}}), "a2").await;
+    assert_eq!((r[0]["ok"].as_bool(), r[0]["silent"].as_bool()), (Some(true), Some(true)), "{r:?}");
+    b.cmd("say anyone there", "s2").await;
+    b.reply_text("s2").await;
+    let bram_sees = here_messages(&mut b, "hb3").await;
+    assert!(bram_sees.iter().all(|m| !m["content"].as_str().unwrap_or("").contains("no response")), "{bram_sees:?}");
+    // Attention and pace are set on rooms one is in, not on any name.
+    let r = actions(
+        &mut a,
+        json!({"data": {"actions": [
+            {"type": "set_attention", "room_id": "nowhere", "value": "30%"},
+            {"type": "set_attention", "room_id": 4242, "value": "30%"},
+            {"type": "set_wpm", "room_id": "nowhere", "value": 120},
+            {"type": "set_attention", "room_id": "here", "value": "30%"}
+        ]}}),
+        "a3",
+    )
+    .await;
+    let codes: Vec<&str> = r.iter().map(|x| x["code"].as_str().unwrap_or("ok")).collect();
+    assert_eq!(codes, ["no_such_room", "no_such_room", "no_such_room", "ok"], "{r:?}");
+    srv.shutdown().await;
+}

@@ -24,10 +24,15 @@ pub struct HudMessage {
     pub id: u64,
     pub timestamp: String,
     pub sender: Arc<str>,
+    /// The viewer's own words.
+    pub you: bool,
     pub content: Arc<str>,
     /// The event type it came as (`say`, `tell`, `gossip`…).
     #[serde(rename = "type")]
     pub kind: &'static str,
+    /// The message this one answers (a `reply`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reply_to: Option<u64>,
     /// Reactions by kind, once there are any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reactions: Option<BTreeMap<&'static str, u32>>,
@@ -217,9 +222,9 @@ pub fn assemble(p: &HudParts, budget: usize, f: HudFormat) -> Result<Hud, HudErr
         return Err(HudError::BadBudget(budget));
     }
     let system = json!({ "directives": p.directives });
-    // The knowledge store: measured whole (memory_used), shown within its cap.
-    let knowledge_tokens = tokens(&render(&p.knowledge, f)?);
-    let memory_used = budget::memory_used(knowledge_tokens);
+    // The knowledge store: measured whole (memory_used: one figure whatever the HUD's
+    // format, the store as compact JSON, as `actions` counts it), shown within its cap.
+    let memory_used = budget::memory_used(tokens(&render(&p.knowledge, HudFormat::CompactJson)?));
     let mut knowledge = p.knowledge.clone();
     while tokens(&render(&knowledge, f)?) > KNOWLEDGE_CAP && drop_last_entry(&mut knowledge) {}
     let mut actions: Vec<Value> =
@@ -379,6 +384,8 @@ mod tests {
             sender: format!("agent{}", i % 5).into(),
             content: (0..words).map(|w| format!("word{w}")).collect::<Vec<_>>().join(" ").into(),
             kind: "say",
+            you: false,
+            reply_to: None,
             reactions: None,
         }
     }
@@ -483,5 +490,15 @@ mod tests {
                 Err(e) => prop_assert_eq!(e.code(), "budget_too_small"),
             }
         }
+    }
+
+    #[test]
+    fn memory_used_is_one_figure_in_every_format() {
+        let p = parts(&[(None, 3, 5)], 30, 2);
+        let used: Vec<Value> = [HudFormat::Json, HudFormat::CompactJson, HudFormat::Toon]
+            .into_iter()
+            .map(|f| assemble(&p, 10_000, f).unwrap().value["self"]["memory_used"].clone())
+            .collect();
+        assert!(used.iter().all(|u| *u == used[0]), "{used:?}");
     }
 }

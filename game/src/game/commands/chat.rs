@@ -25,14 +25,16 @@ impl Engine {
         }
         let owner = self.chat.room(id).map(|r| r.owner.clone()).unwrap_or_default();
         let shown = self.pers(ch);
-        self.tell_room(id, EventKind::Tell, &format!("[{}] {shown}: {msg}", room_label(id, &owner)), Some(&shown), Some(ch));
         self.send_text(ch, &format!("You say to {}, '{msg}'", room_label(id, &owner)));
-        // The speaker's own words stay in its HUD too (the seed shows `sender == you`).
-        self.message_ids.context = Some(Context::Chat(id));
-        let own: Arc<str> = Arc::from(format!("[{}] {shown}: {msg}", room_label(id, &owner)));
-        let from: Arc<str> = Arc::from(shown.as_str());
-        self.hear(ch, EventKind::Tell, &own, Some(&from));
-        self.message_ids.context = None;
+        // The speaker's own words stay in its HUD too, the same message the members hear.
+        self.utterance(ch, |e| {
+            e.tell_room(id, EventKind::Tell, &format!("[{}] {shown}: {msg}", room_label(id, &owner)), Some(&shown), Some(ch));
+            e.message_ids.context = Some(Context::Chat(id));
+            let own: Arc<str> = Arc::from(format!("[{}] {shown}: {msg}", room_label(id, &owner)));
+            let from: Arc<str> = Arc::from(shown.as_str());
+            e.hear(ch, EventKind::Tell, &own, Some(&from));
+            e.message_ids.context = None;
+        });
         CmdStatus::Ok
     }
 

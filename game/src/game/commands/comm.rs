@@ -23,10 +23,12 @@ impl Engine {
         }
         let name = self.pers(ch);
         let room = self.world.ch(ch).map(|c| c.room).unwrap_or(0);
-        self.send_event(ch, EventKind::Say, format!("You say, '{msg}'"), None);
         // Mobs' names begin in lower case ("a sparring partner"); a sentence does not.
         let line = crate::game::send::messaging::capitalize(&format!("{name} says, '{msg}'"));
-        self.room_event(room, &[ch], EventKind::Say, "say", &line, Some(&name));
+        self.utterance(ch, |e| {
+            e.send_event(ch, EventKind::Say, format!("You say, '{msg}'"), None);
+            e.room_event(room, &[ch], EventKind::Say, "say", &line, Some(&name));
+        });
         // DG speech triggers hear what was said (not a mob's own words).
         let msg = msg.to_string();
         self.dg_speech(ch, &msg);
@@ -49,13 +51,15 @@ impl Engine {
         }
         let name = self.pers(ch);
         let vname = self.pers(v);
-        self.send_event(ch, EventKind::Tell, format!("You tell {vname}, '{msg}'"), None);
-        self.send_event(
-            v,
-            EventKind::Tell,
-            crate::game::send::messaging::capitalize(&format!("{name} tells you, '{msg}'")),
-            Some(name.clone()),
-        );
+        self.utterance(ch, |e| {
+            e.send_event(ch, EventKind::Tell, format!("You tell {vname}, '{msg}'"), None);
+            e.send_event(
+                v,
+                EventKind::Tell,
+                crate::game::send::messaging::capitalize(&format!("{name} tells you, '{msg}'")),
+                Some(name.clone()),
+            );
+        });
         if self.world.ch(v).is_some_and(|c| c.is_agent()) {
             self.push_event(v, EventEntry { kind: "tell", text: Some(msg.into()), from: Some(name.into()), command: None, count: None });
         }
@@ -70,22 +74,33 @@ impl Engine {
         }
         let name = self.pers(ch);
         let zone = self.world.ch(ch).map(|c| self.world.zone_of_room(c.room));
-        self.send_event(ch, kind, format!("You {verb}, '{msg}'"), None);
         let listeners: Vec<CharId> = self.world.players.values().copied().filter(|p| *p != ch).collect();
-        for p in listeners {
-            let Some(c) = self.world.ch(p) else { continue };
-            if zone_only && Some(self.world.zone_of_room(c.room)) != zone {
-                continue;
+        // One message, everyone's copy (the listeners' worded alike, shared).
+        let heard: std::sync::Arc<str> = crate::game::send::messaging::capitalize(&format!("{name} {verb}s, '{msg}'")).into();
+        let from: std::sync::Arc<str> = name.as_str().into();
+        self.utterance(ch, |e| {
+            e.send_event(ch, kind, format!("You {verb}, '{msg}'"), None);
+            for p in listeners {
+                let Some(c) = e.world.ch(p) else { continue };
+                if zone_only && Some(e.world.zone_of_room(c.room)) != zone {
+                    continue;
+                }
+                let agent = c.is_agent();
+                e.send_shared(p, kind, heard.clone(), Some(from.clone()));
+                if agent {
+                    e.push_event(
+                        p,
+                        EventEntry {
+                            kind: events_type,
+                            text: Some(msg.into()),
+                            from: Some(name.as_str().into()),
+                            command: None,
+                            count: None,
+                        },
+                    );
+                }
             }
-            let agent = c.is_agent();
-            self.send_event(p, kind, crate::game::send::messaging::capitalize(&format!("{name} {verb}s, '{msg}'")), Some(name.clone()));
-            if agent {
-                self.push_event(
-                    p,
-                    EventEntry { kind: events_type, text: Some(msg.into()), from: Some(name.as_str().into()), command: None, count: None },
-                );
-            }
-        }
+        });
         CmdStatus::Ok
     }
 
@@ -106,8 +121,10 @@ impl Engine {
         let name = self.pers(ch);
         let text = crate::game::send::messaging::capitalize(&format!("{name} {msg}"));
         let room = self.world.ch(ch).map(|c| c.room).unwrap_or(0);
-        self.send_event(ch, EventKind::Emote, text.clone(), None);
-        self.room_event(room, &[ch], EventKind::Emote, "emote", &text, Some(&name));
+        self.utterance(ch, |e| {
+            e.send_event(ch, EventKind::Emote, text.clone(), None);
+            e.room_event(room, &[ch], EventKind::Emote, "emote", &text, Some(&name));
+        });
         CmdStatus::Ok
     }
 }

@@ -174,12 +174,17 @@ impl Engine {
         // One message for the whole group, in the group's conversation (not a tell).
         let text: std::sync::Arc<str> = format!("{name} tells the group, '{msg}'").into();
         let from: std::sync::Arc<str> = name.clone().into();
+        let own = format!("You tell the group, '{msg}'");
+        self.send_text(ch, &own);
         self.message_ids.context = Some(crate::game::send::hud::Context::Group);
-        for m in members.into_iter().filter(|m| *m != ch) {
-            self.send_shared(m, EventKind::Tell, text.clone(), Some(from.clone()));
-        }
+        self.utterance(ch, |e| {
+            // The speaker's own copy, in its HUD's group context (its screen had the line).
+            e.hear(ch, EventKind::Tell, &std::sync::Arc::from(own.as_str()), None);
+            for m in members.into_iter().filter(|m| *m != ch) {
+                e.send_shared(m, EventKind::Tell, text.clone(), Some(from.clone()));
+            }
+        });
         self.message_ids.context = None;
-        self.send_text(ch, &format!("You tell the group, '{msg}'"));
         CmdStatus::Ok
     }
 

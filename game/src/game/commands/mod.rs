@@ -191,11 +191,17 @@ impl Engine {
     pub fn run_command(&mut self, id: CharId, line: &str, cmd: CommandMeta) {
         let start = self.decision_start(id);
         self.cur = Some((id, cmd.re.clone()));
+        // A `reply`'s words: the message they answer goes with them.
+        self.message_ids.reply_to = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()).and_then(|pc| {
+            let at = pc.hud.pending_replies.iter().position(|(l, _)| l.trim() == line.trim())?;
+            pc.hud.pending_replies.remove(at).map(|(_, mid)| mid)
+        });
         let status = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.dispatch(id, line))) {
             Ok(s) => s,
             Err(panic) => self.command_panicked(id, line, panic),
         };
         self.cur = None;
+        self.message_ids.reply_to = None;
         self.note_action(id, line, status.as_str());
         if let Some(start) = start {
             self.decision_end(id, line, status.as_str(), start, cmd);

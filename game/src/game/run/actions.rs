@@ -17,6 +17,9 @@ use crate::hud::{knowledge, HudFormat};
 
 use super::action_items::{Action, KnowledgeOp, Response};
 
+/// What the seed's agents answer to say nothing (never spoken aloud).
+pub const SILENCE: &str = "[no response]";
+
 /// Most responses plus actions in one message.
 pub const MAX_ITEMS: usize = 32;
 
@@ -110,27 +113,47 @@ impl Engine {
     }
 
     fn speak(&mut self, id: CharId, room: &str, message: &str, to: Option<&str>, re: Option<Arc<str>>) -> Outcome {
+        self.speak_replying(id, room, message, to, re, None)
+    }
+
+    /// The conversation context `room` names for this agent: one it can be in.
+    fn context_of(&self, id: CharId, room: &str) -> Result<Context, (&'static str, String)> {
+        let name = self.world.ch(id).map(|c| c.name.clone()).unwrap_or_default();
+        match Context::parse(room) {
+            Some(Context::Chat(n)) if !self.chat.is_member(n, &name) => {
+                Err(("no_such_room", format!("you are not in chat room {n} (request_access first)")))
+            }
+            Some(c) => Ok(c),
+            None => Err((
+                "no_such_room",
+                format!(
+                    "no room '{}' (here, group, tells, gossip, shout, or a chat room's number)",
+                    room.chars().take(40).collect::<String>()
+                ),
+            )),
+        }
+    }
+
+    /// `speak`, the words answering message `reply_to` when given.
+    fn speak_replying(
+        &mut self,
+        id: CharId,
+        room: &str,
+        message: &str,
+        to: Option<&str>,
+        re: Option<Arc<str>>,
+        reply_to: Option<u64>,
+    ) -> Outcome {
         let message = crate::game::run::clean::clean_text(message);
         let message = message.trim();
         if message.is_empty() {
             return refuse("bad_request", "a response needs a message");
         }
-        let name = self.world.ch(id).map(|c| c.name.clone()).unwrap_or_default();
-        let context = match Context::parse(room) {
-            Some(Context::Chat(n)) if !self.chat.is_member(n, &name) => {
-                return refuse("no_such_room", format!("you are not in chat room {n} (request_access first)"))
-            }
-            Some(c) => c,
-            None => {
-                return refuse(
-                    "no_such_room",
-                    format!(
-                        "no room '{}' (here, group, tells, gossip, shout, or a chat room's number)",
-                        room.chars().take(40).collect::<String>()
-                    ),
-                )
-            }
-        };
+        // The seed's marker for choosing silence: nothing is said.
+        if message.eq_ignore_ascii_case(SILENCE) {
+            return Ok(json!({"words": 0, "silent": true}));
+        }
+        let context = self.context_of(id, room)?;
         let words = message.split_whitespace().count() as u32;
         let allowed = {
             let Some(pc) = self.world.ch(id).and_then(|c| c.pc.as_ref()) else { return refuse("internal", "no such player") };
@@ -151,6 +174,15 @@ impl Engine {
                 format!("tell {to} {message}")
             }
         };
+        if let Some(mid) = reply_to {
+            if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
+                let pending = &mut pc.hud.pending_replies;
+                if pending.len() >= MAX_ITEMS {
+                    pending.pop_front();
+                }
+                pending.push_back((crate::game::run::clean::clean_line(line.clone()), mid));
+            }
+        }
         self.submit(id, line, re);
         Ok(json!({"words": words}))
     }
@@ -204,15 +236,17 @@ impl Engine {
                     return refuse("no_such_message", format!("no message {mid}"));
                 };
                 let to = said.sender.as_deref().map(str::to_string);
-                self.speak(id, &said.context.id(), &message, to.as_deref(), re)
+                self.speak_replying(id, &said.context.id(), &message, to.as_deref(), re, Some(mid))
             }
             Action::SetAttention { room, value } => {
+                self.context_of(id, &room)?;
                 self.with_hud(id, |h| {
                     h.attention.insert(room, value);
                 });
                 Ok(json!({}))
             }
             Action::SetWpm { room, wpm } => {
+                self.context_of(id, &room)?;
                 self.with_hud(id, |h| {
                     h.wpm.insert(room, wpm);
                 });

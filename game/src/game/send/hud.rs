@@ -111,6 +111,10 @@ pub struct Heard {
     pub sender: Option<Arc<str>>,
     pub content: Arc<str>,
     pub kind: &'static str,
+    /// The listener's own words (its copy of what it said).
+    pub you: bool,
+    /// The message this one answers (`reply`).
+    pub reply_to: Option<u64>,
 }
 
 #[derive(Debug, Clone)]
@@ -137,6 +141,9 @@ pub struct HudState {
     pub display_name: Option<String>,
     /// No heartbeat HUDs before this (unix µs): the `sleep` action.
     pub asleep_until_us: Option<u64>,
+    /// `reply` actions whose words are on their way: the command line that will say
+    /// them, and the message they answer (oldest first, a few at most).
+    pub pending_replies: VecDeque<(String, u64)>,
     /// Granted agent management (`create_agent`, `alter_agent`, `retire_agent`).
     pub can_create_agents: bool,
 }
@@ -192,6 +199,15 @@ pub struct Said {
     pub reacted_by: Vec<(Arc<str>, &'static str)>,
 }
 
+/// Who is speaking, and the id their words were given once the first copy was heard.
+#[derive(Debug, Clone)]
+pub struct Speaking {
+    pub speaker: CharId,
+    pub name: Arc<str>,
+    pub id: Option<u64>,
+    pub reply_to: Option<u64>,
+}
+
 /// The HUD's message ids and the context of the message being sent.
 #[derive(Debug, Default)]
 pub struct MessageIds {
@@ -200,6 +216,11 @@ pub struct MessageIds {
     last: Option<(Arc<str>, u64)>,
     /// Set while a command sends into a context its event kind does not tell (gtell).
     pub context: Option<Context>,
+    /// Set while someone speaks (`Engine::utterance`): every copy of their words — their
+    /// own and everyone else's — is one message, theirs.
+    pub speaking: Option<Speaking>,
+    /// The message the command being run answers (a `reply`), for its words.
+    pub reply_to: Option<u64>,
     /// The newest messages, for reactions and replies: ids are given in order, so the
     /// index is a ring by id (`said[i]` is message `first + i`), with no hashing and no
     /// second list of the order (a crowd's every arrival is a new message).
@@ -251,6 +272,12 @@ impl MessageIds {
         self.get(id).is_some()
     }
 
+    fn fresh_id(&mut self) -> u64 {
+        self.next += 1;
+        self.last = None;
+        self.next
+    }
+
     fn id_for(&mut self, text: &Arc<str>) -> u64 {
         if let Some((t, id)) = &self.last {
             if Arc::ptr_eq(t, text) {
@@ -268,9 +295,10 @@ use crate::time::rfc3339;
 fn time_since(now_us: u64, then_us: Option<u64>) -> String {
     let Some(t) = then_us else { return "never".into() };
     let s = now_us.saturating_sub(t) / 1_000_000;
+    let plural = |n: u64, one: &str| if n == 1 { format!("1 {one}") } else { format!("{n} {one}s") };
     match s {
-        0..=59 => format!("{s} seconds"),
-        60..=3_599 => format!("{} minutes", s / 60),
+        0..=59 => plural(s, "second"),
+        60..=3_599 => plural(s / 60, "minute"),
         _ => format!("{:.1} hours", s as f64 / 3600.0),
     }
 }
@@ -283,11 +311,21 @@ impl Engine {
         // One look-up of the listener (a crowd hears every line: each a cache miss).
         let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()).filter(|pc| pc.is_agent) else { return };
         let ids = &mut self.message_ids;
-        let mid = ids.id_for(text);
+        // Someone's words: one message for all who hear them, the speaker's own copy too.
+        let (mid, sender, you, reply_to) = match ids.speaking.as_ref().map(|s| (s.id, s.speaker, s.name.clone(), s.reply_to)) {
+            Some((known, speaker, name, reply_to)) => {
+                let mid = known.unwrap_or_else(|| ids.fresh_id());
+                if let Some(s) = ids.speaking.as_mut() {
+                    s.id = Some(mid);
+                }
+                (mid, Some(name), speaker == id, reply_to)
+            }
+            None => (ids.id_for(text), from.cloned(), false, None),
+        };
         if !ids.contains(mid) {
             ids.remember(
                 mid,
-                Said { sender: from.cloned(), context: context.clone(), reactions: Default::default(), reacted_by: Vec::new() },
+                Said { sender: sender.clone(), context: context.clone(), reactions: Default::default(), reacted_by: Vec::new() },
             );
         }
         let h = &mut pc.hud.heard;
@@ -298,7 +336,18 @@ impl Engine {
             // 300 (every agent's heard ring, a HUD asked for or not).
             h.reserve_exact(HEARD_CAP - h.len());
         }
-        h.push_back(Heard { id: mid, at_us: self.now_us, context, sender: from.cloned(), content: text.clone(), kind: kind.as_str() });
+        h.push_back(Heard { id: mid, at_us: self.now_us, context, sender, content: text.clone(), kind: kind.as_str(), you, reply_to });
+    }
+
+    /// `f` is `ch` speaking: what it sends is one message, `ch`'s, however many hear it
+    /// (each copy worded for its listener), answering the message a `reply` named.
+    pub(crate) fn utterance<R>(&mut self, ch: CharId, f: impl FnOnce(&mut Self) -> R) -> R {
+        let name = self.shared_name(ch);
+        let reply_to = self.message_ids.reply_to.take();
+        self.message_ids.speaking = Some(Speaking { speaker: ch, name, id: None, reply_to });
+        let r = f(self);
+        self.message_ids.speaking = None;
+        r
     }
 
     /// A command ran: the HUD's `recent_actions`, and where the agent last spoke.
@@ -415,8 +464,10 @@ impl Engine {
                         id: h.id,
                         timestamp: rfc3339(h.at_us),
                         sender: h.sender.clone().unwrap_or_else(|| Arc::from("System")),
+                        you: h.you,
                         content: h.content.clone(),
                         kind: h.kind,
+                        reply_to: h.reply_to,
                         reactions: self.message_ids.get(h.id).filter(|s| !s.reactions.is_empty()).map(|s| s.reactions.clone()),
                     })
                     .collect();
@@ -554,5 +605,7 @@ mod tests {
         assert_ne!(ids.id_for(&again), a, "the same words said again are another message");
         assert_eq!(time_since(10_000_000, None), "never");
         assert_eq!(time_since(130_000_000, Some(10_000_000)), "2 minutes");
+        assert_eq!(time_since(70_000_000, Some(10_000_000)), "1 minute", "not \"1 minutes\"");
+        assert_eq!(time_since(11_000_000, Some(10_000_000)), "1 second");
     }
 }
