@@ -355,5 +355,17 @@ async fn ones_own_words_replies_and_silence_read_as_they_were() {
     .await;
     let codes: Vec<&str> = r.iter().map(|x| x["code"].as_str().unwrap_or("ok")).collect();
     assert_eq!(codes, ["no_such_room", "no_such_room", "no_such_room", "ok"], "{r:?}");
+    // The seed's own shapes: `set_wpm` with `wpm` (one's own room), `send_message`.
+    let r = actions(
+        &mut a,
+        json!({"data": {"actions": [
+            {"type": "set_wpm", "wpm": 120},
+            {"type": "send_message", "room_id": "here", "content": "as the seed says it"}
+        ]}}),
+        "a4",
+    )
+    .await;
+    assert!(r.iter().all(|x| x["ok"] == true), "{r:?}");
+    b.until(|v| v["type"] == "event" && v["data"]["text"].as_str().is_some_and(|t| t.contains("as the seed says it"))).await;
     srv.shutdown().await;
 }

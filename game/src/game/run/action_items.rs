@@ -58,10 +58,13 @@ pub enum Action<'a> {
         room: String,
         value: Attention,
     },
+    /// A room's pace; no room: the agent's own chat room (the seed's `{"wpm": 120}`).
     SetWpm {
-        room: String,
+        room: Option<String>,
         wpm: u32,
     },
+    /// The seed's `send_message` (`room_id`, `content`): a response by another name.
+    SendMessage(Response<'a>),
     SetName(String),
     /// `until` (an ISO time) or `seconds`; resolved against the engine's clock.
     Sleep {
@@ -150,8 +153,9 @@ impl<'a> Action<'a> {
                 Action::SetAttention { room, value }
             }
             "set_wpm" => {
-                let room = room_field(item)?;
-                let wpm = item.get("value").and_then(Value::as_u64).filter(|w| (MIN_WPM as u64..=MAX_WPM as u64).contains(w));
+                let room = if item.get("room_id").is_some() { Some(room_field(item)?) } else { None };
+                let wpm = item.get("value").or_else(|| item.get("wpm")).and_then(Value::as_u64);
+                let wpm = wpm.filter(|w| (MIN_WPM as u64..=MAX_WPM as u64).contains(w));
                 let Some(wpm) = wpm else {
                     return Err(("bad_request", format!("value must be {MIN_WPM} to {MAX_WPM} words per minute")));
                 };
@@ -164,6 +168,7 @@ impl<'a> Action<'a> {
                 }
                 Action::SetName(name.to_string())
             }
+            "send_message" => Action::SendMessage(Response::read(item)?),
             "sleep" => {
                 Action::Sleep { until: item.get("until").and_then(Value::as_str), seconds: item.get("seconds").and_then(Value::as_f64) }
             }
@@ -194,12 +199,17 @@ mod tests {
             (json!({"type": "react", "message_id": "4", "reaction": "heart"}), "bad_request"),
             (json!({"type": "react", "message_id": 4, "reaction": "shrug"}), "bad_reaction"),
             (json!({"type": "set_wpm", "room_id": "here", "value": 1}), "bad_request"),
+            (json!({"type": "set_wpm", "wpm": 500}), "bad_request"),
+            (json!({"type": "send_message", "room_id": "here"}), "bad_request"),
             (json!({"type": "recall", "query": "x"}), "unavailable"),
             (json!({"type": "share_memory"}), "not_available"),
             (json!({"type": "fly"}), "unknown_action"),
         ] {
             assert_eq!(Action::read(&item).map(|_| ()).unwrap_err().0, code, "{item}");
         }
+        assert_eq!(Action::read(&json!({"type": "set_wpm", "wpm": 120})), Ok(Action::SetWpm { room: None, wpm: 120 }), "the seed's shape");
+        let seed = json!({"type": "send_message", "room_id": 5, "content": "Hello!"});
+        assert_eq!(Action::read(&seed), Ok(Action::SendMessage(Response { room: "5".into(), message: "Hello!", to: None })));
         let resp = json!({"room_id": 7, "content": " hi "});
         assert_eq!(Response::read(&resp), Ok(Response { room: "7".into(), message: "hi", to: None }));
         assert_eq!(Response::read(&json!({"room_id": "here"})).unwrap_err().0, "bad_request");

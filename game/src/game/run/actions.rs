@@ -246,12 +246,23 @@ impl Engine {
                 Ok(json!({}))
             }
             Action::SetWpm { room, wpm } => {
+                let room = match room {
+                    Some(room) => room,
+                    None => {
+                        let name = self.world.ch(id).map(|c| c.name.clone()).unwrap_or_default();
+                        let Some(own) = self.chat.room_of(&name) else {
+                            return refuse("no_such_room", "you have no chat room of your own");
+                        };
+                        own.to_string()
+                    }
+                };
                 self.context_of(id, &room)?;
                 self.with_hud(id, |h| {
                     h.wpm.insert(room, wpm);
                 });
                 Ok(json!({}))
             }
+            Action::SendMessage(Response { room, message, to }) => self.speak(id, &room, message, to, re),
             Action::SetName(name) => {
                 self.with_hud(id, |h| h.display_name = Some(name));
                 Ok(json!({}))
