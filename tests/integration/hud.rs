@@ -367,5 +367,21 @@ async fn ones_own_words_replies_and_silence_read_as_they_were() {
     .await;
     assert!(r.iter().all(|x| x["ok"] == true), "{r:?}");
     b.until(|v| v["type"] == "event" && v["data"]["text"].as_str().is_some_and(|t| t.contains("as the seed says it"))).await;
+    // Every action shows in the next HUD's recent actions, a refusal with its code.
+    actions(
+        &mut a,
+        json!({"data": {"actions": [
+            {"type": "set", "path": "people.Bram.trust", "value": 0.8},
+            {"type": "create_agent", "name": "Wren"}
+        ]}}),
+        "a5",
+    )
+    .await;
+    let v = content(&hud(&mut a, json!({}), "ha2").await);
+    let recent = v["self"]["recent_actions"].as_array().unwrap();
+    let shown: Vec<(&str, &str)> = recent.iter().map(|x| (x["action"].as_str().unwrap(), x["result"].as_str().unwrap())).collect();
+    for want in [("set people.Bram.trust", "ok"), ("create_agent Wren", "not_granted"), ("set_attention nowhere", "no_such_room")] {
+        assert!(shown.contains(&want), "{want:?} in {shown:?}");
+    }
     srv.shutdown().await;
 }

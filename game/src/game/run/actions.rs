@@ -17,6 +17,22 @@ use crate::hud::{knowledge, HudFormat};
 
 use super::action_items::{Action, KnowledgeOp, Response};
 
+/// An action as `recent_actions` shows it: its type and what it named (`set
+/// people.Bram.trust`, `react 12`, `create_agent Wren`).
+fn action_summary(item: &Value) -> String {
+    let ty = item.get("type").and_then(Value::as_str).unwrap_or("?");
+    let ty: String = ty.chars().take(40).collect();
+    let named = ["path", "message_id", "room_id", "name", "key", "request_id", "query"].iter().find_map(|k| match item.get(*k) {
+        Some(Value::String(s)) => Some(s.chars().take(60).collect::<String>()),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        _ => None,
+    });
+    match named {
+        Some(n) => format!("{ty} {n}"),
+        None => ty,
+    }
+}
+
 /// What the seed's agents answer to say nothing (never spoken aloud).
 pub const SILENCE: &str = "[no response]";
 
@@ -68,13 +84,31 @@ impl Engine {
             results.push(refuse("too_many", format!("at most {MAX_ITEMS} responses and actions at once")));
         } else {
             for item in &responses {
-                results.push(self.respond(id, item, re.clone()));
+                let done = self.respond(id, item, re.clone());
+                // Words that were not said show in `recent_actions` with why.
+                if let Err((code, _)) = &done {
+                    let room =
+                        item.get("room_id").map(|r| r.as_str().map(str::to_string).unwrap_or_else(|| r.to_string())).unwrap_or_default();
+                    self.note_hud_action(id, &format!("respond {}", room.chars().take(40).collect::<String>()), code);
+                }
+                results.push(done);
             }
             for (i, item) in actions.iter().enumerate() {
-                match premade.remove(&i) {
-                    Some(done) => results.push(done),
-                    None => results.push(self.act_on(id, item, re.clone())),
+                let done = match premade.remove(&i) {
+                    Some(done) => done,
+                    None => self.act_on(id, item, re.clone()),
+                };
+                // Every action shows in `recent_actions` with how it ended; game commands
+                // and words are there already, as the commands they ran.
+                let ty = item.get("type").and_then(Value::as_str).unwrap_or("");
+                if !matches!(ty, "command" | "reply" | "send_message") || done.is_err() {
+                    let status = match &done {
+                        Ok(_) => "ok",
+                        Err((code, _)) => code,
+                    };
+                    self.note_hud_action(id, &action_summary(item), status);
                 }
+                results.push(done);
             }
         }
         // The knowledge store's share, counted once for the message where an item left it

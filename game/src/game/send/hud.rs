@@ -351,6 +351,16 @@ impl Engine {
     }
 
     /// A command ran: the HUD's `recent_actions`, and where the agent last spoke.
+    /// A HUD action was taken (or refused): `recent_actions` shows it with how it ended.
+    pub(crate) fn note_hud_action(&mut self, id: CharId, summary: &str, status: &'static str) {
+        let at_us = self.now_us;
+        let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()).filter(|pc| pc.is_agent) else { return };
+        if pc.hud.recent.len() >= RECENT_CAP {
+            pc.hud.recent.pop_front();
+        }
+        pc.hud.recent.push_back(Recent { at_us, line: summary.to_string(), status });
+    }
+
     pub(crate) fn note_action(&mut self, id: CharId, line: &str, status: &'static str) {
         let at_us = self.now_us;
         let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) else { return };
