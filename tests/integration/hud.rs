@@ -383,5 +383,11 @@ async fn ones_own_words_replies_and_silence_read_as_they_were() {
     for want in [("set people.Bram.trust", "ok"), ("create_agent Wren", "not_granted"), ("set_attention nowhere", "no_such_room")] {
         assert!(shown.contains(&want), "{want:?} in {shown:?}");
     }
+    // A TOON HUD asks for a TOON answer; the compact keys are published.
+    let v = content(&hud(&mut a, json!({"format": "toon"}), "ht").await);
+    assert_eq!(v["meta"]["response_format"]["type"], "toon", "{}", v["meta"]);
+    let (status, keys) = http_get(srv.addr, "/api/hud/keys").await;
+    let keys: Value = serde_json::from_str(&keys).unwrap();
+    assert_eq!((status, keys["short_keys"]["recent_actions"].as_str()), (200, Some("ra")), "{keys}");
     srv.shutdown().await;
 }

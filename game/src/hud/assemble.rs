@@ -216,6 +216,24 @@ fn trim_mind(mind: &mut Option<Value>, over: usize, f: HudFormat) -> bool {
     false
 }
 
+/// How the agent is asked to answer a HUD in format `f`: JSON for the JSON formats (the
+/// compact one's short keys are `GET /api/hud/keys`; answers use the long keys), TOON
+/// for TOON; each with an example in that format. Either is accepted whatever was asked.
+pub fn response_format(f: HudFormat) -> Value {
+    match f {
+        HudFormat::Toon => json!({
+            "type": "toon",
+            "description": "Answer in TOON: a responses table (room_id, message) and an actions table (type and its fields).",
+            "example": "responses[1]{room_id,message}:\n  here,Well met.\nactions[1]{type,command}:\n  command,north"
+        }),
+        HudFormat::Json | HudFormat::CompactJson => json!({
+            "type": "json",
+            "description": "Answer with one JSON object: responses (room_id, message) and actions (type and its fields).",
+            "example": "{\"responses\":[{\"room_id\":\"here\",\"message\":\"Well met.\"}],\"actions\":[{\"type\":\"command\",\"command\":\"north\"}]}"
+        }),
+    }
+}
+
 /// Builds the HUD and cuts it to `budget` tokens in format `f`.
 pub fn assemble(p: &HudParts, budget: usize, f: HudFormat) -> Result<Hud, HudError> {
     if !(MIN_BUDGET..=MAX_BUDGET).contains(&budget) {
@@ -235,7 +253,12 @@ pub fn assemble(p: &HudParts, budget: usize, f: HudFormat) -> Result<Hud, HudErr
     // after each trim).
     let half = budget / 2;
     let system_tokens = section_tokens("system", &system, f)?;
-    let meta_tokens = section_tokens("meta", &p.meta, f)?;
+    // The answer the HUD asks for is in the HUD's own format, with an example in it.
+    let mut meta = p.meta.clone();
+    if let Some(m) = meta.as_object_mut() {
+        m.insert("response_format".into(), response_format(f));
+    }
+    let meta_tokens = section_tokens("meta", &meta, f)?;
     let (static_tokens, self_tokens) = loop {
         let me = self_section(p, &knowledge, &memory_used, &actions, memory.as_ref(), mind.as_ref());
         let s = section_tokens("self", &me, f)?;
@@ -293,10 +316,10 @@ pub fn assemble(p: &HudParts, budget: usize, f: HudFormat) -> Result<Hud, HudErr
         measures += 1;
         let rooms = rooms_value(&newest, &headers, &kept);
         let content =
-            render_sections(&[("system", system.clone()), ("self", me.clone()), ("meta", p.meta.clone()), ("rooms", rooms.clone())], f)?;
+            render_sections(&[("system", system.clone()), ("self", me.clone()), ("meta", meta.clone()), ("rooms", rooms.clone())], f)?;
         let total = if f == HudFormat::CompactJson { tokens_cached(&content) } else { super::format::tokens_by_line(&content) };
         if total <= budget {
-            let value = json!({"system": system, "self": me, "meta": p.meta, "rooms": rooms});
+            let value = json!({"system": system, "self": me, "meta": meta, "rooms": rooms});
             // The rooms' part is what the whole holds beyond the other sections.
             let rooms_tokens = total.saturating_sub(system_tokens + self_tokens + meta_tokens);
             let t = Tokens { total, system: system_tokens, self_: self_tokens, meta: meta_tokens, rooms: rooms_tokens };
@@ -500,5 +523,19 @@ mod tests {
             .map(|f| assemble(&p, 10_000, f).unwrap().value["self"]["memory_used"].clone())
             .collect();
         assert!(used.iter().all(|u| *u == used[0]), "{used:?}");
+    }
+
+    #[test]
+    fn the_answer_is_asked_for_in_the_huds_own_format_with_an_example() {
+        let p = parts(&[(None, 2, 5)], 2, 2);
+        for f in [HudFormat::Json, HudFormat::CompactJson, HudFormat::Toon] {
+            let hud = assemble(&p, 10_000, f).unwrap();
+            let rf = &hud.value["meta"]["response_format"];
+            let want = if f == HudFormat::Toon { "toon" } else { "json" };
+            assert_eq!(rf["type"], want, "{f:?}: {rf}");
+            let example = rf["example"].as_str().unwrap();
+            let answer = crate::hud::answer::parse(example).expect("the example is an answer the server reads");
+            assert!(answer.to_string().contains("north"), "{answer}");
+        }
     }
 }

@@ -88,6 +88,7 @@ pub async fn route(call: Call, shared: &Arc<Shared>) -> Response<Body> {
         (&Method::GET | &Method::HEAD, "/health") => status::health(shared),
         (&Method::GET, "/metrics") => status::metrics(shared),
         (&Method::GET, "/api/who") => status::who(shared).await,
+        (&Method::GET, "/api/hud/keys") => status::hud_keys(),
         (&Method::GET, "/api/record") => status::record(shared),
         (&Method::POST, "/api/admin/keygen") => admin::keygen(&call, shared).await,
         (&Method::POST, "/api/admin/backup") => admin::backup(&call, shared).await,

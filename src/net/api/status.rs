@@ -56,6 +56,13 @@ pub async fn who(shared: &Arc<Shared>) -> Response<Body> {
     json(StatusCode::OK, who_json(&list))
 }
 
+/// `GET /api/hud/keys`: the `compact_json` HUD's short keys, long → short (protocol §11).
+pub fn hud_keys() -> Response<Body> {
+    let table: serde_json::Map<String, serde_json::Value> =
+        crate::hud::format::SHORT_KEYS.iter().map(|(long, short)| (long.to_string(), json!(short))).collect();
+    json(StatusCode::OK, json!({"short_keys": table}))
+}
+
 /// Who is on, as `/api/who` and the observatory show it: `[{name, is_agent}]`.
 pub fn who_json(list: &[(String, bool)]) -> serde_json::Value {
     json!(list.iter().map(|(n, a)| json!({"name": n, "is_agent": a})).collect::<Vec<_>>())

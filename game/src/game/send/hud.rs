@@ -421,10 +421,6 @@ impl Engine {
         let meta = json!({
             "instructions": instructions.get(if pc.is_agent { "agent" } else { "human" }).cloned().unwrap_or_default(),
             "available_actions": actions,
-            "response_format": {
-                "type": "json",
-                "example": "{\"responses\":[{\"room_id\":\"here\",\"message\":\"Well met.\"}],\"actions\":[{\"type\":\"command\",\"command\":\"north\"}]}"
-            },
         });
         // Rooms: the game room always, then every other context heard, first heard first,
         // then every chat room the character belongs to (its own first).
