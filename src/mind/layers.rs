@@ -181,10 +181,15 @@ fn diary_day(store: &Store, agent: &str, date: &str) -> Result<Option<MindRecord
 }
 
 pub fn diary_write(store: &Store, agent: &str, item: &Value, at: &Whereabouts) -> Result<Value, Refusal> {
+    let today = chrono::Utc::now().date_naive();
     let date = match item.get("date").and_then(Value::as_str) {
-        Some(d) if valid_date(d) => d.to_string(),
+        // A diary is of days lived: today (a day's slack for the writer's time zone) or before.
+        Some(d) if valid_date(d) && chrono::NaiveDate::parse_from_str(d, "%Y-%m-%d").is_ok_and(|d| d <= today + chrono::Days::new(1)) => {
+            d.to_string()
+        }
+        Some(d) if valid_date(d) => return refuse("bad_date", format!("{d} has not come yet: a diary is of today or a day gone by")),
         Some(_) => return refuse("bad_date", "date is YYYY-MM-DD"),
-        None => chrono::Utc::now().format("%Y-%m-%d").to_string(),
+        None => today.format("%Y-%m-%d").to_string(),
     };
     let text = self::text(item.get("text").and_then(Value::as_str), "a diary entry", MAX_TEXT)?;
     let mut fields = BTreeMap::new();

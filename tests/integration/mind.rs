@@ -523,3 +523,25 @@ async fn one_agents_self_care_does_not_block_anothers_memory() {
     assert_eq!(done["data"]["results"][0]["methods"]["grouped"], 1, "the slow model failed; grouped: {done}");
     srv.shutdown().await;
 }
+
+/// Issue 50: a diary is of days lived — a date years ahead is refused, today is taken.
+#[tokio::test]
+async fn a_diary_is_not_written_years_ahead() {
+    let srv = TestServer::start().await;
+    let key = srv.key("ann").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.login_key("ann", &key).await;
+    let today = chrono::Utc::now().format("%Y-%m-%d").to_string();
+    let r = act(
+        &mut a,
+        json!([
+            {"type": "diary_write", "date": "2031-01-01", "text": "What I will have done."},
+            {"type": "diary_write", "date": today, "text": "What I did."}
+        ]),
+        "d",
+    )
+    .await;
+    assert_eq!((r[0]["ok"].as_bool(), r[0]["code"].as_str()), (Some(false), Some("bad_date")), "{r:?}");
+    assert_eq!(r[1]["ok"], true, "{r:?}");
+    srv.shutdown().await;
+}

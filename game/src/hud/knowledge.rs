@@ -56,11 +56,17 @@ fn parent<'a>(store: &'a mut Value, segs: &[&str], path: &str, create: bool) -> 
             m.insert(s.to_string(), Value::Object(Map::new()));
         }
         cur = m.get_mut(*s).expect("just checked");
-        if !cur.is_object() {
+        // A weighted value (`{"v", "w"}`) is a value, not a place to put more.
+        if !cur.is_object() || is_weighted(cur) {
             return Err(KnowledgeError::NotAnObject(path.into()));
         }
     }
     cur.as_object_mut().ok_or_else(|| KnowledgeError::NotAnObject(path.into()))
+}
+
+/// Whether `v` is a weighted value as `set` writes it: `{"v": …, "w": number}`, nothing else.
+fn is_weighted(v: &Value) -> bool {
+    v.as_object().is_some_and(|m| m.len() == 2 && m.contains_key("v") && m.get("w").is_some_and(Value::is_number))
 }
 
 /// `set`: the value (weighted as `{"v", "w"}` when a weight comes) at the path.
@@ -75,10 +81,20 @@ pub fn set(store: &mut Value, path: &str, value: Value, weight: Option<f64>) -> 
     Ok(())
 }
 
-/// `delete`: removes the path (an error when nothing is there).
+/// `delete`: removes the path (an error when nothing is there), and the objects on the
+/// way that it leaves empty (deleting `tmp.x` leaves no `"tmp": {}`).
 pub fn delete(store: &mut Value, path: &str) -> Result<(), KnowledgeError> {
     let segs = segments(path)?;
-    parent(store, &segs, path, false)?.remove(segs[segs.len() - 1]).map(|_| ()).ok_or_else(|| KnowledgeError::NoSuchPath(path.into()))
+    parent(store, &segs, path, false)?.remove(segs[segs.len() - 1]).ok_or_else(|| KnowledgeError::NoSuchPath(path.into()))?;
+    for depth in (1..segs.len()).rev() {
+        let holder = parent(store, &segs[..depth], path, false)?;
+        if holder.get(segs[depth - 1]).and_then(Value::as_object).is_some_and(Map::is_empty) {
+            holder.remove(segs[depth - 1]);
+        } else {
+            break;
+        }
+    }
+    Ok(())
 }
 
 /// `append`: adds to the list at the path (made a list when empty; a single value there
@@ -116,9 +132,16 @@ mod tests {
             json!({"people": {"Bram": {"trust": {"v": 0.8, "w": 0.9}}},
                    "character": {"mood": ["wary", "tired"], "memories": ["fled a bear", "found a sword"]}})
         );
+        // A weighted value is a value: nothing is set under it.
+        assert_eq!(set(&mut k, "people.Bram.trust.since", json!("spring"), None).unwrap_err().code(), "not_an_object");
+        assert_eq!(k["people"]["Bram"]["trust"], json!({"v": 0.8, "w": 0.9}));
         delete(&mut k, "people.Bram").unwrap();
-        assert_eq!(k["people"], json!({}));
+        assert_eq!(k.get("people"), None, "no empty object is left behind: {k}");
         assert_eq!(delete(&mut k, "people.Bram").unwrap_err().code(), "no_such_path");
+        set(&mut k, "tmp.a.x", json!(1), None).unwrap();
+        set(&mut k, "tmp.b", json!(2), None).unwrap();
+        delete(&mut k, "tmp.a.x").unwrap();
+        assert_eq!(k["tmp"], json!({"b": 2}), "only what it emptied goes");
         assert_eq!(set(&mut k, "character.mood.deeper", json!(1), None).unwrap_err().code(), "not_an_object");
         assert_eq!(set(&mut k, "a..b", json!(1), None).unwrap_err().code(), "bad_path");
         assert_eq!(set(&mut k, "", json!(1), None).unwrap_err().code(), "bad_path");
