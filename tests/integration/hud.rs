@@ -383,6 +383,12 @@ async fn ones_own_words_replies_and_silence_read_as_they_were() {
     for want in [("set people.Bram.trust", "ok"), ("create_agent Wren", "not_granted"), ("set_attention nowhere", "no_such_room")] {
         assert!(shown.contains(&want), "{want:?} in {shown:?}");
     }
+    // The documented minimum budget holds a HUD, in every format.
+    for f in ["json", "compact_json", "toon"] {
+        let r = hud(&mut a, json!({"budget": 1000, "format": f}), &format!("min-{f}")).await;
+        assert_eq!(r["type"], "hud", "{f}: {r}");
+        assert!(r["data"]["tokens"]["total"].as_u64().unwrap() <= 1000, "{r}");
+    }
     // A TOON HUD asks for a TOON answer; the compact keys are published.
     let v = content(&hud(&mut a, json!({"format": "toon"}), "ht").await);
     assert_eq!(v["meta"]["response_format"]["type"], "toon", "{}", v["meta"]);

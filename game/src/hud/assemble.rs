@@ -194,6 +194,31 @@ fn self_section(
     Value::Object(m)
 }
 
+/// The `available_actions` categories that are the game's own commands (an agent can
+/// send `commands` for them), as against the HUD's actions.
+const GAME_COMMANDS: &[&str] = &["movement", "combat", "objects", "communication", "information", "position"];
+
+/// Gives way in `meta` when the budget is too small to hold it whole (the documented
+/// minimum must work): the game's command lists first, then the response format's
+/// example, then the instructions. `false` when nothing more can go.
+fn shrink_meta(meta: &mut Value) -> bool {
+    let Some(m) = meta.as_object_mut() else { return false };
+    if let Some(Value::Object(aa)) = m.get_mut("available_actions") {
+        let game: Vec<String> = aa.keys().filter(|k| GAME_COMMANDS.contains(&k.as_str())).cloned().collect();
+        if !game.is_empty() {
+            for k in game {
+                aa.remove(&k);
+            }
+            aa.insert("game_commands".into(), json!("send the command `commands` for the list"));
+            return true;
+        }
+    }
+    if m.get_mut("response_format").and_then(Value::as_object_mut).is_some_and(|rf| rf.remove("example").is_some()) {
+        return true;
+    }
+    m.remove("instructions").is_some()
+}
+
 /// How many items of `list` make up about `over` tokens (at least one).
 fn items_for(list: &[Value], over: usize, f: HudFormat) -> usize {
     let whole = render(&Value::Array(list.to_vec()), f).map(|t| tokens_cached(&t)).unwrap_or(0).max(1);
@@ -258,7 +283,7 @@ pub fn assemble(p: &HudParts, budget: usize, f: HudFormat) -> Result<Hud, HudErr
     if let Some(m) = meta.as_object_mut() {
         m.insert("response_format".into(), response_format(f));
     }
-    let meta_tokens = section_tokens("meta", &meta, f)?;
+    let mut meta_tokens = section_tokens("meta", &meta, f)?;
     let (static_tokens, self_tokens) = loop {
         let me = self_section(p, &knowledge, &memory_used, &actions, memory.as_ref(), mind.as_ref());
         let s = section_tokens("self", &me, f)?;
@@ -275,6 +300,8 @@ pub fn assemble(p: &HudParts, budget: usize, f: HudFormat) -> Result<Hud, HudErr
         } else if trim_mind(&mut mind, over, f) {
         } else if memory.is_some() {
             memory = None;
+        } else if shrink_meta(&mut meta) {
+            meta_tokens = section_tokens("meta", &meta, f)?;
         } else if !drop_last_entry(&mut knowledge) {
             return Err(HudError::BudgetTooSmall { need: t, budget });
         }
@@ -537,5 +564,23 @@ mod tests {
             let answer = crate::hud::answer::parse(example).expect("the example is an answer the server reads");
             assert!(answer.to_string().contains("north"), "{answer}");
         }
+    }
+
+    #[test]
+    fn the_smallest_budget_holds_a_hud_with_the_seeds_meta() {
+        // The real meta: instructions and the available actions as the server sends them.
+        let mut p = parts(&[(None, 20, 8)], 10, 20);
+        p.meta = json!({
+            "instructions": serde_json::from_str::<Value>(include_str!("../../../data/hud/instructions.json")).unwrap()["agent"],
+            "available_actions": serde_json::from_str::<Value>(include_str!("../../../data/hud/actions.json")).unwrap(),
+        });
+        for f in [HudFormat::Json, HudFormat::CompactJson, HudFormat::Toon] {
+            let hud = assemble(&p, MIN_BUDGET, f).unwrap_or_else(|e| panic!("{f:?}: {e}"));
+            assert!(hud.tokens.total <= MIN_BUDGET, "{f:?}: {:?}", hud.tokens);
+            assert!(hud.value["meta"]["available_actions"]["knowledge"].is_array(), "the HUD's own actions stay: {f:?}");
+        }
+        // A roomy budget keeps it all.
+        let hud = assemble(&p, 10_000, HudFormat::Json).unwrap();
+        assert!(hud.value["meta"]["available_actions"]["movement"].is_array());
     }
 }
