@@ -88,6 +88,9 @@ async fn a_resident_walks_speaks_remembers_pauses_when_the_model_fails_and_resum
     let first = huds.lock().unwrap()[0].clone();
     assert_eq!(first["self"]["identity"]["name"], "Warden");
     assert_eq!(first["self"]["identity"]["seed"], "a watchful old soldier", "the persona is in its HUD");
+    // A persona is told a persona's philosophy (issue 50: every agent had one string).
+    let ins = first["meta"]["instructions"].as_str().unwrap_or("");
+    assert!(ins.contains("You are a character in this world") && !ins.contains("You are a bot"), "{ins}");
     assert!(first["meta"]["available_actions"].get("agent_management").is_none(), "not granted");
 
     // The endpoint fails: Ann follows it east and wakes it for a turn now; it pauses.

@@ -410,6 +410,14 @@ impl Engine {
         let recent_actions =
             pc.hud.recent.iter().map(|r| RecentAction { at: rfc3339(r.at_us), action: r.line.clone(), result: r.status }).collect();
         let memory = client.as_ref().and_then(|c| c.memory.as_ref()).map(|m| json!({"summary": m.summary.as_str()}));
+        // Each kind of player its own philosophy (the seed's): a resident persona or bot
+        // its kind's, an agent with a key the general one, a person the human note.
+        let instructions_for = match self.residents.get(&c.name.to_ascii_lowercase()) {
+            Some(r) if r.kind == "bot" => "bot",
+            Some(_) => "persona",
+            None if pc.is_agent => "agent",
+            None => "human",
+        };
         let instructions: Value = serde_json::from_str(INSTRUCTIONS).unwrap_or_default();
         let mut actions: Value = serde_json::from_str(ACTIONS).unwrap_or_default();
         // Agent management is listed only to agents granted it (the seed's rule).
@@ -419,7 +427,7 @@ impl Engine {
             }
         }
         let meta = json!({
-            "instructions": instructions.get(if pc.is_agent { "agent" } else { "human" }).cloned().unwrap_or_default(),
+            "instructions": instructions.get(instructions_for).cloned().unwrap_or_default(),
             "available_actions": actions,
         });
         // Rooms: the game room always, then every other context heard, first heard first,
@@ -537,6 +545,11 @@ mod tests {
             assert!(listed.contains(&c.name), "{} is missing from data/hud/actions.json", c.name);
         }
         let _: Value = serde_json::from_str(INSTRUCTIONS).unwrap();
+        let ins: Value = serde_json::from_str(INSTRUCTIONS).unwrap();
+        for k in ["agent", "persona", "bot", "human"] {
+            assert!(ins[k].is_string(), "instructions for {k}");
+        }
+        assert_ne!(ins["persona"], ins["bot"], "each kind its own philosophy");
     }
 
     /// The message index is a ring by id: the newest INDEXED_MESSAGES are found, older
