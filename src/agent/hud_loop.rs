@@ -40,11 +40,13 @@ pub struct Mind {
     pub model: String,
 }
 
-/// The system prompt for an agent: its persona seed or bot role, then the rules.
-pub fn system_prompt(name: &str, kind: &str, prompt: &str) -> String {
+/// The system prompt for an agent: its persona seed or bot role, then the rules. Its name
+/// is not in it: the HUD's `identity.name` is, and follows a rename at once.
+pub fn system_prompt(kind: &str, prompt: &str) -> String {
     let who = if kind == "bot" { format!("Your role: {prompt}") } else { format!("Your personality: {prompt}") };
     format!(
-        "You are {name}, a character in a text adventure world shared with humans and other agents. {who}\n\
+        "You are a character in a text adventure world shared with humans and other agents; your name is your \
+         HUD's identity.name. {who}\n\
          Every turn you receive your HUD: your whole context (who you are, what you know, what you may do, and \
          what is being said in each of your rooms). Answer with exactly one JSON object in the HUD's \
          response_format: {{\"responses\": [{{\"room_id\": ..., \"message\": ...}}], \"actions\": [...]}}. \
@@ -332,6 +334,6 @@ mod tests {
         let secs: Vec<u64> = (1..=8).map(|n| backoff(n).as_secs()).collect();
         assert_eq!(secs, vec![1, 2, 4, 8, 16, 32, 60, 60]);
         assert_eq!(backoff(1000), MAX_BACKOFF);
-        assert!(system_prompt("Bot", "bot", "guards the gate").contains("Your role: guards the gate"));
+        assert!(system_prompt("bot", "guards the gate").contains("Your role: guards the gate"));
     }
 }

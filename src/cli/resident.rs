@@ -118,11 +118,8 @@ pub async fn play_hud(
         llm_timeout,
     );
     let name = if cfg.player_name.is_empty() { "agent".to_string() } else { cfg.player_name.clone() };
-    let mind = Mind {
-        name: name.clone(),
-        system: system_prompt(&name, "persona", "curious, careful, and sociable"),
-        model: cfg.model_fast.clone(),
-    };
+    let mind =
+        Mind { name: name.clone(), system: system_prompt("persona", "curious, careful, and sociable"), model: cfg.model_fast.clone() };
     let login_data = json!({
         "player_name": cfg.player_name, "password": cfg.key, "is_agent": true, "harness": "pawns-agent",
         "model": cfg.model_fast, "version": env!("CARGO_PKG_VERSION"), "tier": cfg.tier,

@@ -250,7 +250,7 @@ impl Manager {
 
     fn mind(&self, rec: &ResidentRecord) -> Mind {
         let model = rec.model.clone().or_else(|| self.cfg.llm.as_ref().map(|c| c.model.clone())).unwrap_or_default();
-        Mind { name: rec.name.clone(), system: system_prompt(&rec.name, &rec.kind, &rec.prompt), model }
+        Mind { name: rec.name.clone(), system: system_prompt(&rec.kind, &rec.prompt), model }
     }
 
     /// Starts a resident's loop.

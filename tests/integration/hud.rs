@@ -383,6 +383,17 @@ async fn ones_own_words_replies_and_silence_read_as_they_were() {
     for want in [("set people.Bram.trust", "ok"), ("create_agent Wren", "not_granted"), ("set_attention nowhere", "no_such_room")] {
         assert!(shown.contains(&want), "{want:?} in {shown:?}");
     }
+    // A name set is the name others see, at once: in the members and on the words.
+    let r = actions(&mut a, json!({"data": {"actions": [{"type": "set_name", "name": "Captain Ann"}]}}), "a6").await;
+    assert_eq!(r[0]["ok"], true, "{r:?}");
+    a.cmd("say under my new name", "s3").await;
+    a.reply_text("s3").await;
+    b.until(|v| v["type"] == "event" && v["data"]["text"].as_str().is_some_and(|t| t.contains("under my new name"))).await;
+    let v = content(&hud(&mut b, json!({}), "hb4").await);
+    let here = v["rooms"].as_array().unwrap().iter().find(|r| r["id"] == "here").unwrap().clone();
+    assert!(here["members"].as_array().unwrap().iter().any(|m| m == "Captain Ann"), "{}", here["members"]);
+    let said = here["messages"].as_array().unwrap().iter().find(|m| m["content"].as_str().is_some_and(|c| c.contains("new name"))).cloned();
+    assert_eq!(said.as_ref().and_then(|m| m["sender"].as_str()), Some("Captain Ann"), "{said:?}");
     // The documented minimum budget holds a HUD, in every format.
     for f in ["json", "compact_json", "toon"] {
         let r = hud(&mut a, json!({"budget": 1000, "format": f}), &format!("min-{f}")).await;

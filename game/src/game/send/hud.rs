@@ -115,6 +115,9 @@ pub struct Heard {
     pub you: bool,
     /// The message this one answers (`reply`).
     pub reply_to: Option<u64>,
+    /// The speaker's display name when it has one (`set_name`); `sender` stays the
+    /// character's, which tells and replies are addressed to.
+    pub shown: Option<Arc<str>>,
 }
 
 #[derive(Debug, Clone)]
@@ -204,6 +207,8 @@ pub struct Said {
 pub struct Speaking {
     pub speaker: CharId,
     pub name: Arc<str>,
+    /// Its display name, if it set one.
+    pub shown: Option<Arc<str>>,
     pub id: Option<u64>,
     pub reply_to: Option<u64>,
 }
@@ -312,16 +317,17 @@ impl Engine {
         let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()).filter(|pc| pc.is_agent) else { return };
         let ids = &mut self.message_ids;
         // Someone's words: one message for all who hear them, the speaker's own copy too.
-        let (mid, sender, you, reply_to) = match ids.speaking.as_ref().map(|s| (s.id, s.speaker, s.name.clone(), s.reply_to)) {
-            Some((known, speaker, name, reply_to)) => {
-                let mid = known.unwrap_or_else(|| ids.fresh_id());
-                if let Some(s) = ids.speaking.as_mut() {
-                    s.id = Some(mid);
+        let (mid, sender, you, reply_to, shown) =
+            match ids.speaking.as_ref().map(|s| (s.id, s.speaker, s.name.clone(), s.reply_to, s.shown.clone())) {
+                Some((known, speaker, name, reply_to, shown)) => {
+                    let mid = known.unwrap_or_else(|| ids.fresh_id());
+                    if let Some(s) = ids.speaking.as_mut() {
+                        s.id = Some(mid);
+                    }
+                    (mid, Some(name), speaker == id, reply_to, shown)
                 }
-                (mid, Some(name), speaker == id, reply_to)
-            }
-            None => (ids.id_for(text), from.cloned(), false, None),
-        };
+                None => (ids.id_for(text), from.cloned(), false, None, None),
+            };
         if !ids.contains(mid) {
             ids.remember(
                 mid,
@@ -336,15 +342,26 @@ impl Engine {
             // 300 (every agent's heard ring, a HUD asked for or not).
             h.reserve_exact(HEARD_CAP - h.len());
         }
-        h.push_back(Heard { id: mid, at_us: self.now_us, context, sender, content: text.clone(), kind: kind.as_str(), you, reply_to });
+        h.push_back(Heard {
+            id: mid,
+            at_us: self.now_us,
+            context,
+            sender,
+            content: text.clone(),
+            kind: kind.as_str(),
+            you,
+            reply_to,
+            shown,
+        });
     }
 
     /// `f` is `ch` speaking: what it sends is one message, `ch`'s, however many hear it
     /// (each copy worded for its listener), answering the message a `reply` named.
     pub(crate) fn utterance<R>(&mut self, ch: CharId, f: impl FnOnce(&mut Self) -> R) -> R {
         let name = self.shared_name(ch);
+        let shown = self.display_name(ch);
         let reply_to = self.message_ids.reply_to.take();
-        self.message_ids.speaking = Some(Speaking { speaker: ch, name, id: None, reply_to });
+        self.message_ids.speaking = Some(Speaking { speaker: ch, name, shown, id: None, reply_to });
         let r = f(self);
         self.message_ids.speaking = None;
         r
@@ -397,7 +414,10 @@ impl Engine {
         let identity = json!({
             "id": self.chat.room_of(&c.name).unwrap_or(0),
             "name": pc.hud.display_name.as_deref().unwrap_or(&c.name),
-            "model": client.as_ref().and_then(|c| c.model.clone()),
+            // A resident's model is its record's (an `alter_agent` shows at once); an agent
+            // with a key says its own at login.
+            "model": self.residents.get(&c.name.to_ascii_lowercase()).and_then(|r| r.model.clone())
+                .or_else(|| client.as_ref().and_then(|c| c.model.clone())),
             "class": crate::game::model::tables::class_name(c.class),
             "race": crate::game::model::tables::race_name(c.race),
             "level": c.level,
@@ -477,7 +497,7 @@ impl Engine {
                     .map(|h| HudMessage {
                         id: h.id,
                         timestamp: rfc3339(h.at_us),
-                        sender: h.sender.clone().unwrap_or_else(|| Arc::from("System")),
+                        sender: h.shown.clone().or_else(|| h.sender.clone()).unwrap_or_else(|| Arc::from("System")),
                         you: h.you,
                         content: h.content.clone(),
                         kind: h.kind,
@@ -501,18 +521,30 @@ impl Engine {
         Some((parts, pc.hud.heartbeat.secs()))
     }
 
+    /// A character's display name, if it set one (`set_name`, `alter_agent`).
+    pub(crate) fn display_name(&self, id: CharId) -> Option<Arc<str>> {
+        self.world.ch(id).and_then(|c| c.pc.as_ref()).and_then(|pc| pc.hud.display_name.as_deref()).map(Arc::from)
+    }
+
+    /// How a character is listed among a room's members: its display name, if it set one.
+    fn listed(&self, id: CharId) -> Option<String> {
+        let c = self.world.ch(id)?;
+        Some(c.pc.as_ref().and_then(|pc| pc.hud.display_name.clone()).unwrap_or_else(|| c.name.to_string()))
+    }
+
     fn members_of(&self, id: CharId, ctx: &Context) -> Vec<String> {
         match ctx {
             Context::Room => {
                 let Some(room) = self.world.ch(id).map(|c| c.room) else { return Vec::new() };
-                self.world
-                    .rooms
-                    .get(room)
-                    .map(|r| r.people.iter().filter_map(|p| self.world.ch(*p)).map(|c| c.name.to_string()).collect())
-                    .unwrap_or_default()
+                self.world.rooms.get(room).map(|r| r.people.iter().filter_map(|p| self.listed(*p)).collect()).unwrap_or_default()
             }
-            Context::Group => self.group_members(id).into_iter().filter_map(|m| self.world.ch(m)).map(|c| c.name.to_string()).collect(),
-            Context::Chat(n) => self.chat.members(*n),
+            Context::Group => self.group_members(id).into_iter().filter_map(|m| self.listed(m)).collect(),
+            Context::Chat(n) => self
+                .chat
+                .members(*n)
+                .into_iter()
+                .map(|m| self.world.players.get(&m.to_ascii_lowercase()).and_then(|p| self.listed(*p)).unwrap_or(m))
+                .collect(),
             Context::Tells | Context::Channel(_) => {
                 let mut names: Vec<String> = self
                     .world
