@@ -342,7 +342,11 @@ fn relationship_view(r: Option<&MindRecord>, seen: Option<&pawns_graph::profile:
     let mut v = json!({"name": name});
     if let Some(r) = r {
         for (k, f) in &r.fields {
-            v[k.as_str()] = json!(f);
+            // Trust was given as a number and comes back as one.
+            v[k.as_str()] = match (k.as_str(), f.parse::<f64>()) {
+                ("trust", Ok(t)) => json!(t),
+                _ => json!(f),
+            };
         }
         if !r.history.is_empty() {
             v["changes"] = json!(r.history.len());

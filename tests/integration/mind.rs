@@ -137,8 +137,8 @@ async fn an_agent_keeps_its_soul_memories_diary_and_relationships() {
     assert_eq!(me["memories"][0]["text"], "The north gate closes at night.");
     let bram = &me["relationships"][0];
     assert_eq!(
-        (bram["name"].as_str(), bram["relationship_type"].as_str(), bram["trust"].as_str()),
-        (Some("Bram"), Some("ally"), Some("-0.2")),
+        (bram["name"].as_str(), bram["relationship_type"].as_str(), bram["trust"].as_f64()),
+        (Some("Bram"), Some("ally"), Some(-0.2)),
         "{me}"
     );
 
