@@ -42,8 +42,9 @@ fn parts(args: &BenchHudArgs) -> HudParts {
                     content: format!("{} says, '{}'", SENDERS[i % SENDERS.len()], LINES[(i + r) % LINES.len()]).into(),
                     kind: "say",
                     you: SENDERS[i % SENDERS.len()] == "Ann",
-                    reply_to: None,
-                    reactions: None,
+                    // Some talk is answered and reacted to, as in a lively room.
+                    reply_to: (i % 13 == 5).then(|| (r * 1_000_000 + i - 1) as u64),
+                    reactions: (i % 9 == 0).then(|| [("thumbs_up", 2u32), ("heart", 1)].into_iter().collect()),
                 })
                 .collect();
             RoomParts { header, attention: None, messages }
@@ -119,6 +120,16 @@ pub fn run(args: BenchHudArgs) -> anyhow::Result<()> {
             hud.measures
         );
     }
+    // One HUD written three ways: what each format costs for the same content.
+    let hud = assemble(&p, args.budget, HudFormat::Json).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let cost = |f: HudFormat| pawns::hud::format::render(&hud.value, f).map(|t| pawns::hud::format::tokens(&t)).unwrap_or(0);
+    println!(
+        "  the same HUD ({} messages) written as json {} / compact_json {} / toon {} tokens",
+        hud.shown.iter().map(|(k, _)| k).sum::<usize>(),
+        cost(HudFormat::Json),
+        cost(HudFormat::CompactJson),
+        cost(HudFormat::Toon)
+    );
     mind_section(&args)?;
     Ok(())
 }

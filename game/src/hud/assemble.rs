@@ -31,12 +31,13 @@ pub struct HudMessage {
     #[serde(rename = "type")]
     pub kind: &'static str,
     /// The message this one answers (a `reply`).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub reply_to: Option<u64>,
     /// Reactions by kind, once there are any.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub reactions: Option<BTreeMap<&'static str, u32>>,
 }
+
+/// The reactions a message may have, each a column of a room's messages.
+pub const REACTIONS: [&str; 4] = ["thumbs_up", "thumbs_down", "brain", "heart"];
 
 /// One of the agent's own recent actions, as its HUD shows it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -49,8 +50,27 @@ pub struct RecentAction {
 }
 
 impl HudMessage {
-    fn value(&self) -> Value {
-        serde_json::to_value(self).unwrap_or(Value::Null)
+    /// The message as its room shows it. Every message of a room has the same fields, so
+    /// that a room's messages are one table in TOON: `reply_to` (null when it answers
+    /// nothing) when any message of the room is a reply, and one count per reaction
+    /// (`thumbs_up`, `thumbs_down`, `brain`, `heart`) when any has reactions.
+    fn value(&self, with_reply: bool, with_reactions: bool) -> Value {
+        let mut m = Map::new();
+        m.insert("id".into(), json!(self.id));
+        m.insert("timestamp".into(), json!(self.timestamp));
+        m.insert("sender".into(), json!(&*self.sender));
+        m.insert("you".into(), json!(self.you));
+        m.insert("content".into(), json!(&*self.content));
+        m.insert("type".into(), json!(self.kind));
+        if with_reply {
+            m.insert("reply_to".into(), json!(self.reply_to));
+        }
+        if with_reactions {
+            for r in REACTIONS {
+                m.insert(r.into(), json!(self.reactions.as_ref().and_then(|c| c.get(r)).copied().unwrap_or(0)));
+            }
+        }
+        Value::Object(m)
     }
 }
 
@@ -323,8 +343,10 @@ pub fn assemble(p: &HudParts, budget: usize, f: HudFormat) -> Result<Hud, HudErr
         let mut left = room_budget.saturating_sub(header_tokens);
         let mut shown = Vec::new();
         // Newest first, written and measured only as far as the fill goes.
+        let with_reply = room.messages.iter().any(|m| m.reply_to.is_some());
+        let with_reactions = room.messages.iter().any(|m| m.reactions.is_some());
         for m in room.messages.iter().rev() {
-            let m = m.value();
+            let m = m.value(with_reply, with_reactions);
             let c = message_cost(&m, f)?;
             if c > left {
                 break;
@@ -582,5 +604,28 @@ mod tests {
         // A roomy budget keeps it all.
         let hud = assemble(&p, 10_000, HudFormat::Json).unwrap();
         assert!(hud.value["meta"]["available_actions"]["movement"].is_array());
+    }
+
+    #[test]
+    fn a_rooms_messages_stay_one_table_with_reactions_and_replies_so_toon_beats_compact_json() {
+        let mut p = parts(&[(None, 60, 12)], 5, 5);
+        for (i, m) in p.rooms[0].messages.iter_mut().enumerate() {
+            if i % 7 == 0 {
+                m.reactions = Some([("thumbs_up", 2u32), ("brain", 1)].into_iter().collect());
+            }
+            if i % 11 == 0 {
+                m.reply_to = Some(i as u64);
+            }
+        }
+        let hud = assemble(&p, 50_000, HudFormat::Toon).unwrap();
+        let shown = hud.value["rooms"][0]["messages"].as_array().unwrap().clone();
+        assert_eq!(shown.len(), 60);
+        let keys = |m: &Value| m.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+        assert!(shown.iter().all(|m| keys(m) == keys(&shown[0])), "every message has the same fields");
+        assert_eq!((shown[0]["thumbs_up"].as_u64(), shown[1]["thumbs_up"].as_u64()), (Some(2), Some(0)));
+        assert!(hud.content.contains("messages[60]{"), "one table: {}", &hud.content[..hud.content.len().min(400)]);
+        let toon = tokens(&render(&hud.value, HudFormat::Toon).unwrap());
+        let compact = tokens(&render(&hud.value, HudFormat::CompactJson).unwrap());
+        assert!(toon <= compact, "the same HUD: toon {toon} tokens, compact_json {compact}");
     }
 }
