@@ -19,6 +19,9 @@ use crate::hud::{HudMessage, HudParts, RecentAction, RoomParts};
 
 /// Messages an agent's HUD keeps (all contexts together; the oldest go first).
 pub const HEARD_CAP: usize = 300;
+/// Messages one context keeps at most: a busy room gives way to itself, never evicting
+/// a quiet room's or a private tell (protocol §11).
+pub const CONTEXT_CAP: usize = 100;
 /// Actions kept for `recent_actions`.
 pub const RECENT_CAP: usize = 20;
 
@@ -132,6 +135,8 @@ pub struct Recent {
 #[derive(Debug, Default)]
 pub struct HudState {
     pub heard: VecDeque<Heard>,
+    /// How many of `heard` each context holds (a few contexts: a list, no hashing).
+    pub heard_counts: Vec<(Context, u16)>,
     pub recent: VecDeque<Recent>,
     /// Context id → when the agent last spoke there (unix µs).
     pub last_spoke: HashMap<String, u64>,
@@ -334,14 +339,29 @@ impl Engine {
                 Said { sender: sender.clone(), context: context.clone(), reactions: Default::default(), reacted_by: Vec::new() },
             );
         }
-        let h = &mut pc.hud.heard;
-        if h.len() >= HEARD_CAP {
-            h.pop_front();
+        let (h, counts) = (&mut pc.hud.heard, &mut pc.hud.heard_counts);
+        let count = |counts: &mut Vec<(Context, u16)>, ctx: &Context, by: i32| match counts.iter_mut().find(|(c, _)| c == ctx) {
+            Some((_, n)) => *n = (*n as i32 + by).max(0) as u16,
+            None if by > 0 => counts.push((ctx.clone(), by as u16)),
+            None => {}
+        };
+        // A context at its cap loses its own oldest; else, the ring at its cap, the oldest.
+        let own = counts.iter().find(|(c, _)| *c == context).map_or(0, |(_, n)| *n as usize);
+        if own >= CONTEXT_CAP {
+            if let Some(at) = h.iter().position(|m| m.context == context) {
+                h.remove(at);
+                count(counts, &context, -1);
+            }
+        } else if h.len() >= HEARD_CAP {
+            if let Some(gone) = h.pop_front() {
+                count(counts, &gone.context, -1);
+            }
         } else if h.len() == h.capacity() && h.len() * 2 > HEARD_CAP {
             // The last growth goes to the cap exactly: doubling would end at 512 slots for
             // 300 (every agent's heard ring, a HUD asked for or not).
             h.reserve_exact(HEARD_CAP - h.len());
         }
+        count(counts, &context, 1);
         h.push_back(Heard {
             id: mid,
             at_us: self.now_us,
@@ -634,6 +654,8 @@ mod tests {
         let record = crate::game::model::character::new_record("Heeda", 3, 0, 1, true, [13; 6], 0);
         let id = e.world.new_id();
         e.world.chars.insert(id, crate::game::model::character::Char::from_record(id, &record, 0, None));
+        let tell: Arc<str> = Arc::from("Cyra tells you, 'meet me at the gate'");
+        e.hear(id, EventKind::Tell, &tell, None);
         for n in 0..1000 {
             let text: Arc<str> = Arc::from(format!("Bram says, 'hello {n}'"));
             e.hear(id, EventKind::Say, &text, None);
@@ -641,9 +663,19 @@ mod tests {
             assert!(heard.capacity() <= HEARD_CAP.max(4), "{} slots after {} heard", heard.capacity(), n + 1);
         }
         let heard = &e.world.ch(id).unwrap().pc.as_ref().unwrap().hud.heard;
-        assert_eq!((heard.len(), heard.capacity()), (HEARD_CAP, HEARD_CAP));
-        assert_eq!(&*heard.front().unwrap().content, "Bram says, 'hello 700'");
+        assert_eq!(heard.len(), CONTEXT_CAP + 1, "one context keeps its own cap");
+        assert_eq!(&*heard.front().unwrap().content, &*tell, "a busy room never evicts a quiet tell");
+        assert_eq!(&*heard[1].content, "Bram says, 'hello 900'");
         assert_eq!(&*heard.back().unwrap().content, "Bram says, 'hello 999'");
+        // Other contexts fill the ring to its cap, with no spare slots, oldest first out.
+        for n in 0..1000 {
+            let text: Arc<str> = Arc::from(format!("Bram gossips, 'hello {n}'"));
+            e.hear(id, EventKind::Gossip, &text, None);
+            let text: Arc<str> = Arc::from(format!("Bram shouts, 'hello {n}'"));
+            e.hear(id, EventKind::Shout, &text, None);
+        }
+        let heard = &e.world.ch(id).unwrap().pc.as_ref().unwrap().hud.heard;
+        assert_eq!((heard.len(), heard.capacity()), (HEARD_CAP, HEARD_CAP));
     }
 
     #[test]
