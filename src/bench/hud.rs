@@ -55,7 +55,7 @@ fn parts(args: &BenchHudArgs) -> HudParts {
         identity: json!({"id": 7, "name": "Ann", "model": "gpt-4o-mini", "class": "Warrior", "race": "Human", "level": 12}),
         knowledge: Value::Object(knowledge),
         recent_actions: (0..20)
-            .map(|i| RecentAction { at: "2026-11-23T10:00:00.000Z".into(), action: format!("north {i}"), result: "ok" })
+            .map(|i| RecentAction { at: "2026-11-23T10:00:00.000Z".into(), action: format!("north {i}"), result: "ok".into() })
             .collect(),
         memory: Some(json!({"summary": "You fought a bear near the north gate and fled at low health; Bram healed you."})),
         mind: None,

@@ -105,6 +105,37 @@ pub struct HudRecord {
     /// May this agent create, alter and retire agents (`create_agent`…)? Set by an admin.
     #[serde(default)]
     pub can_create_agents: bool,
+    /// The newest messages of each conversation context, oldest first (protocol §11: a
+    /// context's history survives a restart); absent in older records.
+    #[serde(default)]
+    pub heard: Vec<HudHeardRecord>,
+    /// `recent_actions`, oldest first; absent in older records.
+    #[serde(default)]
+    pub recent: Vec<HudActionRecord>,
+}
+
+/// A message an agent's HUD kept.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct HudHeardRecord {
+    pub id: u64,
+    pub at_us: u64,
+    /// The context's id as a HUD names it (`here`, `group`, `tells`, `gossip`, a chat room's number).
+    pub context: String,
+    pub sender: Option<String>,
+    pub shown: Option<String>,
+    pub content: String,
+    /// The event type (`say`, `tell`…).
+    pub kind: String,
+    pub you: bool,
+    pub reply_to: Option<u64>,
+}
+
+/// An action in `recent_actions`: what was done and how it ended.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct HudActionRecord {
+    pub at_us: u64,
+    pub line: String,
+    pub status: String,
 }
 
 /// A character's chat room (protocol §11.2): its id is its owner's stable id.

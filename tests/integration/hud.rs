@@ -408,3 +408,46 @@ async fn ones_own_words_replies_and_silence_read_as_they_were() {
     assert_eq!((status, keys["short_keys"]["recent_actions"].as_str()), (200, Some("ra")), "{keys}");
     srv.shutdown().await;
 }
+
+/// Issue 50: what an agent heard in each context, and what it did, survive a restart —
+/// a busy room beside a quiet tell, and a refused action.
+#[tokio::test]
+async fn a_huds_history_and_recent_actions_survive_a_restart() {
+    let srv = TestServer::start_with(|c| c.cmd_burst = 200.0).await;
+    let (ka, kb) = (srv.key("ann").await, srv.key("bram").await);
+    let (mut a, mut b) = (WsClient::connect(srv.addr).await, WsClient::connect(srv.addr).await);
+    a.login_key("ann", &ka).await;
+    b.login_key("bram", &kb).await;
+    b.cmd("tell ann the key is under the third stone", "t").await;
+    b.reply_text("t").await;
+    for i in 0..30 {
+        b.cmd(&format!("say busy room line {i}"), &format!("s{i}")).await;
+        b.reply_text(&format!("s{i}")).await;
+    }
+    a.until(|v| v["type"] == "event" && v["data"]["text"].as_str().is_some_and(|t| t.contains("line 29"))).await;
+    let r = actions(&mut a, json!({"data": {"actions": [{"type": "create_agent", "name": "Wren"}]}}), "a1").await;
+    assert_eq!(r[0]["code"], "not_granted", "{r:?}");
+    drop((a, b));
+    let srv = srv.restart().await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.login_key("ann", &ka).await;
+    let v = content(&hud(&mut a, json!({"budget": 20000}), "h").await);
+    let rooms = v["rooms"].as_array().unwrap();
+    let tells = rooms.iter().find(|r| r["id"] == "tells").expect("the tells context is back");
+    assert!(tells["messages"].as_array().unwrap().iter().any(|m| m["content"].as_str().unwrap_or("").contains("third stone")), "{tells}");
+    let here = rooms.iter().find(|r| r["id"] == "here").unwrap();
+    let lines = here["messages"].as_array().unwrap();
+    assert!(lines.iter().any(|m| m["content"].as_str().unwrap_or("").contains("line 29")), "{here}");
+    let ids: Vec<u64> = rooms.iter().flat_map(|r| r["messages"].as_array().unwrap().iter().map(|m| m["id"].as_u64().unwrap())).collect();
+    let mut unique = ids.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(unique.len(), ids.len(), "ids stay one per message after the restart");
+    let recent = v["self"]["recent_actions"].as_array().unwrap();
+    assert!(recent.iter().any(|x| x["action"] == "create_agent Wren" && x["result"] == "not_granted"), "{recent:?}");
+    // A restored message can still be reacted to.
+    let mid = lines.last().unwrap()["id"].as_u64().unwrap();
+    let r = actions(&mut a, json!({"data": {"actions": [{"type": "react", "message_id": mid, "reaction": "brain"}]}}), "a2").await;
+    assert_eq!(r[0]["ok"], true, "{r:?}");
+    srv.shutdown().await;
+}

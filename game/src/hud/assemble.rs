@@ -46,7 +46,7 @@ pub struct RecentAction {
     /// The command line, as sent.
     pub action: String,
     /// How it ended (`ok`, `unknown_command`…).
-    pub result: &'static str,
+    pub result: Arc<str>,
 }
 
 impl HudMessage {
@@ -471,7 +471,9 @@ mod tests {
             directives: "You are a character in a living world; speak briefly and act.".into(),
             identity: json!({"id": 7, "name": "Ann", "model": "test", "persona": "a wary ranger", "class": "Warrior", "race": "Human", "level": 3}),
             knowledge: Value::Object(knowledge),
-            recent_actions: (0..actions).map(|i| RecentAction { at: format!("10:{i:02}"), action: "look".into(), result: "ok" }).collect(),
+            recent_actions: (0..actions)
+                .map(|i| RecentAction { at: format!("10:{i:02}"), action: "look".into(), result: "ok".into() })
+                .collect(),
             memory: Some(json!({"summary": "Last session you fought a bear and fled."})),
             mind: None,
             meta: json!({"instructions": "Answer with responses and actions.", "available_actions": {"movement": ["north", "south", "east", "west"]},

@@ -48,6 +48,7 @@ impl Engine {
             pc.last_save_pulse = self.pulse;
         }
         self.world.chars.insert(id, ch);
+        self.restore_heard(id);
         self.world.players.insert(key, id);
         self.chat.ensure_room(&record.name);
         self.load_gear(id, &record);

@@ -127,7 +127,20 @@ pub struct Heard {
 pub struct Recent {
     pub at_us: u64,
     pub line: String,
-    pub status: &'static str,
+    pub status: Arc<str>,
+}
+
+/// Messages of each context kept with the character (the newest), for after a restart.
+pub const CONTEXT_KEPT: usize = 20;
+
+/// The event type a stored message names, as the engine's own name for it.
+fn kind_named(s: &str) -> &'static str {
+    use EventKind::*;
+    [Text, Combat, Say, Tell, Shout, Gossip, Emote, Enter, Leave, Death, LevelUp, System]
+        .into_iter()
+        .map(EventKind::as_str)
+        .find(|k| *k == s)
+        .unwrap_or("text")
 }
 
 /// Per agent: what its HUD shows of its conversations and its actions, and what its
@@ -165,6 +178,29 @@ impl HudState {
             wpm: r.wpm.iter().cloned().collect(),
             display_name: r.display_name.clone(),
             can_create_agents: r.can_create_agents,
+            // Their ids are the last run's: `Engine::restore_heard` gives them new ones.
+            heard: r
+                .heard
+                .iter()
+                .filter_map(|m| {
+                    Some(Heard {
+                        id: m.id,
+                        at_us: m.at_us,
+                        context: Context::parse(&m.context)?,
+                        sender: m.sender.as_deref().map(Arc::from),
+                        content: Arc::from(m.content.as_str()),
+                        kind: kind_named(&m.kind),
+                        you: m.you,
+                        reply_to: m.reply_to,
+                        shown: m.shown.as_deref().map(Arc::from),
+                    })
+                })
+                .collect(),
+            recent: r
+                .recent
+                .iter()
+                .map(|a| Recent { at_us: a.at_us, line: a.line.clone(), status: Arc::from(a.status.as_str()) })
+                .collect(),
             ..Default::default()
         }
     }
@@ -172,9 +208,49 @@ impl HudState {
     /// What is kept with the character (`None` while there is nothing to keep).
     pub fn to_record(&self) -> Option<pawns_storage::HudRecord> {
         let empty = self.knowledge.as_object().is_none_or(|m| m.is_empty());
-        if empty && self.attention.is_empty() && self.wpm.is_empty() && self.display_name.is_none() && !self.can_create_agents {
+        if empty
+            && self.attention.is_empty()
+            && self.wpm.is_empty()
+            && self.display_name.is_none()
+            && !self.can_create_agents
+            && self.heard.is_empty()
+            && self.recent.is_empty()
+        {
             return None;
         }
+        // The newest `CONTEXT_KEPT` of each context, in the order heard.
+        let mut kept: Vec<(Context, usize)> = Vec::new();
+        let mut heard: Vec<pawns_storage::HudHeardRecord> = Vec::new();
+        for m in self.heard.iter().rev() {
+            let n = match kept.iter_mut().find(|(c, _)| *c == m.context) {
+                Some((_, n)) => n,
+                None => {
+                    kept.push((m.context.clone(), 0));
+                    &mut kept.last_mut().expect("just pushed").1
+                }
+            };
+            if *n >= CONTEXT_KEPT {
+                continue;
+            }
+            *n += 1;
+            heard.push(pawns_storage::HudHeardRecord {
+                id: m.id,
+                at_us: m.at_us,
+                context: m.context.id(),
+                sender: m.sender.as_deref().map(str::to_string),
+                shown: m.shown.as_deref().map(str::to_string),
+                content: m.content.to_string(),
+                kind: m.kind.to_string(),
+                you: m.you,
+                reply_to: m.reply_to,
+            });
+        }
+        heard.reverse();
+        let recent = self
+            .recent
+            .iter()
+            .map(|a| pawns_storage::HudActionRecord { at_us: a.at_us, line: a.line.clone(), status: a.status.to_string() })
+            .collect();
         let mut attention: Vec<(String, String)> = self.attention.iter().map(|(k, a)| (k.clone(), a.label())).collect();
         attention.sort();
         let mut wpm: Vec<(String, u32)> = self.wpm.iter().map(|(k, w)| (k.clone(), *w)).collect();
@@ -185,6 +261,8 @@ impl HudState {
             wpm,
             display_name: self.display_name.clone(),
             can_create_agents: self.can_create_agents,
+            heard,
+            recent,
         })
     }
 
@@ -375,6 +453,33 @@ impl Engine {
         });
     }
 
+    /// A character's HUD history came back from the data file: its messages get ids of
+    /// this run (the last run's could be anyone's now), its replies follow them, and
+    /// each can be reacted to and replied to again.
+    pub(crate) fn restore_heard(&mut self, id: CharId) {
+        let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) else { return };
+        let ids = &mut self.message_ids;
+        let mut new_of: Vec<(u64, u64)> = Vec::with_capacity(pc.hud.heard.len());
+        for h in pc.hud.heard.iter_mut() {
+            let fresh = ids.fresh_id();
+            new_of.push((h.id, fresh));
+            h.id = fresh;
+            h.reply_to = h.reply_to.and_then(|old| new_of.iter().find(|(o, _)| *o == old).map(|(_, n)| *n));
+            ids.remember(
+                fresh,
+                Said { sender: h.sender.clone(), context: h.context.clone(), reactions: Default::default(), reacted_by: Vec::new() },
+            );
+        }
+        let mut counts: Vec<(Context, u16)> = Vec::new();
+        for h in &pc.hud.heard {
+            match counts.iter_mut().find(|(c, _)| *c == h.context) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((h.context.clone(), 1)),
+            }
+        }
+        pc.hud.heard_counts = counts;
+    }
+
     /// `f` is `ch` speaking: what it sends is one message, `ch`'s, however many hear it
     /// (each copy worded for its listener), answering the message a `reply` named.
     pub(crate) fn utterance<R>(&mut self, ch: CharId, f: impl FnOnce(&mut Self) -> R) -> R {
@@ -395,7 +500,7 @@ impl Engine {
         if pc.hud.recent.len() >= RECENT_CAP {
             pc.hud.recent.pop_front();
         }
-        pc.hud.recent.push_back(Recent { at_us, line: summary.to_string(), status });
+        pc.hud.recent.push_back(Recent { at_us, line: summary.to_string(), status: status.into() });
     }
 
     pub(crate) fn note_action(&mut self, id: CharId, line: &str, status: &'static str) {
@@ -408,7 +513,7 @@ impl Engine {
         if hud.recent.len() >= RECENT_CAP {
             hud.recent.pop_front();
         }
-        hud.recent.push_back(Recent { at_us, line: line.to_string(), status });
+        hud.recent.push_back(Recent { at_us, line: line.to_string(), status: status.into() });
         let verb = line.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
         let verb = match verb.as_str() {
             v if v.starts_with('\'') => "say",
@@ -448,7 +553,7 @@ impl Engine {
             identity["agent_type"] = json!(r.kind);
         }
         let recent_actions =
-            pc.hud.recent.iter().map(|r| RecentAction { at: rfc3339(r.at_us), action: r.line.clone(), result: r.status }).collect();
+            pc.hud.recent.iter().map(|r| RecentAction { at: rfc3339(r.at_us), action: r.line.clone(), result: r.status.clone() }).collect();
         let memory = client.as_ref().and_then(|c| c.memory.as_ref()).map(|m| json!({"summary": m.summary.as_str()}));
         // Each kind of player its own philosophy (the seed's): a resident persona or bot
         // its kind's, an agent with a key the general one, a person the human note.
