@@ -89,7 +89,7 @@ impl Engine {
             "request_access" => {
                 let id = number("room_id")?;
                 let key = text("key")?;
-                let rid = self.chat.request_access(&name, id, &key, crate::time::unix_us())?;
+                let rid = self.chat.request_access(&name, id, &key, self.now_us)?;
                 let owner = self.chat.room(id).map(|r| r.owner.clone()).unwrap_or_default();
                 self.tell_one(
                     &owner,

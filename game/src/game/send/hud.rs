@@ -584,7 +584,9 @@ impl Engine {
             }
         }
         order.extend(self.chat.rooms_of(&c.name).into_iter().map(Context::Chat));
-        let now = crate::time::unix_us();
+        // The engine's clock (the journal's), as `last_spoke` was stamped with: never the
+        // wall clock read here.
+        let now = self.now_us;
         let rooms = order
             .into_iter()
             .map(|ctx| {
@@ -781,6 +783,21 @@ mod tests {
         }
         let heard = &e.world.ch(id).unwrap().pc.as_ref().unwrap().hud.heard;
         assert_eq!((heard.len(), heard.capacity()), (HEARD_CAP, HEARD_CAP));
+    }
+
+    /// `time_since_last` is read on the engine's clock, which a test sets.
+    #[tokio::test]
+    async fn time_since_last_is_on_the_engines_clock() {
+        let (mut e, _dir) = crate::game::tests::engine(crate::game::run::engine::EngineConfig::default());
+        let record = crate::game::model::character::new_record("Tima", 3, 0, 1, true, [13; 6], 0);
+        let id = e.world.new_id();
+        e.world.chars.insert(id, crate::game::model::character::Char::from_record(id, &record, 0, None));
+        e.now_us = 1_000_000_000;
+        e.note_action(id, "say hello", "ok");
+        e.now_us += 125_000_000;
+        let (parts, _) = e.hud_parts(id).unwrap();
+        let here = parts.rooms.iter().find(|r| r.header["id"] == "here").unwrap();
+        assert_eq!(here.header["time_since_last"], "2 minutes");
     }
 
     #[test]
