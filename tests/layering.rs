@@ -212,7 +212,7 @@ fn the_cycle_check_sees_a_cycle() {
 fn the_engine_crate_needs_nothing_above_it() {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = std::process::Command::new(cargo)
-        .args(["tree", "-p", "pawns-game", "-e", "normal,build", "--prefix", "none", "--offline"])
+        .args(["tree", "-p", "pawns-game", "-e", "normal,build", "--prefix", "none"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("cargo tree runs");

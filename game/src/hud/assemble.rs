@@ -18,7 +18,7 @@ use super::format::{render, shorten, tokens, tokens_cached, FormatError, HudForm
 pub const RECENT_ACTIONS: usize = 20;
 
 /// One message as a HUD shows it in its context (protocol §11).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct HudMessage {
     /// The message's id, the same for every viewer (a broadcast is one id).
     pub id: u64,
@@ -27,8 +27,7 @@ pub struct HudMessage {
     /// The viewer's own words.
     pub you: bool,
     pub content: Arc<str>,
-    /// The event type it came as (`say`, `tell`, `gossip`…).
-    #[serde(rename = "type")]
+    /// The event type it came as (`say`, `tell`, `gossip`…; written as `type`).
     pub kind: &'static str,
     /// The message this one answers (a `reply`).
     pub reply_to: Option<u64>,

@@ -2,6 +2,7 @@ pub mod crowd;
 pub mod deliver;
 pub mod flush;
 pub mod hud;
+pub mod hud_state;
 pub mod messaging;
 pub mod mud_vars;
 pub mod output;
