@@ -60,7 +60,7 @@ fn parts(args: &BenchHudArgs) -> HudParts {
         memory: Some(json!({"summary": "You fought a bear near the north gate and fled at low health; Bram healed you."})),
         mind: None,
         meta: json!({"instructions": serde_json::from_str::<Value>(pawns::game::send::hud::INSTRUCTIONS).unwrap_or_default()["agent"],
-                     "available_actions": serde_json::from_str::<Value>(pawns::game::send::hud::ACTIONS).unwrap_or_default(),
+                     "available_actions": pawns::hud::schemas::with_schemas(&serde_json::from_str(pawns::game::send::hud::ACTIONS).unwrap_or_default()),
                      "response_format": {"type": "json", "example": "{\"responses\":[],\"actions\":[]}"}}),
         rooms,
     }
@@ -120,15 +120,21 @@ pub fn run(args: BenchHudArgs) -> anyhow::Result<()> {
             hud.measures
         );
     }
-    // One HUD written three ways: what each format costs for the same content.
-    let hud = assemble(&p, args.budget, HudFormat::Json).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let cost = |f: HudFormat| pawns::hud::format::render(&hud.value, f).map(|t| pawns::hud::format::tokens(&t)).unwrap_or(0);
+    // One HUD written three ways: what each format costs for the same content (the
+    // compact HUD's, which keeps the actions' schemas at this budget), and its meta alone.
+    let hud = assemble(&p, args.budget, HudFormat::CompactJson).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let cost = |v: &Value, f: HudFormat| pawns::hud::format::render(v, f).map(|t| pawns::hud::format::tokens(&t)).unwrap_or(0);
+    let schemas = hud.value["meta"]["available_actions"].as_object().is_some_and(|a| a.values().any(Value::is_object));
     println!(
-        "  the same HUD ({} messages) written as json {} / compact_json {} / toon {} tokens",
+        "  the same HUD ({} messages) written as json {} / compact_json {} / toon {} tokens; its meta ({}) {} / {} / {}",
         hud.shown.iter().map(|(k, _)| k).sum::<usize>(),
-        cost(HudFormat::Json),
-        cost(HudFormat::CompactJson),
-        cost(HudFormat::Toon)
+        cost(&hud.value, HudFormat::Json),
+        cost(&hud.value, HudFormat::CompactJson),
+        cost(&hud.value, HudFormat::Toon),
+        if schemas { "with the actions' schemas" } else { "action names only" },
+        cost(&hud.value["meta"], HudFormat::Json),
+        cost(&hud.value["meta"], HudFormat::CompactJson),
+        cost(&hud.value["meta"], HudFormat::Toon),
     );
     mind_section(&args)?;
     Ok(())

@@ -244,7 +244,7 @@ pub fn diary_read(store: &Store, agent: &str, date: &str) -> Result<Value, Refus
 pub fn diary_search(store: &Store, agent: &str, query: &str, limit: usize) -> Result<Value, Refusal> {
     let want = words(query);
     if want.is_empty() {
-        return refuse("bad_request", "a query needs a word");
+        return refuse("empty_query", "the query has no word to search by (too short, too long or too common)");
     }
     let mut days: Vec<MindRecord> = store
         .mind_layer(agent, DIARY)

@@ -18,6 +18,8 @@ pub mod layers;
 pub mod link;
 pub mod quota;
 pub mod self_care;
+#[cfg(test)]
+mod schema_tests;
 
 use std::sync::Arc;
 
@@ -97,7 +99,7 @@ pub struct Mind {
 fn limit_of(item: &Value, default: usize) -> Result<usize, Refusal> {
     match item.get("limit") {
         None | Some(Value::Null) => Ok(default),
-        Some(v) => match v.as_u64() {
+        Some(v) => match crate::hud::schemas::whole(v) {
             Some(n) if (1..=layers::MAX_LIMIT as u64).contains(&n) => Ok(n as usize),
             _ => Err(("bad_request", format!("limit is 1 to {}", layers::MAX_LIMIT))),
         },
@@ -105,9 +107,11 @@ fn limit_of(item: &Value, default: usize) -> Result<usize, Refusal> {
 }
 
 fn id_of(item: &Value) -> Result<u64, Refusal> {
-    item.get("id")
-        .and_then(|v| v.as_u64().or_else(|| v.as_str()?.trim().parse().ok()))
-        .ok_or(("bad_request", "'id' must be a number".into()))
+    match item.get("id") {
+        // A string that is no number is the id of nothing.
+        Some(Value::String(s)) => s.trim().parse().map_err(|_| ("no_such_id", format!("no entry '{}'", s.chars().take(40).collect::<String>()))),
+        v => v.and_then(crate::hud::schemas::whole).ok_or(("bad_request", "'id' must be a number".into())),
+    }
 }
 
 impl Mind {
@@ -284,6 +288,8 @@ impl Mind {
 
     async fn apply_only(&self, agent: &str, item: &Value, at: &Whereabouts) -> Result<Value, Refusal> {
         let ty = item.get("type").and_then(Value::as_str).unwrap_or("");
+        // Well formed as its published schema says, before anything is read.
+        crate::hud::schemas::check(ty, item)?;
         if let Some(layer) = quota::layer_of(ty) {
             // The mind that grows: a link's acceptance adds to the one who asked.
             let whose = if ty == "link_accept" { item.get("name").and_then(Value::as_str).unwrap_or(agent) } else { agent };
@@ -369,7 +375,7 @@ impl Mind {
         // Words only: the agent's query is not search syntax.
         let words: String = q.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ");
         if words.is_empty() {
-            return Err(("bad_request", "a query needs a word".into()));
+            return Err(("empty_query", "the query has no word to search by".into()));
         }
         let (index, store, a) = (h.index.clone(), self.store.clone(), agent.to_string());
         tokio::task::spawn_blocking(move || {

@@ -135,6 +135,7 @@ pub fn parse_client(text: &str) -> Result<Inbound, (ProtoError, Option<Arc<str>>
         Some(_) => return Err((ProtoError::new("bad_request", "type must be a string"), id)),
         None => return Err((ProtoError::new("bad_request", "missing required field: type"), id)),
     };
+    let data_given = matches!(obj.get("data"), Some(Value::Object(_)));
     let data = match obj.remove("data") {
         None | Some(Value::Null) => Value::Object(Map::new()),
         Some(d @ Value::Object(_)) => d,
@@ -168,6 +169,10 @@ pub fn parse_client(text: &str) -> Result<Inbound, (ProtoError, Option<Arc<str>>
                 Some(Value::String(t)) => crate::hud::format::decode(&t, crate::hud::HudFormat::Toon)
                     .map_err(|e| (ProtoError::new("bad_request", format!("actions: {e}")), id.clone()))?,
                 Some(_) => return Err((ProtoError::new("bad_request", "actions: toon must be a string"), id)),
+                // Items beside `data` rather than in it would be silently nothing.
+                None if !data_given => {
+                    return Err((ProtoError::new("bad_request", "actions: put responses and actions in data (or TOON text in toon)"), id))
+                }
                 None => data,
             };
             let ok = batch

@@ -451,3 +451,82 @@ async fn a_huds_history_and_recent_actions_survive_a_restart() {
     assert_eq!(r[0]["ok"], true, "{r:?}");
     srv.shutdown().await;
 }
+
+/// Issue 50: every action carries its JSON Schema — in the HUD, at `GET /api/hud/actions`
+/// — and it is the one the server checks with: each published example is taken (never
+/// refused as malformed), and each example with a required field taken away is refused
+/// `bad_request` naming the field. Under a small budget the schemas give way to names.
+#[tokio::test]
+async fn every_action_carries_the_schema_the_server_checks_it_against() {
+    let srv = TestServer::start_with(|c| c.cmd_burst = 50.0).await;
+    let k = srv.key("ann").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.login_key("ann", &k).await;
+    let (status, body) = http_get(srv.addr, "/api/hud/actions").await;
+    assert_eq!(status, 200, "{body}");
+    let published: Value = serde_json::from_str(&body).unwrap();
+    let catalog = published["actions"].as_object().unwrap();
+
+    // The HUD shows each of its own actions with the published schema, as written in
+    // every format (compact JSON does not shorten a schema's keys).
+    for f in ["json", "compact_json", "toon"] {
+        let r = hud(&mut a, json!({"format": f, "budget": 20000}), &format!("h-{f}")).await;
+        assert!(r["data"]["format"].is_string(), "{r}");
+        let v = content(&r);
+        let aa = v["meta"]["available_actions"].as_object().unwrap();
+        let shown: Vec<(&String, &Value)> = aa.values().filter_map(Value::as_object).flatten().collect();
+        assert_eq!(shown.len(), catalog.len() - 3, "{f}: all but agent management (not granted)");
+        for (name, schema) in shown {
+            assert_eq!(canonical(schema), canonical(&catalog[name]["schema"]), "{f}: {name}");
+        }
+        assert_eq!(aa["movement"][0], "north", "{f}: the game's commands stay names");
+        if f == "compact_json" {
+            assert!(r["data"]["content"].as_str().unwrap().contains("\"properties\""), "schema keys as written");
+        }
+    }
+    let small = hud(&mut a, json!({"budget": 1000}), "small").await;
+    assert!(small["data"]["format"].is_string(), "{small}");
+    let small = content(&small);
+    assert!(small["meta"]["available_actions"]["knowledge"].is_array(), "names only: {}", small["meta"]);
+
+    // Every example is well formed to the server (refused, if at all, for what the world
+    // says: not granted, no such room…).
+    let examples: Vec<Value> = catalog.values().map(|e| e["example"].clone()).collect();
+    for (n, chunk) in examples.chunks(16).enumerate() {
+        let r = actions(&mut a, json!({"data": {"actions": chunk}}), &format!("ex-{n}")).await;
+        assert_eq!(r.len(), chunk.len());
+        for (item, res) in chunk.iter().zip(&r) {
+            let code = res["code"].as_str().unwrap_or("");
+            assert!(!matches!(code, "bad_request" | "too_long" | "unknown_action" | "unavailable"), "{item} → {res}");
+        }
+    }
+    let r = actions(&mut a, json!({"data": {"responses": [published["response"]["example"]]}}), "resp").await;
+    assert_eq!(r.first().map(|x| x["ok"].clone()), Some(json!(true)), "{r:?} {}", published["response"]);
+
+    // Each example without a required field is refused, naming it; the same for a
+    // response without its room.
+    let mut broken = Vec::new();
+    for (name, e) in catalog {
+        if let Some(field) = e["schema"]["required"].as_array().and_then(|r| r.first()).and_then(Value::as_str) {
+            let mut item = e["example"].clone();
+            item.as_object_mut().unwrap().remove(field);
+            broken.push((name.clone(), field.to_string(), item));
+        }
+    }
+    assert!(broken.len() > 25);
+    for (n, chunk) in broken.chunks(16).enumerate() {
+        let items: Vec<Value> = chunk.iter().map(|(_, _, i)| i.clone()).collect();
+        let r = actions(&mut a, json!({"data": {"actions": items}}), &format!("br-{n}")).await;
+        for ((name, field, _), res) in chunk.iter().zip(&r) {
+            assert_eq!(res["code"], "bad_request", "{name} without {field}: {res}");
+            assert!(res["message"].as_str().unwrap().contains(field.as_str()), "{name}: {res}");
+        }
+    }
+    let r = actions(&mut a, json!({"data": {"responses": [{"message": "hello"}]}}), "resp-bad").await;
+    // Items beside `data` are refused, not taken as nothing.
+    a.send(json!({"type": "actions", "id": "beside", "actions": [{"type": "command", "command": "look"}]})).await;
+    let e = a.until(|v| v["re"] == "beside").await;
+    assert_eq!((e["type"].as_str(), e["data"]["code"].as_str()), (Some("error"), Some("bad_request")), "{e}");
+    assert_eq!((r[0]["code"].as_str(), r[0]["message"].as_str().is_some_and(|m| m.contains("room_id"))), (Some("bad_request"), true));
+    srv.shutdown().await;
+}

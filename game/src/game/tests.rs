@@ -106,3 +106,34 @@ async fn waits_count_down_and_queued_commands_run_one_a_pulse() {
     e.world.set_wait(id, 2, false);
     assert_eq!(e.world.ch(id).unwrap().wait, 2);
 }
+
+/// What an action's published schema takes, the engine never refuses as malformed
+/// (`bad_request`, `too_long`): every action the engine serves, each field in turn left
+/// out or set to each of many values, applied by a real engine to a player granted
+/// agent management. (The readers' own agreement is `action_items`'s test; this one
+/// reaches the fields read as the action is applied: chat rooms, agents, knowledge.)
+#[tokio::test]
+async fn the_engine_takes_whatever_an_actions_schema_takes() {
+    use crate::hud::schemas::{catalog, check, variants};
+    let (mut e, _dir) = engine(EngineConfig::default());
+    let record = crate::game::model::character::new_record("Wanda", 3, 0, 1, true, [13; 6], 0);
+    let (l, _out) = link(7, 1 << 16);
+    let (reply, r) = oneshot::channel();
+    e.handle(EngineMsg::Enter { record: Box::new(record), link: l, resumed: None, reply });
+    let id = r.await.unwrap().char_id;
+    e.world.chars.get_mut(&id).unwrap().pc.as_mut().unwrap().hud.can_create_agents = true;
+    let mut tried = 0;
+    for ty in catalog().actions.keys().filter(|t| !crate::game::run::actions::MIND_ACTIONS.contains(&t.as_str())) {
+        for item in variants(ty) {
+            if check(ty, &item).is_err() {
+                continue;
+            }
+            tried += 1;
+            if let Err((code @ ("bad_request" | "too_long"), m)) = e.act_on(id, &item, None) {
+                panic!("{ty}: the schema takes {item} but the engine refuses it: {code} {m}");
+            }
+            e.tick();
+        }
+    }
+    assert!(tried > 300, "{tried}");
+}

@@ -215,11 +215,12 @@ fn self_section(
 
 /// The `available_actions` categories that are the game's own commands (an agent can
 /// send `commands` for them), as against the HUD's actions.
-const GAME_COMMANDS: &[&str] = &["movement", "combat", "objects", "communication", "information", "position"];
+const GAME_COMMANDS: &[&str] = &["game", "movement", "combat", "objects", "communication", "information", "position"];
 
 /// Gives way in `meta` when the budget is too small to hold it whole (the documented
 /// minimum must work): the game's command lists first, then the response format's
-/// example, then the instructions. `false` when nothing more can go.
+/// example, then the instructions, then the format's description (the actions'
+/// schemas went before all these). `false` when nothing more can go.
 fn shrink_meta(meta: &mut Value) -> bool {
     let Some(m) = meta.as_object_mut() else { return false };
     if let Some(Value::Object(aa)) = m.get_mut("available_actions") {
@@ -228,14 +229,17 @@ fn shrink_meta(meta: &mut Value) -> bool {
             for k in game {
                 aa.remove(&k);
             }
-            aa.insert("game_commands".into(), json!("send the command `commands` for the list"));
+            aa.insert("game_commands".into(), json!("{\"type\":\"command\",\"command\":\"commands\"} lists them"));
             return true;
         }
     }
     if m.get_mut("response_format").and_then(Value::as_object_mut).is_some_and(|rf| rf.remove("example").is_some()) {
         return true;
     }
-    m.remove("instructions").is_some()
+    if m.remove("instructions").is_some() {
+        return true;
+    }
+    m.get_mut("response_format").and_then(Value::as_object_mut).is_some_and(|rf| rf.remove("description").is_some())
 }
 
 /// How many items of `list` make up about `over` tokens (at least one).
@@ -303,6 +307,7 @@ pub fn assemble(p: &HudParts, budget: usize, f: HudFormat) -> Result<Hud, HudErr
         m.insert("response_format".into(), response_format(f));
     }
     let mut meta_tokens = section_tokens("meta", &meta, f)?;
+    let mut schemas_dropped = false;
     let (static_tokens, self_tokens) = loop {
         let me = self_section(p, &knowledge, &memory_used, &actions, memory.as_ref(), mind.as_ref());
         let s = section_tokens("self", &me, f)?;
@@ -313,6 +318,14 @@ pub fn assemble(p: &HudParts, budget: usize, f: HudFormat) -> Result<Hud, HudErr
         // Give way about what is over in one step (each list's items cost about the
         // same), then measure again: a few measures, not one per item.
         let over = t - half;
+        // The schemas go first (names stay; `GET /api/hud/actions` has them all).
+        if let Some(aa) = meta.get_mut("available_actions").filter(|_| !schemas_dropped) {
+            schemas_dropped = true;
+            if super::schemas::names_only(aa) {
+                meta_tokens = section_tokens("meta", &meta, f)?;
+                continue;
+            }
+        }
         if !actions.is_empty() {
             let n = items_for(&actions, over, f);
             actions.drain(..n);

@@ -63,8 +63,10 @@ pub const SHORT_KEYS: &[(&str, &str)] = &[
     ("heartbeat_s", "hb"),
 ];
 
-/// The key whose value belongs to the agent (never shortened or expanded).
-const OPAQUE: &str = "knowledge";
+/// The keys whose values are written as they are (never shortened or expanded): the
+/// agent's knowledge (its own keys) and the actions with their JSON Schemas (whose
+/// field names an answer must use as written).
+const OPAQUE: &[&str] = &["knowledge", "available_actions"];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -135,13 +137,13 @@ pub fn decode(text: &str, f: HudFormat) -> Result<Value, FormatError> {
     }
 }
 
-fn map_keys(v: &Value, table: &dyn Fn(&str) -> Option<&'static str>, opaque: &str) -> Value {
+fn map_keys(v: &Value, table: &dyn Fn(&str) -> Option<&'static str>, opaque: &[&str]) -> Value {
     match v {
         Value::Object(m) => {
             let mut out = Map::with_capacity(m.len());
             for (k, val) in m {
                 let key = table(k).map(str::to_string).unwrap_or_else(|| k.clone());
-                let val = if k == opaque { val.clone() } else { map_keys(val, table, opaque) };
+                let val = if opaque.contains(&k.as_str()) { val.clone() } else { map_keys(val, table, opaque) };
                 out.insert(key, val);
             }
             Value::Object(out)
@@ -151,15 +153,16 @@ fn map_keys(v: &Value, table: &dyn Fn(&str) -> Option<&'static str>, opaque: &st
     }
 }
 
-/// Long keys → short ones (the knowledge left as the agent wrote it).
+/// Long keys → short ones (the knowledge and the actions left as written).
 pub fn shorten(v: &Value) -> Value {
     map_keys(v, &|k| SHORT_KEYS.iter().find(|(l, _)| *l == k).map(|(_, s)| *s), OPAQUE)
 }
 
 /// Short keys → long ones.
 pub fn expand(v: &Value) -> Value {
-    let opaque_short = SHORT_KEYS.iter().find(|(l, _)| *l == OPAQUE).map(|(_, s)| *s).unwrap_or(OPAQUE);
-    map_keys(v, &|k| SHORT_KEYS.iter().find(|(_, s)| *s == k).map(|(l, _)| *l), opaque_short)
+    let opaque_short: Vec<&str> =
+        OPAQUE.iter().map(|o| SHORT_KEYS.iter().find(|(l, _)| l == o).map(|(_, s)| *s).unwrap_or(o)).collect();
+    map_keys(v, &|k| SHORT_KEYS.iter().find(|(_, s)| *s == k).map(|(l, _)| *l), &opaque_short)
 }
 
 /// A value with its numbers written canonically, as TOON writes them (`50.0` → `50`):

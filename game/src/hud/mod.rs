@@ -8,6 +8,7 @@
 //! - `assemble.rs` — a HUD from its parts, cut to the budget (`total ≤ budget`, always);
 //! - `answer.rs` — a model's answer read back into the response format (JSON or TOON);
 //! - `pool.rs` — the threads HUDs are assembled on (warm tokenizer caches);
+//! - `schemas.rs` — each action's JSON Schema, published and checked against;
 //! - `heartbeat.rs` — the heartbeat interval and how reactions move it.
 
 pub mod answer;
@@ -17,6 +18,7 @@ pub mod format;
 pub mod heartbeat;
 pub mod knowledge;
 pub mod pool;
+pub mod schemas;
 
 pub use assemble::{assemble, Hud, HudMessage, HudParts, RecentAction, RoomParts, Tokens};
 pub use budget::Attention;

@@ -89,6 +89,7 @@ pub async fn route(call: Call, shared: &Arc<Shared>) -> Response<Body> {
         (&Method::GET, "/metrics") => status::metrics(shared),
         (&Method::GET, "/api/who") => status::who(shared).await,
         (&Method::GET, "/api/hud/keys") => status::hud_keys(),
+        (&Method::GET, "/api/hud/actions") => status::hud_actions(),
         (&Method::GET, "/api/record") => status::record(shared),
         (&Method::POST, "/api/admin/keygen") => admin::keygen(&call, shared).await,
         (&Method::POST, "/api/admin/backup") => admin::backup(&call, shared).await,

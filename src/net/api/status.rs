@@ -63,6 +63,12 @@ pub fn hud_keys() -> Response<Body> {
     json(StatusCode::OK, json!({"short_keys": table}))
 }
 
+/// `GET /api/hud/actions`: every HUD action's description, JSON Schema and example, and
+/// a `responses` item's (protocol §11): the schemas the server checks items against.
+pub fn hud_actions() -> Response<Body> {
+    json(StatusCode::OK, crate::hud::schemas::published())
+}
+
 /// Who is on, as `/api/who` and the observatory show it: `[{name, is_agent}]`.
 pub fn who_json(list: &[(String, bool)]) -> serde_json::Value {
     json!(list.iter().map(|(n, a)| json!({"name": n, "is_agent": a})).collect::<Vec<_>>())

@@ -115,11 +115,11 @@ impl ChatBook {
     }
 
     pub fn set_billboard(&mut self, owner: &str, text: Option<&str>) -> Result<(), Refusal> {
-        let text = text.map(str::trim).filter(|t| !t.is_empty());
-        if let Some(t) = text {
-            if t.chars().count() > MAX_BILLBOARD || t.chars().any(|c| c.is_control() && c != '\n') {
-                return refuse("bad_request", format!("a billboard is 1 to {MAX_BILLBOARD} printable characters"));
-            }
+        // Control characters are dropped (lines stay).
+        let text: Option<String> = text.map(|t| t.chars().filter(|c| !c.is_control() || *c == '\n').collect());
+        let text = text.as_deref().map(str::trim).filter(|t| !t.is_empty());
+        if text.is_some_and(|t| t.chars().count() > MAX_BILLBOARD) {
+            return refuse("too_long", format!("a billboard is at most {MAX_BILLBOARD} characters"));
         }
         self.own_mut(owner)?.billboard = text.map(str::to_string);
         Ok(())

@@ -60,10 +60,13 @@ impl Engine {
         let name = self.name_of(ch);
         let text =
             |k: &str| item.get(k).and_then(Value::as_str).map(str::to_string).ok_or(("bad_request", format!("'{k}' must be a string")));
-        let number = |k: &str| {
-            item.get(k)
-                .and_then(|v| v.as_u64().or_else(|| v.as_str().and_then(|s| s.trim().parse().ok())))
-                .ok_or(("bad_request", format!("'{k}' must be a number")))
+        // A number, or a string of one; any other string names no room or request.
+        let number = |k: &str| match item.get(k) {
+            Some(Value::String(s)) => s.trim().parse().map_err(|_| match k {
+                "request_id" => ("no_such_request", format!("no request '{}'", s.chars().take(40).collect::<String>())),
+                _ => ("no_such_room", format!("no chat room '{}'", s.chars().take(40).collect::<String>())),
+            }),
+            v => v.and_then(crate::hud::schemas::whole).ok_or(("bad_request", format!("'{k}' must be a number"))),
         };
         match ty {
             "set_billboard" => {

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use crate::hud::budget::{MAX_WPM, MIN_WPM};
 use crate::hud::heartbeat::Reaction;
+use crate::hud::schemas::{self, whole};
 use crate::hud::Attention;
 
 use super::actions::MIND_ACTIONS;
@@ -100,11 +101,23 @@ fn str_field<'a>(item: &'a Value, key: &str) -> Result<&'a str, Refusal> {
 }
 
 fn message_id(item: &Value) -> Result<u64, Refusal> {
-    item.get("message_id").and_then(Value::as_u64).ok_or(("bad_request", "message_id must be a number".to_string()))
+    item.get("message_id").and_then(whole).ok_or(("bad_request", "message_id must be a number".to_string()))
+}
+
+/// A display name as given: control characters dropped, trimmed, 1 to `MAX_NAME`
+/// characters.
+pub fn display_name(given: &str) -> Result<String, Refusal> {
+    let name: String = given.chars().filter(|c| !c.is_control()).collect();
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > MAX_NAME {
+        return Err(("bad_request", format!("a name is 1 to {MAX_NAME} printable characters")));
+    }
+    Ok(name.to_string())
 }
 
 impl<'a> Response<'a> {
     pub fn read(item: &'a Value) -> Result<Response<'a>, Refusal> {
+        schemas::check_response(item)?;
         let room = room_field(item)?;
         let message = item.get("message").or_else(|| item.get("content")).and_then(Value::as_str).map(str::trim).unwrap_or("");
         if message.is_empty() {
@@ -115,14 +128,18 @@ impl<'a> Response<'a> {
 }
 
 impl<'a> Action<'a> {
-    /// What `item` asks, or why it cannot be done. The memory layers' actions are the
-    /// session's (`unavailable` here: a session that serves them applies them first).
+    /// What `item` asks, or why it cannot be done: first against its type's published
+    /// schema (`hud::schemas`), then read. The memory layers' actions are the session's
+    /// (`unavailable` here: a session that serves them applies them first).
     pub fn read(item: &'a Value) -> Result<Action<'a>, Refusal> {
         let ty = str_field(item, "type")?;
+        if !MIND_ACTIONS.contains(&ty) {
+            schemas::check(ty, item)?;
+        }
         Ok(match ty {
             "command" => {
                 let c = str_field(item, "command")?.trim();
-                if c.is_empty() || c.len() > 256 {
+                if c.is_empty() || c.chars().count() > 256 {
                     return Err(("bad_request", "command must be 1 to 256 characters".into()));
                 }
                 Action::Command(c)
@@ -154,20 +171,14 @@ impl<'a> Action<'a> {
             }
             "set_wpm" => {
                 let room = if item.get("room_id").is_some() { Some(room_field(item)?) } else { None };
-                let wpm = item.get("value").or_else(|| item.get("wpm")).and_then(Value::as_u64);
+                let wpm = item.get("value").or_else(|| item.get("wpm")).and_then(whole);
                 let wpm = wpm.filter(|w| (MIN_WPM as u64..=MAX_WPM as u64).contains(w));
                 let Some(wpm) = wpm else {
                     return Err(("bad_request", format!("value must be {MIN_WPM} to {MAX_WPM} words per minute")));
                 };
                 Action::SetWpm { room, wpm: wpm as u32 }
             }
-            "set_name" => {
-                let name = str_field(item, "name")?.trim();
-                if name.is_empty() || name.chars().count() > MAX_NAME || name.chars().any(char::is_control) {
-                    return Err(("bad_request", format!("a name is 1 to {MAX_NAME} printable characters")));
-                }
-                Action::SetName(name.to_string())
-            }
+            "set_name" => Action::SetName(display_name(str_field(item, "name")?)?),
             "send_message" => Action::SendMessage(Response::read(item)?),
             "sleep" => {
                 Action::Sleep { until: item.get("until").and_then(Value::as_str), seconds: item.get("seconds").and_then(Value::as_f64) }
@@ -213,5 +224,35 @@ mod tests {
         let resp = json!({"room_id": 7, "content": " hi "});
         assert_eq!(Response::read(&resp), Ok(Response { room: "7".into(), message: "hi", to: None }));
         assert_eq!(Response::read(&json!({"room_id": "here"})).unwrap_err().0, "bad_request");
+    }
+}
+
+#[cfg(test)]
+mod schema_agreement {
+    use crate::hud::schemas::{catalog, check, variants};
+
+    use super::*;
+
+    /// What an action's published schema takes, its reader does not refuse as malformed;
+    /// what the schema refuses, the reader refuses with the schema's code. Every action
+    /// the engine reads, over each field left out or set to each of many values.
+    #[test]
+    fn every_reader_agrees_with_its_published_schema() {
+        let mut tried = 0;
+        for ty in catalog().actions.keys().filter(|t| !MIND_ACTIONS.contains(&t.as_str())) {
+            for item in variants(ty) {
+                tried += 1;
+                let read = Action::read(&item).map(|_| ());
+                match check(ty, &item) {
+                    Ok(()) => {
+                        if let Err((code, m)) = read {
+                            panic!("{ty}: the schema takes {item} but the reader refuses it: {code} {m}");
+                        }
+                    }
+                    Err((code, _)) => assert_eq!(read.unwrap_err().0, code, "{item}"),
+                }
+            }
+        }
+        assert!(tried > 1_000, "{tried}");
     }
 }

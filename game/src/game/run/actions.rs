@@ -234,7 +234,7 @@ impl Engine {
         self.handle_command(id, link_id, line, re, (Instant::now(), now), None);
     }
 
-    fn act_on(&mut self, id: CharId, item: &Value, re: Option<Arc<str>>) -> Outcome {
+    pub(crate) fn act_on(&mut self, id: CharId, item: &Value, re: Option<Arc<str>>) -> Outcome {
         match Action::read(item)? {
             Action::Command(c) => {
                 self.submit(id, c.to_string(), re);
@@ -311,7 +311,7 @@ impl Engine {
                 let secs = secs.filter(|s| (0.0..=86_400.0).contains(s));
                 let Some(secs) = secs else {
                     return refuse(
-                        "bad_request",
+                        "bad_time",
                         "sleep takes 'until' (an ISO time within the next day, UTC unless it says) or 'seconds' (0 to 86,400)",
                     );
                 };

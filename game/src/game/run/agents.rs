@@ -96,7 +96,7 @@ impl Engine {
     /// An agent named by its stable id (a number) or its name, in the game.
     fn agent_named(&self, item: &Value) -> Result<CharId, Refusal> {
         let name = match item.get("agent_id") {
-            Some(Value::Number(n)) => n.as_u64().and_then(|id| self.chat.room(id)).map(|r| r.owner.clone()),
+            Some(n @ Value::Number(_)) => crate::hud::schemas::whole(n).and_then(|id| self.chat.room(id)).map(|r| r.owner.clone()),
             Some(Value::String(s)) => match s.trim().parse::<u64>() {
                 Ok(id) => self.chat.room(id).map(|r| r.owner.clone()),
                 Err(_) => Some(s.trim().to_string()),
@@ -154,10 +154,13 @@ impl Engine {
     fn model_field(item: &Value) -> Result<Option<String>, Refusal> {
         match item.get("model") {
             None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s))
-                if !s.trim().is_empty() && s.len() <= 200 && !s.trim().chars().any(|c| c.is_whitespace() || c.is_control()) =>
-            {
-                Ok(Some(s.trim().to_string()))
+            Some(Value::String(s)) if s.chars().count() <= 200 => {
+                let s: String = s.chars().filter(|c| !c.is_control()).collect();
+                let s = s.trim();
+                if s.is_empty() || s.chars().any(char::is_whitespace) {
+                    return Err(("bad_request", "'model' is a model's name: no spaces, at most 200 characters".into()));
+                }
+                Ok(Some(s.to_string()))
             }
             _ => Err(("bad_request", "'model' is a model's name: no spaces, at most 200 characters".into())),
         }
@@ -199,7 +202,7 @@ impl Engine {
                 };
                 let model = Self::model_field(item)?;
                 // Only into a room of the creator's own (a member may not bring agents in).
-                let join_room = match item.get("in_room_id").and_then(|v| v.as_u64().or_else(|| v.as_str()?.parse().ok())) {
+                let join_room = match item.get("in_room_id").and_then(|v| crate::hud::schemas::whole(v).or_else(|| v.as_str()?.parse().ok())) {
                     Some(r) if self.chat.room(r).is_some_and(|room| room.owner.eq_ignore_ascii_case(&actor)) => Some(r),
                     Some(r) => return Err(("no_such_room", format!("chat room {r} is not yours"))),
                     None => self.chat.room_of(&actor),
@@ -223,19 +226,8 @@ impl Engine {
                 let model = Self::model_field(item)?;
                 let display = match item.get("name") {
                     None | Some(Value::Null) => None,
-                    Some(Value::String(s))
-                        if !s.trim().is_empty()
-                            && s.chars().count() <= crate::game::run::action_items::MAX_NAME
-                            && !s.chars().any(char::is_control) =>
-                    {
-                        Some(s.trim().to_string())
-                    }
-                    _ => {
-                        return Err((
-                            "bad_request",
-                            format!("'name' is a display name of 1 to {} characters", crate::game::run::action_items::MAX_NAME),
-                        ))
-                    }
+                    Some(Value::String(s)) => Some(crate::game::run::action_items::display_name(s)?),
+                    _ => return Err(("bad_request", "'name' is a display name".into())),
                 };
                 if prompt.is_none() && model.is_none() && display.is_none() {
                     return Err(("bad_request", "alter_agent changes background_prompt, name or model".into()));

@@ -397,7 +397,7 @@ impl Engine {
             None => "human",
         };
         let instructions: Value = serde_json::from_str(INSTRUCTIONS).unwrap_or_default();
-        let mut actions: Value = serde_json::from_str(ACTIONS).unwrap_or_default();
+        let mut actions = crate::hud::schemas::with_schemas(&serde_json::from_str(ACTIONS).unwrap_or_default());
         // Agent management is listed only to agents granted it (the seed's rule).
         if !pc.hud.can_create_agents {
             if let Some(m) = actions.as_object_mut() {
@@ -535,6 +535,10 @@ mod tests {
             actions.as_object().unwrap().values().flat_map(|v| v.as_array().unwrap().iter().filter_map(|x| x.as_str())).collect();
         for c in crate::game::commands::COMMANDS {
             assert!(listed.contains(&c.name), "{} is missing from data/hud/actions.json", c.name);
+        }
+        // And every action with a schema is listed (an agent finds it in its HUD).
+        for name in crate::hud::schemas::catalog().actions.keys() {
+            assert!(listed.contains(&name.as_str()), "{name} has a schema but is missing from data/hud/actions.json");
         }
         let _: Value = serde_json::from_str(INSTRUCTIONS).unwrap();
         let ins: Value = serde_json::from_str(INSTRUCTIONS).unwrap();
