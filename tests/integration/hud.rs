@@ -535,3 +535,19 @@ async fn every_action_carries_the_schema_the_server_checks_it_against() {
     assert_eq!((r[0]["code"].as_str(), r[0]["message"].as_str().is_some_and(|m| m.contains("room_id"))), (Some("bad_request"), true));
     srv.shutdown().await;
 }
+
+/// Issue 50: an `actions` message is counted once against the command rate (10 a second,
+/// a burst of 10), whatever it holds: 20 commands in one message are each answered, none
+/// `rate_limited`, and they run one a pulse like typed ones.
+#[tokio::test]
+async fn an_actions_message_counts_once_against_the_rate() {
+    let srv = TestServer::start().await;
+    let k = srv.key("ann").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.login_key("ann", &k).await;
+    let items: Vec<Value> = (0..20).map(|i| json!({"type": "command", "command": if i % 2 == 0 { "look" } else { "score" }})).collect();
+    let r = actions(&mut a, json!({"data": {"actions": items}}), "many").await;
+    assert_eq!(r.len(), 20);
+    assert!(r.iter().all(|x| x["ok"] == true), "{r:?}");
+    srv.shutdown().await;
+}

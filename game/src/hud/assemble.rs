@@ -631,7 +631,11 @@ mod tests {
                 m.reply_to = Some(i as u64);
             }
         }
+        // The real meta: every HUD action with its schema (nested objects, dearer in TOON).
+        let actions: Value = serde_json::from_str(include_str!("../../../data/hud/actions.json")).unwrap();
+        p.meta["available_actions"] = super::super::schemas::with_schemas(&actions);
         let hud = assemble(&p, 50_000, HudFormat::Toon).unwrap();
+        assert!(hud.value["meta"]["available_actions"]["knowledge"]["set"]["properties"].is_object());
         let shown = hud.value["rooms"][0]["messages"].as_array().unwrap().clone();
         assert_eq!(shown.len(), 60);
         let keys = |m: &Value| m.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
