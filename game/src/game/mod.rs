@@ -25,6 +25,8 @@ pub mod tools;
 
 #[cfg(test)]
 mod world_input_tests;
+#[cfg(test)]
+mod original_tests;
 
 pub use run::engine::{Engine, EngineConfig, EngineHandle, EngineMsg, EnterReply};
 pub use send::output::{EventKind, Out, Outs};

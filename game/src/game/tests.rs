@@ -18,6 +18,48 @@ pub(crate) fn engine(cfg: EngineConfig) -> (Engine, tempfile::TempDir) {
     (Engine::new(proto, cfg, saves), dir)
 }
 
+/// The Dark Pawns world (`PAWNS_DARKPAWNS_WORLD`, or `../shared/worlds/darkpawns` beside
+/// the project); `None` (the test skips) without it.
+pub(crate) fn darkpawns() -> Option<std::path::PathBuf> {
+    let dir = std::env::var("PAWNS_DARKPAWNS_WORLD")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/worlds/darkpawns"));
+    dir.join("wld/index").is_file().then_some(dir).or_else(|| {
+        eprintln!("skipped: no Dark Pawns world");
+        None
+    })
+}
+
+/// What the engine sent a link so far, as text.
+pub(crate) fn heard(e: &mut Engine, rx: &mut mpsc::Receiver<crate::game::send::output::Outs>) -> String {
+    // What the engine sent so far goes out (as at a step's end).
+    e.send_outboxes();
+    let mut s = String::new();
+    while let Ok(batch) = rx.try_recv() {
+        for o in batch {
+            if let crate::game::send::output::Out::Event { text, .. } = o {
+                s.push_str(&text);
+                s.push('\n');
+            }
+        }
+    }
+    s
+}
+
+/// Moves `id` to room `vnum`.
+pub(crate) fn place(e: &mut Engine, id: crate::game::model::world::CharId, vnum: u32) {
+    let r = e.world.room_of_vnum(vnum).unwrap_or_else(|| panic!("room {vnum}"));
+    e.world.char_from_room(id);
+    e.world.char_to_room(id, r);
+}
+
+/// A mob of prototype `vnum` made in room `room` (lowest rolls).
+pub(crate) fn mob_at(e: &mut Engine, vnum: u32, room: u32) -> crate::game::model::world::CharId {
+    let r = e.world.room_of_vnum(room).unwrap();
+    let mut roll = |lo: i32, _hi: i32| lo;
+    e.world.create_mob(vnum, r, &mut roll).unwrap()
+}
+
 pub(crate) fn link(id: u64, capacity: usize) -> (Link, mpsc::Receiver<crate::game::send::output::Outs>) {
     let (tx, rx) = mpsc::channel(capacity);
     (Link { id, tx, json: true, client: Arc::new(ClientInfo::default()) }, rx)

@@ -239,7 +239,15 @@ impl Engine {
             self.send_text(ch, &format!("You don't seem to have {} {}.", article(words[0]), words[0]));
             return CmdStatus::InvalidTarget;
         }
+        // Dark Pawns: a mob takes things only with MOB_OKGIVE (immortals excepted).
+        let uninterested = self.world.profile.family == crate::worldfile::profile::Family::DarkPawns
+            && self.world.ch(v).is_some_and(|m| m.is_npc() && m.mob_flags & crate::game::model::tables::mob_flag::OKGIVE == 0)
+            && self.world.ch(ch).is_some_and(|c| c.level < crate::game::model::tables::MAX_LEVEL);
         for o in targets {
+            if uninterested {
+                self.act("$N doesn't seem to be interested in $p.", ch, Some(v), Some(o), To::Actor, EventKind::Text);
+                return CmdStatus::Failed;
+            }
             if !self.carry_ok(v, o) {
                 self.act("$N seems to have $S hands full.", ch, Some(v), None, To::Actor, EventKind::Text);
                 continue;

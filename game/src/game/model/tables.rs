@@ -161,6 +161,14 @@ pub mod cont {
 }
 
 pub mod mob_flag {
+    /// CircleMUD's `MOB_SPEC` (bit 0, letter `a`): the mob's special procedure runs on
+    /// its own (each mob turn, each combat round). Without it a procedure is dormant
+    /// but for the commands typed beside the mob, as in the original (the flag comes
+    /// only from the mob file; no code sets it).
+    pub const SPEC: u64 = 1 << 0;
+    /// Dark Pawns's `MOB_OKGIVE` (bit 24, letter `y`): the mob takes things given to it
+    /// (and so hears its `ongive` script); others are not interested.
+    pub const OKGIVE: u64 = 1 << 24;
     pub const SENTINEL: u64 = 1 << 1;
     pub const SCAVENGER: u64 = 1 << 2;
     pub const AGGRESSIVE: u64 = 1 << 5;

@@ -161,8 +161,9 @@ impl Engine {
                 let ctx = crate::game::scripting::dg_run::DgCtx { actor: Some(v), ..Default::default() };
                 self.dg_fire_if(crate::game::scripting::dg_run::Owner::Mob(id), 'k', ctx, |narg, _| roll <= narg.max(1));
             }
-            // A fighting mob's procedure acts after its blow (magic users cast…).
-            if let Some(special) = self.mob_special(id).map(str::to_string) {
+            // A fighting mob's procedure acts after its blow (magic users cast…), with
+            // MOB_SPEC only (perform_violence).
+            if let Some(special) = self.mob_special(id).filter(|_| self.world.ch(id).is_some_and(|c| c.mob_flags & tables::mob_flag::SPEC != 0)).map(str::to_string) {
                 if self.world.ch(id).is_some_and(|c| c.fighting.is_some()) {
                     self.fight_special(id, &special);
                 }
@@ -266,6 +267,10 @@ impl Engine {
 
     /// Applies damage, updates position, and handles death.
     pub fn damage(&mut self, ch: CharId, victim: CharId, dam: i32, wtype: usize) {
+        // Shopkeepers and (in Dark Pawns) the town's officials are not to be hurt.
+        if wtype != TYPE_SUFFERING && self.protected_from(ch, victim) {
+            return;
+        }
         if wtype != TYPE_SUFFERING {
             self.damage_messages(ch, victim, dam, wtype);
         }

@@ -36,8 +36,9 @@ impl Engine {
             let room = m.room;
             let flags = m.mob_flags;
             let vnum = m.npc_vnum;
-            // A special procedure goes first; when it acts, that is the mob's turn.
-            if let Some(special) = vnum.and_then(|v| self.world.mob_specials.get(&v)).cloned() {
+            // A special procedure goes first — only with MOB_SPEC, as the original's
+            // mobile_activity — and when it acts, that is the mob's turn.
+            if let Some(special) = vnum.filter(|_| flags & mob_flag::SPEC != 0).and_then(|v| self.world.mob_specials.get(&v)).cloned() {
                 if self.run_special(id, &special) {
                     continue;
                 }

@@ -7,6 +7,7 @@ pub mod groups;
 pub mod houses;
 pub mod magic;
 pub mod mobs;
+pub mod protection;
 pub mod shops;
 pub mod socials;
 pub mod specials;

@@ -5,6 +5,9 @@
 //!   that acts ends the mob's turn): `fido`, `janitor`, `thief`, `cityguard`;
 //! - in the combat round, after the mob's blow: `magic_user`, `cleric`, `fighter`,
 //!   `snake`;
+//! - these two only for a mob whose file gives it `MOB_SPEC` (as the original: Dark
+//!   Pawns assigns `magic_user` to its apprentice sorcerer 8081, whose file lacks the
+//!   flag, so it never casts);
 //! - when a character types a command, before the command runs (`command_special`,
 //!   the original's `special()`): the room's procedure, then the mobs', then what the
 //!   character carries and wears, then what lies on the floor; one that takes the

@@ -9,7 +9,8 @@ use crate::game::rules::spells::AffectKind;
 use crate::game::run::engine::{Engine, EngineConfig};
 use crate::game::send::output::{Out, Outs};
 
-/// The `n`-th mob prototype of the starter world (by vnum), made in `room` with `special`.
+/// The `n`-th mob prototype of the starter world (by vnum), made in `room` with `special`
+/// (and MOB_SPEC).
 fn mob(e: &mut Engine, n: usize, special: &str, room: usize) -> CharId {
     let mut vnums: Vec<u32> = e.world.mob_protos.keys().copied().collect();
     vnums.sort_unstable();
@@ -19,7 +20,10 @@ fn mob(e: &mut Engine, n: usize, special: &str, room: usize) -> CharId {
         e.world.behaving_vnums.insert(vnum);
     }
     let mut rng = |lo: i32, _hi: i32| lo;
-    e.world.create_mob(vnum, room, &mut rng).unwrap()
+    let id = e.world.create_mob(vnum, room, &mut rng).unwrap();
+    // As a world that assigns a procedure flags its mob MOB_SPEC (see `mob_flag::SPEC`).
+    e.world.chars.get_mut(&id).unwrap().mob_flags |= crate::game::model::tables::mob_flag::SPEC;
+    id
 }
 
 /// A player of `class` in `room`, and what it is sent.
