@@ -89,6 +89,10 @@ pub struct CharacterRecord {
     /// Coins kept at the bank (the `bank` special); absent in older records.
     #[serde(default)]
     pub bank_gold: i64,
+    /// Hit points below which the character flees by itself (`wimpy`; 0: never);
+    /// absent in older records.
+    #[serde(default)]
+    pub wimp_level: u32,
 }
 
 /// An agent's HUD settings and knowledge (protocol §11).

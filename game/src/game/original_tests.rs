@@ -112,3 +112,76 @@ async fn shopkeepers_and_officials_are_not_to_be_fought() {
     assert!(said.contains("Ha ha... Don't think so.") && !said.contains("slapped"), "{said}");
     assert!(e.world.ch(guard).unwrap().fighting.is_none());
 }
+
+/// Dark Pawns's newbie protection: once a player of level 5 or less is stunned, the mob
+/// stops fighting it (C's `damage()`), so a new player knocked down is not killed in
+/// the same fight.
+#[tokio::test]
+async fn a_mob_stops_fighting_a_stunned_newcomer() {
+    let Some((mut e, _tmp)) = dark_pawns() else { return };
+    let room = street(&e);
+    let (pc, _rx) = player(&mut e, "Newling", 3, room);
+    let brute = mob_at(&mut e, 8080, room);
+    e.world.chars.get_mut(&brute).unwrap().hit = 50_000;
+    e.start_fight(brute, pc);
+    let mut stunned = false;
+    for _ in 0..200 {
+        e.world.chars.get_mut(&pc).unwrap().hit = e.world.ch(pc).unwrap().hit.min(3);
+        e.combat_round();
+        let p = e.world.ch(pc).unwrap();
+        if p.position <= crate::game::model::tables::Position::Stunned {
+            stunned = true;
+            break;
+        }
+    }
+    assert!(stunned, "the brute never knocked the player down");
+    assert!(e.world.ch(brute).unwrap().fighting.is_none(), "the mob stopped fighting the newcomer");
+    for _ in 0..10 {
+        e.combat_round();
+    }
+    assert!(e.world.ch(pc).is_some_and(|p| p.position > crate::game::model::tables::Position::Dead && p.deaths == 0), "not killed");
+}
+
+/// `wimpy`: Dark Pawns starts a character at 5 hit points; the command's words are the
+/// original's; below the level a fighting player flees by itself.
+#[tokio::test]
+async fn wimpy_starts_at_five_and_flees_below_it() {
+    let Some(dir) = darkpawns() else { return };
+    let proto = crate::worldfile::load_dir(&dir).unwrap().world;
+    let mut rec = crate::game::model::character::new_record("Timid", 3, 0, 1, true, [13; 6], 8004);
+    crate::game::model::kit::StartKit::new(&proto).apply(&mut rec);
+    assert_eq!(rec.wimp_level, 5, "Dark Pawns's do_start");
+    let Some((mut e, _tmp)) = dark_pawns() else { return };
+    let room = street(&e);
+    let (pc, mut rx) = player(&mut e, "Timid", 3, room);
+    {
+        let c = e.world.chars.get_mut(&pc).unwrap();
+        (c.max_hit, c.hit) = (30, 30);
+    }
+    for (line, want) in [
+        ("wimpy", "At the moment, you're not a wimp.  (sure, sure...)"),
+        ("wimpy 11", "You can't set your wimp level above one third your hit points."),
+        ("wimpy 40", "That doesn't make much sense, now does it?"),
+        ("wimpy x", "Specify at how many hit points you want to wimp out at.  (0 to disable)"),
+        ("wimpy 8", "Okay, you'll wimp out if you drop below 8 hit points."),
+        ("wimpy", "Your current wimp level is 8 hit points."),
+    ] {
+        e.dispatch(pc, line);
+        let said = heard(&mut e, &mut rx);
+        assert!(said.contains(want), "{line}: {said}");
+    }
+    let mob = mob_at(&mut e, 8080, room);
+    e.world.chars.get_mut(&mob).unwrap().hit = 50_000;
+    e.start_fight(pc, mob);
+    e.world.chars.get_mut(&pc).unwrap().hit = 9;
+    let mut said = String::new();
+    for _ in 0..20 {
+        e.combat_round();
+        said.push_str(&heard(&mut e, &mut rx));
+        if said.contains("You wimp out") {
+            break;
+        }
+    }
+    assert!(said.contains("You wimp out, and attempt to flee!"), "{said}");
+    assert!(said.contains("You flee head over heels.") || said.contains("PANIC!"), "{said}");
+}

@@ -76,3 +76,50 @@ impl Engine {
         CmdStatus::Ok
     }
 }
+
+impl Engine {
+    /// `wimpy [hit points]`: at how many hit points a fight is fled (CircleMUD's
+    /// `do_wimpy`, its words; 0 fights to the end; at most a third of one's hit points).
+    pub fn do_wimpy(&mut self, ch: CharId, args: &str) -> CmdStatus {
+        let Some(c) = self.world.ch(ch) else { return CmdStatus::Failed };
+        let Some(pc) = c.pc.as_ref() else { return CmdStatus::Failed };
+        let (now, max_hit) = (pc.wimp_level, c.max_hit.max(0) as u32);
+        let arg = args.split_whitespace().next().unwrap_or("");
+        if arg.is_empty() {
+            let line = if now > 0 {
+                format!("Your current wimp level is {now} hit points.")
+            } else {
+                "At the moment, you're not a wimp.  (sure, sure...)".to_string()
+            };
+            self.send_text(ch, &line);
+            return CmdStatus::Ok;
+        }
+        if !arg.starts_with(|c: char| c.is_ascii_digit()) {
+            self.send_text(ch, "Specify at how many hit points you want to wimp out at.  (0 to disable)");
+            return CmdStatus::InvalidTarget;
+        }
+        let level: u64 = arg.chars().take_while(char::is_ascii_digit).collect::<String>().parse().unwrap_or(u64::MAX);
+        let line = if level == 0 {
+            "Okay, you'll now tough out fights to the bitter end.".to_string()
+        } else if level > max_hit as u64 {
+            "That doesn't make much sense, now does it?".to_string()
+        } else if level > (max_hit / 3) as u64 {
+            "You can't set your wimp level above one third your hit points.".to_string()
+        } else {
+            format!("Okay, you'll wimp out if you drop below {level} hit points.")
+        };
+        let set = level == 0 || level <= (max_hit / 3) as u64;
+        if set {
+            if let Some(pc) = self.world.chars.get_mut(&ch).and_then(|c| c.pc.as_mut()) {
+                pc.wimp_level = level as u32;
+                pc.dirty = true;
+            }
+        }
+        self.send_text(ch, &line);
+        if set {
+            CmdStatus::Ok
+        } else {
+            CmdStatus::Failed
+        }
+    }
+}

@@ -103,6 +103,8 @@ pub struct PcState {
     pub practices: u32,
     /// Coins kept at the bank (the `bank` special procedure).
     pub bank_gold: i64,
+    /// Below this many hit points a fight is fled (`wimpy`; 0: never).
+    pub wimp_level: u32,
     /// Drunk, full, thirst: 0..=24 (see `food`).
     pub conditions: [i8; 3],
     /// The session being recorded, if recording is on.
@@ -283,6 +285,7 @@ impl Char {
                 skills: r.skills.iter().cloned().collect(),
                 practices: r.practices,
                 bank_gold: r.bank_gold.max(0),
+                wimp_level: r.wimp_level,
                 conditions: r.conditions.unwrap_or(crate::game::rules::food::FRESH),
                 rec: None,
                 hud: Box::new(crate::game::send::hud::HudState::from_record(r.hud.as_ref())),
@@ -413,5 +416,6 @@ pub fn new_record(
         conditions: None,
         hud: None,
         bank_gold: 0,
+        wimp_level: 0,
     }
 }

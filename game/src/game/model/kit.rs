@@ -15,6 +15,9 @@ pub struct StartKit {
     items: Vec<KitItem>,
     /// vnum → (item type, first wear-flag word) for every object the kit names that exists.
     protos: HashMap<u32, (u32, u64)>,
+    /// A new character's wimp level: Dark Pawns starts everyone at 5 (`do_start`),
+    /// CircleMUD and tbaMUD at 0.
+    wimp_level: u32,
 }
 
 impl StartKit {
@@ -28,7 +31,8 @@ impl StartKit {
         }
         walk(&world.profile.kit, &mut wanted);
         let protos = world.objs.iter().filter(|o| wanted.contains(&o.vnum)).map(|o| (o.vnum, (o.item_type, o.wear_flags[0]))).collect();
-        StartKit { items: world.profile.kit.clone(), protos }
+        let wimp_level = if world.profile.family == crate::worldfile::profile::Family::DarkPawns { 5 } else { 0 };
+        StartKit { items: world.profile.kit.clone(), protos, wimp_level }
     }
 
     fn for_class(&self, i: &KitItem, class: u8) -> bool {
@@ -43,8 +47,10 @@ impl StartKit {
     }
 
     /// Gives a new character its kit: what can be worn is worn (first free slot its wear
-    /// flags allow), the rest is carried. Objects the world lacks are left out.
+    /// flags allow), the rest is carried. Objects the world lacks are left out. The
+    /// world's starting wimp level comes with it.
     pub fn apply(&self, rec: &mut CharacterRecord) {
+        rec.wimp_level = self.wimp_level;
         let class = rec.class;
         for i in self.items.iter().filter(|i| self.for_class(i, class)) {
             let obj = self.object(i, class);

@@ -233,6 +233,7 @@ impl Engine {
             conditions: Some(pc.conditions),
             hud: pc.hud.to_record(),
             bank_gold: pc.bank_gold,
+            wimp_level: pc.wimp_level,
         })
     }
 

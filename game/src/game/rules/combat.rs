@@ -309,6 +309,30 @@ impl Engine {
         if matches!(pos, Position::MortallyWounded | Position::Incapacitated | Position::Stunned) {
             self.send_text(victim, "You are in a bad way, and will die soon if not aided.");
         }
+        if pos <= Position::Stunned {
+            self.spare_the_newcomer(ch, victim);
+        }
+        // Below its wimp level a fighting player flees by itself.
+        let wimp = self.world.ch(victim).and_then(|v| {
+            let pc = v.pc.as_ref()?;
+            (ch != victim && pc.wimp_level > 0 && v.position == Position::Fighting && v.hit < pc.wimp_level as i32).then_some(())
+        });
+        if wimp.is_some() {
+            self.send_text(victim, "You wimp out, and attempt to flee!");
+            self.flee(victim);
+        }
+    }
+
+    /// Dark Pawns's newbie protection: a mob stops fighting a player of level 5 or less
+    /// once it is stunned or worse (`damage()`; no word of it but the usual ones).
+    fn spare_the_newcomer(&mut self, ch: CharId, victim: CharId) {
+        if self.world.profile.family != crate::worldfile::profile::Family::DarkPawns {
+            return;
+        }
+        let (Some(c), Some(v)) = (self.world.ch(ch), self.world.ch(victim)) else { return };
+        if c.is_npc() && v.pc.is_some() && v.level <= 5 && v.position > Position::Dead && c.fighting == Some(victim) {
+            self.stop_fighting(ch);
+        }
     }
 
     /// Death: a corpse with the gear, experience for the killer, respawn for players.
