@@ -29,6 +29,7 @@ fn sample(name: &str) -> CharacterRecord {
         conditions: Some([0, 20, 18]),
         hud: None,
         bank_gold: 0,
+        wimp_level: 0,
     }
 }
 
