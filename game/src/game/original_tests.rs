@@ -185,3 +185,35 @@ async fn wimpy_starts_at_five_and_flees_below_it() {
     assert!(said.contains("You wimp out, and attempt to flee!"), "{said}");
     assert!(said.contains("You flee head over heels.") || said.contains("PANIC!"), "{said}");
 }
+
+/// Dark Pawns's experience: a level-1 character killing a level-1 mob gains the mob's
+/// whole experience (pawns gave a third) plus the level × damage of each blow while under
+/// level 2; level 2 is reached past 1,500; a level-20 killer of the same mob keeps 30 %.
+#[tokio::test]
+async fn experience_is_dark_pawns_s() {
+    let Some((mut e, _tmp)) = dark_pawns() else { return };
+    let room = street(&e);
+    let (pc, mut rx) = player(&mut e, "Learner", 3, room);
+    assert_eq!(e.exp_to_reach(3, 2), 1501, "past find_exp(1) = 1500");
+    let zealot = mob_at(&mut e, 8069, room);
+    let worth = e.world.ch(zealot).unwrap().exp;
+    assert!(worth > 0);
+    e.world.chars.get_mut(&zealot).unwrap().hit = 5;
+    e.world.chars.get_mut(&pc).unwrap().exp = 0;
+    e.damage(pc, zealot, 30, 0);
+    let said = heard(&mut e, &mut rx);
+    let want = 30 + worth.min(100_000);
+    assert_eq!(e.world.ch(pc).unwrap().exp, want.min(1500 + 1), "{said}");
+    assert!(said.contains(&format!("You receive {} experience points.", worth)), "{said}");
+
+    let (vet, mut rx) = player(&mut e, "Veteran", 3, room);
+    e.world.chars.get_mut(&vet).unwrap().level = 20;
+    let before = e.world.ch(vet).unwrap().exp;
+    let zealot = mob_at(&mut e, 8069, room);
+    e.world.chars.get_mut(&zealot).unwrap().hit = 5;
+    e.damage(vet, zealot, 30, 0);
+    let said = heard(&mut e, &mut rx);
+    let share = crate::game::rules::experience::dp_share(20, 1, worth, false);
+    assert_eq!(share, ((worth as f64) * 0.3) as i64, "17 over after the slack: 30 %");
+    assert_eq!(e.world.ch(vet).unwrap().exp - before, share, "no blow experience at level 20: {said}");
+}

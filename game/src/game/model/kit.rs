@@ -51,6 +51,10 @@ impl StartKit {
     /// world's starting wimp level comes with it.
     pub fn apply(&self, rec: &mut CharacterRecord) {
         rec.wimp_level = self.wimp_level;
+        // Dark Pawns starts a character at 1 experience (`do_start`).
+        if self.wimp_level > 0 {
+            rec.exp = rec.exp.max(1);
+        }
         let class = rec.class;
         for i in self.items.iter().filter(|i| self.for_class(i, class)) {
             let obj = self.object(i, class);

@@ -279,6 +279,8 @@ impl Engine {
         };
         v.hit -= dam;
         v.mark_dirty();
+        self.blow_exp(ch, victim, dam);
+        let Some(v) = self.world.chars.get_mut(&victim) else { return };
         v.position = match v.hit {
             h if h > 0 => {
                 if v.position < Position::Sleeping {
@@ -371,7 +373,6 @@ impl Engine {
         if let Some(k) = killer.filter(|k| *k != victim) {
             if self.world.ch(k).is_some_and(|c| c.pc.is_some()) {
                 let k_level = self.world.ch(k).map(|c| c.level).unwrap_or(1);
-                let gain = if v_npc { kill_exp(v_exp, v_level, k_level) } else { 0 };
                 if let Some(kc) = self.world.chars.get_mut(&k) {
                     kc.kills += 1;
                 }
@@ -394,9 +395,11 @@ impl Engine {
                         count: None,
                     },
                 );
-                // A group shares the kill among the members who were there.
-                for (member, share) in if gain > 0 { self.group_gain(k, gain) } else { Vec::new() } {
-                    self.send_text(member, &format!("You receive {share} experience points."));
+                // A group shares the kill among the members who were there (the world's
+                // family's rule: `experience.rs`).
+                let gains = if v_npc { self.kill_gains(k, v_level, v_exp) } else { Vec::new() };
+                for (member, share, line) in gains.into_iter().filter(|(_, s, _)| *s > 0) {
+                    self.send_text(member, &line);
                     self.gain_exp(member, share);
                 }
             }
@@ -529,11 +532,13 @@ impl Engine {
         if c.is_npc() {
             return;
         }
+        let amount = self.capped_gain(id, amount);
+        let Some(c) = self.world.chars.get_mut(&id) else { return };
         c.exp = (c.exp + amount).max(0);
         c.mark_dirty();
         loop {
             let Some(c) = self.world.ch(id) else { return };
-            if c.level >= MAX_LEVEL || c.exp < tables::exp_for_level(c.level + 1) {
+            if c.level >= MAX_LEVEL || c.exp < self.exp_to_reach(c.class, c.level + 1) {
                 break;
             }
             self.advance_level(id);

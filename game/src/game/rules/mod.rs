@@ -2,6 +2,7 @@ pub mod chat;
 pub mod clock;
 pub mod combat;
 pub mod doors;
+pub mod experience;
 pub mod food;
 pub mod groups;
 pub mod houses;
