@@ -1,9 +1,11 @@
 //! The memory layers (§12) for people at a telnet prompt: the same actions as the HUD's,
-//! typed as commands, answered in words. `remember <text>`, `forget <id>`, `recall
-//! <words>`, `soul` (list) / `soul add <text>` / `soul remove <id>`, `diary` (today) /
-//! `diary write <text>` / `diary read <YYYY-MM-DD>` / `diary search <words>`,
-//! `relationship <name> [type=ally] [trust=0.5] [tone=warm] [rationale=…] [notes=…]`;
-//! the action names themselves (`soul_add`, `diary_write`…) work too.
+//! typed under their own verb and answered in words (never a code): `mind remember
+//! <text>`, `mind forget <id>`, `mind recall <words>`, `mind soul` (list) / `mind soul
+//! add <text>` / `mind soul remove <id>`, `mind diary` (today) / `mind diary write
+//! <text>` / `mind diary read <YYYY-MM-DD>` / `mind diary search <words>`, `mind
+//! relationship <name> [type=ally] [trust=0.5] [tone=warm] [rationale=…] [notes=…]`;
+//! the action names themselves (`soul_add`, `diary_write`…) work too. Every other word
+//! is the world's (its commands and triggers come first).
 
 use std::sync::Arc;
 
@@ -13,17 +15,73 @@ use super::shared::Shared;
 use crate::game::model::world::CharId;
 use crate::game::EngineMsg;
 
+/// The memory layers' own verb: `mind recall <words>`, `mind diary write <text>`… (the
+/// world's commands and triggers keep every other word: Dark Pawns has its own
+/// `recall`, tbaMUD's teleporter listens for it).
+pub const VERB: &str = "mind";
+
+/// The HUD's action names, typed as they are (`soul_add Courage`): no world uses them.
+const ACTION_NAMES: &[&str] = &[
+    "soul_add",
+    "soul_remove",
+    "diary_write",
+    "diary_read",
+    "diary_search",
+    "relationship_set",
+    "link_request",
+    "link_accept",
+    "self_care",
+];
+
+/// How each memory command is typed (after `mind`).
+const USAGE: &[(&str, &str)] = &[
+    ("remember", "remember <text>"),
+    ("forget", "forget <id>"),
+    ("recall", "recall <words>"),
+    ("soul", "soul | soul add <text> | soul remove <id>"),
+    ("diary", "diary | diary write <text> | diary read <YYYY-MM-DD> | diary search <words>"),
+    ("relationship", "relationship <name> [type=ally] [trust=-1…1] [tone=…] [rationale=…] [notes=\"…\"]"),
+    ("conversations", "conversations [name]"),
+    ("self_care", "self_care"),
+    ("link", "link request <name> | link accept <name>"),
+];
+
+/// The usage of the memory command whose verb (or action name) is `verb`.
+fn usage_of(verb: &str) -> String {
+    let verb = verb.to_ascii_lowercase();
+    let base = verb.split('_').next().unwrap_or("");
+    let base = if base == "self" { "self_care" } else { base };
+    let typed = |u: &str| u.split(" | ").map(|form| format!("{VERB} {form}")).collect::<Vec<_>>().join(" | ");
+    match USAGE.iter().find(|(v, _)| *v == verb || *v == base) {
+        Some((_, u)) => typed(u),
+        None => USAGE.iter().map(|(_, u)| typed(u)).collect::<Vec<_>>().join("\n       "),
+    }
+}
+
 /// The action a line asks for, if it is a memory command.
 fn parse(line: &str) -> Option<Value> {
     let line = line.trim();
     let (verb, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+    if verb.eq_ignore_ascii_case(VERB) {
+        return Some(parse_layer(rest.trim()));
+    }
+    ACTION_NAMES.iter().any(|a| a.eq_ignore_ascii_case(verb)).then(|| parse_layer(line))
+}
+
+/// A memory command after its verb (`recall cellar`, `diary write …`).
+fn parse_layer(line: &str) -> Value {
+    let usage = |verb: &str| json!({"type": "__usage", "text": usage_of(verb)});
+    let (verb, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
     let rest = rest.trim();
     let (sub, tail) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
     let tail = tail.trim();
-    Some(match verb.to_ascii_lowercase().as_str() {
-        "remember" => json!({"type": "remember", "text": rest}),
-        "forget" => json!({"type": "forget", "id": rest}),
-        "recall" => json!({"type": "recall", "query": rest}),
+    let verb = verb.to_ascii_lowercase();
+    // Each command that needs words says how it is typed when they are missing.
+    let needs = |text: &str, item: Value| if text.is_empty() { usage(&verb) } else { item };
+    match verb.as_str() {
+        "remember" => needs(rest, json!({"type": "remember", "text": rest})),
+        "forget" => needs(rest, json!({"type": "forget", "id": rest})),
+        "recall" => needs(rest, json!({"type": "recall", "query": rest})),
         "self_care" | "selfcare" => json!({"type": "self_care"}),
         "conversations" => {
             if rest.is_empty() {
@@ -32,32 +90,32 @@ fn parse(line: &str) -> Option<Value> {
                 json!({"type": "conversations", "name": rest})
             }
         }
-        "link_request" => json!({"type": "link_request", "name": rest}),
-        "link_accept" => json!({"type": "link_accept", "name": rest}),
+        "link_request" => needs(rest, json!({"type": "link_request", "name": rest})),
+        "link_accept" => needs(rest, json!({"type": "link_accept", "name": rest})),
         "link" => match sub.to_ascii_lowercase().as_str() {
-            "request" => json!({"type": "link_request", "name": tail}),
-            "accept" => json!({"type": "link_accept", "name": tail}),
-            _ => json!({"type": "__usage", "text": "link request <name> | link accept <name>"}),
+            "request" if !tail.is_empty() => json!({"type": "link_request", "name": tail}),
+            "accept" if !tail.is_empty() => json!({"type": "link_accept", "name": tail}),
+            _ => usage("link"),
         },
-        "soul_add" => json!({"type": "soul_add", "text": rest}),
-        "soul_remove" => json!({"type": "soul_remove", "id": rest}),
+        "soul_add" => needs(rest, json!({"type": "soul_add", "text": rest})),
+        "soul_remove" => needs(rest, json!({"type": "soul_remove", "id": rest})),
         "soul" => match sub.to_ascii_lowercase().as_str() {
             "" | "list" => json!({"type": "__view"}),
-            "add" => json!({"type": "soul_add", "text": tail}),
-            "remove" => json!({"type": "soul_remove", "id": tail}),
-            _ => json!({"type": "__usage", "text": "soul | soul add <text> | soul remove <id>"}),
+            "add" if !tail.is_empty() => json!({"type": "soul_add", "text": tail}),
+            "remove" if !tail.is_empty() => json!({"type": "soul_remove", "id": tail}),
+            _ => usage("soul"),
         },
-        "diary_write" => json!({"type": "diary_write", "text": rest}),
-        "diary_read" => json!({"type": "diary_read", "date": rest}),
-        "diary_search" => json!({"type": "diary_search", "query": rest}),
+        "diary_write" => needs(rest, json!({"type": "diary_write", "text": rest})),
+        "diary_read" => needs(rest, json!({"type": "diary_read", "date": rest})),
+        "diary_search" => needs(rest, json!({"type": "diary_search", "query": rest})),
         "diary" => match sub.to_ascii_lowercase().as_str() {
             "" => json!({"type": "diary_read", "date": chrono::Utc::now().format("%Y-%m-%d").to_string()}),
-            "write" => json!({"type": "diary_write", "text": tail}),
-            "read" => json!({"type": "diary_read", "date": tail}),
-            "search" => json!({"type": "diary_search", "query": tail}),
-            _ => json!({"type": "__usage", "text": "diary | diary write <text> | diary read <YYYY-MM-DD> | diary search <words>"}),
+            "write" if !tail.is_empty() => json!({"type": "diary_write", "text": tail}),
+            "read" if !tail.is_empty() => json!({"type": "diary_read", "date": tail}),
+            "search" if !tail.is_empty() => json!({"type": "diary_search", "query": tail}),
+            _ => usage("diary"),
         },
-        "relationship" | "relationship_set" => {
+        "relationship" | "relationship_set" if !sub.is_empty() => {
             let mut item = json!({"type": "relationship_set", "name": sub});
             for pair in split_pairs(tail) {
                 if let Some((k, v)) = pair.split_once('=') {
@@ -71,8 +129,8 @@ fn parse(line: &str) -> Option<Value> {
             }
             item
         }
-        _ => return None,
-    })
+        other => usage(other),
+    }
 }
 
 /// `a=1 b="two words" c=x` → ["a=1", "b=\"two words\"", "c=x"].
@@ -98,6 +156,11 @@ fn split_pairs(s: &str) -> Vec<String> {
         out.push(cur);
     }
     out
+}
+
+fn capitalize(m: &str) -> String {
+    let mut c = m.chars();
+    c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
 }
 
 fn line_of(v: &Value) -> String {
@@ -131,7 +194,9 @@ pub async fn handle(shared: &Arc<Shared>, char_id: CharId, line: &str) -> Option
         });
     }
     Some(match shared.mind.apply(&at.name, &item, &at).await {
-        Err((code, m)) => format!("{m} ({code})\n"),
+        // Words, never a code: a malformed one is answered with how it is typed.
+        Err(("bad_request", _)) => format!("Usage: {}\n", usage_of(&ty)),
+        Err((_, m)) => format!("{}\n", capitalize(&m)),
         Ok(v) => match ty.as_str() {
             "remember" => format!("You commit it to memory (memory {}).\n", v["id"]),
             "soul_add" => format!("It becomes part of who you are (soul entry {}).\n", v["id"]),

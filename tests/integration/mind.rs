@@ -170,32 +170,42 @@ async fn telnet_players_have_the_same_layers() {
     let srv = TestServer::start().await;
     let mut t = Telnet::connect(srv.addr).await;
     t.create("Hilda", "hunter22").await;
-    let out = t.cmd("remember the cellar door sticks").await;
+    let out = t.cmd("mind remember the cellar door sticks").await;
     assert!(out.contains("You commit it to memory"), "{out}");
-    let out = t.cmd("soul add Courage is a habit").await;
+    let out = t.cmd("mind soul add Courage is a habit").await;
     assert!(out.contains("soul entry"), "{out}");
-    let out = t.cmd("soul").await;
+    let out = t.cmd("mind soul").await;
     assert!(out.contains("Courage is a habit"), "{out}");
-    let out = t.cmd("diary write Found a sticky door today").await;
+    let out = t.cmd("mind diary write Found a sticky door today").await;
     assert!(out.contains("Written in your diary"), "{out}");
-    let out = t.cmd("diary search sticky").await;
+    let out = t.cmd("mind diary search sticky").await;
     assert!(out.contains("Found a sticky door today"), "{out}");
-    let out = t.cmd("relationship Bram type=mentor trust=0.9 notes=\"taught me to fight\"").await;
+    let out = t.cmd("mind relationship Bram type=mentor trust=0.9 notes=\"taught me to fight\"").await;
     assert!(out.contains("You think of Bram differently"), "{out}");
-    let out = t.cmd("recall cellar").await;
+    let out = t.cmd("mind recall cellar").await;
     assert!(out.contains("the cellar door sticks") && out.contains("The Test Temple"), "{out}");
-    let out = t.cmd("forget 12345").await;
-    assert!(out.contains("no_such_id"), "{out}");
-    let out = t.cmd("remember").await;
-    assert!(out.contains("bad_request"), "{out}");
+    // Issue 51: refusals are words, never a code; a command without its words says how
+    // it is typed.
+    let out = t.cmd("mind forget 12345").await;
+    assert!(out.contains("No memory 12345") && !out.contains("no_such_id"), "{out}");
+    let out = t.cmd("mind remember").await;
+    assert!(out.contains("Usage: mind remember <text>") && !out.contains("bad_request"), "{out}");
+    let out = t.cmd("mind recall").await;
+    assert!(out.contains("Usage: mind recall <words>"), "{out}");
+    let out = t.cmd("mind").await;
+    assert!(out.contains("mind diary write <text>"), "{out}");
     let out = t.cmd("self_care").await;
-    assert!(out.contains("too_few_memories"), "{out}");
-    let out = t.cmd("link request Nobody").await;
-    assert!(out.contains("no_such_agent"), "{out}");
-    let out = t.cmd("link accept Hilda").await;
-    assert!(out.contains("no_such_request"), "{out}");
-    let out = t.cmd("conversations").await;
+    assert!(out.to_lowercase().contains("memories") && !out.contains("too_few_memories"), "{out}");
+    let out = t.cmd("mind link request Nobody").await;
+    assert!(out.contains("Nobody") && !out.contains("no_such_agent"), "{out}");
+    let out = t.cmd("mind link accept Hilda").await;
+    assert!(!out.contains("no_such_request"), "{out}");
+    let out = t.cmd("mind conversations").await;
     assert!(out.contains("No conversations yet"), "{out}");
+    // The world's words are the world's: this world has no `recall`, and `remember` is
+    // no memory command without `mind`.
+    let out = t.cmd("recall cellar").await;
+    assert!(out.contains("Huh?!?"), "{out}");
     // The game's own commands are untouched.
     let out = t.cmd("look").await;
     assert!(out.contains("The Test Temple"), "{out}");

@@ -217,3 +217,24 @@ async fn experience_is_dark_pawns_s() {
     assert_eq!(share, ((worth as f64) * 0.3) as i64, "17 over after the slack: 30 %");
     assert_eq!(e.world.ch(vet).unwrap().exp - before, share, "no blow experience at level 20: {said}");
 }
+
+/// Dark Pawns's own `recall`: a character of level 5 or less is carried to the temple
+/// (not fighting, not from a room barring it); above level 5 it is refused. (pawns's
+/// telnet memory layer answered "a query is empty (bad_request)" instead.)
+#[tokio::test]
+async fn recall_carries_a_newcomer_to_the_temple() {
+    let Some((mut e, _tmp)) = dark_pawns() else { return };
+    let room = street(&e);
+    let (pc, mut rx) = player(&mut e, "Lost", 3, room);
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, "recall");
+    let said = heard(&mut e, &mut rx);
+    let at = e.world.rooms[e.world.ch(pc).unwrap().room].proto.vnum;
+    assert_eq!(Some(at), e.world.profile.start_room, "{said}");
+    place(&mut e, pc, room);
+    e.world.chars.get_mut(&pc).unwrap().level = 6;
+    e.dispatch(pc, "recall");
+    let said = heard(&mut e, &mut rx);
+    assert!(said.contains("This command is not available for someone of your experience!"), "{said}");
+    assert_eq!(e.world.rooms[e.world.ch(pc).unwrap().room].proto.vnum, room);
+}

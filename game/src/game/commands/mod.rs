@@ -100,6 +100,7 @@ pub static COMMANDS: &[Command] = &[
     cmd("remove", Resting, Engine::do_remove),
     cmd("flee", Fighting, |e, c, _| e.flee(c)),
     cmd("wimpy", Dead, Engine::do_wimpy),
+    cmd("recall", Resting, Engine::do_recall),
     cmd("consider", Resting, Engine::do_consider),
     cmd("rest", Resting, |e, c, _| e.change_position(c, Position::Resting)),
     cmd("sit", Resting, |e, c, _| e.change_position(c, Position::Sitting)),

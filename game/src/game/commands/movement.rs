@@ -115,3 +115,40 @@ impl Engine {
         }
     }
 }
+
+/// Dark Pawns's `ROOM_BFR` (bit 17): no recall from here.
+const ROOM_BAD_FOR_RECALL: u64 = 1 << 17;
+
+impl Engine {
+    /// `recall` (Dark Pawns's own command): a character of level 5 or less is carried
+    /// back to the temple, unless it fights or stands where recall is barred. Other
+    /// worlds have no such command (their scripts may hear the word first).
+    pub fn do_recall(&mut self, ch: CharId, _args: &str) -> CmdStatus {
+        if self.world.profile.family != crate::worldfile::profile::Family::DarkPawns {
+            self.send_text(ch, "Huh?!?");
+            return CmdStatus::UnknownCommand;
+        }
+        let Some(c) = self.world.ch(ch) else { return CmdStatus::Failed };
+        let refusal = if c.level > 5 || c.is_npc() {
+            Some("This command is not available for someone of your experience!")
+        } else if self.world.rooms[c.room].proto.flags[0] & ROOM_BAD_FOR_RECALL != 0 {
+            Some("You can't recall from this magickal place.")
+        } else if c.fighting.is_some() {
+            Some("Your concentration is broken by your fighting!")
+        } else {
+            None
+        };
+        if let Some(r) = refusal {
+            self.send_text(ch, r);
+            return CmdStatus::Failed;
+        }
+        self.act("$n disappears.", ch, None, None, To::Room, EventKind::Leave);
+        let start = self.start_room;
+        self.world.move_char(ch, start);
+        self.act("$n appears in the middle of the room.", ch, None, None, To::Room, EventKind::Enter);
+        let look = self.room_text(ch, false);
+        self.send_text(ch, &look);
+        self.send_state(ch);
+        CmdStatus::Ok
+    }
+}
