@@ -238,3 +238,30 @@ async fn recall_carries_a_newcomer_to_the_temple() {
     assert!(said.contains("This command is not available for someone of your experience!"), "{said}");
     assert_eq!(e.world.rooms[e.world.ch(pc).unwrap().room].proto.vnum, room);
 }
+
+/// Dark Pawns's practice: a warrior of intelligence 13 practising kick twice at its
+/// guildmaster goes 25 % then 50 % — "(average)", as the C server lists it (pawns gave
+/// 6 % a session); a new warrior of wisdom 12 starts with 4 sessions.
+#[tokio::test]
+async fn practice_is_dark_pawns_s() {
+    let Some(dir) = darkpawns() else { return };
+    let proto = crate::worldfile::load_dir(&dir).unwrap().world;
+    let mut rec = crate::game::model::character::new_record("Pupil", 3, 0, 1, true, [13, 13, 12, 13, 13, 13], 8004);
+    crate::game::model::kit::StartKit::new(&proto).apply(&mut rec);
+    assert_eq!(rec.practices, 4, "2 and level 1's (wisdom 12: 2)");
+    let Some((mut e, _tmp)) = dark_pawns() else { return };
+    let room = street(&e);
+    let (pc, mut rx) = player(&mut e, "Pupil", 3, room);
+    e.world.chars.get_mut(&pc).unwrap().abilities[1] = 13;
+    mob_at(&mut e, 8012, room);
+    heard(&mut e, &mut rx);
+    for want in [25u8, 50] {
+        e.dispatch(pc, "practice kick");
+        let said = heard(&mut e, &mut rx);
+        assert!(said.contains("You practice for a while..."), "{said}");
+        assert_eq!(e.world.ch(pc).unwrap().pc.as_ref().unwrap().skills.get("kick").copied(), Some(want), "{said}");
+    }
+    e.dispatch(pc, "practice");
+    let said = heard(&mut e, &mut rx);
+    assert!(said.lines().any(|l| l.starts_with("kick") && l.ends_with("(average)")), "{said}");
+}

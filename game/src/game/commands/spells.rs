@@ -14,11 +14,17 @@ impl Engine {
         let (class, level, int) = (c.class, c.level, c.abilities[1]);
         let Some(pc) = c.pc.as_ref() else { return CmdStatus::Failed };
         let practices = pc.practices;
+        let dark_pawns = self.world.profile.family == crate::worldfile::profile::Family::DarkPawns;
         if args.trim().is_empty() {
             let mut text = format!("You have {practices} practice session{} left.\nYou know:\n", if practices == 1 { "" } else { "s" });
             for s in SPELLS.iter().filter(|s| learn_level(s, class).is_some_and(|l| l <= level)) {
                 let pct = pc.skills.get(s.name).copied().unwrap_or(0);
-                text.push_str(&format!("  {:<20} {:>3}%\n", s.name, pct));
+                // Dark Pawns says how good in words (its `how_good`).
+                if dark_pawns {
+                    text.push_str(&format!("{:<20} {}\n", s.name, crate::game::rules::practice::how_good(pct)));
+                } else {
+                    text.push_str(&format!("  {:<20} {:>3}%\n", s.name, pct));
+                }
             }
             self.send_text(ch, text.trim_end());
             return CmdStatus::Ok;
@@ -38,16 +44,25 @@ impl Engine {
         }
         let Some(pc) = self.world.chars.get_mut(&ch).and_then(|c| c.pc.as_mut()) else { return CmdStatus::Failed };
         let now = pc.skills.get(spell.name).copied().unwrap_or(0);
-        if now >= MAX_PRACTICE {
+        let learned = if dark_pawns { crate::game::rules::practice::prac_params(class).0 } else { MAX_PRACTICE };
+        if now >= learned {
             self.send_text(ch, "You are already learned in that area.");
             return CmdStatus::Failed;
         }
         pc.practices -= 1;
-        let next = (now + practice_gain(int)).min(MAX_PRACTICE);
+        let next = if dark_pawns {
+            crate::game::rules::practice::practised(class, int, now)
+        } else {
+            (now + practice_gain(int)).min(MAX_PRACTICE)
+        };
         pc.skills.insert(spell.name.to_string(), next);
         pc.dirty = true;
-        self.send_text(ch, &format!("You practice {} for a while... ({next}%)", spell.name));
-        if next >= MAX_PRACTICE {
+        if dark_pawns {
+            self.send_text(ch, "You practice for a while...");
+        } else {
+            self.send_text(ch, &format!("You practice {} for a while... ({next}%)", spell.name));
+        }
+        if next >= learned {
             self.send_text(ch, "You are now learned in that area.");
         }
         CmdStatus::Ok

@@ -51,9 +51,11 @@ impl StartKit {
     /// world's starting wimp level comes with it.
     pub fn apply(&self, rec: &mut CharacterRecord) {
         rec.wimp_level = self.wimp_level;
-        // Dark Pawns starts a character at 1 experience (`do_start`).
+        // Dark Pawns starts a character at 1 experience and with 2 practice sessions
+        // and level 1's (`do_start`).
         if self.wimp_level > 0 {
             rec.exp = rec.exp.max(1);
+            rec.practices = crate::game::rules::practice::starting_sessions(rec.class, rec.abilities[2]);
         }
         let class = rec.class;
         for i in self.items.iter().filter(|i| self.for_class(i, class)) {

@@ -552,12 +552,17 @@ impl Engine {
         let hp = self.roll(hp_die / 2, hp_die) + con_bonus.max(0);
         let mana = self.roll(1, mana_die);
         let mv = self.roll(1, 3);
+        let sessions = if self.world.profile.family == crate::worldfile::profile::Family::DarkPawns {
+            self.world.ch(id).map_or(1, |c| crate::game::rules::practice::sessions_per_level(c.class, c.abilities[2]))
+        } else {
+            crate::game::rules::spells::PRACTICES_PER_LEVEL
+        };
         let Some(c) = self.world.chars.get_mut(&id) else {
             return;
         };
         c.level += 1;
         if let Some(pc) = c.pc.as_mut() {
-            pc.practices += crate::game::rules::spells::PRACTICES_PER_LEVEL;
+            pc.practices += sessions;
         }
         c.max_hit += hp.max(1);
         c.max_mana += mana;

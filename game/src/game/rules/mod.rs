@@ -8,6 +8,7 @@ pub mod groups;
 pub mod houses;
 pub mod magic;
 pub mod mobs;
+pub mod practice;
 pub mod protection;
 pub mod shops;
 pub mod socials;
