@@ -93,6 +93,9 @@ pub struct CharacterRecord {
     /// absent in older records.
     #[serde(default)]
     pub wimp_level: u32,
+    /// Mud hours left in jail (Dark Pawns); absent in older records.
+    #[serde(default)]
+    pub jail_timer: u32,
 }
 
 /// An agent's HUD settings and knowledge (protocol §11).

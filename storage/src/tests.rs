@@ -30,6 +30,7 @@ fn sample(name: &str) -> CharacterRecord {
         hud: None,
         bank_gold: 0,
         wimp_level: 0,
+        jail_timer: 0,
     }
 }
 

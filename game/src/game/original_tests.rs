@@ -265,3 +265,48 @@ async fn practice_is_dark_pawns_s() {
     let said = heard(&mut e, &mut rx);
     assert!(said.lines().any(|l| l.starts_with("kick") && l.ends_with("(average)")), "{said}");
 }
+
+/// Dark Pawns's law: a player who attacks a city guard is not killed but jailed — beaten
+/// to 1 hit point and carted to the holding cell 8118 with everything it carried; the
+/// jail guard keeps it in; when its time (half its level in mud hours, at least 2) is
+/// up the cell throws it out to 8117.
+#[tokio::test]
+async fn attacking_a_guard_gets_you_jailed_not_killed() {
+    let Some((mut e, _tmp)) = dark_pawns() else { return };
+    let room = street(&e);
+    let (pc, mut rx) = player(&mut e, "Rowdy", 3, room);
+    let carried = e.world.ch(pc).unwrap().inventory.len() + e.world.ch(pc).unwrap().equipment.iter().flatten().count();
+    let guard = mob_at(&mut e, 8027, room);
+    e.dispatch(pc, "kill guard");
+    let mut said = String::new();
+    for _ in 0..30 {
+        e.combat_round();
+        said.push_str(&heard(&mut e, &mut rx));
+        if said.contains("carts you off to jail") {
+            break;
+        }
+    }
+    assert!(said.contains("grabs you by the collar and quickly beats you into submission."), "{said}");
+    assert!(said.contains("Jerking you to your feet, he carts you off to jail..."), "{said}");
+    let p = e.world.ch(pc).unwrap();
+    assert_eq!(e.world.rooms[p.room].proto.vnum, 8118, "the holding cell");
+    assert_eq!((p.hit, p.deaths), (1, 0), "beaten, not killed");
+    assert_eq!(p.inventory.len() + p.equipment.iter().flatten().count(), carried, "gear kept");
+    assert_eq!(p.pc.as_ref().unwrap().jail_timer, 2);
+    assert!(e.world.ch(guard).unwrap().fighting.is_none());
+
+    // The jail guard keeps the door.
+    mob_at(&mut e, 8088, 8118);
+    e.dispatch(pc, "north");
+    assert!(heard(&mut e, &mut rx).contains("The guard stops you from leaving with one flabby hand."));
+    assert_eq!(e.world.rooms[e.world.ch(pc).unwrap().room].proto.vnum, 8118);
+    // Two mud hours, then the cell's procedure throws it out.
+    e.jail_tick();
+    e.jail_release();
+    assert_eq!(e.world.rooms[e.world.ch(pc).unwrap().room].proto.vnum, 8118, "an hour left");
+    e.jail_tick();
+    e.jail_release();
+    let said = heard(&mut e, &mut rx);
+    assert!(said.contains("Time's up, scum!") && said.contains("The guard throws you out of the cell!"), "{said}");
+    assert_eq!(e.world.rooms[e.world.ch(pc).unwrap().room].proto.vnum, 8117);
+}

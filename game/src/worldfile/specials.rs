@@ -47,10 +47,14 @@ pub const SUPPORTED: &[&str] = &[
     "gen_board",
     "guild",
     "guild_guard",
+    "jail",
+    "jailguard",
     "janitor",
     "magic_user",
     "moon_gate",
+    "outofjailguard",
     "snake",
+    "take_to_jail",
     "thief",
 ];
 

@@ -105,6 +105,8 @@ pub struct PcState {
     pub bank_gold: i64,
     /// Below this many hit points a fight is fled (`wimpy`; 0: never).
     pub wimp_level: u32,
+    /// Mud hours left in jail (Dark Pawns's `take_to_jail`).
+    pub jail_timer: u32,
     /// Drunk, full, thirst: 0..=24 (see `food`).
     pub conditions: [i8; 3],
     /// The session being recorded, if recording is on.
@@ -286,6 +288,7 @@ impl Char {
                 practices: r.practices,
                 bank_gold: r.bank_gold.max(0),
                 wimp_level: r.wimp_level,
+                jail_timer: r.jail_timer,
                 conditions: r.conditions.unwrap_or(crate::game::rules::food::FRESH),
                 rec: None,
                 hud: Box::new(crate::game::send::hud::HudState::from_record(r.hud.as_ref())),
@@ -417,5 +420,6 @@ pub fn new_record(
         hud: None,
         bank_gold: 0,
         wimp_level: 0,
+        jail_timer: 0,
     }
 }

@@ -234,6 +234,7 @@ impl Engine {
             hud: pc.hud.to_record(),
             bank_gold: pc.bank_gold,
             wimp_level: pc.wimp_level,
+            jail_timer: pc.jail_timer,
         })
     }
 

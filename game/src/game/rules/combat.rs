@@ -271,6 +271,10 @@ impl Engine {
         if wtype != TYPE_SUFFERING && self.protected_from(ch, victim) {
             return;
         }
+        // Dark Pawns's guards jail a player rather than hurt it.
+        if wtype != TYPE_SUFFERING && self.jails(ch, victim) {
+            return;
+        }
         if wtype != TYPE_SUFFERING {
             self.damage_messages(ch, victim, dam, wtype);
         }

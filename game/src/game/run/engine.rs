@@ -537,6 +537,11 @@ impl Engine {
             if self.pulse.is_multiple_of(crate::game::rules::clock::PULSES_PER_MUD_HOUR) {
                 self.hunger_tick();
                 self.poison_tick();
+                self.jail_tick();
+            }
+            // A jail's room procedure looks at its prisoners every 4 s.
+            if self.pulse.is_multiple_of(40) {
+                self.jail_release();
             }
             phase.lap(&mut self.stats.phase_max[5]);
         }

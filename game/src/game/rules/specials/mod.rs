@@ -19,6 +19,7 @@
 
 pub mod board;
 mod fight;
+pub mod jail;
 pub mod places;
 mod town;
 
@@ -39,6 +40,7 @@ impl Engine {
             "janitor" => self.spec_janitor(id),
             "thief" => self.spec_thief(id),
             "cityguard" => self.spec_cityguard(id),
+            "take_to_jail" => self.spec_take_to_jail(id),
             _ => false,
         }
     }
@@ -103,6 +105,7 @@ impl Engine {
             let special = self.mob_special(mob).map(str::to_string);
             let status = match special.as_deref() {
                 Some("guild_guard") => self.spec_guild_guard(mob, ch, cmd),
+                Some(s @ ("jailguard" | "outofjailguard")) => self.spec_jail_guard(ch, s, cmd),
                 _ => None,
             };
             if status.is_some() {
