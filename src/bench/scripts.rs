@@ -46,11 +46,14 @@ pub fn run(args: BenchScriptsArgs) -> anyhow::Result<()> {
         on.script_calls, on.script_errors, on.scripts_disabled, on.script_us.0, on.script_us.1, on.specials
     );
     println!(
-        "  DG Scripts: {} runs ({} errors, each turning its trigger off); one run p50 {} µs, p99 {} µs; {} attached triggers run here",
+        "  DG Scripts: {} runs ({} errors, logged; the trigger keeps running); one run p50 {} µs, p99 {} µs; {} attached triggers run here",
         on.dg_runs, on.dg_errors, on.dg_us.0, on.dg_us.1, check.dg.runnable
     );
     for off in &on.turned_off {
         println!("    turned off: {off}");
+    }
+    for failing in &on.dg_failing {
+        println!("    failing: {failing}");
     }
     Ok(())
 }

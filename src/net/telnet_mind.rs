@@ -284,10 +284,11 @@ mod tests {
 
     #[test]
     fn lines_become_actions() {
-        assert_eq!(parse("remember the gate is locked at night").unwrap()["text"], "the gate is locked at night");
-        assert_eq!(parse("soul add I keep my word").unwrap(), json!({"type": "soul_add", "text": "I keep my word"}));
-        assert_eq!(parse("diary read 2026-11-23").unwrap()["date"], "2026-11-23");
-        let r = parse("relationship Bram type=ally trust=0.8 notes=\"saved me twice\"").unwrap();
+        assert_eq!(parse("mind remember the gate is locked at night").unwrap()["text"], "the gate is locked at night");
+        assert_eq!(parse("mind soul add I keep my word").unwrap(), json!({"type": "soul_add", "text": "I keep my word"}));
+        assert_eq!(parse("soul_add I keep my word").unwrap(), json!({"type": "soul_add", "text": "I keep my word"}));
+        assert_eq!(parse("mind diary read 2026-11-23").unwrap()["date"], "2026-11-23");
+        let r = parse("mind relationship Bram type=ally trust=0.8 notes=\"saved me twice\"").unwrap();
         assert_eq!(
             (r["name"].as_str(), r["relationship_type"].as_str(), r["trust"].as_f64(), r["notes"].as_str()),
             (Some("Bram"), Some("ally"), Some(0.8), Some("saved me twice"))
@@ -295,5 +296,8 @@ mod tests {
         assert_eq!(r["relationship_type"], "ally");
         assert!(parse("look").is_none());
         assert!(parse("say remember me").is_none());
+        // The world's words stay the world's (Dark Pawns's recall, tbaMUD's triggers).
+        assert!(parse("recall").is_none() && parse("remember the gate").is_none() && parse("diary").is_none());
+        assert_eq!(parse("mind recall").unwrap()["type"], "__usage", "words missing: how it is typed");
     }
 }

@@ -13,6 +13,7 @@
 
 pub mod expr;
 pub mod program;
+pub mod speech;
 pub mod subst;
 
 use std::collections::{BTreeMap, HashMap};
@@ -71,8 +72,9 @@ pub fn unsupported_types(t: &TriggerProto) -> String {
 pub struct DgBook {
     pub triggers: HashMap<u32, TriggerProto>,
     pub programs: HashMap<u32, Result<program::Program, String>>,
-    /// Triggers off until the world reloads (an error, or a run past its budget): why.
-    pub disabled: HashMap<u32, String>,
+    /// The last error each trigger met, with its line (logged; as in tbaMUD the trigger
+    /// keeps working: a failed line is skipped, a run past its budget ends).
+    pub last_errors: HashMap<u32, String>,
     /// Each entity's global variables (`global`, `remote`), by its uid.
     pub globals: HashMap<String, BTreeMap<String, String>>,
     pub off: bool,
@@ -93,7 +95,7 @@ impl DgBook {
 
     /// The trigger `vnum` if it runs for `letter` on `attach`, compiled and on.
     pub fn runnable(&self, vnum: u32, attach: Attach, letter: char) -> Option<(&TriggerProto, &program::Program)> {
-        if self.off || self.disabled.contains_key(&vnum) {
+        if self.off {
             return None;
         }
         let t = self.triggers.get(&vnum)?;
@@ -105,8 +107,8 @@ impl DgBook {
     }
 }
 
-/// The script commands pawns does not run (the rest of the line is skipped by an
-/// error that turns the trigger off, or is a mob's unknown command).
+/// The script commands pawns does not run (the line is logged and skipped, as tbaMUD
+/// skips a command it does not know, or is a mob's unknown command).
 const UNSUPPORTED: &[&str] =
     &["dg_cast", "dg_affect", "attach", "detach", "mat", "oat", "wat", "mtransform", "otransform", "wtransform", "%at%", "%transform%"];
 

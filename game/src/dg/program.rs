@@ -198,6 +198,8 @@ fn close_if(p: &mut Program, b: &[usize], end: usize) {
 pub trait Host: Vars {
     /// A command line, already substituted.
     fn command(&mut self, line: &str) -> Result<(), String>;
+    /// A line that failed (tbaMUD's `script_log`): the run goes on with the next line.
+    fn error(&mut self, _message: String) {}
     fn set_global(&mut self, name: &str, value: Option<&str>);
     /// `remote var uid`: the value goes to another's globals.
     fn remote(&mut self, name: &str, value: Option<&str>, target: &str);
@@ -391,8 +393,9 @@ pub fn execute(p: &Program, run: &mut Run, host: &mut dyn Host, pulses_per_hour:
             }
             Op::Command(s) => {
                 let line = sub(run, host, s);
+                // As tbaMUD: a command that fails is logged and the script carries on.
                 if let Err(e) = host.command(line.trim()) {
-                    return Outcome::Error(format!("line {}: {e}", i + 1));
+                    host.error(format!("line {}: {e}", i + 1));
                 }
                 run.pc += 1;
             }

@@ -21,6 +21,22 @@ fn dark_pawns() -> Option<(Engine, tempfile::TempDir)> {
     Some((Engine::new(world, EngineConfig { seed: 7, ..EngineConfig::default() }, saves), tmp))
 }
 
+/// An engine on the tbaMUD world (`PAWNS_TBAMUD_WORLD`, or `../shared/worlds/tbamud`).
+fn tba_mud() -> Option<(Engine, tempfile::TempDir)> {
+    let dir = std::env::var("PAWNS_TBAMUD_WORLD")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/worlds/tbamud"));
+    if !dir.join("wld/index").is_file() {
+        eprintln!("skipped: no tbaMUD world");
+        return None;
+    }
+    let world = crate::worldfile::load_dir(&dir).unwrap().world;
+    let tmp = tempfile::tempdir().unwrap();
+    let (store, _) = pawns_storage::Store::open(tmp.path().join("t.redb")).unwrap();
+    let (saves, _writer) = crate::game::records::persist::spawn_writer(std::sync::Arc::new(store), Default::default());
+    Some((Engine::new(world, EngineConfig { seed: 7, ..EngineConfig::default() }, saves), tmp))
+}
+
 /// A new player of `class` (0 mage … 3 warrior), standing in room `vnum`.
 fn player(e: &mut Engine, name: &str, class: u8, vnum: u32) -> (CharId, mpsc::Receiver<Outs>) {
     let (link, rx) = crate::game::tests::link(name.len() as u64 * 7919 + vnum as u64, 1 << 16);
@@ -309,4 +325,56 @@ async fn attacking_a_guard_gets_you_jailed_not_killed() {
     let said = heard(&mut e, &mut rx);
     assert!(said.contains("Time's up, scum!") && said.contains("The guard throws you out of the cell!"), "{said}");
     assert_eq!(e.world.rooms[e.world.ch(pc).unwrap().room].proto.vnum, 8117);
+}
+
+/// tbaMUD's speech triggers match as its C does: the weatherman's trigger (narg 0,
+/// "whats the weather") wants the whole phrase — saying "the" is not asking him (pawns
+/// answered any of the words).
+#[tokio::test]
+async fn the_weatherman_answers_the_phrase_not_a_word_of_it() {
+    let Some((mut e, _tmp)) = tba_mud() else { return };
+    let (pc, mut rx) = player(&mut e, "Asker", 3, 10464);
+    if e.world.rooms[e.world.ch(pc).unwrap().room].people.iter().all(|p| e.world.ch(*p).and_then(|c| c.npc_vnum) != Some(10429)) {
+        mob_at(&mut e, 10429, 10464);
+    }
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, "say the");
+    for _ in 0..5 {
+        e.tick();
+    }
+    let said = heard(&mut e, &mut rx);
+    assert!(!said.contains("The weather eh?"), "{said}");
+    e.dispatch(pc, "say hey, whats the weather today?");
+    for _ in 0..5 {
+        e.tick();
+    }
+    let said = heard(&mut e, &mut rx);
+    assert!(said.contains("The weather eh?"), "{said}");
+}
+
+/// A DG runtime error is logged and the trigger keeps working for everyone (tbaMUD):
+/// `return` on the teleporter before any `recall` fails its `%teleport%` (no room
+/// remembered) — pawns switched the trigger off for everyone until a restart; now the
+/// next `recall` still carries the player. And `%teleport%` itself shows no room: the
+/// script's own `%force% %actor% look` does (pawns showed it twice).
+#[tokio::test]
+async fn a_script_error_leaves_the_trigger_working() {
+    let Some((mut e, _tmp)) = tba_mud() else { return };
+    let (pc, mut rx) = player(&mut e, "Traveller", 3, 3001);
+    let r = e.world.room_of_vnum(3001).unwrap();
+    let _ = r;
+    // The teleporter (object 3006, trigger 3015 "re": recall and return).
+    let t = e.world.create_obj(3006).unwrap();
+    e.world.obj_to_char(t, pc);
+    place(&mut e, pc, 3002);
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, "return");
+    heard(&mut e, &mut rx);
+    assert!(!e.dg.last_errors.is_empty(), "the failed %teleport% is logged");
+    e.dispatch(pc, "recall");
+    let said = heard(&mut e, &mut rx);
+    assert!(said.contains("You recall to safety."), "{said}");
+    assert_eq!(e.world.rooms[e.world.ch(pc).unwrap().room].proto.vnum, 3001);
+    let name = e.world.rooms[e.world.room_of_vnum(3001).unwrap()].proto.name.clone();
+    assert_eq!(said.matches(name.as_str()).count(), 1, "the room is shown once: {said}");
 }

@@ -45,6 +45,8 @@ pub struct DgHostCtx<'a> {
     pub owner: Owner,
     pub attach: Attach,
     pub ctx: &'a DgCtx,
+    /// The trigger running (its errors are noted against it).
+    pub trig: u32,
 }
 
 enum Ent {
@@ -332,10 +334,12 @@ impl DgHostCtx<'_> {
                 } else {
                     self.target_char(first).into_iter().collect()
                 };
+                // As tbaMUD: moved without a word or a look (the scripts follow it with
+                // `%force% %actor% look`); a JSON client still gets its new state.
                 for c in who {
                     self.e.world.char_from_room(c);
                     self.e.world.char_to_room(c, to);
-                    self.e.show_room(c);
+                    self.e.send_state(c);
                 }
             }
             "damage" => {
@@ -541,6 +545,12 @@ impl Vars for DgHostCtx<'_> {
 }
 
 impl Host for DgHostCtx<'_> {
+    fn error(&mut self, message: String) {
+        self.e.dg.stats.errors += 1;
+        tracing::warn!(target: "pawns::dg", trigger = self.trig, "SCRIPT ERROR: trigger {}: {message}", self.trig);
+        self.e.dg.last_errors.insert(self.trig, message);
+    }
+
     fn command(&mut self, line: &str) -> Result<(), String> {
         let (w, rest) = line.split_once(char::is_whitespace).map(|(a, b)| (a, b.trim())).unwrap_or((line, ""));
         let lower = w.to_ascii_lowercase();

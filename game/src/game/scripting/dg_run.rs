@@ -72,6 +72,16 @@ impl Engine {
 
     /// As `dg_fire`, for the triggers `accept` takes (narg, arglist).
     pub fn dg_fire_if(&mut self, owner: Owner, letter: char, ctx: DgCtx, accept: impl Fn(i32, &str) -> bool) -> Option<i64> {
+        self.dg_fire_some(owner, letter, ctx, accept, false)
+    }
+
+    /// As `dg_fire_if`, but only the first trigger `accept` takes runs (speech and act
+    /// triggers: tbaMUD stops at the first that hears).
+    pub fn dg_fire_first(&mut self, owner: Owner, letter: char, ctx: DgCtx, accept: impl Fn(i32, &str) -> bool) -> Option<i64> {
+        self.dg_fire_some(owner, letter, ctx, accept, true)
+    }
+
+    fn dg_fire_some(&mut self, owner: Owner, letter: char, ctx: DgCtx, accept: impl Fn(i32, &str) -> bool, first: bool) -> Option<i64> {
         if self.dg.off || self.dg.triggers.is_empty() {
             return None;
         }
@@ -83,6 +93,9 @@ impl Engine {
                 continue;
             }
             answer = Some(self.dg_run(owner, trig, Run::default(), ctx.clone()));
+            if first {
+                break;
+            }
         }
         answer
     }
@@ -99,7 +112,7 @@ impl Engine {
         let started = std::time::Instant::now();
         self.dg.depth += 1;
         let outcome = {
-            let mut host = DgHostCtx { e: self, owner, attach, ctx: &ctx };
+            let mut host = DgHostCtx { e: self, owner, attach, ctx: &ctx, trig };
             execute(&p, &mut run, &mut host, crate::game::rules::clock::PULSES_PER_MUD_HOUR)
         };
         self.dg.depth -= 1;
@@ -110,10 +123,12 @@ impl Engine {
                 self.dg_waiting.push(Waiting { at: self.pulse + pulses, owner, trig, run, ctx });
                 1
             }
+            // As tbaMUD: the error is logged, this run ends, and the trigger keeps
+            // working for everyone (one player's `return` must not switch it off).
             Outcome::Error(e) => {
                 self.dg.stats.errors += 1;
-                tracing::warn!(target: "pawns::dg", trigger = trig, "trigger {trig}: {e}; off until the world reloads");
-                self.dg.disabled.insert(trig, e);
+                tracing::warn!(target: "pawns::dg", trigger = trig, "SCRIPT ERROR: trigger {trig}: {e}");
+                self.dg.last_errors.insert(trig, e);
                 0
             }
         }
@@ -137,7 +152,7 @@ impl Engine {
             let (due, later): (Vec<Waiting>, Vec<Waiting>) = std::mem::take(&mut self.dg_waiting).into_iter().partition(|w| w.at <= now);
             self.dg_waiting = later;
             for w in due {
-                if self.dg_alive(w.owner) && !self.dg.disabled.contains_key(&w.trig) {
+                if self.dg_alive(w.owner) {
                     self.dg_run(w.owner, w.trig, w.run, w.ctx);
                 }
             }
@@ -225,26 +240,28 @@ impl Engine {
         true
     }
 
-    /// Someone said `speech` here: speech triggers (`d`) of the mobs and the room. An
-    /// arglist of `*` hears everything; narg 1 wants the phrase, 0 any of its words.
+    /// Someone said `speech` here: speech triggers (`d`) of the awake, uncharmed mobs
+    /// and of the room, matched as tbaMUD matches (`dg::speech`: narg 0 a phrase, else
+    /// any of a list of words); on each, only the first trigger that hears runs.
     pub fn dg_speech(&mut self, ch: CharId, speech: &str) {
         if self.dg.off || self.dg.triggers.is_empty() {
             return;
         }
         let Some(room) = self.world.ch(ch).map(|c| c.room) else { return };
-        let heard = |narg: i32, args: &str| {
-            let (s, a) = (speech.to_ascii_lowercase(), args.trim().to_ascii_lowercase());
-            a == "*"
-                || if narg == 1 {
-                    s.contains(&a)
-                } else {
-                    a.split_whitespace().any(|w| s.split(|c: char| !c.is_alphanumeric()).any(|x| x == w))
-                }
-        };
         let ctx = DgCtx { actor: Some(ch), vars: vec![("speech", speech.to_string())], ..Default::default() };
         let owners = self.dg_owners_here(room, ch);
         for o in owners {
-            self.dg_fire_if(o, 'd', ctx.clone(), heard);
+            let listening = match o {
+                Owner::Mob(m) => self.world.ch(m).is_some_and(|c| {
+                    c.awake() && !c.affects.iter().any(|a| a.kind == crate::game::rules::spells::AffectKind::Charm)
+                }),
+                _ => true,
+            };
+            if !listening {
+                continue;
+            }
+            let room_trigger = matches!(o, Owner::Room(_));
+            self.dg_fire_first(o, 'd', ctx.clone(), |narg, arg| crate::dg::speech::hears(narg, arg, speech, room_trigger));
         }
     }
 

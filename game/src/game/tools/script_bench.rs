@@ -28,6 +28,8 @@ pub struct ScriptBenchReport {
     pub dg_us: (u32, u32),
     /// The triggers (and scripts) turned off, with why.
     pub turned_off: Vec<String>,
+    /// DG triggers that met an error (each keeps running, as in tbaMUD): the last one.
+    pub dg_failing: Vec<String>,
     /// Special procedures assigned and run natively (prototypes).
     pub specials: usize,
 }
@@ -94,7 +96,9 @@ pub fn measure(world: WorldProto, agents: usize, pulses: u32, scripts: bool, see
     r.dg_runs = e.dg.stats.calls;
     r.dg_errors = e.dg.stats.errors;
     r.dg_us = e.dg.stats.percentiles();
-    r.turned_off = e.dg.disabled.iter().map(|(v, why)| format!("trigger {v}: {why}")).chain(e.scripts.disabled.values().cloned()).collect();
+    r.turned_off = e.scripts.disabled.values().cloned().collect();
+    r.dg_failing = e.dg.last_errors.iter().map(|(v, why)| format!("trigger {v}: {why}")).collect();
+    r.dg_failing.sort();
     r.turned_off.sort();
     crate::script::host::drop_host(e.scripts.uid);
     r
