@@ -17,9 +17,9 @@ pub mod conversations;
 pub mod layers;
 pub mod link;
 pub mod quota;
-pub mod self_care;
 #[cfg(test)]
 mod schema_tests;
+pub mod self_care;
 
 use std::sync::Arc;
 
@@ -109,7 +109,9 @@ fn limit_of(item: &Value, default: usize) -> Result<usize, Refusal> {
 fn id_of(item: &Value) -> Result<u64, Refusal> {
     match item.get("id") {
         // A string that is no number is the id of nothing.
-        Some(Value::String(s)) => s.trim().parse().map_err(|_| ("no_such_id", format!("no entry '{}'", s.chars().take(40).collect::<String>()))),
+        Some(Value::String(s)) => {
+            s.trim().parse().map_err(|_| ("no_such_id", format!("no entry '{}'", s.chars().take(40).collect::<String>())))
+        }
         v => v.and_then(crate::hud::schemas::whole).ok_or(("bad_request", "'id' must be a number".into())),
     }
 }

@@ -375,12 +375,12 @@ pub mod play {
             .copied()
             .expect("a cleric guild master");
         lia.walk(&route(&w, 8004, guild).expect("the guild is reachable")).await;
-        for _ in 0..5 {
-            lia.expect("practice cure light", "You practice cure light").await;
+        for _ in 0..2 {
+            lia.expect("practice cure light", "You practice for a while...").await;
         }
-        // Five practices teach 15–60 % (by intelligence, rolled at creation): a cast is a
-        // roll against that, and each one costs mana, which comes back with the hourly
-        // tick (3 s at this pulse).
+        // Two practices teach a cleric at least 50 % (Dark Pawns: 25 to 100 a session, by
+        // intelligence): a cast is a roll against that, and each one costs mana, which
+        // comes back with the hourly tick (3 s at this pulse).
         let mut cast = false;
         let mut tries = 0;
         while tries < 60 {

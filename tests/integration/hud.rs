@@ -430,7 +430,8 @@ async fn a_huds_history_and_recent_actions_survive_a_restart() {
         b.reply_text(&format!("s{i}")).await;
     }
     a.until(|v| v["type"] == "event" && v["data"]["text"].as_str().is_some_and(|t| t.contains("line 29"))).await;
-    let r = actions(&mut a, json!({"data": {"actions": [{"type": "create_agent", "name": "Wren", "background_prompt": "a scout"}]}}), "a1").await;
+    let r = actions(&mut a, json!({"data": {"actions": [{"type": "create_agent", "name": "Wren", "background_prompt": "a scout"}]}}), "a1")
+        .await;
     assert_eq!(r[0]["code"], "not_granted", "{r:?}");
     drop((a, b));
     let srv = srv.restart().await;

@@ -24,9 +24,9 @@ pub mod send;
 pub mod tools;
 
 #[cfg(test)]
-mod world_input_tests;
-#[cfg(test)]
 mod original_tests;
+#[cfg(test)]
+mod world_input_tests;
 
 pub use run::engine::{Engine, EngineConfig, EngineHandle, EngineMsg, EnterReply};
 pub use send::output::{EventKind, Out, Outs};

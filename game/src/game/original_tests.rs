@@ -378,3 +378,36 @@ async fn a_script_error_leaves_the_trigger_working() {
     let name = e.world.rooms[e.world.room_of_vnum(3001).unwrap()].proto.name.clone();
     assert_eq!(said.matches(name.as_str()).count(), 1, "the room is shown once: {said}");
 }
+
+/// Dark Pawns's quitting: no `rent` anywhere; `quit` outside the temple asks for
+/// REALLYQUIT (with the RECALL hint for a newcomer) and changes nothing; `reallyquit`
+/// there leaves everything carried on the floor; `quit` at the altar keeps it all.
+#[tokio::test]
+async fn quitting_keeps_your_things_only_in_the_temple() {
+    let Some((mut e, _tmp)) = dark_pawns() else { return };
+    let room = street(&e);
+    let (pc, mut rx) = player(&mut e, "Leaver", 3, room);
+    let sword = e.world.create_obj(8037).unwrap();
+    e.world.obj_to_char(sword, pc);
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, "rent");
+    assert!(heard(&mut e, &mut rx).contains("Sorry, but you cannot do that here!"));
+    e.dispatch(pc, "quit");
+    let said = heard(&mut e, &mut rx);
+    assert!(said.contains("Type REALLYQUIT to quit the game and lose your eq."), "{said}");
+    assert!(said.contains("Return to the temple and QUIT to leave the game and keep your equipment."), "{said}");
+    assert!(said.contains("You can type RECALL to return to your temple."), "{said}");
+    assert!(e.world.ch(pc).is_some(), "still here");
+    e.dispatch(pc, "reallyquit");
+    assert!(e.world.ch(pc).is_none(), "gone");
+    let r = e.world.room_of_vnum(room).unwrap();
+    assert!(e.world.rooms[r].contents.contains(&sword), "the sword is left on the floor");
+
+    let (pc, _rx) = player(&mut e, "Keeper", 3, 8004);
+    let sword = e.world.create_obj(8037).unwrap();
+    e.world.obj_to_char(sword, pc);
+    e.dispatch(pc, "quit");
+    assert!(e.world.ch(pc).is_none(), "quit at the altar");
+    let altar = e.world.room_of_vnum(8004).unwrap();
+    assert!(!e.world.rooms[altar].contents.contains(&sword), "taken along");
+}

@@ -160,8 +160,7 @@ pub fn shorten(v: &Value) -> Value {
 
 /// Short keys → long ones.
 pub fn expand(v: &Value) -> Value {
-    let opaque_short: Vec<&str> =
-        OPAQUE.iter().map(|o| SHORT_KEYS.iter().find(|(l, _)| l == o).map(|(_, s)| *s).unwrap_or(o)).collect();
+    let opaque_short: Vec<&str> = OPAQUE.iter().map(|o| SHORT_KEYS.iter().find(|(l, _)| l == o).map(|(_, s)| *s).unwrap_or(o)).collect();
     map_keys(v, &|k| SHORT_KEYS.iter().find(|(_, s)| *s == k).map(|(l, _)| *l), &opaque_short)
 }
 

@@ -47,9 +47,7 @@ fn entry(v: &Value) -> Result<Entry, String> {
         .get("codes")
         .and_then(Value::as_object)
         .map(|m| {
-            m.iter()
-                .map(|(k, c)| (k.clone(), &*Box::leak(c.as_str().unwrap_or("bad_request").to_string().into_boxed_str())))
-                .collect()
+            m.iter().map(|(k, c)| (k.clone(), &*Box::leak(c.as_str().unwrap_or("bad_request").to_string().into_boxed_str()))).collect()
         })
         .unwrap_or_default();
     Ok(Entry {

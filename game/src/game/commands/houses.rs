@@ -9,6 +9,12 @@ use crate::game::send::output::EventKind;
 impl Engine {
     /// `rent`: at an innkeeper, save everything and leave the game.
     pub fn do_rent(&mut self, ch: CharId, _args: &str) -> CmdStatus {
+        // Dark Pawns has no renting anywhere (its receptionists were never assigned):
+        // quitting in the temple keeps one's things.
+        if self.world.profile.family == crate::worldfile::profile::Family::DarkPawns {
+            self.send_text(ch, "Sorry, but you cannot do that here!");
+            return CmdStatus::Failed;
+        }
         let Some(room) = self.world.ch(ch).map(|c| c.room) else { return CmdStatus::Failed };
         let keeper = self.innkeeper_in(room);
         let Some(keeper) = keeper else {

@@ -177,7 +177,12 @@ impl Engine {
         let Some(c) = self.world.ch(ch) else {
             return CmdStatus::Failed;
         };
-        let next = self.exp_to_reach(c.class, c.level + 1) - c.exp;
+        // Dark Pawns shows what is left to its table's mark (1,499 for a new character).
+        let next = if self.world.profile.family == crate::worldfile::profile::Family::DarkPawns {
+            crate::game::rules::experience::dp_find_exp(c.class, c.level) - c.exp
+        } else {
+            self.exp_to_reach(c.class, c.level + 1) - c.exp
+        };
         let t = format!(
             "You are {}, a level {} {} {}{}.\nYou have {}({}) hit, {}({}) mana and {}({}) movement points.\nYour abilities: Str {} Int {} Wis {} Dex {} Con {} Cha {}.\nYour armor class is {}/10, and your alignment is {}.\nYou have scored {} exp, and have {} gold coins.\nYou need {} exp to reach your next level.\nYou have killed {} and died {} times.\nYou are {}.",
             c.name, c.level, race_name(c.race), class_name(c.class), if c.is_agent() { " (agent)" } else { "" },

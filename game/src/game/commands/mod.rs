@@ -113,6 +113,7 @@ pub static COMMANDS: &[Command] = &[
     cmd("unlock", Sitting, |e, c, a| door(e, c, a, DoorOp::Unlock)),
     cmd("save", Sleeping, Engine::do_save),
     Command { name: "quit", min_pos: Dead, handler: Engine::do_quit, full: true },
+    Command { name: "reallyquit", min_pos: Dead, handler: Engine::do_reallyquit, full: true },
     cmd("help", Dead, Engine::do_help),
     cmd("commands", Dead, Engine::do_commands),
     cmd("list", Resting, Engine::do_list),

@@ -2,10 +2,16 @@
 
 use super::CmdStatus;
 use crate::game::model::tables::Position;
+use crate::game::model::tables::MAX_LEVEL;
 use crate::game::model::world::CharId;
 use crate::game::run::engine::Engine;
 use crate::game::send::messaging::To;
 use crate::game::send::output::EventKind;
+use crate::worldfile::profile::Family;
+
+/// Dark Pawns: where quitting keeps one's things (the temple altar 8004 and its chapel
+/// 8008; the other hometowns' temples and owned houses are not played here).
+const DP_SAFE_QUIT: &[u32] = &[8004, 8008];
 
 impl Engine {
     pub fn change_position(&mut self, ch: CharId, to: Position) -> CmdStatus {
@@ -53,9 +59,50 @@ impl Engine {
     }
 
     pub fn do_quit(&mut self, ch: CharId, _: &str) -> CmdStatus {
+        self.quit(ch, false)
+    }
+
+    /// `reallyquit` (Dark Pawns): quitting outside a safe room, leaving one's things.
+    pub fn do_reallyquit(&mut self, ch: CharId, _: &str) -> CmdStatus {
+        if self.world.profile.family != Family::DarkPawns {
+            self.send_text(ch, "Huh?!?");
+            return CmdStatus::UnknownCommand;
+        }
+        self.quit(ch, true)
+    }
+
+    fn quit(&mut self, ch: CharId, really: bool) -> CmdStatus {
         if self.world.ch(ch).is_some_and(|c| c.fighting.is_some()) {
             self.send_text(ch, "No way!  You're fighting for your life!");
             return CmdStatus::WrongPosition;
+        }
+        // Dark Pawns keeps one's things only for a quit in the temple (free rent there);
+        // elsewhere it asks for REALLYQUIT, which leaves them on the floor.
+        if self.world.profile.family == Family::DarkPawns {
+            let Some(c) = self.world.ch(ch) else { return CmdStatus::Failed };
+            if c.position <= Position::Incapacitated {
+                self.send_text(ch, "You die before your time...");
+                self.die(ch, None);
+                return CmdStatus::Failed;
+            }
+            let (room, level) = (c.room, c.level);
+            let safe = DP_SAFE_QUIT.contains(&self.world.rooms[room].proto.vnum) || level >= MAX_LEVEL;
+            if !safe && !really {
+                self.send_text(ch, "Type REALLYQUIT to quit the game and lose your eq.");
+                self.send_text(ch, "Return to the temple and QUIT to leave the game and keep your equipment.");
+                if level <= 5 {
+                    self.send_text(ch, "You can type RECALL to return to your temple.");
+                }
+                return CmdStatus::Failed;
+            }
+            if !safe {
+                let c = self.world.ch(ch).expect("just read");
+                let things: Vec<_> = c.inventory.iter().copied().chain(c.equipment.iter().flatten().copied()).collect();
+                for o in things {
+                    self.world.obj_to_room(o, room);
+                }
+                self.recompute_armour(ch);
+            }
         }
         self.send_text(ch, "Goodbye, friend.. Come back soon!");
         self.announce_here(ch, false, "has left the game.");

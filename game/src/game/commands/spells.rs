@@ -16,12 +16,17 @@ impl Engine {
         let practices = pc.practices;
         let dark_pawns = self.world.profile.family == crate::worldfile::profile::Family::DarkPawns;
         if args.trim().is_empty() {
-            let mut text = format!("You have {practices} practice session{} left.\nYou know:\n", if practices == 1 { "" } else { "s" });
+            let s = if practices == 1 { "" } else { "s" };
+            let mut text = if dark_pawns {
+                format!("You have {practices} practice session{s} remaining.\nYou know of the following skills:\n")
+            } else {
+                format!("You have {practices} practice session{s} left.\nYou know:\n")
+            };
             for s in SPELLS.iter().filter(|s| learn_level(s, class).is_some_and(|l| l <= level)) {
                 let pct = pc.skills.get(s.name).copied().unwrap_or(0);
                 // Dark Pawns says how good in words (its `how_good`).
                 if dark_pawns {
-                    text.push_str(&format!("{:<20} {}\n", s.name, crate::game::rules::practice::how_good(pct)));
+                    text.push_str(&format!("{:<20}  {}\n", s.name, crate::game::rules::practice::how_good(pct)));
                 } else {
                     text.push_str(&format!("  {:<20} {:>3}%\n", s.name, pct));
                 }

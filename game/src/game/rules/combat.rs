@@ -163,7 +163,11 @@ impl Engine {
             }
             // A fighting mob's procedure acts after its blow (magic users cast…), with
             // MOB_SPEC only (perform_violence).
-            if let Some(special) = self.mob_special(id).filter(|_| self.world.ch(id).is_some_and(|c| c.mob_flags & tables::mob_flag::SPEC != 0)).map(str::to_string) {
+            if let Some(special) = self
+                .mob_special(id)
+                .filter(|_| self.world.ch(id).is_some_and(|c| c.mob_flags & tables::mob_flag::SPEC != 0))
+                .map(str::to_string)
+            {
                 if self.world.ch(id).is_some_and(|c| c.fighting.is_some()) {
                     self.fight_special(id, &special);
                 }

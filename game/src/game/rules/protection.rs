@@ -67,7 +67,8 @@ impl Engine {
     /// The keeper slaps `ch` (the world's `slap` social) and tells it to get out.
     fn keeper_slaps(&mut self, keeper: CharId, ch: CharId) {
         let slap = self.world.socials.iter().find(|s| s.name == "slap").map(|s| s.messages.clone());
-        let line = |i: usize, fallback: &str| slap.as_ref().and_then(|m| m.get(i).cloned().flatten()).unwrap_or_else(|| fallback.to_string());
+        let line =
+            |i: usize, fallback: &str| slap.as_ref().and_then(|m| m.get(i).cloned().flatten()).unwrap_or_else(|| fallback.to_string());
         self.act(&line(3, "$n slaps $N."), keeper, Some(ch), None, To::NotVictim, EventKind::Emote);
         self.act(&line(4, "You are slapped by $n."), keeper, Some(ch), None, To::Victim, EventKind::Emote);
         self.act(&format!("$n tells you, '{CANT_KILL_KEEPER}'"), keeper, Some(ch), None, To::Victim, EventKind::Tell);

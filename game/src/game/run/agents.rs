@@ -202,11 +202,12 @@ impl Engine {
                 };
                 let model = Self::model_field(item)?;
                 // Only into a room of the creator's own (a member may not bring agents in).
-                let join_room = match item.get("in_room_id").and_then(|v| crate::hud::schemas::whole(v).or_else(|| v.as_str()?.parse().ok())) {
-                    Some(r) if self.chat.room(r).is_some_and(|room| room.owner.eq_ignore_ascii_case(&actor)) => Some(r),
-                    Some(r) => return Err(("no_such_room", format!("chat room {r} is not yours"))),
-                    None => self.chat.room_of(&actor),
-                };
+                let join_room =
+                    match item.get("in_room_id").and_then(|v| crate::hud::schemas::whole(v).or_else(|| v.as_str()?.parse().ok())) {
+                        Some(r) if self.chat.room(r).is_some_and(|room| room.owner.eq_ignore_ascii_case(&actor)) => Some(r),
+                        Some(r) => return Err(("no_such_room", format!("chat room {r} is not yours"))),
+                        None => self.chat.room_of(&actor),
+                    };
                 let rec = pawns_storage::ResidentRecord {
                     name: name.to_string(),
                     kind,

@@ -252,9 +252,10 @@ impl Engine {
         let owners = self.dg_owners_here(room, ch);
         for o in owners {
             let listening = match o {
-                Owner::Mob(m) => self.world.ch(m).is_some_and(|c| {
-                    c.awake() && !c.affects.iter().any(|a| a.kind == crate::game::rules::spells::AffectKind::Charm)
-                }),
+                Owner::Mob(m) => self
+                    .world
+                    .ch(m)
+                    .is_some_and(|c| c.awake() && !c.affects.iter().any(|a| a.kind == crate::game::rules::spells::AffectKind::Charm)),
                 _ => true,
             };
             if !listening {

@@ -52,7 +52,14 @@ impl Engine {
             To::NotVictim,
             EventKind::Combat,
         );
-        self.act("$n grabs you by the collar and quickly beats you into submission.", guard, Some(victim), None, To::Victim, EventKind::Combat);
+        self.act(
+            "$n grabs you by the collar and quickly beats you into submission.",
+            guard,
+            Some(victim),
+            None,
+            To::Victim,
+            EventKind::Combat,
+        );
         self.send_text(victim, "Jerking you to your feet, he carts you off to jail...");
         if let Some(v) = self.world.chars.get_mut(&victim) {
             v.hit = 1;
@@ -142,8 +149,18 @@ impl Engine {
         }
         let here = self.world.rooms[c.room].proto.vnum;
         let (room, way, to_room, to_ch) = match special {
-            "jailguard" => (CELL, "north", "The guard grabs $n with one hand and throws $m back in the room.", "The guard stops you from leaving with one flabby hand."),
-            _ => (OUTSIDE, "south", "The guard grabs $n by the collar and blocks $s way.", "The guard stops you from entering with one quick jerk of your collar."),
+            "jailguard" => (
+                CELL,
+                "north",
+                "The guard grabs $n with one hand and throws $m back in the room.",
+                "The guard stops you from leaving with one flabby hand.",
+            ),
+            _ => (
+                OUTSIDE,
+                "south",
+                "The guard grabs $n by the collar and blocks $s way.",
+                "The guard stops you from entering with one quick jerk of your collar.",
+            ),
         };
         if here != room || cmd != way {
             return None;
