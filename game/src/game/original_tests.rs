@@ -411,3 +411,19 @@ async fn quitting_keeps_your_things_only_in_the_temple() {
     let altar = e.world.room_of_vnum(8004).unwrap();
     assert!(!e.world.rooms[altar].contents.contains(&sword), "taken along");
 }
+
+/// tbaMUD's colour codes are understood and taken out: room 2's description ends with
+/// "@Cwww.tbamud.com@n"; a player reads "www.tbamud.com". (pawns showed the codes.)
+#[tokio::test]
+async fn tbamud_colour_codes_never_reach_a_player() {
+    let Some((mut e, _tmp)) = tba_mud() else { return };
+    let (pc, mut rx) = player(&mut e, "Reader", 3, 2);
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, "look");
+    let said = heard(&mut e, &mut rx);
+    assert!(said.contains("www.tbamud.com") && !said.contains("@C") && !said.contains("@n"), "{said}");
+    // What a script or a player says loses its codes as it is sent.
+    e.dispatch(pc, "say Just type @RGOTO VNUM@n, or mail rumble@@tbamud.com");
+    let said = heard(&mut e, &mut rx);
+    assert!(said.contains("Just type GOTO VNUM, or mail rumble@tbamud.com"), "{said}");
+}

@@ -5,6 +5,7 @@
 //! panic; a malformed record is skipped with a [`Warning`] that names file, line and
 //! vnum, and the rest of the world still loads.
 
+pub mod colour;
 pub mod counts;
 pub mod lexer;
 mod mob;

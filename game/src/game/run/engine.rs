@@ -263,7 +263,12 @@ pub struct Engine {
 }
 
 impl Engine {
-    pub fn new(proto: WorldProto, cfg: EngineConfig, saves: SaveQueue) -> Engine {
+    pub fn new(mut proto: WorldProto, cfg: EngineConfig, saves: SaveQueue) -> Engine {
+        // tbaMUD's colour codes are taken out of its world's text once, here (what
+        // scripts and players say loses them as it is sent: `send_shared`).
+        if proto.profile.family == crate::worldfile::profile::Family::TbaMud {
+            crate::worldfile::colour::strip_world(&mut proto);
+        }
         // `server::start` has checked an asked-for room exists; the world's own may not.
         let start_vnum = crate::worldfile::profile::start_room(&proto, &proto.profile, cfg.start_room).unwrap_or(0);
         let mut scripts = crate::script::ScriptBook::new(&proto);

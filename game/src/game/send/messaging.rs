@@ -34,6 +34,16 @@ impl Engine {
 
     /// Sends one event whose text is already shared (broadcasts build it once).
     pub fn send_shared(&mut self, id: CharId, kind: EventKind, text: Arc<str>, from: Option<Arc<str>>) {
+        // A tbaMUD world's colour codes (in its scripts' lines, its players' words) are
+        // taken out before anyone sees them.
+        let text = if self.world.profile.family == crate::worldfile::profile::Family::TbaMud && text.contains('@') {
+            match crate::worldfile::colour::strip_tba(&text) {
+                std::borrow::Cow::Owned(s) => Arc::from(s),
+                std::borrow::Cow::Borrowed(_) => text,
+            }
+        } else {
+            text
+        };
         let re = self.re_for(id);
         // The record has what the player was sent, whether or not a socket took it.
         if self.world.ch(id).and_then(|c| c.pc.as_ref()).is_some_and(|p| p.rec.is_some()) {
