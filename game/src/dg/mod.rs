@@ -7,8 +7,9 @@
 //! Supported trigger types (the letters of a trigger's type field):
 //! mobs — `b` random, `c` command, `d` speech, `f` death, `g` greet, `h` greet-all,
 //! `j` receive, `k` fight, `n` load, `q` leave (`a` global lets random run without
-//! players in the zone); objects — `b` random, `c` command, `n` load; rooms — `b`
-//! random, `c` command, `d` speech, `g` enter, `q` leave. `pawns world check` lists
+//! players in the zone); objects — `b` random, `c` command, `g` get, `h` drop, `i`
+//! give, `j` wear, `l` remove, `n` load; rooms — `b` random, `c` command, `d` speech,
+//! `g` enter, `h` drop, `q` leave, `s` login. `pawns world check` lists
 //! every attached trigger that uses another type or fails to compile.
 
 pub mod expr;
@@ -56,8 +57,8 @@ pub const fn bit(letter: char) -> u64 {
 pub fn supported(attach: Attach) -> &'static str {
     match attach {
         Attach::Mob => "abcdfghjknq",
-        Attach::Obj => "abcn",
-        Attach::Room => "abcdgq",
+        Attach::Obj => "abcghijln",
+        Attach::Room => "abcdghqs",
     }
 }
 

@@ -427,3 +427,48 @@ async fn tbamud_colour_codes_never_reach_a_player() {
     let said = heard(&mut e, &mut rx);
     assert!(said.contains("Just type GOTO VNUM, or mail rumble@tbamud.com"), "{said}");
 }
+
+/// tbaMUD's object and room triggers that pawns never ran, on the real world: the axe
+/// of doomslaying's get trigger (#83) will not be picked up by a good character; room
+/// 3001's login trigger (#3017) booms a welcome; the kind soul (#3016) dresses a naked
+/// newcomer with `%load% obj N %actor% <slot>` — worn in those slots, not carried.
+#[tokio::test]
+async fn object_and_login_triggers_run_and_load_dresses_the_slot_it_names() {
+    let Some((mut e, _tmp)) = tba_mud() else { return };
+    let (pc, mut rx) = player(&mut e, "Goodly", 3, 3001);
+    for _ in 0..50 {
+        e.tick();
+    }
+    let said = heard(&mut e, &mut rx);
+    assert!(said.contains("A booming voice announces, 'Welcome Goodly to the realm!'"), "{said}");
+
+    let room = e.world.room_of_vnum(3002).unwrap();
+    let axe = e.world.create_obj(27).unwrap();
+    e.world.obj_to_room(axe, room);
+    place(&mut e, pc, 3002);
+    e.world.chars.get_mut(&pc).unwrap().alignment = 500;
+    e.dispatch(pc, "get axe");
+    let said = heard(&mut e, &mut rx);
+    assert!(said.contains("it fades out of existence"), "{said}");
+    assert!(!e.world.ch(pc).unwrap().inventory.contains(&axe), "the trigger kept it: {said}");
+    e.world.chars.get_mut(&pc).unwrap().alignment = 0;
+    e.dispatch(pc, "get axe");
+    let said = heard(&mut e, &mut rx);
+    assert!(said.contains("seems to vibrate with a life of its own") && e.world.ch(pc).unwrap().inventory.contains(&axe), "{said}");
+
+    // Naked, east of the temple: the kind soul dresses the newcomer.
+    let axe_gone = e.world.ch(pc).unwrap().inventory.clone();
+    for o in axe_gone {
+        e.world.extract_obj(o);
+    }
+    place(&mut e, pc, 3001);
+    e.dispatch(pc, "east");
+    for _ in 0..40 {
+        e.tick();
+    }
+    let said = heard(&mut e, &mut rx);
+    let worn = |e: &Engine, slot: usize| e.world.ch(pc).unwrap().equipment[slot].and_then(|o| e.world.obj(o)).map(|o| o.vnum);
+    assert_eq!(worn(&e, 6), Some(3076), "the helmet on the head: {said}");
+    assert_eq!(worn(&e, 5), Some(3040), "the body armour on the body");
+    assert_eq!(worn(&e, 0), Some(3037), "the light held as a light");
+}

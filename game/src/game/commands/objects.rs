@@ -84,7 +84,7 @@ impl Engine {
             }
             let mut got = false;
             for o in targets {
-                if !self.carry_ok(ch, o) {
+                if !self.carry_ok(ch, o) || !self.dg_obj_allows(o, 'g', ch) {
                     continue;
                 }
                 let short = self.world.obj(o).map(|o| o.short_descr.clone()).unwrap_or_default();
@@ -102,7 +102,8 @@ impl Engine {
         }
         let mut got = false;
         for o in targets {
-            if !self.carry_ok(ch, o) {
+            // The thing's own get trigger may keep it where it is (tbaMUD).
+            if !self.carry_ok(ch, o) || !self.dg_obj_allows(o, 'g', ch) {
                 continue;
             }
             self.act("You get $p.", ch, None, Some(o), To::Actor, EventKind::Text);
@@ -149,6 +150,10 @@ impl Engine {
             return CmdStatus::InvalidTarget;
         }
         for o in targets {
+            // Its drop trigger, then the room's, may refuse (tbaMUD).
+            if !self.dg_obj_allows(o, 'h', ch) || !self.dg_room_allows_drop(room, ch, o) {
+                continue;
+            }
             self.act("You drop $p.", ch, None, Some(o), To::Actor, EventKind::Text);
             self.act("$n drops $p.", ch, None, Some(o), To::Room, EventKind::System);
             self.world.obj_to_room(o, room);
@@ -252,7 +257,10 @@ impl Engine {
                 self.act("$N seems to have $S hands full.", ch, Some(v), None, To::Actor, EventKind::Text);
                 continue;
             }
-            // A receive trigger that answers 0 refuses the thing.
+            // The thing's give trigger, then the receiver's, may refuse it (tbaMUD).
+            if !self.dg_obj_allows(o, 'i', ch) || self.world.obj(o).is_none_or(|x| x.loc != crate::game::model::world::ObjLoc::Carried(ch)) {
+                continue;
+            }
             if self.world.ch(v).is_some_and(|c| c.behaves) {
                 let ctx = crate::game::scripting::dg_run::DgCtx { actor: Some(ch), object: Some(o), ..Default::default() };
                 if self.dg_fire(crate::game::scripting::dg_run::Owner::Mob(v), 'j', ctx) == Some(0) {
@@ -286,6 +294,8 @@ impl Engine {
             r => r,
         };
         match slot {
+            // Its wear trigger may refuse (tbaMUD; the script says why).
+            Ok(_) if !self.dg_obj_allows(obj, 'j', ch) => false,
             Ok(s) => {
                 let verb = match s {
                     16 => "wield",
@@ -355,6 +365,9 @@ impl Engine {
             return CmdStatus::InvalidTarget;
         }
         for o in targets {
+            if !self.dg_obj_allows(o, 'l', ch) {
+                continue;
+            }
             self.act("You stop using $p.", ch, None, Some(o), To::Actor, EventKind::Text);
             self.act("$n stops using $p.", ch, None, Some(o), To::Room, EventKind::System);
             self.world.obj_to_char(o, ch);

@@ -96,6 +96,31 @@ pub fn wear_slot_for(item: u32, wear_flags: u64, free: impl Fn(usize) -> bool) -
     Err("You can't wear that.")
 }
 
+/// A wear slot as a DG script names it (tbaMUD's `find_eq_pos_script`): its number, or
+/// `light`, `rfinger`, `lfinger`, `neck1`, `neck2`, `body`, `head`, `legs`, `feet`,
+/// `hands`, `arms`, `shield`, `about`, `waist`, `rwrist`, `lwrist`, `wield`, `hold`
+/// (`held`), whole words, any case.
+pub fn script_slot(name: &str) -> Option<usize> {
+    const NAMES: [&str; 18] = [
+        "light", "rfinger", "lfinger", "neck1", "neck2", "body", "head", "legs", "feet", "hands", "arms", "shield", "about", "waist", "rwrist",
+        "lwrist", "wield", "hold",
+    ];
+    let name = name.trim();
+    if let Ok(n) = name.parse::<usize>() {
+        return (n < NUM_WEARS).then_some(n);
+    }
+    if name.eq_ignore_ascii_case("held") {
+        return Some(17);
+    }
+    NAMES.iter().position(|n| n.eq_ignore_ascii_case(name))
+}
+
+/// The wear flag a slot needs (`can_wear_on_pos`: a light is held).
+pub fn slot_wear_flag(slot: usize) -> u64 {
+    use wear_flag::*;
+    [HOLD, FINGER, FINGER, NECK, NECK, BODY, HEAD, LEGS, FEET, HANDS, ARMS, SHIELD, ABOUT, WAIST, WRIST, WRIST, WIELD, HOLD][slot.min(17)]
+}
+
 /// What `equipment` prints before each slot.
 pub const WEAR_LABELS: [&str; 18] = [
     "<used as light>      ",

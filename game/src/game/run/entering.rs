@@ -61,6 +61,8 @@ impl Engine {
         self.send_notice(id, &client);
         let welcome = self.world.profile.welcome.clone();
         self.send_text(id, &welcome);
+        // The room's login triggers (tbaMUD's enter_player_game).
+        self.dg_login(room, id);
         EnterReply { char_id: id, reconnected: false }
     }
 

@@ -189,16 +189,13 @@ impl DgHostCtx<'_> {
                 }
             }
             "eq" => {
-                let slot = arg.unwrap_or("*").trim();
-                let worn: Vec<ObjId> = ch.equipment.iter().flatten().copied().collect();
-                let found = match slot {
-                    "*" => worn.first().copied(),
-                    "wield" => ch.equipment[16],
-                    "light" => ch.equipment[0],
-                    "body" => ch.equipment[5],
-                    "head" => ch.equipment[6],
-                    _ => None,
-                };
+                // tbaMUD: `*` answers whether anything is worn; a slot (every name
+                // `%load%` takes, or its number) what is worn there.
+                let slot = arg.unwrap_or("").trim();
+                if slot == "*" {
+                    return Some(if ch.equipment.iter().any(Option::is_some) { "1".into() } else { String::new() });
+                }
+                let found = crate::game::model::tables::script_slot(slot).and_then(|s| ch.equipment[s]);
                 Some(found.map(obj_uid).unwrap_or_default())
             }
             other => self.globals_of(&char_uid(c)).and_then(|g| g.get(other).cloned()),
@@ -400,7 +397,22 @@ impl DgHostCtx<'_> {
             "obj" | "o" => {
                 let o = self.e.world.create_obj(vnum).ok_or_else(|| format!("load: no object {vnum}"))?;
                 match w.next().and_then(|t| self.target_char(t)) {
-                    Some(c) => self.e.world.obj_to_char(o, c),
+                    // `%load% obj N %actor% head`: worn there when the slot is free and
+                    // the thing fits it (tbaMUD's equip_char), else carried.
+                    Some(c) => {
+                        let slot = w.next().and_then(crate::game::model::tables::script_slot).filter(|s| {
+                            let free = self.e.world.ch(c).is_some_and(|ch| ch.equipment[*s].is_none());
+                            let fits = self.e.world.obj(o).is_some_and(|x| x.wear_flags & crate::game::model::tables::slot_wear_flag(*s) != 0);
+                            free && fits
+                        });
+                        match slot {
+                            Some(s) => {
+                                self.e.world.equip(o, c, s);
+                                self.e.recompute_armour(c);
+                            }
+                            None => self.e.world.obj_to_char(o, c),
+                        }
+                    }
                     None => match self.owner {
                         Owner::Mob(m) => self.e.world.obj_to_char(o, m),
                         _ => self.e.world.obj_to_room(o, room),

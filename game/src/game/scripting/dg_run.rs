@@ -100,6 +100,44 @@ impl Engine {
         answer
     }
 
+    /// Whether `ch` may go on with what it does to `obj` (tbaMUD's object triggers: get
+    /// `g`, drop `h`, give `i`, wear `j`, remove `l`): the first of the object's triggers
+    /// of that type that fires (get, drop and give roll their narg as a chance) may
+    /// answer 0 to refuse — the script says why. A purged object, or a character gone,
+    /// refuses too.
+    pub fn dg_obj_allows(&mut self, obj: ObjId, letter: char, ch: CharId) -> bool {
+        if self.dg.off || self.dg.triggers.is_empty() || self.dg_triggers_of(Owner::Obj(obj)).is_empty() {
+            return true;
+        }
+        let chance = matches!(letter, 'g' | 'h' | 'i');
+        let roll = self.roll(1, 100);
+        let ctx = DgCtx { actor: Some(ch), object: Some(obj), ..Default::default() };
+        let answer = self.dg_fire_first(Owner::Obj(obj), letter, ctx, |narg, _| !chance || roll <= narg);
+        answer != Some(0) && self.world.obj(obj).is_some() && self.world.ch(ch).is_some()
+    }
+
+    /// Whether the room lets `ch` drop `obj` (a room's drop trigger `h`, narg a chance;
+    /// 0 refuses).
+    pub fn dg_room_allows_drop(&mut self, room: RoomId, ch: CharId, obj: ObjId) -> bool {
+        if self.dg.off || self.dg.triggers.is_empty() || self.world.rooms[room].proto.triggers.is_empty() {
+            return true;
+        }
+        let roll = self.roll(1, 100);
+        let ctx = DgCtx { actor: Some(ch), object: Some(obj), ..Default::default() };
+        let answer = self.dg_fire_first(Owner::Room(room), 'h', ctx, |narg, _| roll <= narg);
+        answer != Some(0) && self.world.obj(obj).is_some()
+    }
+
+    /// A player came into the game in `room`: its login triggers (`s`, narg a chance).
+    pub fn dg_login(&mut self, room: RoomId, ch: CharId) {
+        if self.dg.off || self.dg.triggers.is_empty() || self.world.rooms[room].proto.triggers.is_empty() {
+            return;
+        }
+        let roll = self.roll(1, 100);
+        let ctx = DgCtx { actor: Some(ch), ..Default::default() };
+        self.dg_fire_first(Owner::Room(room), 's', ctx, |narg, _| roll <= narg);
+    }
+
     /// Runs (or resumes) one trigger; its answer (1 while it waits). Triggers that
     /// fire triggers (two mobs answering each other's speech) stop four deep.
     pub(crate) fn dg_run(&mut self, owner: Owner, trig: u32, mut run: Run, ctx: DgCtx) -> i64 {
