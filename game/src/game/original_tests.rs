@@ -472,3 +472,71 @@ async fn object_and_login_triggers_run_and_load_dresses_the_slot_it_names() {
     assert_eq!(worn(&e, 5), Some(3040), "the body armour on the body");
     assert_eq!(worn(&e, 0), Some(3037), "the light held as a light");
 }
+
+/// CircleMUD's mortal commands pawns lacked ("Huh?!?"), as Dark Pawns words them: `take`,
+/// `hold`, `whisper`, `ask`, `report`, `levels`, `junk`, `donate`, `split`, `gsay`; its
+/// `say` verbs by the last mark; and no `where` for mortals.
+#[tokio::test]
+async fn the_classic_commands_as_dark_pawns_words_them() {
+    let Some((mut e, _tmp)) = dark_pawns() else { return };
+    let room = street(&e);
+    let (pc, mut rx) = player(&mut e, "Olda", 3, room);
+    let (pal, mut prx) = player(&mut e, "Brin", 3, room);
+    heard(&mut e, &mut rx);
+    heard(&mut e, &mut prx);
+    let said = |e: &mut Engine, rx: &mut mpsc::Receiver<Outs>, line: &str| {
+        e.dispatch(pc, line);
+        heard(e, rx)
+    };
+    let bread = e.world.create_obj(8010).unwrap();
+    let r = e.world.room_of_vnum(room).unwrap();
+    e.world.obj_to_room(bread, r);
+    assert!(said(&mut e, &mut rx, "take bread").contains("You get"));
+    assert!(said(&mut e, &mut rx, "hold").contains("Hold what?"));
+    assert!(said(&mut e, &mut rx, "whisper brin the gate is open").contains("You whisper to Brin, 'the gate is open'"));
+    assert!(heard(&mut e, &mut prx).contains("Olda whispers to you, 'the gate is open'"));
+    assert!(said(&mut e, &mut rx, "ask").contains("Whom do you want to ask.. and what??"));
+    let r = said(&mut e, &mut rx, "report");
+    assert!(r.contains("You report:") && r.contains("H [") && r.contains("]Kills [0]PKs"), "{r}");
+    let l = said(&mut e, &mut rx, "levels");
+    assert!(l.lines().next().unwrap().starts_with("[ 1]        1-1500    "), "{l}");
+    let j = said(&mut e, &mut rx, "junk bread");
+    assert!(j.contains("You junk") && j.contains("It vanishes in a puff of smoke!") && j.contains("You have been rewarded by the gods!"), "{j}");
+    assert!(said(&mut e, &mut rx, "donate").contains("What do you want to donate?"));
+    e.world.chars.get_mut(&pc).unwrap().gold = 100;
+    assert!(said(&mut e, &mut rx, "split 100").contains("With whom do you wish to share your gold?"));
+    assert!(said(&mut e, &mut rx, "where").contains("Huh?!?"), "immortals only in Dark Pawns");
+    assert!(said(&mut e, &mut rx, "say Is the gate open?").contains("You ask 'Is the gate open?'"));
+    assert!(heard(&mut e, &mut prx).contains("Olda asks, 'Is the gate open?'"));
+    assert!(said(&mut e, &mut rx, "say Run!").contains("You exclaim 'Run!'"));
+    assert!(said(&mut e, &mut rx, "say hello").contains("You say 'hello'"));
+    let _ = pal;
+}
+
+/// The same commands as tbaMUD words them: the mortal `where`, `report` to a group,
+/// `junk` paying gold, `hold` lighting a light.
+#[tokio::test]
+async fn the_classic_commands_as_tbamud_words_them() {
+    let Some((mut e, _tmp)) = tba_mud() else { return };
+    let (pc, mut rx) = player(&mut e, "Wanderer", 3, 3001);
+    let (_other, _orx) = player(&mut e, "Seeker", 3, 3002);
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, "where");
+    let w = heard(&mut e, &mut rx);
+    assert!(w.contains("Players in") && w.contains("Seeker"), "{w}");
+    e.dispatch(pc, "report");
+    assert!(heard(&mut e, &mut rx).contains("But you are not a member of any group!"));
+    let torch = e.world.create_obj(3037).unwrap();
+    e.world.obj_to_char(torch, pc);
+    e.dispatch(pc, "hold candle");
+    let h = heard(&mut e, &mut rx);
+    assert!(h.contains("You light") && h.contains("and hold it."), "{h}");
+    let before = e.world.ch(pc).unwrap().gold;
+    let bread = e.world.create_obj(3010).unwrap();
+    e.world.obj_to_char(bread, pc);
+    e.dispatch(pc, "junk bread");
+    assert!(heard(&mut e, &mut rx).contains("You have been rewarded by the gods!"));
+    assert!(e.world.ch(pc).unwrap().gold > before, "tbaMUD's gods pay in gold");
+    e.dispatch(pc, "say hello");
+    assert!(heard(&mut e, &mut rx).contains("You say, 'hello'"));
+}

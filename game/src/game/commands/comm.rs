@@ -23,10 +23,22 @@ impl Engine {
         }
         let name = self.pers(ch);
         let room = self.world.ch(ch).map(|c| c.room).unwrap_or(0);
+        // Dark Pawns's speech has a verb from its last mark ("Ann asks, '…?'"), and the
+        // speaker's own line no comma; the others say, as CircleMUD and tbaMUD do.
+        let (they, you) = if self.world.profile.family == crate::worldfile::profile::Family::DarkPawns {
+            match msg.chars().last() {
+                Some('!') => ("exclaims,", "exclaim"),
+                Some('?') => ("asks,", "ask"),
+                Some('.') => ("states,", "state"),
+                _ => ("says,", "say"),
+            }
+        } else {
+            ("says,", "say,")
+        };
         // Mobs' names begin in lower case ("a sparring partner"); a sentence does not.
-        let line = crate::game::send::messaging::capitalize(&format!("{name} says, '{msg}'"));
+        let line = crate::game::send::messaging::capitalize(&format!("{name} {they} '{msg}'"));
         self.utterance(ch, |e| {
-            e.send_event(ch, EventKind::Say, format!("You say, '{msg}'"), None);
+            e.send_event(ch, EventKind::Say, format!("You {you} '{msg}'"), None);
             e.room_event(room, &[ch], EventKind::Say, "say", &line, Some(&name));
         });
         // DG speech triggers hear what was said (not a mob's own words).

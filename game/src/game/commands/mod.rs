@@ -4,6 +4,7 @@
 //! what was typed (`n` is north, `l` look, `k` kill), as in CircleMUD.
 
 mod chat;
+mod classic;
 mod clock;
 mod comm;
 mod fight;
@@ -101,6 +102,7 @@ pub static COMMANDS: &[Command] = &[
     cmd("flee", Fighting, |e, c, _| e.flee(c)),
     cmd("wimpy", Dead, Engine::do_wimpy),
     cmd("recall", Resting, Engine::do_recall),
+    cmd("report", Resting, Engine::do_report),
     cmd("consider", Resting, Engine::do_consider),
     cmd("rest", Resting, |e, c, _| e.change_position(c, Position::Resting)),
     cmd("sit", Resting, |e, c, _| e.change_position(c, Position::Sitting)),
@@ -151,6 +153,17 @@ pub static COMMANDS: &[Command] = &[
     cmd("withdraw", Resting, Engine::do_not_here),
     cmd("read", Resting, Engine::do_not_here),
     cmd("write", Resting, Engine::do_not_here),
+    cmd("take", Resting, Engine::do_get),
+    cmd("gsay", Sleeping, Engine::do_gtell),
+    cmd("hold", Resting, Engine::do_grab),
+    cmd("grab", Resting, Engine::do_grab),
+    cmd("whisper", Resting, Engine::do_whisper),
+    cmd("ask", Resting, Engine::do_ask),
+    cmd("levels", Dead, Engine::do_levels),
+    cmd("junk", Resting, Engine::do_junk),
+    cmd("donate", Resting, Engine::do_donate),
+    cmd("split", Sitting, Engine::do_split),
+    cmd("where", Resting, Engine::do_where),
     cmd("behead", Standing, Engine::do_behead),
 ];
 

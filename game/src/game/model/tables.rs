@@ -164,6 +164,9 @@ pub mod wear_flag {
 
 pub mod item_type {
     pub const LIGHT: u32 = 1;
+    pub const SCROLL: u32 = 2;
+    pub const WAND: u32 = 3;
+    pub const STAFF: u32 = 4;
     pub const WEAPON: u32 = 5;
     pub const TREASURE: u32 = 8;
     pub const ARMOR: u32 = 9;
