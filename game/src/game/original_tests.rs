@@ -540,3 +540,39 @@ async fn the_classic_commands_as_tbamud_words_them() {
     e.dispatch(pc, "say hello");
     assert!(heard(&mut e, &mut rx).contains("You say, 'hello'"));
 }
+
+/// tbaMUD's script fields pawns read as nothing: the cityguard (#3009) spits only at a
+/// character of charisma under 6 (`%actor.cha%`; pawns spat at everyone), and fido
+/// (#3010) devours only a corpse (`%item.vnum(65535)%`; pawns took any dropped cape).
+#[tokio::test]
+async fn script_fields_read_abilities_and_vnums() {
+    let Some((mut e, _tmp)) = tba_mud() else { return };
+    let (pc, mut rx) = player(&mut e, "Fair", 3, 3001);
+    let guard = mob_at(&mut e, 3060, 3001);
+    let fire = |e: &mut Engine, m: CharId, n: usize| {
+        for _ in 0..n {
+            let ctx = crate::game::scripting::dg_run::DgCtx::default();
+            e.dg_fire(crate::game::scripting::dg_run::Owner::Mob(m), 'b', ctx);
+        }
+    };
+    e.world.chars.get_mut(&pc).unwrap().abilities[5] = 13;
+    heard(&mut e, &mut rx);
+    fire(&mut e, guard, 30);
+    assert!(!heard(&mut e, &mut rx).contains("spits in your face"), "charisma 13 is no reason");
+    e.world.chars.get_mut(&pc).unwrap().abilities[5] = 3;
+    fire(&mut e, guard, 30);
+    assert!(heard(&mut e, &mut rx).contains("spits in your face"), "charisma 3 is");
+    e.world.extract_char(guard);
+
+    let fido = mob_at(&mut e, 3062, 3001);
+    let r = e.world.room_of_vnum(3001).unwrap();
+    let cape = e.world.create_obj(3087).unwrap();
+    e.world.obj_to_room(cape, r);
+    fire(&mut e, fido, 3);
+    assert!(e.world.obj(cape).is_some(), "a cape is no corpse");
+    let victim = mob_at(&mut e, 3062, 3001);
+    e.die(victim, None);
+    fire(&mut e, fido, 3);
+    assert!(heard(&mut e, &mut rx).contains("savagely devours a corpse"));
+    assert!(e.world.obj(cape).is_some());
+}

@@ -123,7 +123,22 @@ impl DgHostCtx<'_> {
             "shortdesc" => Some(ch.name.to_string()),
             "alias" => Some(ch.keywords.clone()),
             "id" => Some(char_uid(c)),
-            "vnum" => n(ch.npc_vnum.map(|v| v as i64).unwrap_or(-1)),
+            // `.vnum(N)`: whether it is mob N (a player never is); bare, its vnum.
+            "vnum" => match arg.and_then(|a| a.trim().parse::<i64>().ok()) {
+                Some(want) => n((ch.npc_vnum.map(|v| v as i64) == Some(want)) as i64),
+                None => n(ch.npc_vnum.map(|v| v as i64).unwrap_or(-1)),
+            },
+            // The abilities; with an argument it is added (3 to 18, 25 for a mob).
+            "str" | "int" | "wis" | "dex" | "con" | "cha" => {
+                let i = ["str", "int", "wis", "dex", "con", "cha"].iter().position(|f| *f == field)?;
+                let top = if ch.is_npc() { 25 } else { 18 };
+                if let Some(add) = arg.and_then(|a| a.trim().parse::<i32>().ok()) {
+                    let c = self.e.world.chars.get_mut(&c)?;
+                    c.abilities[i] = (c.abilities[i] as i32 + add).clamp(3, top) as u8;
+                    c.mark_dirty();
+                }
+                n(self.e.world.ch(c)?.abilities[i] as i64)
+            }
             "level" => n(ch.level as i64),
             "class" => Some(if ch.class == 0 { "Magic User".to_string() } else { class_name(ch.class).to_string() }),
             "sex" => Some(["neutral", "male", "female"][(ch.sex as usize).min(2)].into()),
@@ -548,7 +563,19 @@ impl Vars for DgHostCtx<'_> {
             }
             _ => {}
         }
-        match self.ent(value)? {
+        let ent = self.ent(value)?;
+        // `.vnum(N)` of a thing or a room: whether it is N (tbaMUD).
+        if let (Ent::Obj(_) | Ent::Room(_), "vnum", Some(want)) = (&ent, field, arg.and_then(|a| a.trim().parse::<i64>().ok())) {
+            let vnum = match ent {
+                // What the engine makes (corpses, coins) has no prototype: tbaMUD's
+                // NOTHING, 65535 (its fido looks for corpses so).
+                Ent::Obj(o) => self.e.world.obj(o).map(|x| if x.vnum == 0 { 65535 } else { x.vnum as i64 }),
+                Ent::Room(r) => Some(self.e.world.rooms[r].proto.vnum as i64),
+                Ent::Char(_) => None,
+            };
+            return Some(((vnum == Some(want)) as i64).to_string());
+        }
+        match ent {
             Ent::Char(c) => self.char_field(c, field, arg),
             Ent::Obj(o) => self.obj_field(o, field),
             Ent::Room(r) => self.room_field(r, field),
