@@ -299,7 +299,8 @@ impl Accounts {
             let mut rng = rand::thread_rng();
             roll_abilities(class, race, &mut |lo: i32, hi: i32| rng.gen_range(lo..=hi.max(lo)))
         };
-        let mut record = new_record(&display, class, race, sex, is_agent, abilities, self.start_room);
+        let first = self.kit.first_room().unwrap_or(self.start_room);
+        let mut record = new_record(&display, class, race, sex, is_agent, abilities, first);
         self.kit.apply(&mut record);
         let account = Account { name: display.clone(), password_hash: hash, is_agent, created: crate::time::unix_secs(), guest };
         let store = self.store.clone();

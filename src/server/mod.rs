@@ -305,7 +305,10 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
     let (etx, erx) = mpsc::channel(65_536);
     let start_vnum = crate::worldfile::profile::start_room(&world, &world.profile, cfg.engine.start_room)
         .map_err(|e| anyhow::anyhow!("bad_start_room: {e}"))?;
-    let kit = Arc::new(crate::game::model::kit::StartKit::new(&world));
+    let kit = crate::game::model::kit::StartKit::new(&world);
+    // `--start-room` is where everyone starts, a world's first room (Dark Pawns's burning
+    // hut) included.
+    let kit = Arc::new(if cfg.engine.start_room.is_some() { kit.starting_at_the_start_room() } else { kit });
     let start_name = world.rooms.iter().find(|r| r.vnum == start_vnum).map(|r| r.name.clone()).unwrap_or_default();
     let mut engine = Engine::new(world, cfg.engine.clone(), saves.clone());
     let (residents, resident_rx) = crate::resident::Residents::new();

@@ -576,3 +576,27 @@ async fn script_fields_read_abilities_and_vnums() {
     assert!(heard(&mut e, &mut rx).contains("savagely devours a corpse"));
     assert!(e.world.obj(cape).is_some());
 }
+
+/// A new Dark Pawns character begins as its C server begins it: in the burning hut
+/// (8099) with its kit carried, not worn; its first command brings the vision and
+/// carries it to the temple infirmary (8162).
+#[tokio::test]
+async fn a_new_life_begins_in_the_burning_hut() {
+    let Some(dir) = darkpawns() else { return };
+    let proto = crate::worldfile::load_dir(&dir).unwrap().world;
+    let kit = crate::game::model::kit::StartKit::new(&proto);
+    assert_eq!(kit.first_room(), Some(8099));
+    let mut rec = crate::game::model::character::new_record("Ashes", 3, 0, 1, true, [13; 6], kit.first_room().unwrap());
+    kit.apply(&mut rec);
+    assert!(rec.equipment.is_empty() && rec.inventory.len() == 3, "carried: {:?}", rec.inventory);
+    let Some((mut e, _tmp)) = dark_pawns() else { return };
+    let (link, mut rx) = crate::game::tests::link(99, 1 << 16);
+    let pc = e.enter(rec, link, None).char_id;
+    assert_eq!(e.world.rooms[e.world.ch(pc).unwrap().room].proto.vnum, 8099);
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, "look");
+    let said = heard(&mut e, &mut rx);
+    assert!(said.contains("'Ashes, now is not your time to die,' speaks the figure."), "{said}");
+    assert!(said.contains("'Your life begins now...' it says"), "{said}");
+    assert_eq!(e.world.rooms[e.world.ch(pc).unwrap().room].proto.vnum, 8162, "the temple infirmary");
+}

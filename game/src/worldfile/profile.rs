@@ -74,6 +74,11 @@ pub struct WorldProfile {
     /// Told to the room a character respawns in (`$n` is the character).
     pub respawn_room: String,
     pub kit: Vec<KitItem>,
+    /// Where a new character's very first login begins, when not the start room (Dark
+    /// Pawns: the burning hut 8099, whose `start_room` procedure shows the vision and
+    /// carries it on). Absent in older stored worlds.
+    #[serde(default)]
+    pub first_room: Option<u32>,
 }
 
 /// A `pawns-world.json`: any field set replaces the family's default.
@@ -86,6 +91,7 @@ struct ProfileFile {
     respawn: Option<String>,
     respawn_room: Option<String>,
     kit: Option<Vec<KitItem>>,
+    first_room: Option<u32>,
 }
 
 const GENERIC_RESPAWN: &str = "You wake, alive again, with the memory of your death still sharp.";
@@ -95,6 +101,10 @@ use super::class::{CLERIC, MAGE, NINJA, PSIONIC, THIEF, WARRIOR};
 
 fn item(vnum: u32, classes: &[u8]) -> KitItem {
     KitItem { vnum, classes: classes.to_vec(), equip: true, contains: Vec::new() }
+}
+
+fn carried(i: KitItem) -> KitItem {
+    KitItem { equip: false, ..i }
 }
 
 fn pack(vnum: u32, contains: Vec<KitItem>) -> KitItem {
@@ -107,9 +117,8 @@ impl WorldProfile {
         match family {
             // Dark Pawns' do_start: a class weapon, a frayed tunic, and a backpack with a
             // loaf of bread and a water skin (and lockpicks for thieves); mages also get
-            // two obsidian shards. The original puts everything in the inventory; here
-            // the weapon and the tunic are worn, so a new character does not fight
-            // bare-handed.
+            // two obsidian shards — all carried, nothing worn, as the original gives them.
+            // The first login begins in the burning hut (8099).
             Family::DarkPawns => WorldProfile {
                 family,
                 name: "Dark Pawns".into(),
@@ -118,14 +127,15 @@ impl WorldProfile {
                 respawn: GENERIC_RESPAWN.into(),
                 respawn_room: GENERIC_RESPAWN_ROOM.into(),
                 kit: vec![
-                    item(8036, &[MAGE, THIEF, NINJA]),
-                    item(8037, &[WARRIOR, PSIONIC]),
-                    item(8023, &[CLERIC]),
-                    item(8019, &[]),
+                    carried(item(8036, &[MAGE, THIEF, NINJA])),
+                    carried(item(8037, &[WARRIOR, PSIONIC])),
+                    carried(item(8023, &[CLERIC])),
+                    carried(item(8019, &[])),
                     pack(8038, vec![item(8010, &[]), item(8063, &[]), item(8027, &[THIEF])]),
                     KitItem { vnum: 1239, classes: vec![MAGE], equip: false, contains: Vec::new() },
                     KitItem { vnum: 1239, classes: vec![MAGE], equip: false, contains: Vec::new() },
                 ],
+                first_room: Some(8099),
             },
             // tbaMUD's do_start gives nothing; this kit is ours, from Midgaard's shops:
             // a weapon the class may use (the dagger is anti-cleric), a leather jacket,
@@ -148,6 +158,7 @@ impl WorldProfile {
                     item(3043, &[]),
                     pack(3032, vec![item(3010, &[]), item(3104, &[])]),
                 ],
+                first_room: None,
             },
         }
     }
@@ -176,6 +187,9 @@ impl WorldProfile {
         }
         if let Some(v) = f.kit {
             p.kit = v;
+        }
+        if f.first_room.is_some() {
+            p.first_room = f.first_room;
         }
         Ok(p)
     }

@@ -54,6 +54,7 @@ pub const SUPPORTED: &[&str] = &[
     "moon_gate",
     "outofjailguard",
     "snake",
+    "start_room",
     "take_to_jail",
     "thief",
 ];

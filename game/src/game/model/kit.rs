@@ -18,6 +18,9 @@ pub struct StartKit {
     /// A new character's wimp level: Dark Pawns starts everyone at 5 (`do_start`),
     /// CircleMUD and tbaMUD at 0.
     wimp_level: u32,
+    /// Where a new character's first login begins (the world's `first_room`, when it has
+    /// that room).
+    first_room: Option<u32>,
 }
 
 impl StartKit {
@@ -32,7 +35,19 @@ impl StartKit {
         walk(&world.profile.kit, &mut wanted);
         let protos = world.objs.iter().filter(|o| wanted.contains(&o.vnum)).map(|o| (o.vnum, (o.item_type, o.wear_flags[0]))).collect();
         let wimp_level = if world.profile.family == crate::worldfile::profile::Family::DarkPawns { 5 } else { 0 };
-        StartKit { items: world.profile.kit.clone(), protos, wimp_level }
+        let first_room = world.profile.first_room.filter(|v| world.rooms.iter().any(|r| r.vnum == *v));
+        StartKit { items: world.profile.kit.clone(), protos, wimp_level, first_room }
+    }
+
+    /// Where a new character's first login begins, if not the start room.
+    pub fn first_room(&self) -> Option<u32> {
+        self.first_room
+    }
+
+    /// The kit with no first room of its own (an operator's `--start-room` rules).
+    pub fn starting_at_the_start_room(mut self) -> StartKit {
+        self.first_room = None;
+        self
     }
 
     fn for_class(&self, i: &KitItem, class: u8) -> bool {
@@ -129,8 +144,15 @@ mod tests {
                 rec.inventory.iter().map(|o| (o.vnum, o.contains.iter().map(|c| c.vnum).collect())).collect();
             (worn, carried)
         };
-        assert_eq!(gear(3), (vec![("wield", 8037), ("body", 8019)], vec![(8038, vec![8010])]), "warrior: sword, tunic, pack with bread");
-        assert_eq!(gear(2), (vec![("wield", 8036), ("body", 8019)], vec![(8038, vec![8010, 8027])]), "thief: dagger and lockpicks");
-        assert_eq!(gear(1).0[0], ("wield", 8023), "cleric: the club");
+        // All carried, nothing worn, as Dark Pawns's do_start gives it.
+        let carried = |v: &[(u32, Vec<u32>)]| v.iter().map(|(o, _)| *o).collect::<Vec<_>>();
+        let (worn, warrior) = gear(3);
+        assert!(worn.is_empty(), "nothing worn: {worn:?}");
+        assert_eq!(carried(&warrior).len(), 3, "{warrior:?}");
+        assert!(carried(&warrior).contains(&8037) && carried(&warrior).contains(&8019), "warrior: sword, tunic");
+        assert!(warrior.contains(&(8038, vec![8010])), "the pack with bread");
+        let (_, thief) = gear(2);
+        assert!(carried(&thief).contains(&8036) && thief.contains(&(8038, vec![8010, 8027])), "thief: dagger and lockpicks");
+        assert!(carried(&gear(1).1).contains(&8023), "cleric: the club");
     }
 }

@@ -544,9 +544,10 @@ impl Engine {
                 self.poison_tick();
                 self.jail_tick();
             }
-            // A jail's room procedure looks at its prisoners every 4 s.
+            // The rooms' own procedures every 4 s: a jail's prisoners, the burning hut.
             if self.pulse.is_multiple_of(40) {
                 self.jail_release();
+                self.room_procedures();
             }
             phase.lap(&mut self.stats.phase_max[5]);
         }

@@ -73,6 +73,13 @@ impl Engine {
     /// script). `Some` when one took it.
     pub(crate) fn command_special(&mut self, ch: CharId, cmd: &str, args: &str) -> Option<CmdStatus> {
         let scripts = !self.scripts.attached.is_empty() && !self.scripts.off;
+        // The room's own procedure first (Dark Pawns's burning hut takes any command).
+        if let Some(r) = self.world.ch(ch).map(|c| c.room) {
+            let vnum = self.world.rooms[r].proto.vnum;
+            if self.world.room_specials.get(&vnum).is_some_and(|s| s == "start_room") && self.spec_start_room(r) {
+                return Some(CmdStatus::Ok);
+            }
+        }
         let specials = !(self.world.mob_specials.is_empty() && self.world.obj_specials.is_empty());
         if !scripts && !specials {
             return None;

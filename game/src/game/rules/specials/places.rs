@@ -1,5 +1,6 @@
 //! Procedures of places, run when a command is typed near them: `guild_guard` keeps
-//! other classes out of a guild, `bank` keeps coins, `moon_gate` carries who enters it.
+//! other classes out of a guild, `bank` keeps coins, `moon_gate` carries who enters it;
+//! and Dark Pawns's burning hut (`start_room`), where a new character's life begins.
 
 use crate::game::commands::CmdStatus;
 use crate::game::model::tables::{class, Position};
@@ -139,5 +140,49 @@ impl Engine {
         self.act("$n steps out of a shimmering portal.", ch, None, None, To::Room, EventKind::Enter);
         self.show_room(ch);
         Some(CmdStatus::Ok)
+    }
+}
+
+/// Where the burning hut's vision leaves a new character of Kir Drax'in (its infirmary).
+const INFIRMARY: u32 = 8162;
+
+impl Engine {
+    /// Dark Pawns's `start_room` (the burning hut 8099): on the first command typed there
+    /// (which it takes) or on its room's pulse, each mortal there sees the vision and is
+    /// carried to the temple infirmary — unless an immortal is met first.
+    pub(crate) fn spec_start_room(&mut self, room: crate::game::model::world::RoomId) -> bool {
+        let people = self.world.rooms[room].people.clone();
+        let to = self.world.room_of_vnum(INFIRMARY).unwrap_or(self.start_room);
+        let mut moved = false;
+        for p in people {
+            let Some(c) = self.world.ch(p) else { continue };
+            if c.level >= crate::game::model::tables::MAX_LEVEL {
+                return moved;
+            }
+            if c.pc.is_none() {
+                continue;
+            }
+            let name = c.name.to_string();
+            let vision = format!(
+                "   Suddenly the hairs on the back of your neck stand up as if lightning had\nstruck nearby. A keen wailing fills the air, and an ethereal image appears\nbefore you.\n   '{name}, now is not your time to die,' speaks the figure.\n   'Prove your worth and I may well grant you eternal life.'\n   'Trust no one, for all here are but dark pawns above which you must \nstruggle to prove yourself.  All here strive to be a king... at any cost.'\n   The figure glows a moment, then disappears, but his voice remains.\n   'Your life begins now...' it says, then fades -- just as the world around\nyou does the same.\n"
+            );
+            self.send_text(p, &vision);
+            self.world.move_char(p, to);
+            let look = self.room_text(p, false);
+            self.send_text(p, &look);
+            self.send_state(p);
+            moved = true;
+        }
+        moved
+    }
+
+    /// Every 4 s, the rooms whose procedure acts on its own (the burning hut).
+    pub(crate) fn room_procedures(&mut self) {
+        let rooms: Vec<u32> = self.world.room_specials.iter().filter(|(_, s)| s.as_str() == "start_room").map(|(v, _)| *v).collect();
+        for vnum in rooms {
+            if let Some(r) = self.world.room_of_vnum(vnum).filter(|r| self.world.rooms[*r].pcs > 0) {
+                self.spec_start_room(r);
+            }
+        }
     }
 }
