@@ -600,3 +600,35 @@ async fn a_new_life_begins_in_the_burning_hut() {
     assert!(said.contains("'Your life begins now...' it says"), "{said}");
     assert_eq!(e.world.rooms[e.world.ch(pc).unwrap().room].proto.vnum, 8162, "the temple infirmary");
 }
+
+/// tbaMUD's words and its death: an unknown command is "Huh!?!"; the baker tells an
+/// attacker to get out, then slaps ("Ow!"), then "This mob is protected."; the dead come
+/// back to the temple with 1 hit point (Dark Pawns too), as both servers bring them back.
+#[tokio::test]
+async fn tbamud_words_and_the_dead_come_back_with_one_hit_point() {
+    let Some((mut e, _tmp)) = tba_mud() else { return };
+    let (pc, mut rx) = player(&mut e, "Brash", 3, 3009);
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, "frobnicate");
+    assert!(heard(&mut e, &mut rx).contains("Huh!?!"));
+    if !e.world.rooms[e.world.room_of_vnum(3009).unwrap()].people.iter().any(|p| e.world.ch(*p).and_then(|c| c.npc_vnum) == Some(3001)) {
+        mob_at(&mut e, 3001, 3009);
+    }
+    e.dispatch(pc, "kill baker");
+    let said = heard(&mut e, &mut rx);
+    let (tell, slap, prot) =
+        (said.find("Get out of here before I call the guards!"), said.find("slaps you. Ow!"), said.find("This mob is protected."));
+    assert!(tell.is_some() && slap.is_some() && prot.is_some(), "{said}");
+    assert!(tell < slap && slap < prot, "tell, slap, then the refusal: {said}");
+    let killer = mob_at(&mut e, 3059, 3009);
+    e.die(pc, Some(killer));
+    let p = e.world.ch(pc).unwrap();
+    assert_eq!((e.world.rooms[p.room].proto.vnum, p.hit), (3001, 1), "back at the temple with 1 hit point");
+
+    let Some((mut e, _tmp)) = dark_pawns() else { return };
+    let room = street(&e);
+    let (pc, _rx) = player(&mut e, "Fallen", 3, room);
+    e.die(pc, None);
+    let p = e.world.ch(pc).unwrap();
+    assert_eq!((e.world.rooms[p.room].proto.vnum, p.hit), (8004, 1));
+}

@@ -270,7 +270,7 @@ impl Engine {
     /// one's zone, or the first one by that name.
     pub fn do_where(&mut self, ch: CharId, args: &str) -> CmdStatus {
         if self.family() == Family::DarkPawns {
-            self.send_text(ch, "Huh?!?");
+            self.huh(ch);
             return CmdStatus::UnknownCommand;
         }
         let Some(c) = self.world.ch(ch) else { return CmdStatus::Failed };

@@ -228,6 +228,12 @@ impl Engine {
         }
     }
 
+    /// An unknown command, in the family's words (tbaMUD's `CONFIG_HUH` is "Huh!?!").
+    pub fn huh(&mut self, ch: CharId) {
+        let huh = if self.world.profile.family == crate::worldfile::profile::Family::TbaMud { "Huh!?!" } else { "Huh?!?" };
+        self.send_text(ch, huh);
+    }
+
     /// Runs one command line for a character. Agents and humans both come through here.
     pub fn dispatch(&mut self, id: CharId, line: &str) -> CmdStatus {
         let line = line.trim();
@@ -257,7 +263,7 @@ impl Engine {
             if let Some(social) = self.find_social(word) {
                 return self.do_social(id, social, args);
             }
-            self.send_text(id, "Huh?!?");
+            self.huh(id);
             return CmdStatus::UnknownCommand;
         };
         if cmd.full && !cmd.name.eq_ignore_ascii_case(word) {

@@ -125,7 +125,7 @@ impl Engine {
     /// worlds have no such command (their scripts may hear the word first).
     pub fn do_recall(&mut self, ch: CharId, _args: &str) -> CmdStatus {
         if self.world.profile.family != crate::worldfile::profile::Family::DarkPawns {
-            self.send_text(ch, "Huh?!?");
+            self.huh(ch);
             return CmdStatus::UnknownCommand;
         }
         let Some(c) = self.world.ch(ch) else { return CmdStatus::Failed };

@@ -65,7 +65,7 @@ impl Engine {
     /// `reallyquit` (Dark Pawns): quitting outside a safe room, leaving one's things.
     pub fn do_reallyquit(&mut self, ch: CharId, _: &str) -> CmdStatus {
         if self.world.profile.family != Family::DarkPawns {
-            self.send_text(ch, "Huh?!?");
+            self.huh(ch);
             return CmdStatus::UnknownCommand;
         }
         self.quit(ch, true)

@@ -418,14 +418,19 @@ impl Engine {
         }
         // A player: lose exp/37 and wake at the temple.
         let start = self.start_room;
+        let classic = matches!(
+            self.world.profile.family,
+            crate::worldfile::profile::Family::DarkPawns | crate::worldfile::profile::Family::TbaMud
+        );
         let mut lost = 0;
         if let Some(c) = self.world.chars.get_mut(&victim) {
             let loss = death_exp_loss(c.exp);
             lost = loss;
             c.exp -= loss;
             c.deaths += 1;
-            // The seed's rule: a respawn is at full hit points.
-            c.hit = c.max_hit.max(1);
+            // The classic worlds' servers bring the dead back with 1 hit point (Dark Pawns,
+            // tbaMUD: back at the temple, "1(20) hit"); pawns's own world at full.
+            c.hit = if classic { 1 } else { c.max_hit.max(1) };
             c.position = Position::Standing;
             c.wait = 0;
         }

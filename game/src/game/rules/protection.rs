@@ -64,13 +64,23 @@ impl Engine {
         true
     }
 
-    /// The keeper slaps `ch` (the world's `slap` social) and tells it to get out.
+    /// The keeper slaps `ch` (the world's `slap` social) and tells it to get out — in
+    /// that order in Dark Pawns, the other way round in tbaMUD.
     fn keeper_slaps(&mut self, keeper: CharId, ch: CharId) {
+        let tba = self.world.profile.family == Family::TbaMud;
         let slap = self.world.socials.iter().find(|s| s.name == "slap").map(|s| s.messages.clone());
+        let fallback = if tba { "$n slaps you. Ow!" } else { "You are slapped by $n." };
         let line =
             |i: usize, fallback: &str| slap.as_ref().and_then(|m| m.get(i).cloned().flatten()).unwrap_or_else(|| fallback.to_string());
-        self.act(&line(3, "$n slaps $N."), keeper, Some(ch), None, To::NotVictim, EventKind::Emote);
-        self.act(&line(4, "You are slapped by $n."), keeper, Some(ch), None, To::Victim, EventKind::Emote);
-        self.act(&format!("$n tells you, '{CANT_KILL_KEEPER}'"), keeper, Some(ch), None, To::Victim, EventKind::Tell);
+        let (others, victim) = (line(3, "$n slaps $N."), line(4, fallback));
+        let tell = format!("$n tells you, '{CANT_KILL_KEEPER}'");
+        if tba {
+            self.act(&tell, keeper, Some(ch), None, To::Victim, EventKind::Tell);
+        }
+        self.act(&others, keeper, Some(ch), None, To::NotVictim, EventKind::Emote);
+        self.act(&victim, keeper, Some(ch), None, To::Victim, EventKind::Emote);
+        if !tba {
+            self.act(&tell, keeper, Some(ch), None, To::Victim, EventKind::Tell);
+        }
     }
 }
