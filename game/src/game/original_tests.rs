@@ -632,3 +632,39 @@ async fn tbamud_words_and_the_dead_come_back_with_one_hit_point() {
     let p = e.world.ch(pc).unwrap();
     assert_eq!((e.world.rooms[p.room].proto.vnum, p.hit), (8004, 1));
 }
+
+/// Dark Pawns's town as its C runs it: the dump (8085) swallows what is dropped there and
+/// rewards the dropper ("You are awarded for outstanding performance."); someone walking
+/// in is seen to "arrive from the <side>" (not "has arrived").
+#[tokio::test]
+async fn the_dump_rewards_and_arrivals_say_whence() {
+    let Some((mut e, _tmp)) = dark_pawns() else { return };
+    let (pc, mut rx) = player(&mut e, "Tidy", 3, 8085);
+    let bread = e.world.create_obj(8010).unwrap();
+    e.world.obj_to_char(bread, pc);
+    let exp = e.world.ch(pc).unwrap().exp;
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, "drop bread");
+    let said = heard(&mut e, &mut rx);
+    assert!(said.contains("vanishes in a puff of smoke!") && said.contains("You are awarded for outstanding performance."), "{said}");
+    assert!(e.world.obj(bread).is_none() && e.world.ch(pc).unwrap().exp > exp);
+
+    // Arrivals: a neighbour walks in from a known side.
+    let here = e.world.room_of_vnum(8004).unwrap();
+    let (dir, from) = (0..4)
+        .find_map(|d| {
+            let to = e.world.passable(here, d)?;
+            let back = [2, 3, 0, 1][d];
+            (e.world.passable(to, back) == Some(here)).then_some((back, to))
+        })
+        .expect("a side of the altar to come from");
+    let (watcher, mut wrx) = player(&mut e, "Watcher", 3, 8004);
+    let from_vnum = e.world.rooms[from].proto.vnum;
+    let (walker, _x) = player(&mut e, "Walker", 3, from_vnum);
+    heard(&mut e, &mut wrx);
+    e.dispatch(walker, crate::worldfile::DIR_NAMES[dir]);
+    let side = crate::worldfile::DIR_NAMES[[2, 3, 0, 1][dir]];
+    let said = heard(&mut e, &mut wrx);
+    assert!(said.contains(&format!("Walker arrives from the {side}.")), "{said}");
+    let _ = watcher;
+}

@@ -42,6 +42,7 @@ pub const SUPPORTED: &[&str] = &[
     "bank",
     "cityguard",
     "cleric",
+    "dump",
     "fido",
     "fighter",
     "gen_board",

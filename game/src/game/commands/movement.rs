@@ -63,7 +63,18 @@ impl Engine {
         self.world.char_from_room(ch);
         self.announce(from, ch, false, &format!("{name} leaves {}.", DIR_NAMES[dir]));
         self.world.char_to_room(ch, to);
-        self.announce(to, ch, true, &format!("{name} has arrived."));
+        // Dark Pawns says where one came from ("arrives from the south", "climbs in
+        // from below"); CircleMUD and tbaMUD only that one came.
+        let arrival = if self.world.profile.family == crate::worldfile::profile::Family::DarkPawns {
+            match dir {
+                0..=3 => format!("{name} arrives from the {}.", DIR_NAMES[[2, 3, 0, 1][dir]]),
+                4 => format!("{name} climbs in from below."),
+                _ => format!("{name} climbs in from above."),
+            }
+        } else {
+            format!("{name} has arrived.")
+        };
+        self.announce(to, ch, true, &arrival);
         self.show_room(ch);
         self.arrival_scripts(ch, to);
         self.dg_arrival(ch, to, dir);

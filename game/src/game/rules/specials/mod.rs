@@ -76,8 +76,14 @@ impl Engine {
         // The room's own procedure first (Dark Pawns's burning hut takes any command).
         if let Some(r) = self.world.ch(ch).map(|c| c.room) {
             let vnum = self.world.rooms[r].proto.vnum;
-            if self.world.room_specials.get(&vnum).is_some_and(|s| s == "start_room") && self.spec_start_room(r) {
-                return Some(CmdStatus::Ok);
+            match self.world.room_specials.get(&vnum).cloned().as_deref() {
+                Some("start_room") if self.spec_start_room(r) => return Some(CmdStatus::Ok),
+                Some("dump") => {
+                    if let Some(status) = self.spec_dump(ch, r, cmd, args) {
+                        return Some(status);
+                    }
+                }
+                _ => {}
             }
         }
         let specials = !(self.world.mob_specials.is_empty() && self.world.obj_specials.is_empty());

@@ -186,3 +186,40 @@ impl Engine {
         }
     }
 }
+
+impl Engine {
+    /// Dark Pawns's `dump` (rooms 8085, 21223): whatever lies there vanishes at any
+    /// command; what is dropped there vanishes too, and pays the dropper a little
+    /// (a tenth of its worth, 1 to 10 each: experience below level 3, gold after).
+    /// `Some` when it took the command (a `drop`).
+    pub(crate) fn spec_dump(&mut self, ch: CharId, room: crate::game::model::world::RoomId, cmd: &str, args: &str) -> Option<CmdStatus> {
+        let vanish = |e: &mut Engine| -> i64 {
+            let mut value = 0;
+            for o in e.world.rooms[room].contents.clone() {
+                if let Some(first) = e.world.rooms[room].people.first().copied() {
+                    e.act("$p vanishes in a puff of smoke!", first, None, Some(o), To::Room, EventKind::System);
+                    e.act("$p vanishes in a puff of smoke!", first, None, Some(o), To::Actor, EventKind::System);
+                }
+                value += (e.world.obj(o).map(|x| x.cost).unwrap_or(0) as i64 / 10).clamp(1, 10);
+                e.world.extract_obj(o);
+            }
+            value
+        };
+        vanish(self);
+        if cmd != "drop" {
+            return None;
+        }
+        let status = self.do_drop(ch, args);
+        let value = vanish(self);
+        if value > 0 {
+            self.send_text(ch, "You are awarded for outstanding performance.");
+            self.act("$n has been awarded by the gods!", ch, None, None, To::Room, EventKind::System);
+            if self.world.ch(ch).is_some_and(|c| c.level < 3) {
+                self.gain_exp(ch, value);
+            } else if let Some(c) = self.world.chars.get_mut(&ch) {
+                c.gold += value;
+            }
+        }
+        Some(status)
+    }
+}
