@@ -668,3 +668,60 @@ async fn the_dump_rewards_and_arrivals_say_whence() {
     assert!(said.contains(&format!("Walker arrives from the {side}.")), "{said}");
     let _ = watcher;
 }
+
+/// Potions, scrolls and wands work (pawns answered "Huh?!?"): a Dark Pawns potion of
+/// healing quaffed heals at the potion's own level; a tbaMUD scroll of recall carries its
+/// reader to the temple; a wand without charges "seems powerless".
+#[tokio::test]
+async fn potions_scrolls_and_wands_cast_what_they_hold() {
+    let heal_spells = [15, 16, 28];
+    let Some((mut e, _tmp)) = dark_pawns() else { return };
+    let mut potions: Vec<u32> = e
+        .world
+        .obj_protos
+        .iter()
+        .filter(|(_, p)| p.item_type == 10 && p.values[1..].iter().any(|v| heal_spells.contains(v)))
+        .map(|(v, _)| *v)
+        .collect();
+    potions.sort_unstable();
+    let potion = *potions.first().expect("a healing potion in Dark Pawns");
+    let room = street(&e);
+    let (pc, mut rx) = player(&mut e, "Thirsty", 3, room);
+    {
+        let c = e.world.chars.get_mut(&pc).unwrap();
+        (c.max_hit, c.hit) = (500, 1);
+    }
+    let o = e.world.create_obj(potion).unwrap();
+    e.world.obj_to_char(o, pc);
+    let kw = e.world.obj(o).unwrap().keywords.split_whitespace().next().unwrap().to_string();
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, &format!("quaff {kw}"));
+    let said = heard(&mut e, &mut rx);
+    assert!(said.contains("You quaff"), "{said}");
+    assert!(e.world.ch(pc).unwrap().hit > 1 && e.world.obj(o).is_none(), "healed, the potion gone: {said}");
+
+    let Some((mut e, _tmp)) = tba_mud() else { return };
+    let mut scrolls: Vec<u32> =
+        e.world.obj_protos.iter().filter(|(_, p)| p.item_type == 2 && p.values[1..].contains(&42)).map(|(v, _)| *v).collect();
+    scrolls.sort_unstable();
+    let scroll = *scrolls.first().expect("a scroll of recall in tbaMUD");
+    let (pc, mut rx) = player(&mut e, "Reader", 3, 3014);
+    let o = e.world.create_obj(scroll).unwrap();
+    e.world.obj_to_char(o, pc);
+    let kw = e.world.obj(o).unwrap().keywords.split_whitespace().next().unwrap().to_string();
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, &format!("recite {kw}"));
+    let said = heard(&mut e, &mut rx);
+    assert!(said.contains("which dissolves."), "{said}");
+    assert_eq!(Some(e.world.rooms[e.world.ch(pc).unwrap().room].proto.vnum), e.world.profile.start_room, "{said}");
+    let mut wands: Vec<u32> = e.world.obj_protos.iter().filter(|(_, p)| p.item_type == 3).map(|(v, _)| *v).collect();
+    wands.sort_unstable();
+    if let Some(w) = wands.first() {
+        let o = e.world.create_obj(*w).unwrap();
+        e.world.objs.get_mut(&o).unwrap().values[2] = 0;
+        e.world.equip(o, pc, 17);
+        let kw = e.world.obj(o).unwrap().keywords.split_whitespace().next().unwrap().to_string();
+        e.dispatch(pc, &format!("use {kw} self"));
+        assert!(heard(&mut e, &mut rx).contains("It seems powerless."));
+    }
+}

@@ -10,6 +10,7 @@ mod comm;
 mod fight;
 mod food;
 mod groups;
+mod magic_items;
 mod houses;
 mod info;
 mod movement;
@@ -154,6 +155,9 @@ pub static COMMANDS: &[Command] = &[
     cmd("read", Resting, Engine::do_not_here),
     cmd("write", Resting, Engine::do_not_here),
     cmd("take", Resting, Engine::do_get),
+    cmd("quaff", Resting, Engine::do_quaff),
+    cmd("recite", Resting, Engine::do_recite),
+    cmd("use", Sitting, Engine::do_use),
     cmd("gsay", Sleeping, Engine::do_gtell),
     cmd("hold", Resting, Engine::do_grab),
     cmd("grab", Resting, Engine::do_grab),

@@ -181,6 +181,11 @@ impl Engine {
 
     pub(crate) fn spell_effect(&mut self, name: &str, ch: CharId, victim: CharId) {
         let level = self.world.ch(ch).map(|c| c.level as i32).unwrap_or(1);
+        self.spell_effect_at(name, ch, victim, level);
+    }
+
+    /// A spell's effect at `level` (a potion's, a scroll's, a wand's own level).
+    pub(crate) fn spell_effect_at(&mut self, name: &str, ch: CharId, victim: CharId, level: i32) {
         match name {
             "magic missile" | "burning hands" => {
                 let dam = if name == "magic missile" { self.dice(1, 8) + 1 + level / 2 } else { self.dice(3, 8) + level };
