@@ -363,7 +363,9 @@ mod tests {
         assert_eq!(name("eq"), Some("equipment"));
         assert_eq!(name("sc"), Some("score"));
         assert_eq!(name("wh"), Some("who"));
-        assert_eq!(name("qu"), Some("quit"));
+        // As in CircleMUD's table, "qu" is quaff; quit is typed whole ("qui" says so).
+        assert_eq!(name("qu"), Some("quaff"));
+        assert_eq!(name("qui"), Some("quit"));
         assert_eq!(name("xyzzy"), None);
     }
 }
