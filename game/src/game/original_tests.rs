@@ -725,3 +725,25 @@ async fn potions_scrolls_and_wands_cast_what_they_hold() {
         assert!(heard(&mut e, &mut rx).contains("It seems powerless."));
     }
 }
+
+/// A thing's random trigger runs (tbaMUD's `random_otrigger`, players near or not):
+/// War's Blood (object 21, trigger #80, 1 % a beat) thirsts for battle in its wearer's
+/// ear. pawns counted these as run and never ran them.
+#[tokio::test]
+async fn a_things_random_trigger_runs() {
+    let Some((mut e, _tmp)) = tba_mud() else { return };
+    let (pc, mut rx) = player(&mut e, "Bearer", 3, 3001);
+    let blade = e.world.create_obj(21).unwrap();
+    let slot = if e.world.obj(blade).unwrap().wear_flags & crate::game::model::tables::wear_flag::WIELD != 0 { 16 } else { 17 };
+    e.world.equip(blade, pc, slot);
+    heard(&mut e, &mut rx);
+    let mut said = String::new();
+    for _ in 0..2000 {
+        e.dg_random();
+        said.push_str(&heard(&mut e, &mut rx));
+        if said.contains("thirsts for battle") {
+            break;
+        }
+    }
+    assert!(said.contains("War's Blood thirsts for battle."), "{}", &said[..said.len().min(500)]);
+}

@@ -200,22 +200,31 @@ impl Engine {
         }
     }
 
-    /// Random triggers (`b`): each rolls its percentage; they run only where a player
-    /// is in the zone unless they are global (`a`).
-    fn dg_random(&mut self) {
+    /// Random triggers (`b`): each rolls its percentage; a mob's or a room's run only
+    /// where a player is in the zone unless they are global (`a`); a thing's run
+    /// wherever it is (tbaMUD's `random_otrigger`, players or not).
+    pub(crate) fn dg_random(&mut self) {
         let zones: std::collections::HashSet<u32> =
             self.world.players.values().filter_map(|p| self.world.ch(*p)).map(|c| self.world.rooms[c.room].proto.zone).collect();
         let mut owners: Vec<Owner> =
             self.world.chars.values().filter(|c| c.behaves && c.fighting.is_none()).map(|c| Owner::Mob(c.id)).collect();
         owners.extend((0..self.world.rooms.len()).filter(|r| !self.world.rooms[*r].proto.triggers.is_empty()).map(Owner::Room));
+        let mut things: Vec<ObjId> = self
+            .world
+            .objs
+            .iter()
+            .filter(|(_, o)| self.world.obj_protos.get(&o.vnum).is_some_and(|p| !p.triggers.is_empty()))
+            .map(|(id, _)| *id)
+            .collect();
+        things.sort_unstable();
+        owners.extend(things.into_iter().map(Owner::Obj));
         for owner in owners {
-            let room = match owner {
-                Owner::Mob(c) => self.world.ch(c).map(|c| c.room),
-                Owner::Room(r) => Some(r),
-                Owner::Obj(_) => None,
+            let live = match owner {
+                Owner::Mob(c) => self.world.ch(c).map(|c| zones.contains(&self.world.rooms[c.room].proto.zone)),
+                Owner::Room(r) => Some(zones.contains(&self.world.rooms[r].proto.zone)),
+                Owner::Obj(o) => self.world.obj(o).map(|_| true),
             };
-            let Some(room) = room else { continue };
-            let live = zones.contains(&self.world.rooms[room].proto.zone);
+            let Some(live) = live else { continue };
             for trig in self.dg_triggers_of(owner) {
                 let Some((t, _)) = self.dg.runnable(trig, Self::attach_of(owner), 'b') else { continue };
                 if !live && t.flags & bit('a') == 0 {
