@@ -6,7 +6,7 @@
 //!
 //! Supported trigger types (the letters of a trigger's type field):
 //! mobs — `b` random, `c` command, `d` speech, `f` death, `g` greet, `h` greet-all,
-//! `j` receive, `k` fight, `n` load, `q` leave (`a` global lets random run without
+//! `j` receive, `k` fight, `m` bribe, `n` load, `q` leave (`a` global lets random run without
 //! players in the zone); objects — `b` random, `c` command, `g` get, `h` drop, `i`
 //! give, `j` wear, `l` remove, `n` load; rooms — `b` random, `c` command, `d` speech,
 //! `g` enter, `h` drop, `q` leave, `s` login. `pawns world check` lists
@@ -56,7 +56,7 @@ pub const fn bit(letter: char) -> u64 {
 /// The types this server runs, per attach type.
 pub fn supported(attach: Attach) -> &'static str {
     match attach {
-        Attach::Mob => "abcdfghjknq",
+        Attach::Mob => "abcdfghjkmnq",
         Attach::Obj => "abcghijln",
         Attach::Room => "abcdghqs",
     }

@@ -747,3 +747,20 @@ async fn a_things_random_trigger_runs() {
     }
     assert!(said.contains("War's Blood thirsts for battle."), "{}", &said[..said.len().min(500)]);
 }
+
+/// tbaMUD's bribe trigger runs once the gold has moved: the beggar (mob 165, #130)
+/// thanks a man who gives him coins. pawns never ran bribe triggers.
+#[tokio::test]
+async fn a_bribe_is_thanked() {
+    let Some((mut e, _tmp)) = tba_mud() else { return };
+    let (pc, mut rx) = player(&mut e, "Giver", 3, 3001);
+    mob_at(&mut e, 165, 3001);
+    e.world.chars.get_mut(&pc).unwrap().gold = 50;
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, "give 5 coins beggar");
+    for _ in 0..20 {
+        e.tick();
+    }
+    let said = heard(&mut e, &mut rx);
+    assert!(said.contains("Thank you, kind sir."), "{said}");
+}

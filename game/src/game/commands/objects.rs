@@ -231,6 +231,16 @@ impl Engine {
                 self.record_social(ch, v, "gift", &format!("{amount} gold coins"));
                 // Gold to a mob is a bribe its script may take (the amount in `argument`).
                 self.mob_script(v, crate::script::Trigger::Bribe, Some(ch), None, Some(amount.to_string()));
+                // tbaMUD's bribe trigger (`m`): after the gold has moved, the first whose
+                // narg the amount reaches, with `%amount%`.
+                if self.world.ch(v).is_some_and(|c| c.behaves) {
+                    let ctx = crate::game::scripting::dg_run::DgCtx {
+                        actor: Some(ch),
+                        vars: vec![("amount", amount.to_string())],
+                        ..Default::default()
+                    };
+                    self.dg_fire_first(crate::game::scripting::dg_run::Owner::Mob(v), 'm', ctx, |narg, _| amount >= narg as i64);
+                }
                 return CmdStatus::Ok;
             }
         }
