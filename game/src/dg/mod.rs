@@ -5,7 +5,7 @@
 //! each trigger fires, and the runs waiting on `wait`).
 //!
 //! Supported trigger types (the letters of a trigger's type field):
-//! mobs — `b` random, `c` command, `d` speech, `f` death, `g` greet, `h` greet-all,
+//! mobs — `b` random, `c` command, `d` speech, `e` act, `f` death, `g` greet, `h` greet-all,
 //! `j` receive, `k` fight, `m` bribe, `n` load, `q` leave (`a` global lets random run without
 //! players in the zone); objects — `b` random, `c` command, `g` get, `h` drop, `i`
 //! give, `j` wear, `l` remove, `n` load; rooms — `b` random, `c` command, `d` speech,
@@ -56,7 +56,7 @@ pub const fn bit(letter: char) -> u64 {
 /// The types this server runs, per attach type.
 pub fn supported(attach: Attach) -> &'static str {
     match attach {
-        Attach::Mob => "abcdfghjkmnq",
+        Attach::Mob => "abcdefghjkmnq",
         Attach::Obj => "abcghijln",
         Attach::Room => "abcdghqs",
     }

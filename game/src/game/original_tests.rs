@@ -764,3 +764,17 @@ async fn a_bribe_is_thanked() {
     let said = heard(&mut e, &mut rx);
     assert!(said.contains("Thank you, kind sir."), "{said}");
 }
+
+/// tbaMUD's act triggers (pawns ran none): the speaker (mob 156, trigger #128) reads
+/// "has left the game." and shouts a farewell through the zone.
+#[tokio::test]
+async fn a_mob_answers_what_it_sees_done() {
+    let Some((mut e, _tmp)) = tba_mud() else { return };
+    let (leaver, _lrx) = player(&mut e, "Romeo", 3, 3001);
+    let (_stayer, mut rx) = player(&mut e, "Juliet", 3, 3001);
+    mob_at(&mut e, 156, 3001);
+    heard(&mut e, &mut rx);
+    e.dispatch(leaver, "quit");
+    let said = heard(&mut e, &mut rx);
+    assert!(said.contains("shouts, 'Farewell, Romeo!'"), "{said}");
+}

@@ -128,6 +128,29 @@ impl Engine {
         answer != Some(0) && self.world.obj(obj).is_some()
     }
 
+    /// A line `act` shows in `room` (tbaMUD's act triggers, `e`): each awake, uncharmed
+    /// mob with triggers that reads it hears it as a speech trigger would (narg 0 a
+    /// phrase, else any of the words); the first that hears runs, with `%arg%` the line.
+    pub fn dg_act(&mut self, room: RoomId, text: &str, actor: CharId, victim: Option<CharId>, obj: Option<ObjId>, to: crate::game::send::messaging::To) {
+        use crate::game::send::messaging::To;
+        let readers: Vec<CharId> = match to {
+            To::Actor => vec![actor],
+            To::Victim => victim.into_iter().collect(),
+            To::Room => self.world.behaving_in(room, actor),
+            To::NotVictim => self.world.behaving_in(room, actor).into_iter().filter(|m| Some(*m) != victim).collect(),
+        };
+        for m in readers {
+            let listening = self.world.ch(m).is_some_and(|c| {
+                c.is_npc() && c.behaves && c.awake() && !c.affects.iter().any(|a| a.kind == crate::game::rules::spells::AffectKind::Charm)
+            });
+            if !listening {
+                continue;
+            }
+            let ctx = DgCtx { actor: Some(actor), victim, object: obj, vars: vec![("arg", text.to_string())] };
+            self.dg_fire_first(Owner::Mob(m), 'e', ctx, |narg, arg| crate::dg::speech::hears(narg, arg, text, false));
+        }
+    }
+
     /// A player came into the game in `room`: its login triggers (`s`, narg a chance).
     pub fn dg_login(&mut self, room: RoomId, ch: CharId) {
         if self.dg.off || self.dg.triggers.is_empty() || self.world.rooms[room].proto.triggers.is_empty() {

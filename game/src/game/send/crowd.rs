@@ -136,6 +136,11 @@ impl Engine {
             return;
         }
         let name = self.pers(who);
+        // The mobs here read comings and goings as the original's act() lines (tbaMUD's
+        // act triggers: "leaves north.", "has entered the game.").
+        if !self.dg.off && !self.dg.triggers.is_empty() && self.world.rooms[room].behaving > 0 {
+            self.dg_act(room, text, who, None, None, crate::game::send::messaging::To::Room);
+        }
         if self.world.rooms[room].people.len() > CROWD {
             let now = self.crowd.now(room);
             if arriving {

@@ -127,6 +127,10 @@ impl Engine {
         };
         let text = self.expand(template, actor, victim, obj);
         let from = Some(self.pers(actor));
+        // tbaMUD's act triggers: the mobs who read this line may answer it.
+        if !self.dg.off && !self.dg.triggers.is_empty() && self.world.rooms[room].behaving > 0 {
+            self.dg_act(room, &text, actor, victim, obj, to);
+        }
         match to {
             To::Actor => self.send_event(actor, kind, text, None),
             To::Victim => {
