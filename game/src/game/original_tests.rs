@@ -778,3 +778,21 @@ async fn a_mob_answers_what_it_sees_done() {
     let said = heard(&mut e, &mut rx);
     assert!(said.contains("shouts, 'Farewell, Romeo!'"), "{said}");
 }
+
+/// With pawns's shipped socials a tbaMUD world has `kiss` (its own socials live outside
+/// the world directory), and mob 112's act trigger (#64) hears "kisses you.": she slaps
+/// the kisser and says she is not that kind of girl.
+#[tokio::test]
+async fn a_kiss_is_answered_by_an_act_trigger() {
+    let Some((mut e, _tmp)) = tba_mud() else { return };
+    let (pc, mut rx) = player(&mut e, "Kisser", 3, 3001);
+    let girl = mob_at(&mut e, 112, 3001);
+    let kw = e.world.ch(girl).unwrap().keywords.split_whitespace().next().unwrap().to_string();
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, &format!("kiss {kw}"));
+    for _ in 0..40 {
+        e.tick();
+    }
+    let said = heard(&mut e, &mut rx);
+    assert!(said.contains("I'm not that kind of girl."), "{said}");
+}

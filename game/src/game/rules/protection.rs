@@ -68,11 +68,17 @@ impl Engine {
     /// that order in Dark Pawns, the other way round in tbaMUD.
     fn keeper_slaps(&mut self, keeper: CharId, ch: CharId) {
         let tba = self.world.profile.family == Family::TbaMud;
+        // The slap as each original's socials word it (those files live outside the
+        // world directories); another world's own `slap`, or ours.
         let slap = self.world.socials.iter().find(|s| s.name == "slap").map(|s| s.messages.clone());
-        let fallback = if tba { "$n slaps you. Ow!" } else { "You are slapped by $n." };
         let line =
             |i: usize, fallback: &str| slap.as_ref().and_then(|m| m.get(i).cloned().flatten()).unwrap_or_else(|| fallback.to_string());
-        let (others, victim) = (line(3, "$n slaps $N."), line(4, fallback));
+        let victim = match self.world.profile.family {
+            Family::DarkPawns => "You are slapped by $n.".to_string(),
+            Family::TbaMud => "$n slaps you. Ow!".to_string(),
+            Family::Circle => line(4, "$n slaps you."),
+        };
+        let others = line(3, "$n slaps $N.");
         let tell = format!("$n tells you, '{CANT_KILL_KEEPER}'");
         if tba {
             self.act(&tell, keeper, Some(ch), None, To::Victim, EventKind::Tell);
