@@ -796,3 +796,23 @@ async fn a_kiss_is_answered_by_an_act_trigger() {
     let said = heard(&mut e, &mut rx);
     assert!(said.contains("I'm not that kind of girl."), "{said}");
 }
+
+/// A new tbaMUD character as its do_start makes it: 1 experience ("You need 1999 exp to
+/// reach your next level.") and only level 1's practice sessions (a warrior of wisdom
+/// 11: one), as typed into tbaMUD.
+#[tokio::test]
+async fn a_new_tbamud_character_starts_as_tbamud_starts_it() {
+    let Some((mut e, _tmp)) = tba_mud() else { return };
+    let dir = std::env::var("PAWNS_TBAMUD_WORLD")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/worlds/tbamud"));
+    let proto = crate::worldfile::load_dir(&dir).unwrap().world;
+    let mut rec = crate::game::model::character::new_record("Pupil", 3, 0, 1, true, [13, 13, 11, 13, 13, 13], 3001);
+    crate::game::model::kit::StartKit::new(&proto).apply(&mut rec);
+    assert_eq!((rec.exp, rec.practices, rec.wimp_level), (1, 1, 0));
+    let (link, mut rx) = crate::game::tests::link(77, 1 << 16);
+    let pc = e.enter(rec, link, None).char_id;
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, "score");
+    assert!(heard(&mut e, &mut rx).contains("You need 1999 exp to reach your next level."));
+}

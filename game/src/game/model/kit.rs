@@ -15,9 +15,9 @@ pub struct StartKit {
     items: Vec<KitItem>,
     /// vnum → (item type, first wear-flag word) for every object the kit names that exists.
     protos: HashMap<u32, (u32, u64)>,
-    /// A new character's wimp level: Dark Pawns starts everyone at 5 (`do_start`),
-    /// CircleMUD and tbaMUD at 0.
-    wimp_level: u32,
+    /// Whose `do_start` a new character gets (Dark Pawns's and tbaMUD's; pawns's own for
+    /// the others).
+    family: crate::worldfile::profile::Family,
     /// Where a new character's first login begins (the world's `first_room`, when it has
     /// that room).
     first_room: Option<u32>,
@@ -34,9 +34,8 @@ impl StartKit {
         }
         walk(&world.profile.kit, &mut wanted);
         let protos = world.objs.iter().filter(|o| wanted.contains(&o.vnum)).map(|o| (o.vnum, (o.item_type, o.wear_flags[0]))).collect();
-        let wimp_level = if world.profile.family == crate::worldfile::profile::Family::DarkPawns { 5 } else { 0 };
         let first_room = world.profile.first_room.filter(|v| world.rooms.iter().any(|r| r.vnum == *v));
-        StartKit { items: world.profile.kit.clone(), protos, wimp_level, first_room }
+        StartKit { items: world.profile.kit.clone(), protos, family: world.profile.family, first_room }
     }
 
     /// Where a new character's first login begins, if not the start room.
@@ -65,12 +64,21 @@ impl StartKit {
     /// flags allow), the rest is carried. Objects the world lacks are left out. The
     /// world's starting wimp level comes with it.
     pub fn apply(&self, rec: &mut CharacterRecord) {
-        rec.wimp_level = self.wimp_level;
-        // Dark Pawns starts a character at 1 experience and with 2 practice sessions
-        // and level 1's (`do_start`).
-        if self.wimp_level > 0 {
-            rec.exp = rec.exp.max(1);
-            rec.practices = crate::game::rules::practice::starting_sessions(rec.class, rec.abilities[2]);
+        // The original's do_start: 1 experience; Dark Pawns adds wimpy 5 and 2 practice
+        // sessions to level 1's, tbaMUD gives level 1's only.
+        use crate::game::rules::practice::{sessions_per_level, starting_sessions};
+        use crate::worldfile::profile::Family;
+        match self.family {
+            Family::DarkPawns => {
+                rec.wimp_level = 5;
+                rec.exp = rec.exp.max(1);
+                rec.practices = starting_sessions(rec.class, rec.abilities[2]);
+            }
+            Family::TbaMud => {
+                rec.exp = rec.exp.max(1);
+                rec.practices = sessions_per_level(rec.class, rec.abilities[2]);
+            }
+            Family::Circle => {}
         }
         let class = rec.class;
         for i in self.items.iter().filter(|i| self.for_class(i, class)) {

@@ -565,7 +565,11 @@ impl Engine {
         let hp = self.roll(hp_die / 2, hp_die) + con_bonus.max(0);
         let mana = self.roll(1, mana_die);
         let mv = self.roll(1, 3);
-        let sessions = if self.world.profile.family == crate::worldfile::profile::Family::DarkPawns {
+        // Dark Pawns and tbaMUD give a level's sessions by wisdom (their advance_level).
+        let sessions = if matches!(
+            self.world.profile.family,
+            crate::worldfile::profile::Family::DarkPawns | crate::worldfile::profile::Family::TbaMud
+        ) {
             self.world.ch(id).map_or(1, |c| crate::game::rules::practice::sessions_per_level(c.class, c.abilities[2]))
         } else {
             crate::game::rules::spells::PRACTICES_PER_LEVEL
