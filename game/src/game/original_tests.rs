@@ -611,6 +611,8 @@ async fn tbamud_words_and_the_dead_come_back_with_one_hit_point() {
     heard(&mut e, &mut rx);
     e.dispatch(pc, "frobnicate");
     assert!(heard(&mut e, &mut rx).contains("Huh!?!"));
+    e.dispatch(pc, "wimpy");
+    assert!(heard(&mut e, &mut rx).contains("Huh!?!"), "tbaMUD has no wimpy command");
     if !e.world.rooms[e.world.room_of_vnum(3009).unwrap()].people.iter().any(|p| e.world.ch(*p).and_then(|c| c.npc_vnum) == Some(3001)) {
         mob_at(&mut e, 3001, 3009);
     }

@@ -81,6 +81,11 @@ impl Engine {
     /// `wimpy [hit points]`: at how many hit points a fight is fled (CircleMUD's
     /// `do_wimpy`, its words; 0 fights to the end; at most a third of one's hit points).
     pub fn do_wimpy(&mut self, ch: CharId, args: &str) -> CmdStatus {
+        // tbaMUD has no `wimpy` command.
+        if self.world.profile.family == crate::worldfile::profile::Family::TbaMud {
+            self.huh(ch);
+            return CmdStatus::UnknownCommand;
+        }
         let Some(c) = self.world.ch(ch) else { return CmdStatus::Failed };
         let Some(pc) = c.pc.as_ref() else { return CmdStatus::Failed };
         let (now, max_hit) = (pc.wimp_level, c.max_hit.max(0) as u32);
