@@ -9,7 +9,7 @@
 //! `j` receive, `k` fight, `m` bribe, `n` load, `q` leave (`a` global lets random run without
 //! players in the zone); objects — `b` random, `c` command, `g` get, `h` drop, `i`
 //! give, `j` wear, `l` remove, `n` load; rooms — `b` random, `c` command, `d` speech,
-//! `g` enter, `h` drop, `q` leave, `s` login. `pawns world check` lists
+//! `f` zone reset, `g` enter, `h` drop, `q` leave, `s` login. `pawns world check` lists
 //! every attached trigger that uses another type or fails to compile.
 
 pub mod expr;
@@ -58,7 +58,7 @@ pub fn supported(attach: Attach) -> &'static str {
     match attach {
         Attach::Mob => "abcdefghjkmnq",
         Attach::Obj => "abcghijln",
-        Attach::Room => "abcdghqs",
+        Attach::Room => "abcdfghqs",
     }
 }
 

@@ -818,3 +818,20 @@ async fn a_new_tbamud_character_starts_as_tbamud_starts_it() {
     e.dispatch(pc, "score");
     assert!(heard(&mut e, &mut rx).contains("You need 1999 exp to reach your next level."));
 }
+
+/// tbaMUD's zone-reset triggers run when their zone resets (pawns ran none): room 2763's
+/// (#2754) purges the room and loads its toothy mob 2713 when no one is there.
+#[tokio::test]
+async fn a_zone_reset_runs_its_rooms_triggers() {
+    let Some((mut e, _tmp)) = tba_mud() else { return };
+    let room = e.world.room_of_vnum(2763).unwrap();
+    let junk = e.world.create_obj(3010).unwrap();
+    e.world.obj_to_room(junk, room);
+    for p in e.world.rooms[room].people.clone() {
+        e.world.extract_char(p);
+    }
+    let z = e.world.zones.iter().position(|z| z.proto.vnum == 27).unwrap();
+    e.reset_zone(z);
+    assert!(e.world.obj(junk).is_none(), "purged");
+    assert!(e.world.rooms[room].people.iter().any(|p| e.world.ch(*p).and_then(|c| c.npc_vnum) == Some(2713)), "the toothy mob loads");
+}
