@@ -53,7 +53,8 @@ impl Engine {
             self.world.equip(o, ch, 0);
             return CmdStatus::Ok;
         }
-        let holdable = wear & wear_flag::HOLD != 0 || [item_type::WAND, item_type::STAFF, item_type::SCROLL, item_type::POTION].contains(&kind);
+        let holdable =
+            wear & wear_flag::HOLD != 0 || [item_type::WAND, item_type::STAFF, item_type::SCROLL, item_type::POTION].contains(&kind);
         if !holdable {
             self.send_text(ch, "You can't hold that.");
             return CmdStatus::Failed;
@@ -121,8 +122,12 @@ impl Engine {
             let room = c.room;
             self.act("$n reports:", ch, None, None, To::Room, EventKind::System);
             self.send_text(ch, "You report:");
-            let listeners: Vec<CharId> =
-                self.world.rooms[room].people.iter().copied().filter(|p| self.world.ch(*p).is_some_and(|l| l.pc.is_some() && l.awake())).collect();
+            let listeners: Vec<CharId> = self.world.rooms[room]
+                .people
+                .iter()
+                .copied()
+                .filter(|p| self.world.ch(*p).is_some_and(|l| l.pc.is_some() && l.awake()))
+                .collect();
             for l in listeners {
                 self.send_text(l, &line);
             }
@@ -133,7 +138,8 @@ impl Engine {
             self.send_text(ch, "But you are not a member of any group!");
             return CmdStatus::Failed;
         }
-        let line = format!("[Group] {} reports: {}/{}H, {}/{}M, {}/{}V", c.name, c.hit, c.max_hit, c.mana, c.max_mana, c.moves, c.max_moves);
+        let line =
+            format!("[Group] {} reports: {}/{}H, {}/{}M, {}/{}V", c.name, c.hit, c.max_hit, c.mana, c.max_mana, c.moves, c.max_moves);
         for m in members {
             self.send_text(m, &line);
         }
@@ -177,7 +183,11 @@ impl Engine {
             return CmdStatus::InvalidTarget;
         }
         if what.eq_ignore_ascii_case("all") {
-            let t = if donate { "Go do the donation room if you want to donate EVERYTHING!" } else { "Go to the dump if you want to junk EVERYTHING!" };
+            let t = if donate {
+                "Go do the donation room if you want to donate EVERYTHING!"
+            } else {
+                "Go to the dump if you want to junk EVERYTHING!"
+            };
             self.send_text(ch, t);
             return CmdStatus::Failed;
         }

@@ -13,33 +13,8 @@ use crate::game::send::messaging::To;
 use crate::game::send::output::EventKind;
 use crate::worldfile::profile::Family;
 
-/// A spell's name by CircleMUD's number, for the spells pawns casts (`42`: word of
-/// recall).
-pub fn spell_by_number(n: i32) -> Option<&'static str> {
-    Some(match n {
-        1 => "armor",
-        3 => "bless",
-        4 => "blindness",
-        5 => "burning hands",
-        7 => "charm person",
-        8 => "chill touch",
-        10 => "color spray",
-        15 => "cure critic",
-        16 => "cure light",
-        17 => "curse",
-        22 => "dispel evil",
-        23 => "earthquake",
-        26 => "fireball",
-        27 => "harm",
-        28 => "heal",
-        30 => "lightning bolt",
-        32 => "magic missile",
-        33 => "poison",
-        37 => "shocking grasp",
-        42 => "word of recall",
-        _ => return None,
-    })
-}
+/// CircleMUD's word of recall: to the temple (only objects cast it here).
+const WORD_OF_RECALL: i32 = 42;
 
 /// The level a wand or staff without one casts at.
 const DEFAULT_LEVEL: i32 = 12;
@@ -165,7 +140,8 @@ impl Engine {
     /// Spell number `n` from an object, at `level`, on `victim` (nothing for 0 or one pawns
     /// does not have; an attack starts a fight as a cast one does).
     fn object_spell(&mut self, ch: CharId, victim: CharId, n: i32, level: i32) {
-        let Some(name) = spell_by_number(n) else { return };
+        let name = if n == WORD_OF_RECALL { Some("word of recall") } else { crate::game::rules::spells::spell_by_number(n as i64) };
+        let Some(name) = name else { return };
         if self.world.ch(victim).is_none_or(|v| v.position <= Position::Dead) {
             return;
         }
@@ -177,7 +153,8 @@ impl Engine {
             self.show_room(victim);
             return;
         }
-        let offensive = crate::game::rules::spells::find_spell(name).is_some_and(|s| s.target == crate::game::rules::spells::Target::Offensive);
+        let offensive =
+            crate::game::rules::spells::find_spell(name).is_some_and(|s| s.target == crate::game::rules::spells::Target::Offensive);
         if offensive && victim != ch && !self.may_attack(ch, victim) {
             return;
         }

@@ -268,7 +268,8 @@ impl Engine {
                 continue;
             }
             // The thing's give trigger, then the receiver's, may refuse it (tbaMUD).
-            if !self.dg_obj_allows(o, 'i', ch) || self.world.obj(o).is_none_or(|x| x.loc != crate::game::model::world::ObjLoc::Carried(ch)) {
+            if !self.dg_obj_allows(o, 'i', ch) || self.world.obj(o).is_none_or(|x| x.loc != crate::game::model::world::ObjLoc::Carried(ch))
+            {
                 continue;
             }
             if self.world.ch(v).is_some_and(|c| c.behaves) {

@@ -102,8 +102,8 @@ pub fn wear_slot_for(item: u32, wear_flags: u64, free: impl Fn(usize) -> bool) -
 /// (`held`), whole words, any case.
 pub fn script_slot(name: &str) -> Option<usize> {
     const NAMES: [&str; 18] = [
-        "light", "rfinger", "lfinger", "neck1", "neck2", "body", "head", "legs", "feet", "hands", "arms", "shield", "about", "waist", "rwrist",
-        "lwrist", "wield", "hold",
+        "light", "rfinger", "lfinger", "neck1", "neck2", "body", "head", "legs", "feet", "hands", "arms", "shield", "about", "waist",
+        "rwrist", "lwrist", "wield", "hold",
     ];
     let name = name.trim();
     if let Ok(n) = name.parse::<usize>() {

@@ -107,6 +107,9 @@ pub struct World {
     pub obj_protos: HashMap<u32, ObjProto>,
     pub zones: Vec<ZoneRt>,
     pub shops: Vec<ShopProto>,
+    /// Each shopkeeper's vnum and whether every shop it keeps fights back (a shop's
+    /// bitvector bit 1, `WILL_START_FIGHT`): read on every blow (`protection.rs`).
+    pub keepers: FxHashMap<u32, bool>,
     /// Fx-hashed: ids are ours (not attacker-chosen), and these maps are read on every hot path.
     pub chars: FxHashMap<CharId, Char>,
     pub objs: FxHashMap<ObjId, Obj>,
@@ -196,6 +199,14 @@ impl World {
             room_specials,
             obj_protos: proto.objs.into_iter().map(|o| (o.vnum, o)).collect(),
             zones: proto.zones.into_iter().map(|z| ZoneRt { proto: z, age: 0 }).collect(),
+            keepers: {
+                let mut k: FxHashMap<u32, bool> = FxHashMap::default();
+                for s in proto.shops.iter().filter(|s| s.keeper >= 0) {
+                    let fights = k.entry(s.keeper as u32).or_insert(true);
+                    *fights &= s.bitvector & 1 != 0;
+                }
+                k
+            },
             shops: proto.shops,
             chars: FxHashMap::default(),
             attackers: FxHashMap::default(),

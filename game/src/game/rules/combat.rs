@@ -418,10 +418,8 @@ impl Engine {
         }
         // A player: lose exp/37 and wake at the temple.
         let start = self.start_room;
-        let classic = matches!(
-            self.world.profile.family,
-            crate::worldfile::profile::Family::DarkPawns | crate::worldfile::profile::Family::TbaMud
-        );
+        let classic =
+            matches!(self.world.profile.family, crate::worldfile::profile::Family::DarkPawns | crate::worldfile::profile::Family::TbaMud);
         let mut lost = 0;
         if let Some(c) = self.world.chars.get_mut(&victim) {
             let loss = death_exp_loss(c.exp);

@@ -13,9 +13,6 @@ use crate::game::send::messaging::To;
 use crate::game::send::output::EventKind;
 use crate::worldfile::profile::Family;
 
-/// A shop's bitvector bit: its keeper fights back (and may be fought).
-const WILL_START_FIGHT: u64 = 1;
-
 /// tbaMUD's `MOB_NOKILL` (bit 18).
 const TBA_NOKILL: u64 = 1 << 18;
 
@@ -36,14 +33,14 @@ impl Engine {
         let charmed = v.affects.iter().any(|a| a.kind == AffectKind::Charm);
         let nokill = v.mob_flags & TBA_NOKILL != 0;
         let family = self.world.profile.family;
-        // The shops this mob keeps; a keeper of any peaceful shop is protected.
-        let keeps: Vec<u64> = self.world.shops.iter().filter(|s| s.keeper == vnum as i32).map(|s| s.bitvector).collect();
-        let peaceful_keeper = !charmed && keeps.iter().any(|b| b & WILL_START_FIGHT == 0);
+        // A keeper of any peaceful shop is protected (`World::keepers`, made at load).
+        let keeper = self.world.keepers.get(&vnum).copied();
+        let peaceful_keeper = !charmed && keeper == Some(false);
         if peaceful_keeper {
             self.keeper_slaps(victim, ch);
         }
         let official = family == Family::DarkPawns
-            && (!keeps.is_empty()
+            && (keeper.is_some()
                 || (8003..=8011).contains(&vnum)
                 || vnum == 8078
                 || self.mob_special(victim).is_some_and(|s| DP_OFFICIALS.contains(&s)));

@@ -115,6 +115,39 @@ pub fn practice_gain(int: u8) -> u8 {
     (int / 2).clamp(3, 12)
 }
 
+/// The spell a CircleMUD spell number names (the originals' `SPELL_*`, which Dark
+/// Pawns's scripts and both families' potions, scrolls, wands and staves use); the ones
+/// pawns does not have are `None` (an object's word of recall, 42, is `magic_items`'s).
+pub fn spell_by_number(n: i64) -> Option<&'static str> {
+    Some(match n {
+        1 => "armor",
+        3 => "bless",
+        4 => "blindness",
+        5 => "burning hands",
+        7 => "charm person",
+        8 => "chill touch",
+        10 => "color spray",
+        15 => "cure critic",
+        16 => "cure light",
+        17 => "curse",
+        22 => "dispel evil",
+        23 => "earthquake",
+        26 => "fireball",
+        27 => "harm",
+        28 => "heal",
+        30 => "lightning bolt",
+        32 => "magic missile",
+        33 => "poison",
+        37 => "shocking grasp",
+        202 => "fire breath",
+        203 => "gas breath",
+        204 => "frost breath",
+        205 => "acid breath",
+        206 => "lightning breath",
+        _ => return None,
+    })
+}
+
 /// Splits `cast 'magic missile' goblin` into the spell name and the rest.
 pub fn parse_cast(args: &str) -> Option<(&str, &str)> {
     let a = args.trim();

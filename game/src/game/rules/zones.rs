@@ -153,8 +153,9 @@ impl Engine {
         // tbaMUD's zone-reset triggers (`f`) of the zone's rooms, each its narg's chance.
         if !self.dg.off && !self.dg.triggers.is_empty() {
             let zone = self.world.zones[z].proto.vnum;
-            let rooms: Vec<usize> =
-                (0..self.world.rooms.len()).filter(|r| self.world.rooms[*r].proto.zone == zone && !self.world.rooms[*r].proto.triggers.is_empty()).collect();
+            let rooms: Vec<usize> = (0..self.world.rooms.len())
+                .filter(|r| self.world.rooms[*r].proto.zone == zone && !self.world.rooms[*r].proto.triggers.is_empty())
+                .collect();
             for r in rooms {
                 let roll = self.roll(1, 100);
                 let ctx = crate::game::scripting::dg_run::DgCtx::default();

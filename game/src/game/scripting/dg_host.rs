@@ -417,7 +417,8 @@ impl DgHostCtx<'_> {
                     Some(c) => {
                         let slot = w.next().and_then(crate::game::model::tables::script_slot).filter(|s| {
                             let free = self.e.world.ch(c).is_some_and(|ch| ch.equipment[*s].is_none());
-                            let fits = self.e.world.obj(o).is_some_and(|x| x.wear_flags & crate::game::model::tables::slot_wear_flag(*s) != 0);
+                            let fits =
+                                self.e.world.obj(o).is_some_and(|x| x.wear_flags & crate::game::model::tables::slot_wear_flag(*s) != 0);
                             free && fits
                         });
                         match slot {

@@ -131,7 +131,15 @@ impl Engine {
     /// A line `act` shows in `room` (tbaMUD's act triggers, `e`): each awake, uncharmed
     /// mob with triggers that reads it hears it as a speech trigger would (narg 0 a
     /// phrase, else any of the words); the first that hears runs, with `%arg%` the line.
-    pub fn dg_act(&mut self, room: RoomId, text: &str, actor: CharId, victim: Option<CharId>, obj: Option<ObjId>, to: crate::game::send::messaging::To) {
+    pub fn dg_act(
+        &mut self,
+        room: RoomId,
+        text: &str,
+        actor: CharId,
+        victim: Option<CharId>,
+        obj: Option<ObjId>,
+        to: crate::game::send::messaging::To,
+    ) {
         use crate::game::send::messaging::To;
         let readers: Vec<CharId> = match to {
             To::Actor => vec![actor],

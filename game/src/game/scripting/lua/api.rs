@@ -66,38 +66,6 @@ pub fn resnapshot(lua: &Lua, e: &Engine, who: CharId) -> mlua::Result<()> {
     Ok(())
 }
 
-/// The spell a script's number names (the original's `SPELL_*`, as `globals.lua` has
-/// them); the ones pawns does not have are `None`.
-pub fn spell_name(n: i64) -> Option<&'static str> {
-    Some(match n {
-        1 => "armor",
-        3 => "bless",
-        4 => "blindness",
-        5 => "burning hands",
-        7 => "charm person",
-        8 => "chill touch",
-        10 => "color spray",
-        15 => "cure critic",
-        16 => "cure light",
-        17 => "curse",
-        22 => "dispel evil",
-        23 => "earthquake",
-        26 => "fireball",
-        27 => "harm",
-        28 => "heal",
-        30 => "lightning bolt",
-        32 => "magic missile",
-        33 => "poison",
-        37 => "shocking grasp",
-        202 => "fire breath",
-        203 => "gas breath",
-        204 => "frost breath",
-        205 => "acid breath",
-        206 => "lightning breath",
-        _ => return None,
-    })
-}
-
 fn to_of(v: &Value) -> To {
     match int(v) {
         2 => To::Victim,
@@ -282,7 +250,7 @@ pub fn register(lua: &Lua) -> mlua::Result<()> {
         lua.create_function(|lua, (vict, _obj, num, vocal): (Value, Value, Value, Value)| {
             with_engine(lua, |e| {
                 let Some(me) = global_char(lua, e, "me") else { return Ok(()) };
-                let Some(name) = spell_name(int(&num)) else {
+                let Some(name) = crate::game::rules::spells::spell_by_number(int(&num)) else {
                     tracing::debug!(target: "pawns::script", "spell {} is not one pawns has", int(&num));
                     return Ok(());
                 };
