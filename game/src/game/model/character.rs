@@ -144,6 +144,9 @@ pub struct Char {
     pub hitroll: i32,
     pub damroll: i32,
     pub npc_damage: Dice,
+    /// A mob's bare-hand attack type (its `BareHandAttack` spec: 4 a bite), an index of
+    /// the attack table.
+    pub npc_attack: u8,
     pub mob_flags: u64,
     pub default_position: Position,
     pub position: Position,
@@ -203,6 +206,13 @@ impl Char {
             hitroll: 20 - p.thac0,
             damroll: p.damage_dice.plus,
             npc_damage: p.damage_dice,
+            npc_attack: p
+                .specs
+                .iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case("BareHandAttack"))
+                .and_then(|(_, v)| v.trim().parse::<u8>().ok())
+                .filter(|t| *t < 15)
+                .unwrap_or(0),
             mob_flags: p.action_flags[0],
             default_position: pos,
             position: pos,
@@ -249,6 +259,7 @@ impl Char {
             hitroll: 0,
             damroll: 0,
             npc_damage: Dice::default(),
+            npc_attack: 0,
             mob_flags: 0,
             default_position: Position::Standing,
             position: Position::Standing,

@@ -269,6 +269,24 @@ impl World {
         self.room_of_vnum(exit.to_room as u32)
     }
 
+    /// CircleMUD's `IS_DARK` for a room flagged DARK (`a`): dark unless someone here
+    /// holds a burning light (a light's third value is its hours, 0 burnt out).
+    /// (Outdoor rooms at night are not dark here: see ARCHITECTURE.md.)
+    pub fn is_dark(&self, room: RoomId) -> bool {
+        let r = &self.rooms[room];
+        r.proto.flags[0] & 1 != 0
+            && !r.people.iter().filter_map(|p| self.ch(*p)).any(|c| {
+                c.equipment[0]
+                    .and_then(|o| self.obj(o))
+                    .is_some_and(|o| o.item_type == crate::game::model::tables::item_type::LIGHT && o.values[2] != 0)
+            })
+    }
+
+    /// Whether `id` sees in the dark (a mob born with infravision).
+    pub fn sees_in_dark(&self, id: CharId) -> bool {
+        self.ch(id).and_then(|c| c.npc_vnum).and_then(|v| self.mob_protos.get(&v)).is_some_and(|p| p.affect_flags[0] & (1 << 10) != 0)
+    }
+
     pub fn zone_of_room(&self, room: RoomId) -> u32 {
         self.rooms[room].proto.zone
     }

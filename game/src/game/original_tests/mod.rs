@@ -81,6 +81,7 @@ pub(super) fn fight(e: &mut Engine, pc: CharId, rx: &mut mpsc::Receiver<Outs>, m
 }
 
 mod darkpawns;
+mod fights;
 mod tbamud;
 
 // Rules both families share, each test on both worlds.

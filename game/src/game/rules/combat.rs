@@ -195,7 +195,7 @@ impl Engine {
         let weapon = c.equipment[16].and_then(|o| self.world.obj(o)).filter(|o| o.item_type == item_type::WEAPON);
         let (dnum, dsize, wtype) = match weapon {
             Some(w) => (w.values[1], w.values[2], w.values[3].clamp(0, 14) as usize),
-            None if c.is_npc() => (c.npc_damage.num, c.npc_damage.size, 0),
+            None if c.is_npc() => (c.npc_damage.num, c.npc_damage.size, c.npc_attack as usize),
             None => (1, 2, 13),
         };
         let damroll = c.damroll;
@@ -355,6 +355,7 @@ impl Engine {
         let v_exp = v.exp;
         let v_name = v.name.to_string();
         let v_npc = v.is_npc();
+        let v_align = v.alignment;
         for f in self.world.attackers_of(victim) {
             self.stop_fighting(f);
         }
@@ -362,6 +363,7 @@ impl Engine {
         self.act("$n is dead!  R.I.P.", victim, None, None, To::Room, EventKind::Death);
         self.room_event_agents(room, victim, "death", &format!("{v_name} is dead."));
         self.send_event(victim, EventKind::Death, "You are dead!  Sorry...".into(), None);
+        let mut cried = false;
         // A mob killed by another runs its `death` script before its corpse is made.
         if let Some(k) = killer.filter(|k| *k != victim && v_npc) {
             self.mob_script(victim, crate::script::Trigger::Death, Some(k), None, None);
@@ -372,10 +374,16 @@ impl Engine {
             if let Some(c) = self.world.chars.get_mut(&victim) {
                 c.position = Position::Standing;
             }
-            self.dg_fire(crate::game::scripting::dg_run::Owner::Mob(victim), 'f', ctx);
+            if self.dg_fire(crate::game::scripting::dg_run::Owner::Mob(victim), 'f', ctx) == Some(0) {
+                // tbaMUD: a death trigger that answers 0 keeps the death cry back.
+                cried = true;
+            }
             if let Some(c) = self.world.chars.get_mut(&victim) {
                 c.position = Position::Dead;
             }
+        }
+        if !cried {
+            self.death_cry(victim);
         }
         self.make_corpse(victim);
         if let Some(k) = killer.filter(|k| *k != victim) {
@@ -409,6 +417,7 @@ impl Engine {
                 for (member, share, line) in gains.into_iter().filter(|(_, s, _)| *s > 0) {
                     self.send_text(member, &line);
                     self.gain_exp(member, share);
+                    self.change_alignment(member, v_align);
                 }
             }
         }
@@ -454,6 +463,37 @@ impl Engine {
         self.send_text(victim, &look);
         self.send_state(victim);
         self.save_char(victim);
+    }
+
+    /// CircleMUD's `death_cry`: the room hears it by name, each room an open exit leads
+    /// to hears someone's.
+    fn death_cry(&mut self, victim: CharId) {
+        let Some(here) = self.world.ch(victim).map(|c| c.room) else { return };
+        self.act("Your blood freezes as you hear $n's death cry.", victim, None, None, To::Room, EventKind::Death);
+        let mut heard = vec![here];
+        for d in 0..crate::worldfile::DIR_NAMES.len() {
+            if let Some(t) = self.world.passable(here, d).filter(|t| !heard.contains(t)) {
+                heard.push(t);
+                self.send_room(t, &[], EventKind::Death, "Your blood freezes as you hear someone's death cry.", None);
+            }
+        }
+    }
+
+    /// A killer's alignment moves a sixteenth of the way toward the opposite of its
+    /// victim's (`change_alignment`; Dark Pawns leaves it alone for a neutral victim).
+    fn change_alignment(&mut self, ch: CharId, victim_align: i32) {
+        let dp = self.world.profile.family == crate::worldfile::profile::Family::DarkPawns;
+        if dp && victim_align.abs() < 350 {
+            return;
+        }
+        let Some(c) = self.world.chars.get_mut(&ch) else { return };
+        if c.is_npc() {
+            return;
+        }
+        let pull = -victim_align - c.alignment;
+        // C: `>> 4` in Dark Pawns (rounds down), `/ 16` in CircleMUD and tbaMUD.
+        c.alignment = (c.alignment + if dp { pull >> 4 } else { pull / 16 }).clamp(-1000, 1000);
+        c.mark_dirty();
     }
 
     fn room_event_agents(&mut self, room: usize, except: CharId, kind: &'static str, text: &str) {

@@ -134,13 +134,15 @@ impl Engine {
     }
 
     /// Dark Pawns: a player under level 2 learns from each blow (the victim's level ×
-    /// the damage, at most 3,000 a blow).
+    /// the damage, at most 3,000 a blow); tbaMUD: every player, every blow.
     pub(crate) fn blow_exp(&mut self, ch: CharId, victim: CharId, dam: i32) {
-        if !self.dark_pawns() || ch == victim || dam <= 0 {
+        let tba = self.world.profile.family == Family::TbaMud;
+        if !(self.dark_pawns() || tba) || ch == victim || dam <= 0 {
             return;
         }
         let (Some(c), Some(v)) = (self.world.ch(ch), self.world.ch(victim)) else { return };
-        if c.pc.is_none() || c.level >= 2 {
+        // tbaMUD: every blow, at any level (`gain_exp(ch, GET_LEVEL(victim) * dam)`).
+        if c.pc.is_none() || (!tba && c.level >= 2) {
             return;
         }
         let gain = v.level as i64 * dam.min(3000) as i64;

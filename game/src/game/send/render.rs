@@ -125,6 +125,9 @@ impl Engine {
         let Some(ch) = self.world.ch(viewer) else {
             return String::new();
         };
+        if self.world.is_dark(ch.room) && !self.world.sees_in_dark(viewer) {
+            return "It is pitch black...".to_string();
+        }
         let room = &self.world.rooms[ch.room];
         // One string, written in place: a look is made often, by everyone.
         let mut s = String::with_capacity(512);
