@@ -110,17 +110,15 @@ impl DgBook {
 
 /// The script commands pawns does not run (the line is logged and skipped, as tbaMUD
 /// skips a command it does not know, or is a mob's unknown command).
-const UNSUPPORTED: &[&str] =
-    &["dg_cast", "dg_affect", "attach", "detach", "mat", "oat", "wat", "mtransform", "otransform", "wtransform", "%at%", "%transform%"];
+const UNSUPPORTED: &[&str] = &["dg_cast", "dg_affect", "attach", "detach", "mtransform", "otransform", "wtransform", "%transform%"];
 
-/// The first command of a program pawns does not run, if any (`wait until` too).
+/// The first command of a program pawns does not run, if any.
 pub fn unsupported_commands(p: &program::Program) -> Option<String> {
     p.ops.iter().find_map(|op| match op {
         program::Op::Command(line) => {
             let w = line.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
             UNSUPPORTED.contains(&w.as_str()).then_some(w)
         }
-        program::Op::Wait(arg) if arg.trim_start().starts_with("until") => Some("wait until".into()),
         _ => None,
     })
 }

@@ -203,6 +203,35 @@ pub trait Host: Vars {
     fn set_global(&mut self, name: &str, value: Option<&str>);
     /// `remote var uid`: the value goes to another's globals.
     fn remote(&mut self, name: &str, value: Option<&str>, target: &str);
+    /// Pulses since the game day's midnight (for `wait until`).
+    fn pulse_of_day(&self) -> u64 {
+        0
+    }
+}
+
+/// `wait until 21:00` or `wait until 2100`: the minute of the game day.
+fn until_minute(at: &str) -> Option<u64> {
+    let at = at.trim();
+    let (h, m) = match at.split_once(':') {
+        Some((h, m)) => (h.trim().parse::<u64>().ok()?, m.trim().parse::<u64>().ok()?),
+        None => {
+            let n = at.parse::<u64>().ok()?;
+            (n / 100, n % 100)
+        }
+    };
+    Some(h * 60 + m)
+}
+
+/// tbaMUD's `process_wait` for `until`: the pulses from `now` (in the day) to that
+/// minute, tomorrow's if it has come today.
+fn pulses_until(minute: u64, now: u64, pulses_per_hour: u64) -> u64 {
+    let day = 24 * pulses_per_hour;
+    let then = minute * pulses_per_hour / 60;
+    if now % day >= then {
+        day - now % day + then
+    } else {
+        then - now % day
+    }
 }
 
 /// A run in progress (kept across a `wait`).
@@ -376,8 +405,12 @@ pub fn execute(p: &Program, run: &mut Run, host: &mut dyn Host, pulses_per_hour:
             }
             Op::Wait(s) => {
                 let arg = sub(run, host, s);
-                if arg.trim_start().starts_with("until") {
-                    return Outcome::Error(format!("line {}: wait until (a time of day) is not supported", i + 1));
+                if let Some(at) = arg.trim_start().strip_prefix("until") {
+                    let Some(want) = until_minute(at) else {
+                        return Outcome::Error(format!("line {}: wait until what time? ({})", i + 1, at.trim()));
+                    };
+                    run.pc += 1;
+                    return Outcome::Wait(pulses_until(want, host.pulse_of_day(), pulses_per_hour));
                 }
                 run.pc += 1;
                 return Outcome::Wait(wait_pulses(&arg, pulses_per_hour));

@@ -40,6 +40,8 @@ pub struct SpecialAssignment {
 /// listed by `pawns world check` as not supported (`game/rules/specials.rs` runs these).
 pub const SUPPORTED: &[&str] = &[
     "bank",
+    "chosen_guard",
+    "citizen",
     "cityguard",
     "cleric",
     "dump",
@@ -53,7 +55,9 @@ pub const SUPPORTED: &[&str] = &[
     "janitor",
     "magic_user",
     "moon_gate",
+    "mortician",
     "outofjailguard",
+    "prostitute",
     "snake",
     "start_room",
     "take_to_jail",

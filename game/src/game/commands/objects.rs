@@ -231,6 +231,7 @@ impl Engine {
                 self.record_social(ch, v, "gift", &format!("{amount} gold coins"));
                 // Gold to a mob is a bribe its script may take (the amount in `argument`).
                 self.mob_script(v, crate::script::Trigger::Bribe, Some(ch), None, Some(amount.to_string()));
+                self.dp_bribe(v, ch, amount);
                 // tbaMUD's bribe trigger (`m`): after the gold has moved, the first whose
                 // narg the amount reaches, with `%amount%`.
                 if self.world.ch(v).is_some_and(|c| c.behaves) {

@@ -81,6 +81,7 @@ pub(super) fn fight(e: &mut Engine, pc: CharId, rx: &mut mpsc::Receiver<Outs>, m
 }
 
 mod darkpawns;
+mod dp_town;
 mod fights;
 mod tbamud;
 

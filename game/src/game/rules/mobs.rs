@@ -79,7 +79,14 @@ impl Engine {
                     }
                 }
             }
-            if self.roll(0, 19) == 0 {
+            let dark_pawns = self.world.profile.family == crate::worldfile::profile::Family::DarkPawns;
+            // Dark Pawns's people make their sounds (`mp_sound`) one turn in sixteen; its
+            // C never reads a mob's `Noise` line, which other worlds' mobs make.
+            if dark_pawns {
+                if self.roll(0, 15) == 0 {
+                    self.dp_sound(id);
+                }
+            } else if self.roll(0, 19) == 0 {
                 let noise = vnum
                     .and_then(|v| self.world.mob_protos.get(&v))
                     .and_then(|p| p.specs.iter().find(|(k, _)| k.eq_ignore_ascii_case("noise")).map(|(_, n)| n.clone()));

@@ -47,6 +47,8 @@ pub struct DgHostCtx<'a> {
     pub ctx: &'a DgCtx,
     /// The trigger running (its errors are noted against it).
     pub trig: u32,
+    /// Where `%at%` sends one command.
+    pub at: Option<RoomId>,
 }
 
 enum Ent {
@@ -70,6 +72,9 @@ impl DgHostCtx<'_> {
 
     /// The room the script acts in.
     pub fn here(&self) -> Option<RoomId> {
+        if self.at.is_some() {
+            return self.at;
+        }
         match self.owner {
             Owner::Mob(c) => self.e.world.ch(c).map(|c| c.room),
             Owner::Obj(o) => crate::game::scripting::lua::tables::obj_room(self.e, o),
@@ -336,6 +341,7 @@ impl DgHostCtx<'_> {
                     }
                 }
             }
+            "at" => self.at(first, tail)?,
             "load" => self.load(first, tail)?,
             "purge" => self.purge(first),
             "teleport" => {
@@ -394,6 +400,49 @@ impl DgHostCtx<'_> {
             _ => return Err(format!("{name} is not supported here")),
         }
         Ok(())
+    }
+
+    /// `%at% <room> <command>`: the command as if the script were there (a room by
+    /// vnum, or the room of a character named). A mob goes there for it and comes back,
+    /// as tbaMUD's `mat`.
+    fn at(&mut self, place: &str, command: &str) -> Result<(), String> {
+        let to = match place.parse::<u32>() {
+            Ok(v) => self.e.world.room_of_vnum(v),
+            Err(_) => match self.ent(place) {
+                Some(Ent::Room(r)) => Some(r),
+                _ => self.target_char(place).and_then(|c| self.e.world.ch(c)).map(|c| c.room),
+            },
+        }
+        .ok_or_else(|| format!("at: no room {place}"))?;
+        if command.trim().is_empty() {
+            return Err("at: what command?".into());
+        }
+        let (saved, back) = (self.at.replace(to), self.here_of_owner());
+        let moved = match (self.owner, back) {
+            (Owner::Mob(m), Some(b)) if b != to => {
+                self.e.world.char_from_room(m);
+                self.e.world.char_to_room(m, to);
+                Some(b)
+            }
+            _ => None,
+        };
+        let done = self.command(command);
+        if let (Owner::Mob(m), Some(b)) = (self.owner, moved) {
+            if self.e.world.ch(m).is_some_and(|c| c.room == to) {
+                self.e.world.char_from_room(m);
+                self.e.world.char_to_room(m, b);
+            }
+        }
+        self.at = saved;
+        done
+    }
+
+    fn here_of_owner(&self) -> Option<RoomId> {
+        match self.owner {
+            Owner::Mob(c) => self.e.world.ch(c).map(|c| c.room),
+            Owner::Obj(o) => crate::game::scripting::lua::tables::obj_room(self.e, o),
+            Owner::Room(r) => Some(r),
+        }
     }
 
     /// `%load% mob <vnum>` / `%load% obj <vnum> [target] [slot]`.
@@ -613,6 +662,11 @@ impl Host for DgHostCtx<'_> {
     fn set_global(&mut self, name: &str, value: Option<&str>) {
         let uid = self.owner_uid();
         self.put_global(uid, name, value);
+    }
+
+    fn pulse_of_day(&self) -> u64 {
+        let per_hour = crate::game::rules::clock::PULSES_PER_MUD_HOUR;
+        (self.e.start_hour * per_hour + self.e.pulse) % (24 * per_hour)
     }
 
     fn remote(&mut self, name: &str, value: Option<&str>, target: &str) {

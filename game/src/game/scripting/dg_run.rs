@@ -181,7 +181,7 @@ impl Engine {
         let started = std::time::Instant::now();
         self.dg.depth += 1;
         let outcome = {
-            let mut host = DgHostCtx { e: self, owner, attach, ctx: &ctx, trig };
+            let mut host = DgHostCtx { e: self, owner, attach, ctx: &ctx, trig, at: None };
             execute(&p, &mut run, &mut host, crate::game::rules::clock::PULSES_PER_MUD_HOUR)
         };
         self.dg.depth -= 1;

@@ -21,6 +21,7 @@ pub mod board;
 mod fight;
 pub mod jail;
 pub mod places;
+mod services;
 mod town;
 
 #[cfg(test)]
@@ -41,6 +42,7 @@ impl Engine {
             "thief" => self.spec_thief(id),
             "cityguard" => self.spec_cityguard(id),
             "take_to_jail" => self.spec_take_to_jail(id),
+            "citizen" => self.spec_citizen(id),
             _ => false,
         }
     }
@@ -119,6 +121,9 @@ impl Engine {
             let status = match special.as_deref() {
                 Some("guild_guard") => self.spec_guild_guard(mob, ch, cmd),
                 Some(s @ ("jailguard" | "outofjailguard")) => self.spec_jail_guard(ch, s, cmd),
+                Some("mortician") => self.spec_mortician(mob, ch, cmd),
+                Some("prostitute") => self.spec_prostitute(mob, ch, cmd),
+                Some("chosen_guard") => self.spec_chosen_guard(mob, ch, cmd),
                 _ => None,
             };
             if status.is_some() {

@@ -28,13 +28,15 @@ impl Engine {
     }
 
     /// `janitor`: picks up one piece of trash (something cheap it can carry, or any
-    /// drink container).
+    /// drink container; in Dark Pawns anything it can carry).
     pub(super) fn spec_janitor(&mut self, id: CharId) -> bool {
         let Some(room) = self.world.ch(id).map(|c| c.room) else { return false };
+        // Dark Pawns's janitor takes the first thing that can be taken, whatever it cost.
+        let any = self.world.profile.family == crate::worldfile::profile::Family::DarkPawns;
         let trash = self.world.rooms[room].contents.iter().copied().find(|o| {
             self.world
                 .obj(*o)
-                .is_some_and(|o| o.wear_flags & wear_flag::TAKE != 0 && (o.item_type == item_type::DRINKCON || o.cost < TRASH_COST))
+                .is_some_and(|o| o.wear_flags & wear_flag::TAKE != 0 && (any || o.item_type == item_type::DRINKCON || o.cost < TRASH_COST))
         });
         let Some(trash) = trash else { return false };
         self.act("$n picks up some trash.", id, None, None, To::Room, EventKind::System);

@@ -1,0 +1,124 @@
+//! Dark Pawns's townsfolk as its C server has them: their sounds, the citizens' talk,
+//! the mortician, the prostitute, the old guard, the janitor.
+
+use super::*;
+
+/// Turns of the mobs until `want` is heard (at most `turns`); what was heard.
+fn turns_until(e: &mut Engine, rx: &mut tokio::sync::mpsc::Receiver<Outs>, want: &str, turns: usize) -> String {
+    let mut said = String::new();
+    for _ in 0..turns {
+        e.mob_activity();
+        said.push_str(&heard(e, rx));
+        if said.contains(want) {
+            break;
+        }
+    }
+    said
+}
+
+/// The zealot (8069) exclaims "Repent sinners! The end time is near!" one turn in
+/// sixteen (C's `mp_sound`, its verb from the last mark), and the beggar (8071) asks for
+/// a coin or jingles his cup; pawns's Dark Pawns mobs said nothing of their own.
+#[tokio::test]
+async fn the_zealot_and_the_beggar_make_their_sounds() {
+    let Some((mut e, _tmp)) = dark_pawns() else { return };
+    let room = e.world.rooms.iter().find(|r| r.proto.vnum == 8004).map(|r| r.proto.vnum).unwrap();
+    let (_pc, mut rx) = player(&mut e, "Hearer", 3, room);
+    for v in [8069, 8071] {
+        let m = mob_at(&mut e, v, room);
+        e.world.chars.get_mut(&m).unwrap().mob_flags |= crate::game::model::tables::mob_flag::SENTINEL;
+    }
+    heard(&mut e, &mut rx);
+    let said = turns_until(&mut e, &mut rx, "A zealot exclaims, 'Repent sinners! The end time is near!'", 400);
+    assert!(said.contains("A zealot exclaims, 'Repent sinners! The end time is near!'"), "{said}");
+    let said = turns_until(&mut e, &mut rx, "A beggar asks, 'Spare a coin, buddy?'", 400);
+    assert!(said.contains("A beggar asks, 'Spare a coin, buddy?'") || said.contains("A beggar jingles his cup."), "{said}");
+}
+
+/// The mortician (8095): `list` names the price, level × 116; `retrieve` without the
+/// gold is refused; with it, the corpse lying elsewhere is dumped at the player's feet
+/// and paid for. (pawns answered "Huh?!?".)
+#[tokio::test]
+async fn the_mortician_fetches_your_corpse_for_a_price() {
+    let Some((mut e, _tmp)) = dark_pawns() else { return };
+    let (pc, mut rx) = player(&mut e, "Mourner", 3, 8147);
+    let morgue = e.world.room_of_vnum(8147).unwrap();
+    if !e.world.rooms[morgue].people.iter().any(|p| e.world.ch(*p).and_then(|c| c.npc_vnum) == Some(8095)) {
+        mob_at(&mut e, 8095, 8147);
+    }
+    e.world.chars.get_mut(&pc).unwrap().level = 3;
+    e.world.chars.get_mut(&pc).unwrap().gold = 0;
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, "list");
+    assert!(heard(&mut e, &mut rx).contains("tells you, 'It will cost 348 coins to retrieve your corpse.'"));
+    e.dispatch(pc, "retrieve");
+    assert!(heard(&mut e, &mut rx).contains("I'm sorry, you can't afford the cost."));
+    e.world.chars.get_mut(&pc).unwrap().gold = 500;
+    e.dispatch(pc, "retrieve");
+    assert!(heard(&mut e, &mut rx).contains("I'm sorry, I can't find your corpse anywhere!"));
+    assert_eq!(e.world.ch(pc).unwrap().gold, 500, "nothing found, nothing paid");
+    // Killed in the street: the corpse lies there.
+    let street = street(&e);
+    place(&mut e, pc, street);
+    e.die(pc, None);
+    place(&mut e, pc, 8147);
+    e.world.chars.get_mut(&pc).unwrap().gold = 500;
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, "retrieve");
+    let said = heard(&mut e, &mut rx);
+    assert!(said.contains("dumps your corpse on the ground."), "{said}");
+    assert!(e.world.rooms[morgue].contents.iter().any(|o| e.world.obj(*o).is_some_and(|o| &*o.short_descr == "the corpse of Mourner")));
+    assert_eq!(e.world.ch(pc).unwrap().gold, 500 - 348);
+}
+
+/// The old guard (8096) blocks the way south ("Thou shalt not pass."); the prostitute
+/// (8023) names her price at `list` and `buy`, and five coins given buy her company
+/// (fewer are "not THAT cheap").
+#[tokio::test]
+async fn the_old_guard_and_the_prostitute() {
+    let Some((mut e, _tmp)) = dark_pawns() else { return };
+    let (pc, mut rx) = player(&mut e, "Walker", 3, 8144);
+    mob_at(&mut e, 8096, 8144);
+    let before = e.world.ch(pc).unwrap().room;
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, "south");
+    let said = heard(&mut e, &mut rx);
+    assert!(said.contains("blocks your way.") && said.contains("says 'Thou shalt not pass.'"), "{said}");
+    assert_eq!(e.world.ch(pc).unwrap().room, before);
+
+    place(&mut e, pc, 8021);
+    let her = mob_at(&mut e, 8023, 8021);
+    let kw = e.world.ch(her).unwrap().keywords.split_whitespace().next().unwrap().to_string();
+    e.world.chars.get_mut(&pc).unwrap().gold = 20;
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, "buy");
+    assert!(heard(&mut e, &mut rx).contains("I ain't for sale, just rent. Give me 5 gold for a good time."));
+    e.dispatch(pc, &format!("give 2 coins {kw}"));
+    assert!(heard(&mut e, &mut rx).contains("'Thanks hon, but I ain't THAT cheap.'"));
+    e.dispatch(pc, &format!("give 5 coins {kw}"));
+    assert!(heard(&mut e, &mut rx).contains("A few coins lighter and quite a bit happier, you continue on your way."));
+}
+
+/// Dark Pawns's janitor takes the first thing it can carry, whatever it cost (C has no
+/// price rule in `janitor`; CircleMUD's leaves anything worth 15 or more).
+#[tokio::test]
+async fn the_dark_pawns_janitor_takes_anything() {
+    let Some((mut e, _tmp)) = dark_pawns() else { return };
+    let room = street(&e);
+    let (_pc, mut rx) = player(&mut e, "Litterer", 3, room);
+    let janitor = mob_at(&mut e, 8061, room);
+    let mut dear: Vec<u32> = e
+        .world
+        .obj_protos
+        .iter()
+        .filter(|(_, p)| p.cost >= 100 && p.wear_flags[0] & crate::game::model::tables::wear_flag::TAKE != 0)
+        .map(|(v, _)| *v)
+        .collect();
+    dear.sort_unstable();
+    let o = e.world.create_obj(dear[0]).unwrap();
+    e.world.obj_to_room(o, e.world.room_of_vnum(room).unwrap());
+    heard(&mut e, &mut rx);
+    assert!(e.run_special(janitor, "janitor"));
+    assert!(heard(&mut e, &mut rx).contains("picks up some trash."));
+    assert!(e.world.ch(janitor).unwrap().inventory.contains(&o));
+}
