@@ -96,6 +96,16 @@ pub struct CharacterRecord {
     /// Mud hours left in jail (Dark Pawns); absent in older records.
     #[serde(default)]
     pub jail_timer: u32,
+    /// What `title` set (shown after the name in `who`); absent in older records.
+    #[serde(default)]
+    pub title: String,
+    /// What the telnet prompt shows (`prompt`: bits 1 hit points, 2 mana, 4 moves;
+    /// `None`: all three).
+    #[serde(default)]
+    pub prompt: Option<u8>,
+    /// The player's aliases (`alias`), in the order made.
+    #[serde(default)]
+    pub aliases: Vec<(String, String)>,
 }
 
 /// An agent's HUD settings and knowledge (protocol §11).

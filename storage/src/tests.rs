@@ -31,6 +31,9 @@ fn sample(name: &str) -> CharacterRecord {
         bank_gold: 0,
         wimp_level: 0,
         jail_timer: 0,
+        title: String::new(),
+        prompt: None,
+        aliases: Vec::new(),
     }
 }
 

@@ -20,7 +20,7 @@ fn donation_rooms(family: Family) -> &'static [u32] {
 }
 
 impl Engine {
-    fn family(&self) -> Family {
+    pub(super) fn family(&self) -> Family {
         self.world.profile.family
     }
 

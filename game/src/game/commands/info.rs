@@ -12,6 +12,43 @@ use crate::worldfile::DIR_NAMES;
 pub const HELP_TEXT: &str = include_str!("../../../../data/help.txt");
 
 impl Engine {
+    /// Dark Pawns's `look <dir>`: "You look northwards.", then the exit's own words,
+    /// its door, or — through an open way with nothing written — the room beyond.
+    fn dp_look_toward(&mut self, ch: CharId, room: usize, d: usize) -> CmdStatus {
+        if self.world.ch(ch).is_some_and(|c| c.fighting.is_some()) {
+            self.send_text(ch, "You're a little busy right now!");
+            return CmdStatus::Failed;
+        }
+        let mut t = format!("You look {}wards.", crate::worldfile::DIR_NAMES[d]);
+        match self.world.rooms[room].proto.exits[d].as_ref() {
+            Some(e) if crate::game::rules::doors::hidden(e, &self.world.rooms[room].doors[d]) => t.push_str("\nYou see nothing special."),
+            Some(e) if !e.description.trim().is_empty() => {
+                t.push('\n');
+                t.push_str(e.description.trim_end());
+            }
+            Some(e) if e.door_flags & 1 != 0 && self.world.rooms[room].doors[d].closed => {
+                let kw = e.keywords.split_whitespace().next().unwrap_or("door");
+                t.push_str(&format!("\nThe {kw} is closed."));
+            }
+            Some(e) => {
+                if e.door_flags & 1 != 0 {
+                    let kw = e.keywords.split_whitespace().next().unwrap_or("door");
+                    t.push_str(&format!("\nThe {kw} is open."));
+                }
+                match self.world.passable(room, d) {
+                    Some(to) => {
+                        t.push('\n');
+                        t.push_str(&self.room_text_at(ch, to, false));
+                    }
+                    None => t.push_str("\nYou see nothing special."),
+                }
+            }
+            None => {}
+        }
+        self.send_text(ch, &t);
+        CmdStatus::Ok
+    }
+
     pub fn do_look(&mut self, ch: CharId, args: &str) -> CmdStatus {
         let mut words = args.split_whitespace();
         let Some(first) = words.next() else {
@@ -28,6 +65,9 @@ impl Engine {
         let target = if first.eq_ignore_ascii_case("at") { words.next().unwrap_or("") } else { first };
         if first.len() <= 5 && !first.eq_ignore_ascii_case("at") {
             if let Some(d) = parse_dir(first) {
+                if self.world.profile.family == crate::worldfile::profile::Family::DarkPawns {
+                    return self.dp_look_toward(ch, room, d);
+                }
                 let text = match self.world.rooms[room].proto.exits[d].as_ref() {
                     Some(e) if crate::game::rules::doors::hidden(e, &self.world.rooms[room].doors[d]) => {
                         "You see nothing special.".to_string()
@@ -234,7 +274,14 @@ impl Engine {
             .players
             .values()
             .filter_map(|id| self.world.ch(*id))
-            .map(|c| (c.level, c.name.to_string(), class_name(c.class).to_string(), c.is_agent()))
+            .map(|c| {
+                let title = c.pc.as_ref().map(|p| p.prefs.title.as_str()).filter(|t| !t.is_empty());
+                let name = match title {
+                    Some(t) => format!("{} {t}", c.name),
+                    None => c.name.to_string(),
+                };
+                (c.level, name, class_name(c.class).to_string(), c.is_agent())
+            })
             .collect();
         list.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         let mut t = String::from("Players\n-------");

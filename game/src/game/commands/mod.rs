@@ -16,6 +16,7 @@ mod magic_items;
 mod movement;
 mod objects;
 mod position;
+mod prefs;
 mod procedures;
 mod shops;
 mod skills;
@@ -173,6 +174,14 @@ pub static COMMANDS: &[Command] = &[
     cmd("split", Sitting, Engine::do_split),
     cmd("where", Resting, Engine::do_where),
     cmd("behead", Standing, Engine::do_behead),
+    cmd("title", Dead, Engine::do_title),
+    cmd("prompt", Dead, Engine::do_prompt),
+    cmd("display", Dead, Engine::do_prompt),
+    cmd("alias", Dead, Engine::do_alias),
+    cmd("bug", Dead, |e, c, a| e.do_report_note(c, "bug", a)),
+    cmd("typo", Dead, |e, c, a| e.do_report_note(c, "typo", a)),
+    cmd("idea", Dead, |e, c, a| e.do_report_note(c, "idea", a)),
+    cmd("scan", Resting, Engine::do_scan),
 ];
 
 fn door(e: &mut Engine, c: CharId, args: &str, op: DoorOp) -> CmdStatus {
@@ -251,6 +260,15 @@ impl Engine {
         if self.injected_fault(id, line) {
             return CmdStatus::Ok;
         }
+        // A line from an alias is not looked up again (`\u{1}` marks it; typed input
+        // never carries control characters).
+        let line = match line.strip_prefix('\u{1}') {
+            Some(rest) => rest,
+            None => match self.alias_lines(id, line) {
+                Some(lines) => return self.run_alias(id, lines),
+                None => line,
+            },
+        };
         // `'hello` is say, `:waves` is emote.
         let (word, args) = if let Some(rest) = line.strip_prefix('\'') {
             ("say", rest)

@@ -67,6 +67,17 @@ pub struct EventEntry {
 
 pub const EVENTS_CAP: usize = 100;
 
+/// `prompt`'s bits: hit points, mana, moves.
+pub const PROMPT_ALL: u8 = 7;
+
+/// A player's own settings: `title`, `prompt`, `alias`.
+#[derive(Debug, Clone, Default)]
+pub struct Prefs {
+    pub title: String,
+    pub prompt: u8,
+    pub aliases: Vec<(String, String)>,
+}
+
 /// What only player characters have.
 pub struct PcState {
     pub is_agent: bool,
@@ -107,6 +118,8 @@ pub struct PcState {
     pub wimp_level: u32,
     /// Mud hours left in jail (Dark Pawns's `take_to_jail`).
     pub jail_timer: u32,
+    /// `title`, `prompt` and `alias`.
+    pub prefs: Box<Prefs>,
     /// Drunk, full, thirst: 0..=24 (see `food`).
     pub conditions: [i8; 3],
     /// The session being recorded, if recording is on.
@@ -300,6 +313,7 @@ impl Char {
                 bank_gold: r.bank_gold.max(0),
                 wimp_level: r.wimp_level,
                 jail_timer: r.jail_timer,
+                prefs: Box::new(Prefs { title: r.title.clone(), prompt: r.prompt.unwrap_or(PROMPT_ALL), aliases: r.aliases.clone() }),
                 conditions: r.conditions.unwrap_or(crate::game::rules::food::FRESH),
                 rec: None,
                 hud: Box::new(crate::game::send::hud::HudState::from_record(r.hud.as_ref())),
@@ -432,5 +446,8 @@ pub fn new_record(
         bank_gold: 0,
         wimp_level: 0,
         jail_timer: 0,
+        title: String::new(),
+        prompt: None,
+        aliases: Vec::new(),
     }
 }

@@ -83,6 +83,7 @@ pub(super) fn fight(e: &mut Engine, pc: CharId, rx: &mut mpsc::Receiver<Outs>, m
 mod darkpawns;
 mod dp_town;
 mod fights;
+mod player_commands;
 mod tbamud;
 
 // Rules both families share, each test on both worlds.

@@ -5,6 +5,7 @@
 //! record per character in a batch is written, so the queue cannot grow past the
 //! number of characters between two batches.
 
+use crate::game::model::character::PROMPT_ALL;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -235,6 +236,9 @@ impl Engine {
             bank_gold: pc.bank_gold,
             wimp_level: pc.wimp_level,
             jail_timer: pc.jail_timer,
+            title: pc.prefs.title.clone(),
+            prompt: (pc.prefs.prompt != PROMPT_ALL).then_some(pc.prefs.prompt),
+            aliases: pc.prefs.aliases.clone(),
         })
     }
 

@@ -404,7 +404,7 @@ impl DgHostCtx<'_> {
 
     /// `%at% <room> <command>`: the command as if the script were there (a room by
     /// vnum, or the room of a character named). A mob goes there for it and comes back,
-    /// as tbaMUD's `mat`.
+    /// as tbaMUD's `mat`, and does only what a player could.
     fn at(&mut self, place: &str, command: &str) -> Result<(), String> {
         let to = match place.parse::<u32>() {
             Ok(v) => self.e.world.room_of_vnum(v),
@@ -426,7 +426,18 @@ impl DgHostCtx<'_> {
             }
             _ => None,
         };
-        let done = self.command(command);
+        // tbaMUD's `mat` hands the line to the ordinary command interpreter: a mob's
+        // `%at% 1118 %echo% …` is "Huh!?!" to the mob and shows nothing (its `say`,
+        // `drop`… work); an object's `oat` and a room's `wat` run script commands there.
+        let done = match self.owner {
+            Owner::Mob(m) => {
+                let saved_cur = self.e.cur.take();
+                self.e.dispatch(m, command);
+                self.e.cur = saved_cur;
+                Ok(())
+            }
+            _ => self.command(command),
+        };
         if let (Owner::Mob(m), Some(b)) = (self.owner, moved) {
             if self.e.world.ch(m).is_some_and(|c| c.room == to) {
                 self.e.world.char_from_room(m);

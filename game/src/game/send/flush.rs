@@ -136,7 +136,7 @@ impl Engine {
     pub(crate) fn telnet_prompt(&mut self, id: CharId) {
         let Some(ch) = self.world.ch(id) else { return };
         if ch.pc.as_ref().is_some_and(|pc| pc.sent_this_pulse) {
-            let p = crate::game::send::render::prompt(ch);
+            let p = crate::game::send::render::prompt(ch, self.world.profile.family);
             self.deliver(id, Out::Prompt(p));
         }
         if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {

@@ -16,8 +16,30 @@ pub const STATE_PLAYERS: usize = 50;
 /// Players described one by one in a room's text before the rest are summed up.
 pub const TEXT_PLAYERS: usize = 20;
 
-pub fn prompt(ch: &Char) -> String {
-    format!("< {}hp {}m {}mv > ", ch.hit, ch.mana, ch.moves)
+pub fn prompt(ch: &Char, family: crate::worldfile::profile::Family) -> String {
+    let bits = ch.pc.as_ref().map_or(crate::game::model::character::PROMPT_ALL, |p| p.prefs.prompt);
+    if family == crate::worldfile::profile::Family::Circle {
+        if bits == crate::game::model::character::PROMPT_ALL {
+            return format!("< {}hp {}m {}mv > ", ch.hit, ch.mana, ch.moves);
+        }
+        let mut s = String::from("< ");
+        for (bit, v, unit) in [(1, ch.hit, "hp"), (2, ch.mana, "m"), (4, ch.moves, "mv")] {
+            if bits & bit != 0 {
+                s.push_str(&format!("{v}{unit} "));
+            }
+        }
+        s.push_str("> ");
+        return s;
+    }
+    // Dark Pawns and tbaMUD: `20H 100M 82V > `.
+    let mut s = String::new();
+    for (bit, v, unit) in [(1, ch.hit, 'H'), (2, ch.mana, 'M'), (4, ch.moves, 'V')] {
+        if bits & bit != 0 {
+            s.push_str(&format!("{v}{unit} "));
+        }
+    }
+    s.push_str("> ");
+    s
 }
 
 impl Engine {
@@ -121,14 +143,20 @@ impl Engine {
 
     /// The room as text: name, description, exits, things, and who is here.
     pub fn room_text(&self, viewer: CharId, brief: bool) -> String {
+        match self.world.ch(viewer) {
+            Some(ch) => self.room_text_at(viewer, ch.room, brief),
+            None => String::new(),
+        }
+    }
+
+    /// Room `at` as `viewer` would see it standing there (Dark Pawns's `look north`
+    /// shows the next room so).
+    pub fn room_text_at(&self, viewer: CharId, at: crate::game::model::world::RoomId, brief: bool) -> String {
         use std::fmt::Write;
-        let Some(ch) = self.world.ch(viewer) else {
-            return String::new();
-        };
-        if self.world.is_dark(ch.room) && !self.world.sees_in_dark(viewer) {
+        if self.world.is_dark(at) && !self.world.sees_in_dark(viewer) {
             return "It is pitch black...".to_string();
         }
-        let room = &self.world.rooms[ch.room];
+        let room = &self.world.rooms[at];
         // One string, written in place: a look is made often, by everyone.
         let mut s = String::with_capacity(512);
         s.push_str(&room.proto.name);
@@ -138,7 +166,7 @@ impl Engine {
             s.push('\n');
         }
         s.push_str("[ Exits: ");
-        let exits = visible_exits(&self.world, ch.room);
+        let exits = visible_exits(&self.world, at);
         if exits.is_empty() {
             s.push_str("none");
         }

@@ -1,0 +1,70 @@
+//! The player's own commands both classic servers have (pawns answered "Huh?!?"):
+//! `title`, `prompt`, `alias`, `bug`/`typo`/`idea`; tbaMUD's `scan`; Dark Pawns's
+//! `look <dir>` into the next room.
+
+use super::*;
+
+/// `title` as CircleMUD words it, shown in `who`; `prompt` sets what the prompt shows
+/// (`20H 100M 82V > ` in both servers); `alias` with `$1` and `;` (Dark Pawns: "Alias
+/// added.", tbaMUD: "Alias ready."); `bug` thanks the player; tbaMUD's `scan` names who
+/// is close by, Dark Pawns has no `scan`.
+#[tokio::test]
+async fn title_prompt_alias_and_notes() {
+    let Some((mut e, _tmp)) = tba_mud() else { return };
+    let (pc, mut rx) = player(&mut e, "Namer", 3, 3014);
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, "title the (great)");
+    assert!(heard(&mut e, &mut rx).contains("Titles can't contain the ( or ) characters."));
+    e.dispatch(pc, "title the Bold");
+    assert!(heard(&mut e, &mut rx).contains("Okay, you're now Namer the Bold."));
+    e.dispatch(pc, "who");
+    assert!(heard(&mut e, &mut rx).contains("Namer the Bold"));
+    let ch = e.world.ch(pc).unwrap();
+    assert_eq!(crate::game::send::render::prompt(ch, e.world.profile.family), format!("{}H {}M {}V > ", ch.hit, ch.mana, ch.moves));
+    e.dispatch(pc, "prompt hv");
+    assert!(heard(&mut e, &mut rx).contains("Okay."));
+    let ch = e.world.ch(pc).unwrap();
+    assert_eq!(crate::game::send::render::prompt(ch, e.world.profile.family), format!("{}H {}V > ", ch.hit, ch.moves));
+    e.dispatch(pc, "prompt");
+    assert!(heard(&mut e, &mut rx).contains("Usage: prompt { { H | M | V } | all | auto | none }"));
+    e.dispatch(pc, "alias gs say $1;emote grins.");
+    assert!(heard(&mut e, &mut rx).contains("Alias ready."));
+    e.dispatch(pc, "gs hello");
+    e.tick();
+    e.tick();
+    let said = heard(&mut e, &mut rx);
+    assert!(said.contains("You say, 'hello'") && said.contains("Namer grins."), "{said}");
+    e.dispatch(pc, "alias");
+    assert!(heard(&mut e, &mut rx).contains("gs              say $1;emote grins."));
+    e.dispatch(pc, "alias gs");
+    assert!(heard(&mut e, &mut rx).contains("Alias deleted."));
+    e.dispatch(pc, "bug the fountain is dry");
+    assert!(heard(&mut e, &mut rx).contains("Okay.  Thanks!"));
+    let rec = e.to_record(pc).unwrap();
+    assert_eq!((rec.title.as_str(), rec.prompt), ("the Bold", Some(5)), "kept in the record");
+    // tbaMUD's scan: the fido next door.
+    let next = (0..6).find_map(|d| e.world.passable(e.world.room_of_vnum(3014).unwrap(), d).map(|r| (d, r))).unwrap();
+    let vnum = e.world.rooms[next.1].proto.vnum;
+    mob_at(&mut e, 3062, vnum);
+    e.dispatch(pc, "scan");
+    let said = heard(&mut e, &mut rx);
+    assert!(said.contains(&format!("the beastly fido close by {}.", crate::worldfile::DIR_NAMES[next.0])), "{said}");
+
+    let Some((mut e, _tmp)) = dark_pawns() else { return };
+    let (pc, mut rx) = player(&mut e, "Looker", 3, 8004);
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, "alias x look");
+    assert!(heard(&mut e, &mut rx).contains("Alias added."));
+    e.dispatch(pc, "scan");
+    assert!(heard(&mut e, &mut rx).contains("Huh?!?"), "Dark Pawns has no scan");
+    let here = e.world.room_of_vnum(8004).unwrap();
+    let (d, to) = (0..6).find_map(|d| e.world.passable(here, d).map(|r| (d, r))).unwrap();
+    let dir = crate::worldfile::DIR_NAMES[d];
+    e.dispatch(pc, &format!("look {dir}"));
+    let said = heard(&mut e, &mut rx);
+    assert!(said.contains(&format!("You look {dir}wards.")), "{said}");
+    let exit_words = e.world.rooms[here].proto.exits[d].as_ref().unwrap().description.trim().is_empty();
+    if exit_words {
+        assert!(said.contains(&*e.world.rooms[to].proto.name), "the room beyond: {said}");
+    }
+}
