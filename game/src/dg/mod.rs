@@ -6,10 +6,13 @@
 //!
 //! Supported trigger types (the letters of a trigger's type field):
 //! mobs — `b` random, `c` command, `d` speech, `e` act, `f` death, `g` greet, `h` greet-all,
-//! `j` receive, `k` fight, `m` bribe, `n` load, `q` leave (`a` global lets random run without
-//! players in the zone); objects — `b` random, `c` command, `g` get, `h` drop, `i`
-//! give, `j` wear, `l` remove, `n` load; rooms — `b` random, `c` command, `d` speech,
-//! `f` zone reset, `g` enter, `h` drop, `q` leave, `s` login. `pawns world check` lists
+//! `i` entry, `j` receive, `k` fight, `l` hit percent, `m` bribe, `n` load, `p` cast, `q`
+//! leave, `r` door, `t` time (`a` global lets random and time run without players in
+//! the zone); objects — `b` random, `c` command, `f` timer, `g` get, `h` drop, `i` give,
+//! `j` wear, `l` remove, `n` load, `q` leave, `s` consume, `t` time; rooms — `b` random,
+//! `c` command, `d` speech, `f` zone reset, `g` enter, `h` drop, `p` cast, `q` leave, `r`
+//! door, `s` login, `t` time. (Not run: a mob's memory `o` and damage `u`, a thing's cast
+//! `p` — pawns's spells take no thing as their target.) `pawns world check` lists
 //! every attached trigger that uses another type or fails to compile.
 
 pub mod expr;
@@ -56,9 +59,9 @@ pub const fn bit(letter: char) -> u64 {
 /// The types this server runs, per attach type.
 pub fn supported(attach: Attach) -> &'static str {
     match attach {
-        Attach::Mob => "abcdefghjkmnq",
-        Attach::Obj => "abcghijln",
-        Attach::Room => "abcdfghqs",
+        Attach::Mob => "abcdefghijklmnpqrt",
+        Attach::Obj => "abcfghijlnqst",
+        Attach::Room => "abcdfghpqrst",
     }
 }
 
@@ -110,7 +113,7 @@ impl DgBook {
 
 /// The script commands pawns does not run (the line is logged and skipped, as tbaMUD
 /// skips a command it does not know, or is a mob's unknown command).
-const UNSUPPORTED: &[&str] = &["dg_cast", "dg_affect", "attach", "detach", "mtransform", "otransform", "wtransform", "%transform%"];
+const UNSUPPORTED: &[&str] = &["wtransform"];
 
 /// The first command of a program pawns does not run, if any.
 pub fn unsupported_commands(p: &program::Program) -> Option<String> {

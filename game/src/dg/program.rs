@@ -282,7 +282,7 @@ pub fn wait_pulses(arg: &str, pulses_per_hour: u64) -> u64 {
     .clamp(1, 100_000)
 }
 
-fn ret_of(run: &Run) -> i64 {
+pub fn ret_of(run: &Run) -> i64 {
     run.ret.as_deref().map(|r| r.trim().parse::<i64>().unwrap_or(if expr::truthy(r) { 1 } else { 0 })).unwrap_or(1)
 }
 

@@ -26,6 +26,10 @@ impl Engine {
             self.send_text(ch, "You are too full to eat more!");
             return CmdStatus::Failed;
         }
+        // tbaMUD's consume trigger may stop it (and say why).
+        if !self.dg_consume(ch, food, "eat") {
+            return CmdStatus::Failed;
+        }
         self.act("You eat $p.", ch, None, Some(food), To::Actor, EventKind::Text);
         self.act("$n eats $p.", ch, None, Some(food), To::Room, EventKind::Text);
         self.change_cond(ch, FULL, fill);
@@ -56,6 +60,9 @@ impl Engine {
         let conds = self.conds(ch).unwrap_or(FRESH);
         if conds[THIRST] > 20 {
             self.send_text(ch, "Your stomach can't contain anymore!");
+            return CmdStatus::Failed;
+        }
+        if !self.dg_consume(ch, src, "drink") {
             return CmdStatus::Failed;
         }
         let (name, drunk, full, thirst) = LIQUIDS[liquid];

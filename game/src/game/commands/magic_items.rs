@@ -66,6 +66,9 @@ impl Engine {
         let level = if values[0] > 0 { values[0] } else { DEFAULT_LEVEL };
         match kind {
             item_type::POTION => {
+                if !self.dg_consume(ch, o, "quaff") {
+                    return CmdStatus::Failed;
+                }
                 self.act("You quaff $p.", ch, None, Some(o), To::Actor, EventKind::Text);
                 self.act("$n quaffs $p.", ch, None, Some(o), To::Room, EventKind::System);
                 self.world.extract_obj(o);

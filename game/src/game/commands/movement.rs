@@ -31,7 +31,8 @@ impl Engine {
             self.send_text(ch, "Alas, you cannot go that way...");
             return CmdStatus::Failed;
         };
-        let need = (move_cost(self.world.rooms[room].proto.sector) + move_cost(self.world.rooms[to].proto.sector)) / 2;
+        let family = self.world.profile.family;
+        let need = (move_cost(self.world.rooms[room].proto.sector, family) + move_cost(self.world.rooms[to].proto.sector, family)) / 2;
         let tired = c.pc.is_some() && c.moves < need;
         // A leave trigger that answers 0 keeps the character here.
         if !tired && !self.dg_leave(ch, room, dir) {
@@ -74,6 +75,13 @@ impl Engine {
         } else {
             format!("{name} has arrived.")
         };
+        // A mob's own entry trigger may send it back before anyone sees it come.
+        if self.world.ch(ch).is_some_and(|c| c.is_npc() && c.behaves) {
+            self.dg_entry(ch, from);
+            if self.world.ch(ch).is_none_or(|c| c.room != to) {
+                return;
+            }
+        }
         self.announce(to, ch, true, &arrival);
         self.show_room(ch);
         self.arrival_scripts(ch, to);

@@ -120,11 +120,16 @@ impl Engine {
             self.send_text(ch, "You lost your concentration!");
             return CmdStatus::Failed;
         }
+        self.send_text(ch, "Ok.");
+        self.act(&format!("$n utters the words, '{}'.", spell.name), ch, None, None, To::Room, EventKind::Text);
+        // tbaMUD's cast triggers (the room's, the target's) may stop it: the words were
+        // spoken, no mana is spent.
+        if !self.dg_cast_allowed(ch, victim, spell.name) {
+            return CmdStatus::Failed;
+        }
         if let Some(c) = self.world.chars.get_mut(&ch) {
             c.mana -= spell.mana;
         }
-        self.send_text(ch, "Ok.");
-        self.act(&format!("$n utters the words, '{}'.", spell.name), ch, None, None, To::Room, EventKind::Text);
         self.spell_effect(spell.name, ch, victim);
         // An attack spell starts a fight, as a blow does (if both still stand).
         if spell.target == Target::Offensive && self.world.ch(victim).is_some_and(|v| v.position > Position::Dead) {

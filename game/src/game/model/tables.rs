@@ -266,16 +266,43 @@ pub fn str_bonus(str_: u8) -> (i32, i32) {
     }
 }
 
+/// The item types by number, as tbaMUD names them (`%obj.type%`).
+pub const ITEM_TYPE_NAMES: [&str; 24] = [
+    "UNDEFINED",
+    "LIGHT",
+    "SCROLL",
+    "WAND",
+    "STAFF",
+    "WEAPON",
+    "FURNITURE",
+    "FREE",
+    "TREASURE",
+    "ARMOR",
+    "POTION",
+    "WORN",
+    "OTHER",
+    "TRASH",
+    "FREE2",
+    "CONTAINER",
+    "NOTE",
+    "LIQ CONTAINER",
+    "KEY",
+    "FOOD",
+    "MONEY",
+    "PEN",
+    "BOAT",
+    "FOUNTAIN",
+];
+
 /// Movement cost by sector.
-pub fn move_cost(sector: u32) -> i32 {
-    match sector {
-        0 | 1 => 1,
-        2 => 2,
-        3 => 3,
-        4 => 4,
-        5 => 6,
-        _ => 2,
-    }
+pub fn move_cost(sector: u32, family: crate::worldfile::profile::Family) -> i32 {
+    use crate::worldfile::profile::Family;
+    // `movement_loss[]` of each server, by sector (Dark Pawns has six more sectors and
+    // walks dearer: 2 a step in town).
+    const CIRCLE: [i32; 10] = [1, 1, 2, 3, 4, 6, 4, 1, 1, 5];
+    const DARK_PAWNS: [i32; 16] = [2, 2, 3, 4, 5, 7, 5, 6, 2, 6, 8, 6, 6, 6, 6, 4];
+    let table: &[i32] = if family == Family::DarkPawns { &DARK_PAWNS } else { &CIRCLE };
+    table.get(sector as usize).copied().unwrap_or(2)
 }
 
 #[cfg(test)]

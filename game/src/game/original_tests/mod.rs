@@ -85,6 +85,7 @@ mod dp_town;
 mod fights;
 mod player_commands;
 mod tbamud;
+mod tbamud_dg;
 
 // Rules both families share, each test on both worlds.
 

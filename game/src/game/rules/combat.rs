@@ -213,6 +213,7 @@ impl Engine {
         }
         self.start_fight(ch, victim);
         self.damage(ch, victim, dam, wtype);
+        self.dg_hit_percent(victim);
         // A mob's `fight` script runs after each of its blows (while it stands).
         if npc && self.world.ch(ch).is_some_and(|c| c.position > Position::Stunned) {
             self.mob_script(ch, crate::script::Trigger::Fight, Some(victim), None, None);

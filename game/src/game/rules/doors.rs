@@ -78,7 +78,7 @@ impl Engine {
         self.set_door(room, dir, true, false);
     }
 
-    fn set_door(&mut self, room: RoomId, dir: usize, closed: bool, locked: bool) {
+    pub(crate) fn set_door(&mut self, room: RoomId, dir: usize, closed: bool, locked: bool) {
         self.world.rooms[room].doors[dir].closed = closed;
         self.world.rooms[room].doors[dir].locked = locked;
         if let Some(to) = self.world.rooms[room].proto.exits[dir].as_ref().map(|e| e.to_room) {
@@ -136,6 +136,16 @@ impl Engine {
         };
         if let Err(m) = msg {
             self.send_text(ch, m);
+            return false;
+        }
+        // tbaMUD's door triggers: one answering 0 stops it without a word.
+        let word = match op {
+            DoorOp::Open => "open",
+            DoorOp::Close => "close",
+            DoorOp::Lock => "lock",
+            DoorOp::Unlock => "unlock",
+        };
+        if !self.dg_door(ch, word, dir) {
             return false;
         }
         match op {

@@ -115,6 +115,28 @@ pub fn practice_gain(int: u8) -> u8 {
     (int / 2).clamp(3, 12)
 }
 
+/// A spell by its name or an abbreviation of it ("magic mis", "cure light"), among
+/// those CircleMUD numbers (`spell_by_number`).
+pub fn spell_named(name: &str) -> Option<&'static str> {
+    let n = name.trim().to_ascii_lowercase();
+    if n.is_empty() {
+        return None;
+    }
+    let all = (1..=206).filter_map(spell_by_number);
+    let words: Vec<&str> = n.split_whitespace().collect();
+    all.clone().find(|s| *s == n).or_else(|| {
+        all.into_iter().find(|s| {
+            let sw: Vec<&str> = s.split_whitespace().collect();
+            words.len() <= sw.len() && words.iter().zip(&sw).all(|(w, x)| x.starts_with(w))
+        })
+    })
+}
+
+/// A spell's CircleMUD number (what a cast trigger's `%spell%` is).
+pub fn spell_number(name: &str) -> Option<i64> {
+    (1..=206).find(|n| spell_by_number(*n) == Some(name))
+}
+
 /// The spell a CircleMUD spell number names (the originals' `SPELL_*`, which Dark
 /// Pawns's scripts and both families' potions, scrolls, wands and staves use); the ones
 /// pawns does not have are `None` (an object's word of recall, 42, is `magic_items`'s).

@@ -205,6 +205,11 @@ pub struct Engine {
     /// The world's DG Scripts triggers (tbaMUD), and the runs waiting on `wait`.
     pub(crate) dg: crate::dg::DgBook,
     pub(crate) dg_waiting: Vec<crate::game::scripting::dg_run::Waiting>,
+    /// Triggers `attach`ed to or `detach`ed from one mob, thing or room: its whole list
+    /// from then on (the prototype's stays as it was).
+    pub(crate) dg_attached: std::collections::HashMap<crate::game::scripting::dg_run::Owner, Vec<u32>>,
+    /// Things' `otimer`s: mud hours until their timer triggers fire.
+    pub(crate) dg_timers: std::collections::BTreeMap<crate::game::model::world::ObjId, u32>,
     /// The agents the server runs itself, by lower-cased name.
     pub(crate) residents: std::collections::HashMap<String, crate::game::run::agents::ResidentInfo>,
     /// Where agent management goes to be carried out (`None`: no resident manager).
@@ -303,6 +308,8 @@ impl Engine {
             scripts,
             dg,
             dg_waiting: Vec::new(),
+            dg_attached: Default::default(),
+            dg_timers: Default::default(),
             residents: Default::default(),
             resident_cmds: None,
             wakes: Default::default(),
@@ -543,6 +550,7 @@ impl Engine {
                 self.hunger_tick();
                 self.poison_tick();
                 self.jail_tick();
+                self.dg_hour();
             }
             // The rooms' own procedures every 4 s: a jail's prisoners, the burning hut.
             if self.pulse.is_multiple_of(40) {

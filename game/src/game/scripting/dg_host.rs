@@ -38,6 +38,9 @@ const SCRIPT_CMDS: &[&str] = &[
     "kill",
     "junk",
     "at",
+    "timer",
+    "follow",
+    "transform",
 ];
 
 pub struct DgHostCtx<'a> {
@@ -51,7 +54,7 @@ pub struct DgHostCtx<'a> {
     pub at: Option<RoomId>,
 }
 
-enum Ent {
+pub(super) enum Ent {
     Char(CharId),
     Obj(ObjId),
     Room(RoomId),
@@ -62,7 +65,7 @@ impl DgHostCtx<'_> {
         format!("\u{1f}r{}", self.e.world.rooms[r].proto.vnum)
     }
 
-    fn owner_uid(&self) -> String {
+    pub(super) fn owner_uid(&self) -> String {
         match self.owner {
             Owner::Mob(c) => char_uid(c),
             Owner::Obj(o) => obj_uid(o),
@@ -82,7 +85,7 @@ impl DgHostCtx<'_> {
         }
     }
 
-    fn ent(&self, uid: &str) -> Option<Ent> {
+    pub(super) fn ent(&self, uid: &str) -> Option<Ent> {
         let rest = uid.trim().strip_prefix('\u{1f}')?;
         let (k, n) = rest.split_at(1);
         let n: u64 = n.parse().ok()?;
@@ -95,7 +98,7 @@ impl DgHostCtx<'_> {
     }
 
     /// A character named by uid, `self`, a keyword here, or a player's name.
-    fn target_char(&self, s: &str) -> Option<CharId> {
+    pub(super) fn target_char(&self, s: &str) -> Option<CharId> {
         let s = s.trim();
         if let Some(Ent::Char(c)) = self.ent(s) {
             return Some(c);
@@ -167,7 +170,7 @@ impl DgHostCtx<'_> {
             "is_pc" => n(ch.pc.is_some() as i64),
             "is_killer" | "is_thief" => n(0),
             "canbeseen" => n(1),
-            "pos" => Some(format!("{:?}", ch.position).to_lowercase()),
+            "pos" | "hunger" | "thirst" | "drunk" => self.char_state(c, field, arg),
             "room" => Some(self.room_uid(ch.room)),
             "fighting" => Some(ch.fighting.map(char_uid).unwrap_or_default()),
             "master" => Some(ch.master.map(char_uid).unwrap_or_default()),
@@ -231,7 +234,10 @@ impl DgHostCtx<'_> {
             "id" => Some(obj_uid(o)),
             "vnum" => n(ob.vnum as i64),
             "cost" => n(ob.cost as i64),
-            "type" => n(ob.item_type as i64),
+            // tbaMUD names the type (`%object.type% == FOOD`).
+            "type" => {
+                Some(crate::game::model::tables::ITEM_TYPE_NAMES.get(ob.item_type as usize).copied().unwrap_or("UNDEFINED").to_string())
+            }
             "weight" => n(ob.weight as i64),
             "timer" => n(ob.timer.unwrap_or(0) as i64),
             "val0" | "val1" | "val2" | "val3" => n(ob.values[field[3..].parse::<usize>().ok()?] as i64),
@@ -397,63 +403,12 @@ impl DgHostCtx<'_> {
                     }
                 }
             }
+            "timer" => self.otimer(first)?,
+            "follow" => self.mfollow(first)?,
+            "transform" => self.transform(first)?,
             _ => return Err(format!("{name} is not supported here")),
         }
         Ok(())
-    }
-
-    /// `%at% <room> <command>`: the command as if the script were there (a room by
-    /// vnum, or the room of a character named). A mob goes there for it and comes back,
-    /// as tbaMUD's `mat`, and does only what a player could.
-    fn at(&mut self, place: &str, command: &str) -> Result<(), String> {
-        let to = match place.parse::<u32>() {
-            Ok(v) => self.e.world.room_of_vnum(v),
-            Err(_) => match self.ent(place) {
-                Some(Ent::Room(r)) => Some(r),
-                _ => self.target_char(place).and_then(|c| self.e.world.ch(c)).map(|c| c.room),
-            },
-        }
-        .ok_or_else(|| format!("at: no room {place}"))?;
-        if command.trim().is_empty() {
-            return Err("at: what command?".into());
-        }
-        let (saved, back) = (self.at.replace(to), self.here_of_owner());
-        let moved = match (self.owner, back) {
-            (Owner::Mob(m), Some(b)) if b != to => {
-                self.e.world.char_from_room(m);
-                self.e.world.char_to_room(m, to);
-                Some(b)
-            }
-            _ => None,
-        };
-        // tbaMUD's `mat` hands the line to the ordinary command interpreter: a mob's
-        // `%at% 1118 %echo% …` is "Huh!?!" to the mob and shows nothing (its `say`,
-        // `drop`… work); an object's `oat` and a room's `wat` run script commands there.
-        let done = match self.owner {
-            Owner::Mob(m) => {
-                let saved_cur = self.e.cur.take();
-                self.e.dispatch(m, command);
-                self.e.cur = saved_cur;
-                Ok(())
-            }
-            _ => self.command(command),
-        };
-        if let (Owner::Mob(m), Some(b)) = (self.owner, moved) {
-            if self.e.world.ch(m).is_some_and(|c| c.room == to) {
-                self.e.world.char_from_room(m);
-                self.e.world.char_to_room(m, b);
-            }
-        }
-        self.at = saved;
-        done
-    }
-
-    fn here_of_owner(&self) -> Option<RoomId> {
-        match self.owner {
-            Owner::Mob(c) => self.e.world.ch(c).map(|c| c.room),
-            Owner::Obj(o) => crate::game::scripting::lua::tables::obj_room(self.e, o),
-            Owner::Room(r) => Some(r),
-        }
     }
 
     /// `%load% mob <vnum>` / `%load% obj <vnum> [target] [slot]`.
@@ -501,6 +456,16 @@ impl DgHostCtx<'_> {
     }
 
     fn purge(&mut self, target: &str) {
+        // `%purge% self` (tbaMUD's `obj_purge`/`wpurge` take "self" as the script's own
+        // thing or mob).
+        if target.eq_ignore_ascii_case("self") {
+            match self.owner {
+                Owner::Obj(o) => self.e.world.extract_obj(o),
+                Owner::Mob(m) => self.e.world.extract_char(m),
+                Owner::Room(_) => {}
+            }
+            return;
+        }
         let Some(room) = self.here() else { return };
         if target.is_empty() {
             // Everything here but players and the script's owner.
@@ -654,6 +619,10 @@ impl Host for DgHostCtx<'_> {
     fn command(&mut self, line: &str) -> Result<(), String> {
         let (w, rest) = line.split_once(char::is_whitespace).map(|(a, b)| (a, b.trim())).unwrap_or((line, ""));
         let lower = w.to_ascii_lowercase();
+        // The driver's own commands, any owner (`dg_commands.rs`).
+        if let Some(done) = self.driver_command(&lower, rest) {
+            return done;
+        }
         if lower.len() > 1 && lower.starts_with(['m', 'o', 'w']) && SCRIPT_CMDS.contains(&&lower[1..]) {
             return self.script_command(&lower[1..], rest);
         }

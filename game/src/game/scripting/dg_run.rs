@@ -9,7 +9,7 @@ use crate::game::run::engine::Engine;
 use crate::game::scripting::dg_host::DgHostCtx;
 
 /// Whose trigger runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Owner {
     Mob(CharId),
     Obj(ObjId),
@@ -40,7 +40,10 @@ pub const PULSES_PER_DG_RANDOM: u64 = 130;
 
 impl Engine {
     /// The triggers an entity carries (its prototype's `T` lines).
-    fn dg_triggers_of(&self, owner: Owner) -> Vec<u32> {
+    pub(crate) fn dg_triggers_of(&self, owner: Owner) -> Vec<u32> {
+        if let Some(list) = self.dg_attached.get(&owner) {
+            return list.clone();
+        }
         match owner {
             Owner::Mob(c) => self
                 .world
@@ -56,7 +59,7 @@ impl Engine {
         }
     }
 
-    fn attach_of(owner: Owner) -> Attach {
+    pub(crate) fn attach_of(owner: Owner) -> Attach {
         match owner {
             Owner::Mob(_) => Attach::Mob,
             Owner::Obj(_) => Attach::Obj,
@@ -90,6 +93,11 @@ impl Engine {
         for trig in self.dg_triggers_of(owner) {
             let Some((t, _)) = self.dg.runnable(trig, attach, letter) else { continue };
             if !accept(t.narg, &t.arglist) {
+                continue;
+            }
+            // As tbaMUD: a trigger still running (waiting) on this entity does not fire
+            // again until it ends (a random trigger with a long `wait` would pile up).
+            if self.dg_waiting.iter().any(|w| w.owner == owner && w.trig == trig) {
                 continue;
             }
             answer = Some(self.dg_run(owner, trig, Run::default(), ctx.clone()));
@@ -169,7 +177,7 @@ impl Engine {
         self.dg_fire_first(Owner::Room(room), 's', ctx, |narg, _| roll <= narg);
     }
 
-    /// Runs (or resumes) one trigger; its answer (1 while it waits). Triggers that
+    /// Runs (or resumes) one trigger; its answer (by a `wait`, what it had answered so far). Triggers that
     /// fire triggers (two mobs answering each other's speech) stop four deep.
     pub(crate) fn dg_run(&mut self, owner: Owner, trig: u32, mut run: Run, ctx: DgCtx) -> i64 {
         let attach = Self::attach_of(owner);
@@ -188,9 +196,12 @@ impl Engine {
         self.dg.stats.note(started.elapsed());
         match outcome {
             Outcome::Done(n) => n,
+            // The caller hears what the run had answered by its first `wait` (tbaMUD: the
+            // bell's `return 0` before it waits refuses the get).
             Outcome::Wait(pulses) => {
+                let answer = crate::dg::program::ret_of(&run);
                 self.dg_waiting.push(Waiting { at: self.pulse + pulses, owner, trig, run, ctx });
-                1
+                answer
             }
             // As tbaMUD: the error is logged, this run ends, and the trigger keeps
             // working for everyone (one player's `return` must not switch it off).
@@ -262,6 +273,9 @@ impl Engine {
                     continue;
                 }
                 let narg = t.narg;
+                if self.dg_waiting.iter().any(|w| w.owner == owner && w.trig == trig) {
+                    continue;
+                }
                 if self.roll(1, 100) <= narg {
                     self.dg_run(owner, trig, Run::default(), DgCtx::default());
                 }
@@ -308,7 +322,16 @@ impl Engine {
             return true;
         }
         let ctx = DgCtx { actor: Some(ch), vars: vec![("direction", crate::worldfile::DIR_NAMES[dir].to_string())], ..Default::default() };
-        let owners = self.dg_owners_here(from, ch);
+        let mut owners = self.dg_owners_here(from, ch);
+        // Then the things lying here (tbaMUD's `leave_otrigger`).
+        owners.extend(
+            self.world.rooms[from]
+                .contents
+                .iter()
+                .filter(|o| self.world.obj(**o).is_some_and(|x| self.world.obj_protos.get(&x.vnum).is_some_and(|p| !p.triggers.is_empty())))
+                .map(|o| Owner::Obj(*o))
+                .collect::<Vec<_>>(),
+        );
         for o in owners {
             let roll = self.roll(1, 100);
             if self.dg_fire_if(o, 'q', ctx.clone(), |narg, _| roll <= narg.max(1)) == Some(0) {
