@@ -354,6 +354,20 @@ pub fn load(src: &dyn WorldSource) -> Result<Loaded, LoadError> {
         }
     }
     let family = profile::family_of(&w);
+    // tbaMUD assigns its procedures in C: a tbaMUD world without a table of its own
+    // gets those (as far as it has the mobs and things).
+    let own_table = src.read(specials::FILE).ok().flatten().is_some();
+    if family == profile::Family::TbaMud && !own_table {
+        let (mobs, objs): (HashSet<u32>, HashSet<u32>) = (w.mobs.iter().map(|m| m.vnum).collect(), w.objs.iter().map(|o| o.vnum).collect());
+        w.specials = specials::tbamud_builtin()
+            .into_iter()
+            .filter(|a| match a.kind {
+                specials::SpecialKind::Mob => mobs.contains(&a.vnum),
+                specials::SpecialKind::Obj => objs.contains(&a.vnum),
+                specials::SpecialKind::Room => false,
+            })
+            .collect();
+    }
     w.profile = profile::WorldProfile::read(src, family).map_err(|reason| LoadError::BadProfile { source_name: src.describe(), reason })?;
     // A kit the world's own file names must exist; a family's default kit is given as
     // far as the world has its objects (a small world made from parts of one has few).

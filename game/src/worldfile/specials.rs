@@ -64,6 +64,23 @@ pub const SUPPORTED: &[&str] = &[
     "thief",
 ];
 
+/// What tbaMUD's C assigns (`spec_assign.c`), for a tbaMUD world that ships no table
+/// of its own: the guild masters, the banks (ATMs, cash cards) and the boards. (Its
+/// postmasters, receptionists, cryogenicist, mayor and pet shops are not run here.)
+pub fn tbamud_builtin() -> Vec<SpecialAssignment> {
+    const GUILDS: &[u32] = &[
+        120, 121, 122, 123, 2556, 2559, 2562, 2564, 2800, 3020, 3021, 3022, 3023, 5400, 5401, 5402, 5403, 11518, 25720, 25721, 25722,
+        25723, 25726, 25732, 27572, 27573, 27574, 27575, 27721, 29204, 29227, 31601, 31603, 31605, 31607, 31609, 31611, 31639, 31641,
+    ];
+    const BANKS: &[u32] = &[115, 334, 336, 3034, 3036, 3907, 10640, 10751, 25758];
+    const BOARDS: &[u32] = &[1226, 1227, 1228, 3096, 3097, 3098, 3099];
+    let mut out: Vec<SpecialAssignment> =
+        GUILDS.iter().map(|v| SpecialAssignment { kind: SpecialKind::Mob, vnum: *v, special: "guild".into() }).collect();
+    out.extend(BANKS.iter().map(|v| SpecialAssignment { kind: SpecialKind::Obj, vnum: *v, special: "bank".into() }));
+    out.extend(BOARDS.iter().map(|v| SpecialAssignment { kind: SpecialKind::Obj, vnum: *v, special: "gen_board".into() }));
+    out
+}
+
 /// Reads the table; bad rows become warnings.
 pub fn parse(text: &str, warnings: &mut Vec<Warning>) -> Vec<SpecialAssignment> {
     let mut out = Vec::new();

@@ -14,11 +14,18 @@ impl Engine {
         let (class, level, int) = (c.class, c.level, c.abilities[1]);
         let Some(pc) = c.pc.as_ref() else { return CmdStatus::Failed };
         let practices = pc.practices;
-        let dark_pawns = self.world.profile.family == crate::worldfile::profile::Family::DarkPawns;
+        let family = self.world.profile.family;
+        // Dark Pawns and tbaMUD teach as their C does (`practice.rs`); pawns's own
+        // world keeps its percentages.
+        let dark_pawns = family != crate::worldfile::profile::Family::Circle;
+        let tba = family == crate::worldfile::profile::Family::TbaMud;
+        // `SPLSKL`: casters know spells, the others skills.
+        let what = if matches!(class, 0 | 1) || (!tba && matches!(class, 4 | 5 | 9 | 11)) { "spell" } else { "skill" };
         if args.trim().is_empty() {
             let s = if practices == 1 { "" } else { "s" };
             let mut text = if dark_pawns {
-                format!("You have {practices} practice session{s} remaining.\nYou know of the following skills:\n")
+                let what = if tba { what } else { "skill" };
+                format!("You have {practices} practice session{s} remaining.\nYou know of the following {what}s:\n")
             } else {
                 format!("You have {practices} practice session{s} left.\nYou know:\n")
             };
@@ -35,12 +42,20 @@ impl Engine {
             return CmdStatus::Ok;
         }
         let Some(master) = self.guild_master_here(ch, class) else {
-            self.send_text(ch, "You can only practice at your guild master.");
+            self.send_text(ch, "You can only practice skills in your guild.");
             return CmdStatus::Failed;
         };
         let name = args.trim().trim_matches('\'');
+        if dark_pawns && practices == 0 {
+            self.send_text(ch, "You do not seem to be able to practice now.");
+            return CmdStatus::Failed;
+        }
         let Some(spell) = find_spell(name).filter(|s| learn_level(s, class).is_some_and(|l| l <= level)) else {
-            self.act("$N tells you, 'You do not know of that.'", ch, Some(master), None, To::Actor, EventKind::Tell);
+            if dark_pawns {
+                self.send_text(ch, &format!("You do not know of that {what}."));
+            } else {
+                self.act("$N tells you, 'You do not know of that.'", ch, Some(master), None, To::Actor, EventKind::Tell);
+            }
             return CmdStatus::InvalidTarget;
         };
         if practices == 0 {
@@ -49,14 +64,14 @@ impl Engine {
         }
         let Some(pc) = self.world.chars.get_mut(&ch).and_then(|c| c.pc.as_mut()) else { return CmdStatus::Failed };
         let now = pc.skills.get(spell.name).copied().unwrap_or(0);
-        let learned = if dark_pawns { crate::game::rules::practice::prac_params(class).0 } else { MAX_PRACTICE };
+        let learned = if dark_pawns { crate::game::rules::practice::prac_params(class, tba).0 } else { MAX_PRACTICE };
         if now >= learned {
             self.send_text(ch, "You are already learned in that area.");
             return CmdStatus::Failed;
         }
         pc.practices -= 1;
         let next = if dark_pawns {
-            crate::game::rules::practice::practised(class, int, now)
+            crate::game::rules::practice::practised(class, int, now, tba)
         } else {
             (now + practice_gain(int)).min(MAX_PRACTICE)
         };

@@ -288,3 +288,39 @@ async fn a_zone_reset_runs_its_rooms_triggers() {
     assert!(e.world.obj(junk).is_none(), "purged");
     assert!(e.world.rooms[room].people.iter().any(|p| e.world.ch(*p).and_then(|c| c.npc_vnum) == Some(2713)), "the toothy mob loads");
 }
+
+/// tbaMUD's procedures come from its C (`spec_assign.c`), not a file: the ATM in the
+/// temple (3034) keeps coins, the warrior guildmaster (3023) teaches — anyone who asks,
+/// as tbaMUD's `guild` does — and practising elsewhere is "You can only practice skills
+/// in your guild." (pawns assigned none: "Sorry, but you cannot do that here!")
+#[tokio::test]
+async fn the_atm_and_the_guildmaster_work_as_tbamud_assigns_them() {
+    let Some((mut e, _tmp)) = tba_mud() else { return };
+    let (pc, mut rx) = player(&mut e, "Saver", 3, 3001);
+    let temple = e.world.room_of_vnum(3001).unwrap();
+    if !e.world.rooms[temple].contents.iter().any(|o| e.world.obj(*o).is_some_and(|o| o.vnum == 3034)) {
+        let atm = e.world.create_obj(3034).unwrap();
+        e.world.obj_to_room(atm, temple);
+    }
+    e.world.chars.get_mut(&pc).unwrap().gold = 100;
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, "balance");
+    assert!(heard(&mut e, &mut rx).contains("You currently have no money deposited."));
+    e.dispatch(pc, "deposit 60");
+    assert!(heard(&mut e, &mut rx).contains("You deposit 60 coins."));
+    e.dispatch(pc, "balance");
+    assert!(heard(&mut e, &mut rx).contains("Your current balance is 60 coins."));
+    e.dispatch(pc, "practice kick");
+    assert!(heard(&mut e, &mut rx).contains("You can only practice skills in your guild."));
+    let (mage, mut mrx) = player(&mut e, "Student", 0, 3001);
+    mob_at(&mut e, 3023, 3001);
+    heard(&mut e, &mut mrx);
+    e.world.chars.get_mut(&mage).unwrap().pc.as_mut().unwrap().practices = 2;
+    e.dispatch(mage, "practice magic missile");
+    let said = heard(&mut e, &mut mrx);
+    assert!(said.contains("You practice for a while..."), "{said}");
+    // A warrior gains at most 12 a session in tbaMUD (`prac_params`).
+    e.world.chars.get_mut(&pc).unwrap().pc.as_mut().unwrap().practices = 1;
+    e.dispatch(pc, "practice kick");
+    assert_eq!(e.world.ch(pc).unwrap().pc.as_ref().unwrap().skills.get("kick"), Some(&12));
+}

@@ -1,4 +1,4 @@
-//! Practising as Dark Pawns teaches it (issue 51; other worlds keep pawns's rule,
+//! Practising as Dark Pawns and tbaMUD teach it (issue 51; other worlds keep pawns's rule,
 //! `spells::practice_gain`): a session adds the intelligence's `learn` value
 //! (`int_app`), kept between the class's least and most per session, up to the class's
 //! "learned" level (`prac_params`); a list says how good one is in words (`how_good`);
@@ -16,18 +16,19 @@ fn caster(class: u8) -> bool {
     matches!(class, 0 | 1 | 4 | 5 | 9 | 11)
 }
 
-/// The class's learned level, and its most and least gain per session.
-pub fn prac_params(class: u8) -> (u8, u8, u8) {
+/// The class's learned level, and its most and least gain per session (Dark Pawns's
+/// table; `tba` for tbaMUD's, whose thieves and warriors gain at most 12 a session).
+pub fn prac_params(class: u8, tba: bool) -> (u8, u8, u8) {
     match class {
         c if caster(c) => (95, 100, 25),
-        2 | 6 | 8 => (85, 25, 0),
-        _ => (80, 25, 0),
+        2 | 6 | 8 => (85, if tba { 12 } else { 25 }, 0),
+        _ => (80, if tba { 12 } else { 25 }, 0),
     }
 }
 
 /// A skill at `now` after one session, for `class` with intelligence `int`.
-pub fn practised(class: u8, int: u8, now: u8) -> u8 {
-    let (learned, max, min) = prac_params(class);
+pub fn practised(class: u8, int: u8, now: u8, tba: bool) -> u8 {
+    let (learned, max, min) = prac_params(class, tba);
     let gain = INT_LEARN[(int as usize).min(25)].clamp(min, max);
     now.saturating_add(gain).min(learned)
 }
@@ -66,13 +67,15 @@ mod tests {
     #[test]
     fn a_session_is_dark_pawns_s() {
         // A warrior of intelligence 13 practising kick twice: 25, then 50 — "(average)".
-        assert_eq!(practised(3, 13, 0), 25);
-        assert_eq!(practised(3, 13, 25), 50);
+        assert_eq!(practised(3, 13, 0, false), 25);
+        assert_eq!(practised(3, 13, 25, false), 50);
         assert_eq!(how_good(50), "(average)");
-        assert_eq!(practised(3, 11, 0), 19, "(bad)");
-        assert_eq!(practised(3, 18, 60), 80, "a warrior's learned level");
-        assert_eq!(practised(0, 9, 0), 25, "a caster gains at least 25");
-        assert_eq!(practised(0, 18, 90), 95);
+        assert_eq!(practised(3, 11, 0, false), 19, "(bad)");
+        assert_eq!(practised(3, 18, 60, false), 80, "a warrior's learned level");
+        assert_eq!(practised(0, 9, 0, false), 25, "a caster gains at least 25");
+        assert_eq!(practised(0, 18, 90, false), 95);
+        assert_eq!(practised(3, 13, 0, true), 12, "tbaMUD: a warrior gains at most 12");
+        assert_eq!(practised(0, 13, 0, true), 25, "tbaMUD: a mage at least 25");
         assert_eq!(starting_sessions(3, 12), 4, "a warrior of wisdom 12");
         assert_eq!(starting_sessions(3, 9), 3);
         assert_eq!(starting_sessions(0, 18), 7);

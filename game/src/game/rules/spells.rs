@@ -224,6 +224,11 @@ impl Engine {
             // of every class, when its keywords name none: the original taught the
             // player's own class).
             if self.mob_special(*p) == Some("guild") {
+                // Dark Pawns's and tbaMUD's `guild` teaches whoever asks (their guild
+                // guards keep the other classes out).
+                if self.world.profile.family != crate::worldfile::profile::Family::Circle {
+                    return true;
+                }
                 let named = self.world.ch(*p).and_then(|m| crate::game::rules::specials::places::class_named(&m.keywords));
                 return named.is_none_or(|c| c == class || (class == NINJA && matches!(c, THIEF | WARRIOR)));
             }
