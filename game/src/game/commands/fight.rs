@@ -58,6 +58,14 @@ impl Engine {
             self.send_text(ch, "Easy!  Very easy indeed!");
             return CmdStatus::Ok;
         }
+        if self.world.profile.family == crate::worldfile::profile::Family::DarkPawns {
+            let (Some(c), Some(v)) = (self.world.ch(ch), self.world.ch(victim)) else { return CmdStatus::Failed };
+            let (hitdiff, leveldiff, hp, level) = (v.hit - c.hit, v.level as i32 - c.level as i32, c.hit, c.level as i32);
+            let (mine, theirs) = (self.damage_roll(ch), self.damage_roll(victim));
+            let line = dp_consider(theirs - mine, hitdiff, leveldiff, hp, level);
+            self.act(&line, ch, Some(victim), None, To::Actor, EventKind::Text);
+            return CmdStatus::Ok;
+        }
         let diff = self.world.ch(victim).map(|v| v.level as i32).unwrap_or(0) - self.world.ch(ch).map(|c| c.level as i32).unwrap_or(0);
         let msg = match diff {
             i32::MIN..=-10 => "Now where did that chicken go?",
@@ -77,7 +85,57 @@ impl Engine {
     }
 }
 
+/// Dark Pawns's `consider`: how hard it hits, how hurt it is, how seasoned it is,
+/// against the one considering (`hp`, `level`), in one sentence.
+pub fn dp_consider(damdiff: i32, hitdiff: i32, leveldiff: i32, hp: i32, level: i32) -> String {
+    let dam = match damdiff {
+        d if d > 20 => "$N looks like $E could eat you for lunch, ",
+        d if d > 10 => "$N looks like $E could tear you up in a fight, ",
+        d if d > 5 => "$N looks like $E could hurt you in a fight, ",
+        d if d > -3 => "$N looks like a fair fight, ",
+        d if d > -5 => "$N looks like an easy kill, ",
+        d if d > -10 => "$N looks like a very easy kill, ",
+        _ => "$N might not even be worth the effort to kill, ",
+    };
+    let shape = match hitdiff {
+        h if h > 4 * hp => "in much better physical shape than you, ",
+        h if h > 2 * hp => "in a lot better physical shape than you, ",
+        h if h > hp => "in better physical shape than you, ",
+        h if h >= 0 => "in about the same physical shape as you, ",
+        h if h > -25 => "in a little worse physical shape as you, ",
+        h if h > -50 => "in a worse physical shape than you, ",
+        _ => "in a lot worse physical shape than you, ",
+    };
+    let seasoned = match leveldiff {
+        l if l > level => "and moves with an ease telling\nof many won battles.",
+        l if l > level / 2 => "and seems to know $S opponent.",
+        l if l > -1 => "and seems about as confident in\nbattle as you do.",
+        l if l > -3 => "and seems less confident in\nbattle than you do.",
+        l if l > -5 => "and seems much less confident in\nbattle than you do.",
+        l if l > -7 => "and seems ready to run from a\nfight.",
+        _ => "and seems like $E's never been\nin battle before.",
+    };
+    format!("{dam}looks to be\n{shape}{seasoned}")
+}
+
 impl Engine {
+    /// One blow's damage before the dice of armour (Dark Pawns's `consider` rolls it):
+    /// strength's bonus, damroll, and the weapon's dice (a mob's own, a bare hand's 0 to
+    /// a third of the level).
+    fn damage_roll(&mut self, id: CharId) -> i32 {
+        let Some(c) = self.world.ch(id) else { return 0 };
+        let base = crate::game::model::tables::str_bonus(c.str_()).1 + c.damroll;
+        let weapon =
+            c.equipment[16].and_then(|o| self.world.obj(o)).filter(|o| o.item_type == crate::game::model::tables::item_type::WEAPON);
+        let (npc, level, dice) = (c.is_npc(), c.level as i32, c.npc_damage);
+        let roll = match weapon.map(|w| (w.values[1], w.values[2])) {
+            Some((n, s)) => self.dice(n, s),
+            None if npc => self.dice(dice.num, dice.size),
+            None => self.roll(0, level / 3),
+        };
+        base + roll
+    }
+
     /// `wimpy [hit points]`: at how many hit points a fight is fled (CircleMUD's
     /// `do_wimpy`, its words; 0 fights to the end; at most a third of one's hit points).
     pub fn do_wimpy(&mut self, ch: CharId, args: &str) -> CmdStatus {

@@ -75,7 +75,8 @@ impl Engine {
             pc.prefs.title = title.clone();
             pc.dirty = true;
         }
-        let sep = if title.is_empty() { "" } else { " " };
+        // Dark Pawns always puts the space ("Okay, you're now Gazivin ." for none).
+        let sep = if title.is_empty() && self.family() != Family::DarkPawns { "" } else { " " };
         self.send_text(ch, &format!("Okay, you're now {name}{sep}{title}."));
         CmdStatus::Ok
     }

@@ -520,6 +520,7 @@ impl World {
                 if let Some(ch) = self.chars.get_mut(&c) {
                     ch.equipment[slot] = None;
                 }
+                self.take_name(id, None);
             }
             ObjLoc::In(p) => {
                 if let Some(parent) = self.objs.get_mut(&p) {
@@ -572,6 +573,29 @@ impl World {
         if let Some(o) = self.objs.get_mut(&id) {
             o.loc = ObjLoc::Worn(ch, slot);
         }
+        self.take_name(id, Some(ch));
+    }
+
+    /// Dark Pawns's ITEM_TAKE_NAME (extra flag bit 17): worn, a thing is its wearer's
+    /// ("Bob's tunic", from its keywords); taken off, "a tunic" again.
+    fn take_name(&mut self, id: ObjId, wearer: Option<CharId>) {
+        if self.profile.family != crate::worldfile::profile::Family::DarkPawns {
+            return;
+        }
+        let owner = wearer.and_then(|c| self.chars.get(&c)).filter(|c| c.pc.is_some()).map(|c| c.name.to_string());
+        let Some(o) = self.objs.get_mut(&id) else { return };
+        if o.extra_flags & (1 << 17) == 0 {
+            return;
+        }
+        let name = o.keywords.clone();
+        o.short_descr = match owner {
+            Some(who) => format!("{who}'s {name}").into(),
+            None if wearer.is_none() => {
+                let an = if name.starts_with(['a', 'e', 'i', 'o', 'u', 'A', 'E', 'I', 'O', 'U']) { "an" } else { "a" };
+                format!("{an} {name}").into()
+            }
+            None => return,
+        };
     }
 
     /// Destroys an object and its contents.

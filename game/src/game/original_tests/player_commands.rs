@@ -68,3 +68,29 @@ async fn title_prompt_alias_and_notes() {
         assert!(said.contains(&*e.world.rooms[to].proto.name), "the room beyond: {said}");
     }
 }
+
+/// Dark Pawns: a worn tunic (8019, ITEM_TAKE_NAME) is its wearer's ("Gazivin's tunic")
+/// and "a tunic" again when taken off; `consider` answers in Dark Pawns's three parts;
+/// `title` with nothing clears it ("Okay, you're now Gazivin .").
+#[tokio::test]
+async fn dark_pawns_names_worn_things_and_considers_in_three_parts() {
+    let Some((mut e, _tmp)) = dark_pawns() else { return };
+    let room = street(&e);
+    let (pc, mut rx) = player(&mut e, "Gazivin", 3, room);
+    let tunic = e.world.create_obj(8019).unwrap();
+    e.world.obj_to_char(tunic, pc);
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, "wear tunic");
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, "equipment");
+    assert!(heard(&mut e, &mut rx).contains("Gazivin's tunic"));
+    e.dispatch(pc, "remove tunic");
+    assert_eq!(&*e.world.obj(tunic).unwrap().short_descr, "a tunic");
+    let zealot = mob_at(&mut e, 8069, room);
+    let _ = zealot;
+    e.dispatch(pc, "consider zealot");
+    let said = heard(&mut e, &mut rx);
+    assert!(said.contains("looks to be") && said.contains("physical shape") && said.contains("battle"), "{said}");
+    e.dispatch(pc, "title");
+    assert!(heard(&mut e, &mut rx).contains("Okay, you're now Gazivin ."));
+}
