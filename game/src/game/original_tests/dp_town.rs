@@ -122,3 +122,28 @@ async fn the_dark_pawns_janitor_takes_anything() {
     assert!(heard(&mut e, &mut rx).contains("picks up some trash."));
     assert!(e.world.ch(janitor).unwrap().inventory.contains(&o));
 }
+
+/// A step between two city rooms costs 2 moves in Dark Pawns (its `movement_loss`:
+/// city 2), 1 in tbaMUD (city 1).
+#[tokio::test]
+async fn a_city_step_costs_what_each_server_charges() {
+    for (tba, want) in [(false, 2), (true, 1)] {
+        let Some((mut e, _tmp)) = (if tba { tba_mud() } else { dark_pawns() }) else { return };
+        let (from, dir) = e
+            .world
+            .rooms
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.proto.sector == 1 && r.proto.flags[0] & 1 == 0)
+            .find_map(|(i, _)| {
+                (0..4).find(|d| e.world.passable(i, *d).is_some_and(|t| e.world.rooms[t].proto.sector == 1)).map(|d| (i, d))
+            })
+            .unwrap();
+        let vnum = e.world.rooms[from].proto.vnum;
+        let (pc, _rx) = player(&mut e, "Walker", 3, vnum);
+        let before = e.world.ch(pc).unwrap().moves;
+        e.dispatch(pc, crate::worldfile::DIR_NAMES[dir]);
+        assert_ne!(e.world.ch(pc).unwrap().room, from, "moved");
+        assert_eq!(before - e.world.ch(pc).unwrap().moves, want, "tbaMUD: {tba}");
+    }
+}
