@@ -131,6 +131,10 @@ impl Accounts {
         Ok(queued.or(stored))
     }
 
+    pub fn kit(&self) -> &crate::game::model::kit::StartKit {
+        &self.kit
+    }
+
     pub fn store(&self) -> &Arc<Store> {
         &self.store
     }

@@ -149,9 +149,17 @@ impl Shared {
     }
 
     /// A new character with the creation's choices, saved at once, for every edge.
+    /// Whether the world asks a new character's hometown (Dark Pawns).
+    pub fn asks_hometown(&self) -> bool {
+        self.accounts.kit().family() == crate::worldfile::profile::Family::DarkPawns
+    }
+
     pub async fn create_character(&self, name: &str, secret: Option<String>, c: &Creation) -> Result<Authed, AuthError> {
         let mut authed = self.accounts.create(name, secret, c.class, c.race, c.sex, false).await?;
         authed.record.abilities = c.abilities;
+        if c.hometown != 0 {
+            authed.record.hometown = c.hometown;
+        }
         let rec = authed.record.clone();
         let store = self.accounts.store().clone();
         let _ = tokio::task::spawn_blocking(move || store.save_characters(&[rec])).await;

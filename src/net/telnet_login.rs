@@ -7,11 +7,17 @@ use serde_json::{json, Value};
 use crate::game::model::character::roll_abilities;
 use crate::game::model::tables::{CLASSES, RACES};
 
+/// Dark Pawns's `hometown_menu`.
+const HOMETOWN_MENU: &str = "\nChoose your home town:\n  [K]ir Drax'in  - The Main City. New players should choose this.\n  Kir-[O]shi     - The Port City.\n  [A]laozar      - The Holy City.\n\nSelect: ";
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
     Sex,
     Race,
     Class,
+    /// Dark Pawns asks where one is a citizen (telnet only: protocol §8's stages stay
+    /// four; a JSON client's character is of Kir Drax'in, the city for new players).
+    Hometown,
     Stats,
     Done,
 }
@@ -23,6 +29,10 @@ pub struct Creation {
     pub race: u8,
     pub class: u8,
     pub abilities: [u8; 6],
+    /// 1 Kir Drax'in, 2 Kir-Oshi, 3 Alaozar (Dark Pawns's `GET_HOME`); 0 none asked.
+    pub hometown: u8,
+    /// Whether the world asks for a hometown (Dark Pawns).
+    pub asks_hometown: bool,
 }
 
 impl Default for Creation {
@@ -33,7 +43,12 @@ impl Default for Creation {
 
 impl Creation {
     pub fn new() -> Self {
-        Creation { stage: Stage::Sex, sex: 1, race: 0, class: 3, abilities: [0; 6] }
+        Creation { stage: Stage::Sex, sex: 1, race: 0, class: 3, abilities: [0; 6], hometown: 0, asks_hometown: false }
+    }
+
+    /// A creation that asks for a hometown after the class (Dark Pawns's `nanny`).
+    pub fn asking_hometown(asks: bool) -> Self {
+        Creation { asks_hometown: asks, ..Self::new() }
     }
 
     pub fn done(&self) -> bool {
@@ -73,6 +88,7 @@ impl Creation {
                 s.push_str("Class: ");
                 s
             }
+            Stage::Hometown => HOMETOWN_MENU.into(),
             Stage::Stats => format!("Your abilities: {}\nKeep these (K) or reroll (R)? ", self.stats_line()),
             Stage::Done => String::new(),
         }
@@ -98,6 +114,8 @@ impl Creation {
                     .collect::<Vec<_>>())),
                 None,
             ),
+            // Not a stage of protocol §8: a JSON creation never asks (`asks_hometown`).
+            Stage::Hometown => ("hometown", HOMETOWN_MENU.trim().into(), Some(json!(["k", "o", "a"])), None),
             Stage::Stats => {
                 let a = self.abilities;
                 (
@@ -151,10 +169,19 @@ impl Creation {
                     Some(c) => {
                         self.class = c;
                         self.reroll();
-                        self.stage = Stage::Stats;
+                        self.stage = if self.asks_hometown { Stage::Hometown } else { Stage::Stats };
                     }
                     None => return Some("That's not a class.".into()),
                 }
+            }
+            Stage::Hometown => {
+                self.hometown = match a.as_str() {
+                    "k" => 1,
+                    "o" => 2,
+                    "a" => 3,
+                    _ => return Some("Invalid choice!".into()),
+                };
+                self.stage = Stage::Stats;
             }
             Stage::Stats => match a.as_str() {
                 "k" | "keep" => self.stage = Stage::Done,
@@ -188,5 +215,19 @@ mod tests {
         assert!(c.answer("keep").is_none());
         assert!(c.done());
         assert_eq!((c.sex, c.race, c.class), (2, 1, 2));
+        assert_eq!(c.hometown, 0, "not asked");
+    }
+
+    #[test]
+    fn dark_pawns_asks_for_a_hometown_after_the_class() {
+        let mut c = Creation::asking_hometown(true);
+        for a in ["m", "0", "warrior"] {
+            assert!(c.answer(a).is_none());
+        }
+        assert_eq!(c.stage, Stage::Hometown);
+        assert!(c.prompt_text().contains("[K]ir Drax'in  - The Main City. New players should choose this."));
+        assert_eq!(c.answer("x").as_deref(), Some("Invalid choice!"));
+        assert!(c.answer("O").is_none());
+        assert_eq!((c.hometown, c.stage), (2, Stage::Stats));
     }
 }

@@ -106,6 +106,9 @@ pub struct CharacterRecord {
     /// The player's aliases (`alias`), in the order made.
     #[serde(default)]
     pub aliases: Vec<(String, String)>,
+    /// Dark Pawns's hometown: 1 Kir Drax'in, 2 Kir-Oshi, 3 Alaozar (0: none chosen).
+    #[serde(default)]
+    pub hometown: u8,
 }
 
 /// An agent's HUD settings and knowledge (protocol §11).

@@ -34,6 +34,7 @@ fn sample(name: &str) -> CharacterRecord {
         title: String::new(),
         prompt: None,
         aliases: Vec::new(),
+        hometown: 0,
     }
 }
 

@@ -446,3 +446,48 @@ pub mod play {
         s.shutdown().await;
     }
 }
+
+/// A telnet player of Dark Pawns chooses a hometown after the class, as its `nanny`
+/// does ("Choose your home town:"); a Kir-Oshi citizen's vision in the burning hut
+/// leaves it at Kir-Oshi's altar (18201), and `score` names its city.
+#[tokio::test]
+async fn a_telnet_player_chooses_a_hometown_and_wakes_there() {
+    let Some(dir) = darkpawns_dir() else { return };
+    let s = crate::common::TestServer::start_with(|cfg| {
+        cfg.world = Some(dir.clone());
+        cfg.reimport = true;
+    })
+    .await;
+    let mut t = crate::common::Telnet::connect(s.addr).await;
+    t.until("known? ").await;
+    for (say, wait) in [
+        ("Oshian", "(Y/N)? "),
+        ("y", ": "),
+        ("pw-oshi-1", "retype password: "),
+        ("pw-oshi-1", "(M/F)? "),
+        ("m", "Race: "),
+        ("0", "Class: "),
+    ] {
+        t.line(say).await;
+        t.until(wait).await;
+    }
+    t.line("3").await;
+    let menu = t.until("Select: ").await;
+    assert!(menu.contains("Kir-[O]shi     - The Port City."), "{menu}");
+    t.line("x").await;
+    assert!(t.until("Select: ").await.contains("Invalid choice!"));
+    t.line("o").await;
+    t.until("reroll (R)? ").await;
+    t.line("k").await;
+    t.until("V > ").await;
+    t.line("look").await;
+    let seen = t.until("V > ").await;
+    assert!(seen.contains("now is not your time to die"), "{seen}");
+    assert!(seen.contains(&*w_room_name(&dir, 18201)), "Kir-Oshi's altar: {seen}");
+    t.line("score").await;
+    assert!(t.until("V > ").await.contains("You are a citizen of Kir-Oshi."));
+}
+
+fn w_room_name(dir: &std::path::Path, vnum: u32) -> String {
+    worldfile::load_dir(dir).unwrap().world.rooms.iter().find(|r| r.vnum == vnum).map(|r| r.name.clone()).unwrap()
+}

@@ -312,7 +312,7 @@ async fn step(conn: &mut Conn, phase: Phase, line: &str, out_tx: &mpsc::Sender<O
                 return Some(Phase::NewPassword { name });
             }
             conn.echo(true).await;
-            let c = Creation::new();
+            let c = Creation::asking_hometown(shared.asks_hometown());
             conn.say(&format!("\n{}", c.prompt_text())).await;
             Some(Phase::Creating { name, password, c })
         }

@@ -230,6 +230,13 @@ impl Engine {
             c.abilities[0], c.abilities[1], c.abilities[2], c.abilities[3], c.abilities[4], c.abilities[5],
             c.base_ac, c.alignment, c.exp, c.gold, next.max(0), c.kills, c.deaths, position_of(c)
         );
+        // Dark Pawns names the player's city ("You are a citizen of Kir Drax'in.").
+        let t = if self.world.profile.family == crate::worldfile::profile::Family::DarkPawns {
+            let town = ["Kir Drax'in", "Kir Drax'in", "Kir-Oshi", "Alaozar"][self.hometown(ch).min(3) as usize];
+            format!("{t}\nYou are a citizen of {town}.")
+        } else {
+            t
+        };
         self.send_text(ch, &t);
         CmdStatus::Ok
     }

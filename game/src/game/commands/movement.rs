@@ -162,7 +162,13 @@ impl Engine {
             return CmdStatus::Failed;
         }
         self.act("$n disappears.", ch, None, None, To::Room, EventKind::Leave);
-        let start = self.start_room;
+        // Each hometown's temple (Kir-Oshi's 18201, Alaozar's 21258; Kir Drax'in's the start).
+        let home = match self.hometown(ch) {
+            2 => self.world.room_of_vnum(18201),
+            3 => self.world.room_of_vnum(21258),
+            _ => None,
+        };
+        let start = home.unwrap_or(self.start_room);
         self.world.move_char(ch, start);
         self.act("$n appears in the middle of the room.", ch, None, None, To::Room, EventKind::Enter);
         let look = self.room_text(ch, false);

@@ -9,9 +9,12 @@ use crate::game::send::messaging::To;
 use crate::game::send::output::EventKind;
 use crate::worldfile::profile::Family;
 
-/// Dark Pawns: where quitting keeps one's things (the temple altar 8004 and its chapel
-/// 8008; the other hometowns' temples and owned houses are not played here).
-const DP_SAFE_QUIT: &[u32] = &[8004, 8008];
+/// Dark Pawns: where quitting keeps one's things — the temple altar 8004 and its chapel
+/// 8008 for everyone, a Kir-Oshi citizen's altar 18201, an Alaozar citizen's 21202 and
+/// 21258 (owned houses are not played here).
+fn dp_safe_quit(vnum: u32, hometown: u8) -> bool {
+    matches!(vnum, 8004 | 8008) || (hometown == 2 && vnum == 18201) || (hometown == 3 && matches!(vnum, 21202 | 21258))
+}
 
 impl Engine {
     pub fn change_position(&mut self, ch: CharId, to: Position) -> CmdStatus {
@@ -86,7 +89,7 @@ impl Engine {
                 return CmdStatus::Failed;
             }
             let (room, level) = (c.room, c.level);
-            let safe = DP_SAFE_QUIT.contains(&self.world.rooms[room].proto.vnum) || level >= MAX_LEVEL;
+            let safe = dp_safe_quit(self.world.rooms[room].proto.vnum, self.hometown(ch)) || level >= MAX_LEVEL;
             if !safe && !really {
                 self.send_text(ch, "Type REALLYQUIT to quit the game and lose your eq.");
                 self.send_text(ch, "Return to the temple and QUIT to leave the game and keep your equipment.");

@@ -76,6 +76,8 @@ pub struct Prefs {
     pub title: String,
     pub prompt: u8,
     pub aliases: Vec<(String, String)>,
+    /// Dark Pawns's hometown (1 Kir Drax'in, 2 Kir-Oshi, 3 Alaozar; 0 none).
+    pub hometown: u8,
 }
 
 /// What only player characters have.
@@ -313,7 +315,12 @@ impl Char {
                 bank_gold: r.bank_gold.max(0),
                 wimp_level: r.wimp_level,
                 jail_timer: r.jail_timer,
-                prefs: Box::new(Prefs { title: r.title.clone(), prompt: r.prompt.unwrap_or(PROMPT_ALL), aliases: r.aliases.clone() }),
+                prefs: Box::new(Prefs {
+                    title: r.title.clone(),
+                    prompt: r.prompt.unwrap_or(PROMPT_ALL),
+                    aliases: r.aliases.clone(),
+                    hometown: r.hometown,
+                }),
                 conditions: r.conditions.unwrap_or(crate::game::rules::food::FRESH),
                 rec: None,
                 hud: Box::new(crate::game::send::hud::HudState::from_record(r.hud.as_ref())),
@@ -449,5 +456,6 @@ pub fn new_record(
         title: String::new(),
         prompt: None,
         aliases: Vec::new(),
+        hometown: 0,
     }
 }

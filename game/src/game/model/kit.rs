@@ -39,6 +39,10 @@ impl StartKit {
     }
 
     /// Where a new character's first login begins, if not the start room.
+    pub fn family(&self) -> crate::worldfile::profile::Family {
+        self.family
+    }
+
     pub fn first_room(&self) -> Option<u32> {
         self.first_room
     }

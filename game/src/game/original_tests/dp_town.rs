@@ -135,9 +135,7 @@ async fn a_city_step_costs_what_each_server_charges() {
             .iter()
             .enumerate()
             .filter(|(_, r)| r.proto.sector == 1 && r.proto.flags[0] & 1 == 0)
-            .find_map(|(i, _)| {
-                (0..4).find(|d| e.world.passable(i, *d).is_some_and(|t| e.world.rooms[t].proto.sector == 1)).map(|d| (i, d))
-            })
+            .find_map(|(i, _)| (0..4).find(|d| e.world.passable(i, *d).is_some_and(|t| e.world.rooms[t].proto.sector == 1)).map(|d| (i, d)))
             .unwrap();
         let vnum = e.world.rooms[from].proto.vnum;
         let (pc, _rx) = player(&mut e, "Walker", 3, vnum);
@@ -146,4 +144,24 @@ async fn a_city_step_costs_what_each_server_charges() {
         assert_ne!(e.world.ch(pc).unwrap().room, from, "moved");
         assert_eq!(before - e.world.ch(pc).unwrap().moves, want, "tbaMUD: {tba}");
     }
+}
+
+/// An Alaozar citizen recalls to its temple (21258) and may quit at its altar (21202)
+/// with its things; a Kir Drax'in citizen there is told to go home (REALLYQUIT).
+#[tokio::test]
+async fn each_hometown_has_its_temple() {
+    let Some((mut e, _tmp)) = dark_pawns() else { return };
+    let room = street(&e);
+    let (pc, mut rx) = player(&mut e, "Pilgrim", 3, room);
+    e.world.chars.get_mut(&pc).unwrap().pc.as_mut().unwrap().prefs.hometown = 3;
+    e.dispatch(pc, "recall");
+    assert_eq!(e.world.rooms[e.world.ch(pc).unwrap().room].proto.vnum, 21258);
+    let (kd, mut kd_rx) = player(&mut e, "Visitor", 3, 21202);
+    heard(&mut e, &mut kd_rx);
+    e.dispatch(kd, "quit");
+    assert!(heard(&mut e, &mut kd_rx).contains("REALLYQUIT"), "not a Kir Drax'in citizen's temple");
+    place(&mut e, pc, 21202);
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, "quit");
+    assert!(!heard(&mut e, &mut rx).contains("REALLYQUIT"), "an Alaozar citizen's own altar");
 }

@@ -239,6 +239,7 @@ impl Engine {
             title: pc.prefs.title.clone(),
             prompt: (pc.prefs.prompt != PROMPT_ALL).then_some(pc.prefs.prompt),
             aliases: pc.prefs.aliases.clone(),
+            hometown: pc.prefs.hometown,
         })
     }
 

@@ -143,16 +143,27 @@ impl Engine {
     }
 }
 
-/// Where the burning hut's vision leaves a new character of Kir Drax'in (its infirmary).
-const INFIRMARY: u32 = 8162;
+/// Where the burning hut's vision leaves a new character, by hometown: Kir Drax'in's
+/// infirmary (also for none chosen), Kir-Oshi's altar, Alaozar's.
+fn first_home(hometown: u8) -> u32 {
+    match hometown {
+        2 => 18201,
+        3 => 21202,
+        _ => 8162,
+    }
+}
 
 impl Engine {
+    /// A player's Dark Pawns hometown (0 none).
+    pub(crate) fn hometown(&self, ch: CharId) -> u8 {
+        self.world.ch(ch).and_then(|c| c.pc.as_ref()).map_or(0, |p| p.prefs.hometown)
+    }
+
     /// Dark Pawns's `start_room` (the burning hut 8099): on the first command typed there
     /// (which it takes) or on its room's pulse, each mortal there sees the vision and is
     /// carried to the temple infirmary — unless an immortal is met first.
     pub(crate) fn spec_start_room(&mut self, room: crate::game::model::world::RoomId) -> bool {
         let people = self.world.rooms[room].people.clone();
-        let to = self.world.room_of_vnum(INFIRMARY).unwrap_or(self.start_room);
         let mut moved = false;
         for p in people {
             let Some(c) = self.world.ch(p) else { continue };
@@ -167,6 +178,7 @@ impl Engine {
                 "   Suddenly the hairs on the back of your neck stand up as if lightning had\nstruck nearby. A keen wailing fills the air, and an ethereal image appears\nbefore you.\n   '{name}, now is not your time to die,' speaks the figure.\n   'Prove your worth and I may well grant you eternal life.'\n   'Trust no one, for all here are but dark pawns above which you must \nstruggle to prove yourself.  All here strive to be a king... at any cost.'\n   The figure glows a moment, then disappears, but his voice remains.\n   'Your life begins now...' it says, then fades -- just as the world around\nyou does the same.\n"
             );
             self.send_text(p, &vision);
+            let to = self.world.room_of_vnum(first_home(self.hometown(p))).unwrap_or(self.start_room);
             self.world.move_char(p, to);
             let look = self.room_text(p, false);
             self.send_text(p, &look);
