@@ -22,6 +22,7 @@ mod shops;
 mod skills;
 mod socials;
 mod spells;
+mod thievery;
 
 use crate::game::model::tables::Position;
 use crate::game::model::targeting;
@@ -182,6 +183,8 @@ pub static COMMANDS: &[Command] = &[
     cmd("typo", Dead, |e, c, a| e.do_report_note(c, "typo", a)),
     cmd("idea", Dead, |e, c, a| e.do_report_note(c, "idea", a)),
     cmd("scan", Resting, Engine::do_scan),
+    cmd("steal", Standing, Engine::do_steal),
+    cmd("track", Standing, Engine::do_track),
 ];
 
 fn door(e: &mut Engine, c: CharId, args: &str, op: DoorOp) -> CmdStatus {

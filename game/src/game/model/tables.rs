@@ -211,6 +211,8 @@ pub mod room_flag {
     pub const NOMOB: u64 = 1 << 2;
     pub const INDOORS: u64 = 1 << 3;
     pub const PEACEFUL: u64 = 1 << 4;
+    /// `track` finds no way through it.
+    pub const NOTRACK: u64 = 1 << 6;
     /// CircleMUD's `ROOM_HOUSE` (bit 11, letter `l`; bit 7 is `NOMAGIC`).
     pub const HOUSE: u64 = 1 << 11;
 }

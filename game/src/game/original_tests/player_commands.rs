@@ -94,3 +94,40 @@ async fn dark_pawns_names_worn_things_and_considers_in_three_parts() {
     e.dispatch(pc, "title");
     assert!(heard(&mut e, &mut rx).contains("Okay, you're now Gazivin ."));
 }
+
+/// `steal` and `track` (pawns: "Huh?!?"): a sleeping mob's purse is an easy mark, a
+/// shopkeeper's never; Dark Pawns's players are robbed only by outlaws; a tracker
+/// senses the first step toward its quarry, a warrior without the skill has "no idea
+/// how"; `pray` is the classic social.
+#[tokio::test]
+async fn steal_track_and_pray() {
+    let Some((mut e, _tmp)) = dark_pawns() else { return };
+    let room = street(&e);
+    let (pc, mut rx) = player(&mut e, "Cutpurse", 2, room);
+    let mark = mob_at(&mut e, 8069, room);
+    {
+        let m = e.world.chars.get_mut(&mark).unwrap();
+        (m.gold, m.position) = (1000, crate::game::model::tables::Position::Sleeping);
+    }
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, "steal coins zealot");
+    let said = heard(&mut e, &mut rx);
+    assert!(said.contains("Bingo!  You got") && e.world.ch(pc).unwrap().gold > 20, "{said}");
+    let (other, _orx) = player(&mut e, "Victim", 3, room);
+    e.world.chars.get_mut(&pc).unwrap().wait = 0;
+    e.dispatch(pc, "steal coins victim");
+    assert!(heard(&mut e, &mut rx).contains("You can not steal from Victim because you are not an Outlaw!"));
+    e.world.chars.get_mut(&pc).unwrap().wait = 0;
+    e.dispatch(pc, "track zealot");
+    assert!(heard(&mut e, &mut rx).contains("You have no idea how."));
+    e.world.chars.get_mut(&pc).unwrap().pc.as_mut().unwrap().skills.insert("track".into(), 102);
+    let here = e.world.room_of_vnum(room).unwrap();
+    let (d, next) = (0..6).find_map(|d| e.world.passable(here, d).map(|r| (d, r))).unwrap();
+    let next_vnum = e.world.rooms[next].proto.vnum;
+    place(&mut e, other, next_vnum);
+    e.dispatch(pc, "track victim");
+    let said = heard(&mut e, &mut rx);
+    assert!(said.contains(&format!("You sense a trail {} from here!", crate::worldfile::DIR_NAMES[d])), "{said}");
+    e.dispatch(pc, "pray");
+    assert!(heard(&mut e, &mut rx).contains("You feel righteous, and maybe a little foolish."));
+}

@@ -82,6 +82,9 @@ pub static SPELLS: &[Spell] = &[
     Spell { name: "sneak", mana: 0, target: Target::Skill, levels: &[(THIEF, 1), (NINJA, 2)] },
     Spell { name: "hide", mana: 0, target: Target::Skill, levels: &[(THIEF, 5), (NINJA, 3)] },
     Spell { name: "pick lock", mana: 0, target: Target::Skill, levels: &[(THIEF, 2)] },
+    // Dark Pawns's levels (tbaMUD: steal at 4, track for thieves at 6 too).
+    Spell { name: "steal", mana: 0, target: Target::Skill, levels: &[(THIEF, 3)] },
+    Spell { name: "track", mana: 0, target: Target::Skill, levels: &[(WARRIOR, 9)] },
     // CircleMUD's ladder, at its class levels (what `magic_user` and `cleric` mobs cast).
     Spell { name: "chill touch", mana: 15, target: Target::Offensive, levels: &[(MAGE, 3)] },
     Spell { name: "shocking grasp", mana: 30, target: Target::Offensive, levels: &[(MAGE, 7)] },
