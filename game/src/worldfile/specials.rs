@@ -59,6 +59,7 @@ pub const SUPPORTED: &[&str] = &[
     "outofjailguard",
     "prostitute",
     "snake",
+    "stableboy",
     "start_room",
     "take_to_jail",
     "thief",

@@ -18,6 +18,7 @@ mod objects;
 mod position;
 mod prefs;
 mod procedures;
+mod riding;
 mod shops;
 mod skills;
 mod socials;
@@ -185,6 +186,9 @@ pub static COMMANDS: &[Command] = &[
     cmd("scan", Resting, Engine::do_scan),
     cmd("steal", Standing, Engine::do_steal),
     cmd("track", Standing, Engine::do_track),
+    cmd("ride", Standing, Engine::do_ride),
+    cmd("mount", Standing, Engine::do_ride),
+    cmd("dismount", Standing, Engine::do_dismount),
 ];
 
 fn door(e: &mut Engine, c: CharId, args: &str, op: DoorOp) -> CmdStatus {

@@ -41,13 +41,27 @@ impl Engine {
         let Some(c) = self.world.ch(ch) else {
             return CmdStatus::Failed;
         };
-        if c.pc.is_some() && c.moves < need {
-            self.send_text(ch, "You are too exhausted.");
-            return CmdStatus::Failed;
-        }
-        if let Some(c) = self.world.chars.get_mut(&ch) {
-            if c.pc.is_some() {
-                c.moves -= need;
+        // Riding (Dark Pawns): the mount pays, and goes nowhere indoors.
+        if let Some(m) = self.mount_of(ch) {
+            if self.world.rooms[to].proto.flags[0] & crate::game::model::tables::room_flag::INDOORS != 0 {
+                self.send_text(ch, "You can't ride in there! Dismount first!");
+                return CmdStatus::Failed;
+            }
+            let Some(mc) = self.world.chars.get_mut(&m) else { return CmdStatus::Failed };
+            if mc.moves < need {
+                self.send_text(ch, "Your mount is too exhausted to carry you further.");
+                return CmdStatus::Failed;
+            }
+            mc.moves -= need;
+        } else {
+            if c.pc.is_some() && c.moves < need {
+                self.send_text(ch, "You are too exhausted.");
+                return CmdStatus::Failed;
+            }
+            if let Some(c) = self.world.chars.get_mut(&ch) {
+                if c.pc.is_some() {
+                    c.moves -= need;
+                }
             }
         }
         self.move_char_dir(ch, dir, to);
@@ -61,15 +75,27 @@ impl Engine {
             return;
         };
         let name = self.pers(ch);
+        let mount = self.mount_of(ch);
+        let on = mount.map(|m| format!(" on {}", self.pers(m))).unwrap_or_default();
         self.world.char_from_room(ch);
-        self.announce(from, ch, false, &format!("{name} leaves {}.", DIR_NAMES[dir]));
+        if mount.is_some() {
+            self.announce(from, ch, false, &format!("{name} rides {}{on}.", DIR_NAMES[dir]));
+        } else {
+            self.announce(from, ch, false, &format!("{name} leaves {}.", DIR_NAMES[dir]));
+        }
         self.world.char_to_room(ch, to);
+        // The mount goes under its rider, unannounced.
+        if let Some(m) = mount {
+            self.world.char_from_room(m);
+            self.world.char_to_room(m, to);
+        }
         // Dark Pawns says where one came from ("arrives from the south", "climbs in
         // from below"); CircleMUD and tbaMUD only that one came.
         let arrival = if self.world.profile.family == crate::worldfile::profile::Family::DarkPawns {
-            match dir {
-                0..=3 => format!("{name} arrives from the {}.", DIR_NAMES[[2, 3, 0, 1][dir]]),
-                4 => format!("{name} climbs in from below."),
+            match (dir, mount.is_some()) {
+                (0..=3, true) => format!("{name} rides in from the {}{on}.", DIR_NAMES[[2, 3, 0, 1][dir]]),
+                (0..=3, false) => format!("{name} arrives from the {}.", DIR_NAMES[[2, 3, 0, 1][dir]]),
+                (4, _) => format!("{name} climbs in from below."),
                 _ => format!("{name} climbs in from above."),
             }
         } else {

@@ -180,6 +180,8 @@ pub struct Char {
     /// Whom this character follows, and who follows it.
     pub master: Option<CharId>,
     pub followers: Vec<CharId>,
+    /// The mount it rides (Dark Pawns's `ride`).
+    pub riding: Option<CharId>,
     /// In its leader's group (a leader with grouped followers is grouped too).
     pub grouped: bool,
     /// Spell effects with the pulses they have left.
@@ -241,6 +243,7 @@ impl Char {
             memory: Vec::new(),
             master: None,
             followers: Vec::new(),
+            riding: None,
             grouped: false,
             behaves: false,
             affects: Vec::new(),
@@ -288,6 +291,7 @@ impl Char {
             memory: Vec::new(),
             master: None,
             followers: Vec::new(),
+            riding: None,
             grouped: false,
             behaves: false,
             affects: Vec::new(),

@@ -197,6 +197,8 @@ pub mod mob_flag {
     /// Dark Pawns's `MOB_OKGIVE` (bit 24, letter `y`): the mob takes things given to it
     /// (and so hears its `ongive` script); others are not interested.
     pub const OKGIVE: u64 = 1 << 24;
+    /// Dark Pawns's `MOB_MOUNTABLE` (bit 21): it can be ridden.
+    pub const MOUNTABLE: u64 = 1 << 21;
     pub const SENTINEL: u64 = 1 << 1;
     pub const SCAVENGER: u64 = 1 << 2;
     pub const AGGRESSIVE: u64 = 1 << 5;

@@ -165,3 +165,49 @@ async fn each_hometown_has_its_temple() {
     e.dispatch(pc, "quit");
     assert!(!heard(&mut e, &mut rx).contains("REALLYQUIT"), "an Alaozar citizen's own altar");
 }
+
+/// The stablehand (8022) sells a horse for 300 coins ("That'll be 300 coins, treat'er
+/// well"); ridden outdoors it carries its rider, paying the moves ("rides east on the
+/// horse"); `dismount` lets go. tbaMUD has no riding ("Huh!?!").
+#[tokio::test]
+async fn a_horse_from_the_stables_carries_its_rider() {
+    let Some((mut e, _tmp)) = dark_pawns() else { return };
+    let outdoor = |e: &Engine, r: usize| e.world.rooms[r].proto.flags[0] & (crate::game::model::tables::room_flag::INDOORS | 0x10) == 0;
+    let (from, dir) = (0..e.world.rooms.len())
+        .filter(|r| (8000..8200).contains(&e.world.rooms[*r].proto.vnum) && outdoor(&e, *r))
+        .find_map(|r| (0..4).find(|d| e.world.passable(r, *d).is_some_and(|t| outdoor(&e, t))).map(|d| (r, d)))
+        .unwrap();
+    let vnum = e.world.rooms[from].proto.vnum;
+    let (pc, mut rx) = player(&mut e, "Rider", 3, vnum);
+    mob_at(&mut e, 8022, vnum);
+    e.world.chars.get_mut(&pc).unwrap().gold = 400;
+    e.world.chars.get_mut(&pc).unwrap().abilities[5] = 14;
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, "list");
+    assert!(heard(&mut e, &mut rx).contains("You can buy a horse for 300 gold coins."));
+    e.dispatch(pc, "buy horse");
+    assert!(heard(&mut e, &mut rx).contains("That'll be 300 coins, treat'er well"));
+    assert_eq!(e.world.ch(pc).unwrap().gold, 100);
+    let horse = *e.world.ch(pc).unwrap().followers.first().expect("the horse follows");
+    e.dispatch(pc, "ride horse");
+    assert!(heard(&mut e, &mut rx).contains("You hop on your mount."));
+    let (moves, horse_moves) = (e.world.ch(pc).unwrap().moves, e.world.ch(horse).unwrap().moves);
+    let (_w, mut wrx) = player(&mut e, "Watcher", 3, vnum);
+    heard(&mut e, &mut wrx);
+    e.dispatch(pc, crate::worldfile::DIR_NAMES[dir]);
+    let to = e.world.ch(pc).unwrap().room;
+    assert_ne!(to, from);
+    assert_eq!(e.world.ch(horse).unwrap().room, to, "the horse under its rider");
+    assert_eq!(e.world.ch(pc).unwrap().moves, moves, "the rider walks nowhere");
+    assert!(e.world.ch(horse).unwrap().moves < horse_moves, "the horse pays");
+    let seen = heard(&mut e, &mut wrx);
+    assert!(seen.contains(&format!("Rider rides {} on", crate::worldfile::DIR_NAMES[dir])), "{seen}");
+    e.dispatch(pc, "dismount");
+    assert!(heard(&mut e, &mut rx).contains("You hop off your mount."));
+
+    let Some((mut e, _tmp)) = tba_mud() else { return };
+    let (pc, mut rx) = player(&mut e, "Rider", 3, 3014);
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, "ride horse");
+    assert!(heard(&mut e, &mut rx).contains("Huh!?!"));
+}

@@ -124,6 +124,7 @@ impl Engine {
                 Some("mortician") => self.spec_mortician(mob, ch, cmd),
                 Some("prostitute") => self.spec_prostitute(mob, ch, cmd),
                 Some("chosen_guard") => self.spec_chosen_guard(mob, ch, cmd),
+                Some("stableboy") => self.spec_stableboy(mob, ch, cmd, args),
                 _ => None,
             };
             if status.is_some() {
