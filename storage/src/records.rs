@@ -109,6 +109,9 @@ pub struct CharacterRecord {
     /// Dark Pawns's hometown: 1 Kir Drax'in, 2 Kir-Oshi, 3 Alaozar (0: none chosen).
     #[serde(default)]
     pub hometown: u8,
+    /// Dark Pawns's tattoo, 1 + its number at the tattooist (0: none).
+    #[serde(default)]
+    pub tattoo: u8,
 }
 
 /// An agent's HUD settings and knowledge (protocol §11).

@@ -35,6 +35,7 @@ fn sample(name: &str) -> CharacterRecord {
         prompt: None,
         aliases: Vec::new(),
         hometown: 0,
+        tattoo: 0,
     }
 }
 

@@ -50,6 +50,7 @@ pub const SUPPORTED: &[&str] = &[
     "gen_board",
     "guild",
     "guild_guard",
+    "identifier",
     "jail",
     "jailguard",
     "janitor",
@@ -62,6 +63,7 @@ pub const SUPPORTED: &[&str] = &[
     "stableboy",
     "start_room",
     "take_to_jail",
+    "tattoo1",
     "thief",
 ];
 

@@ -78,6 +78,8 @@ pub struct Prefs {
     pub aliases: Vec<(String, String)>,
     /// Dark Pawns's hometown (1 Kir Drax'in, 2 Kir-Oshi, 3 Alaozar; 0 none).
     pub hometown: u8,
+    /// Dark Pawns's tattoo (1 + its number; 0 none).
+    pub tattoo: u8,
 }
 
 /// What only player characters have.
@@ -324,6 +326,7 @@ impl Char {
                     prompt: r.prompt.unwrap_or(PROMPT_ALL),
                     aliases: r.aliases.clone(),
                     hometown: r.hometown,
+                    tattoo: r.tattoo,
                 }),
                 conditions: r.conditions.unwrap_or(crate::game::rules::food::FRESH),
                 rec: None,
@@ -461,5 +464,6 @@ pub fn new_record(
         prompt: None,
         aliases: Vec::new(),
         hometown: 0,
+        tattoo: 0,
     }
 }

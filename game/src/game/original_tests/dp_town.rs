@@ -211,3 +211,44 @@ async fn a_horse_from_the_stables_carries_its_rider() {
     e.dispatch(pc, "ride horse");
     assert!(heard(&mut e, &mut rx).contains("Huh!?!"));
 }
+
+/// Berzerker (8086) lists his tattoos and, paid, inks one: the scream, the black-out
+/// (stunned), the gift (the owl's +1 wisdom); a second is refused; death takes it.
+/// Ferrenx (8087) values a thing and, given it, reads it aloud and gives it back.
+#[tokio::test]
+async fn the_tattooist_and_the_identifier() {
+    let Some((mut e, _tmp)) = dark_pawns() else { return };
+    let (pc, mut rx) = player(&mut e, "Inked", 3, 8052);
+    mob_at(&mut e, 8086, 8052);
+    e.world.chars.get_mut(&pc).unwrap().gold = 5000;
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, "list");
+    assert!(heard(&mut e, &mut rx).contains("[4] - (3000) tattoo of an owl : gain the wisdom of the owl"));
+    e.dispatch(pc, "buy 9");
+    assert!(heard(&mut e, &mut rx).contains("Buy by number!"));
+    let wis = e.world.ch(pc).unwrap().abilities[2];
+    e.dispatch(pc, "buy 4");
+    let said = heard(&mut e, &mut rx);
+    assert!(said.contains("The pain is incredible") && said.contains("You black out."), "{said}");
+    let c = e.world.ch(pc).unwrap();
+    assert_eq!((c.abilities[2], c.gold, c.position), (wis + 1, 2000, crate::game::model::tables::Position::Stunned));
+    e.world.chars.get_mut(&pc).unwrap().position = crate::game::model::tables::Position::Standing;
+    e.dispatch(pc, "buy 3");
+    assert!(heard(&mut e, &mut rx).contains("Your magickal center is already tattooed."));
+    e.die(pc, None);
+    assert_eq!(e.world.ch(pc).unwrap().abilities[2], wis, "death takes the tattoo");
+
+    place(&mut e, pc, 8116);
+    mob_at(&mut e, 8087, 8116);
+    e.world.chars.get_mut(&pc).unwrap().gold = 500;
+    let sword = e.world.create_obj(8020).or_else(|| e.world.create_obj(8019)).unwrap();
+    e.world.obj_to_char(sword, pc);
+    let kw = e.world.obj(sword).unwrap().keywords.split_whitespace().next().unwrap().to_string();
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, &format!("value {kw}"));
+    assert!(heard(&mut e, &mut rx).contains("I'll identify that fully for about"));
+    e.dispatch(pc, &format!("give {kw} ferrenx"));
+    let said = heard(&mut e, &mut rx);
+    assert!(said.contains("knowledge fills your mind") && said.contains("You feel informed:"), "{said}");
+    assert!(e.world.ch(pc).unwrap().inventory.contains(&sword), "handed back");
+}

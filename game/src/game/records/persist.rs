@@ -240,6 +240,7 @@ impl Engine {
             prompt: (pc.prefs.prompt != PROMPT_ALL).then_some(pc.prefs.prompt),
             aliases: pc.prefs.aliases.clone(),
             hometown: pc.prefs.hometown,
+            tattoo: pc.prefs.tattoo,
         })
     }
 

@@ -101,6 +101,10 @@ impl Engine {
                 _ => {}
             }
         }
+        // Dark Pawns's dragon tattoo hits harder.
+        if c.pc.as_ref().is_some_and(|p| p.prefs.tattoo == 1) {
+            damroll += 2;
+        }
         if let Some(c) = self.world.chars.get_mut(&id) {
             c.base_ac = ac.clamp(-100, 100);
             c.hitroll = hitroll;
@@ -431,6 +435,15 @@ impl Engine {
         let classic =
             matches!(self.world.profile.family, crate::worldfile::profile::Family::DarkPawns | crate::worldfile::profile::Family::TbaMud);
         let mut lost = 0;
+        // Death takes a Dark Pawns tattoo and what it gave (`raw_kill`).
+        let tattoo = self.world.ch(victim).and_then(|c| c.pc.as_ref()).map_or(0, |p| p.prefs.tattoo);
+        if tattoo != 0 {
+            self.tattoo_gifts(victim, tattoo, false);
+            if let Some(pc) = self.world.chars.get_mut(&victim).and_then(|c| c.pc.as_mut()) {
+                pc.prefs.tattoo = 0;
+            }
+            self.recompute_armour(victim);
+        }
         if let Some(c) = self.world.chars.get_mut(&victim) {
             let loss = death_exp_loss(c.exp);
             lost = loss;

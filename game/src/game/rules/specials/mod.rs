@@ -17,6 +17,7 @@
 //! `worldfile::specials::SUPPORTED` lists these names; `pawns world check` lists every
 //! other name a world assigns as not supported.
 
+mod artisans;
 pub mod board;
 mod fight;
 pub mod jail;
@@ -125,6 +126,8 @@ impl Engine {
                 Some("prostitute") => self.spec_prostitute(mob, ch, cmd),
                 Some("chosen_guard") => self.spec_chosen_guard(mob, ch, cmd),
                 Some("stableboy") => self.spec_stableboy(mob, ch, cmd, args),
+                Some("tattoo1") => self.spec_tattooist(mob, ch, cmd, args),
+                Some("identifier") => self.spec_identifier(mob, ch, cmd, args),
                 _ => None,
             };
             if status.is_some() {
