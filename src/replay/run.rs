@@ -160,6 +160,10 @@ fn rebuild(store: &Store, boot: &Boot) -> Result<Engine, ReplayError> {
     e.restore_houses(&boot.houses);
     e.chat = crate::game::model::chat_rooms::ChatBook::restore(boot.chat_rooms.clone());
     e.boards = crate::game::rules::specials::board::BoardBook::restore(boot.boards.clone());
+    // Whom letters may be addressed to: the names in the file now (a name made after
+    // the run began is one the run did not know; the journal does not carry the list).
+    e.registered =
+        store.character_names().map_err(|e| ReplayError::BadJournal(format!("the characters cannot be read: {e}")))?.into_iter().collect();
     e.warm_scripts();
     Ok(e)
 }

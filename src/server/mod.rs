@@ -332,6 +332,10 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
     };
     let boards_saved = boards.clone();
     engine.boards = crate::game::rules::specials::board::BoardBook::restore(boards);
+    engine.registered = {
+        let store = store.clone();
+        tokio::task::spawn_blocking(move || store.character_names()).await??.into_iter().collect()
+    };
     // The index is derived data: if it cannot be opened the server still plays and
     // records, and says so (search answers `search_unavailable`).
     let (search, feed, indexer) = match (cfg.record && cfg.search).then(|| crate::search::spawn_indexer(store.clone(), cfg.search_every)) {

@@ -318,6 +318,18 @@ impl Store {
         self.put_records(tables::CHARACTERS, &rows)
     }
 
+    /// Every character's name (lower case): who may be written to.
+    pub fn character_names(&self) -> Result<Vec<String>, StoreError> {
+        let tx = self.begin_read()?;
+        let t = tx.open_table(tables::CHARACTERS).map_err(redb_err)?;
+        let mut names = Vec::new();
+        for row in t.iter().map_err(redb_err)? {
+            let (k, _) = row.map_err(redb_err)?;
+            names.push(k.value().to_string());
+        }
+        Ok(names)
+    }
+
     pub fn count_characters(&self) -> Result<u64, StoreError> {
         let tx = self.begin_read()?;
         let t = tx.open_table(tables::CHARACTERS).map_err(redb_err)?;

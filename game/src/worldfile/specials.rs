@@ -58,6 +58,7 @@ pub const SUPPORTED: &[&str] = &[
     "moon_gate",
     "mortician",
     "outofjailguard",
+    "postmaster",
     "prostitute",
     "snake",
     "stableboy",
@@ -68,8 +69,8 @@ pub const SUPPORTED: &[&str] = &[
 ];
 
 /// What tbaMUD's C assigns (`spec_assign.c`), for a tbaMUD world that ships no table
-/// of its own: the guild masters, the banks (ATMs, cash cards) and the boards. (Its
-/// postmasters, receptionists, cryogenicist, mayor and pet shops are not run here.)
+/// of its own: the guild masters, the banks (ATMs, cash cards), the boards and the
+/// postmasters. (Its receptionists, cryogenicist, mayor and pet shops are not run here.)
 pub fn tbamud_builtin() -> Vec<SpecialAssignment> {
     const GUILDS: &[u32] = &[
         120, 121, 122, 123, 2556, 2559, 2562, 2564, 2800, 3020, 3021, 3022, 3023, 5400, 5401, 5402, 5403, 11518, 25720, 25721, 25722,
@@ -77,8 +78,10 @@ pub fn tbamud_builtin() -> Vec<SpecialAssignment> {
     ];
     const BANKS: &[u32] = &[115, 334, 336, 3034, 3036, 3907, 10640, 10751, 25758];
     const BOARDS: &[u32] = &[1226, 1227, 1228, 3096, 3097, 3098, 3099];
+    const POSTMASTERS: &[u32] = &[110, 1201, 3010, 10412, 10719, 25710, 27164, 30128, 31510];
     let mut out: Vec<SpecialAssignment> =
         GUILDS.iter().map(|v| SpecialAssignment { kind: SpecialKind::Mob, vnum: *v, special: "guild".into() }).collect();
+    out.extend(POSTMASTERS.iter().map(|v| SpecialAssignment { kind: SpecialKind::Mob, vnum: *v, special: "postmaster".into() }));
     out.extend(BANKS.iter().map(|v| SpecialAssignment { kind: SpecialKind::Obj, vnum: *v, special: "bank".into() }));
     out.extend(BOARDS.iter().map(|v| SpecialAssignment { kind: SpecialKind::Obj, vnum: *v, special: "gen_board".into() }));
     out

@@ -324,3 +324,34 @@ async fn the_atm_and_the_guildmaster_work_as_tbamud_assigns_them() {
     e.dispatch(pc, "practice kick");
     assert_eq!(e.world.ch(pc).unwrap().pc.as_ref().unwrap().skills.get("kick"), Some(&12));
 }
+
+/// The postmaster (3010): a new character may not send mail ("level 2"); at level 2
+/// with a stamp's 25 coins a letter to a registered name waits at the post office, its
+/// addressee is told at login and `receive`s it; unknown names are refused.
+#[tokio::test]
+async fn letters_go_through_the_post_office() {
+    let Some((mut e, _tmp)) = tba_mud() else { return };
+    let (pc, mut rx) = player(&mut e, "Writer", 3, 3014);
+    mob_at(&mut e, 3010, 3014);
+    e.registered.insert("reader".into());
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, "mail reader hello");
+    assert!(heard(&mut e, &mut rx).contains("Sorry, you have to be level 2 to send mail!"));
+    {
+        let c = e.world.chars.get_mut(&pc).unwrap();
+        (c.level, c.gold) = (2, 30);
+    }
+    e.dispatch(pc, "mail nobody hello");
+    assert!(heard(&mut e, &mut rx).contains("No one by that name is registered here!"));
+    e.dispatch(pc, "mail reader Meet me at the fountain.");
+    let said = heard(&mut e, &mut rx);
+    assert!(said.contains("I'll take 25 coins for the stamp."), "{said}");
+    assert_eq!(e.world.ch(pc).unwrap().gold, 5);
+    let (reader, mut rrx) = player(&mut e, "Reader", 3, 3014);
+    assert!(heard(&mut e, &mut rrx).contains("You have mail waiting."));
+    e.dispatch(reader, "receive");
+    let got = heard(&mut e, &mut rrx);
+    assert!(got.contains("gives you a piece of mail.") && got.contains("Meet me at the fountain."), "{got}");
+    e.dispatch(reader, "check");
+    assert!(heard(&mut e, &mut rrx).contains("Sorry, you don't have any mail waiting."));
+}

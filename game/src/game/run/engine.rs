@@ -200,6 +200,9 @@ pub struct Engine {
     pub chat: crate::game::model::chat_rooms::ChatBook,
     /// The bulletin boards' messages (the `gen_board` special).
     pub boards: crate::game::rules::specials::board::BoardBook,
+    /// Every character's name, lower case (whom a letter may be addressed to); the
+    /// server fills it at boot, `enter` adds new ones.
+    pub registered: std::collections::HashSet<String>,
     /// The world's Lua scripts (their Lua state is on this thread: `script::host`).
     pub(crate) scripts: crate::script::ScriptBook,
     /// The world's DG Scripts triggers (tbaMUD), and the runs waiting on `wait`.
@@ -305,6 +308,7 @@ impl Engine {
             houses: Default::default(),
             chat: Default::default(),
             boards: Default::default(),
+            registered: Default::default(),
             scripts,
             dg,
             dg_waiting: Vec::new(),

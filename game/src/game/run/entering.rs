@@ -49,7 +49,7 @@ impl Engine {
         }
         self.world.chars.insert(id, ch);
         self.restore_heard(id);
-        self.world.players.insert(key, id);
+        self.world.players.insert(key.clone(), id);
         self.chat.ensure_room(&record.name);
         self.load_gear(id, &record);
         self.world.char_to_room(id, room);
@@ -61,6 +61,10 @@ impl Engine {
         self.send_notice(id, &client);
         let welcome = self.world.profile.welcome.clone();
         self.send_text(id, &welcome);
+        self.registered.insert(key.clone());
+        if self.has_mail(&key) {
+            self.send_text(id, "You have mail waiting.");
+        }
         // The room's login triggers (tbaMUD's enter_player_game).
         self.dg_login(room, id);
         EnterReply { char_id: id, reconnected: false }

@@ -39,7 +39,7 @@ impl BoardBook {
         self.boards.get(&vnum).map(|b| b.messages.as_slice()).unwrap_or(&[])
     }
 
-    fn board(&mut self, vnum: u32) -> &mut BoardRecord {
+    pub(super) fn board(&mut self, vnum: u32) -> &mut BoardRecord {
         self.changed.insert(vnum);
         self.boards.entry(vnum).or_insert_with(|| BoardRecord { vnum, messages: Vec::new() })
     }

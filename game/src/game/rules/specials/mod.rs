@@ -22,6 +22,7 @@ pub mod board;
 mod fight;
 pub mod jail;
 pub mod places;
+mod post;
 mod services;
 mod town;
 
@@ -127,6 +128,7 @@ impl Engine {
                 Some("chosen_guard") => self.spec_chosen_guard(mob, ch, cmd),
                 Some("stableboy") => self.spec_stableboy(mob, ch, cmd, args),
                 Some("tattoo1") => self.spec_tattooist(mob, ch, cmd, args),
+                Some("postmaster") => self.spec_postmaster(mob, ch, cmd, args),
                 Some("identifier") => self.spec_identifier(mob, ch, cmd, args),
                 _ => None,
             };
