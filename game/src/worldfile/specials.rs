@@ -40,6 +40,7 @@ pub struct SpecialAssignment {
 /// listed by `pawns world check` as not supported (`game/rules/specials.rs` runs these).
 pub const SUPPORTED: &[&str] = &[
     "bank",
+    "butler",
     "chosen_guard",
     "citizen",
     "cityguard",

@@ -252,3 +252,39 @@ async fn the_tattooist_and_the_identifier() {
     assert!(said.contains("knowledge fills your mind") && said.contains("You feel informed:"), "{said}");
     assert!(e.world.ch(pc).unwrap().inventory.contains(&sword), "handed back");
 }
+
+/// The Servant (8092, `butler`) tidies a room with a case, a cabinet and a chest: a
+/// sword goes into the cabinet, bread into the chest. Without all three he does
+/// nothing (his own room's zone loads none, so in Dark Pawns he idles).
+#[tokio::test]
+async fn the_servant_puts_things_away() {
+    let Some((mut e, _tmp)) = dark_pawns() else { return };
+    let room = street(&e);
+    let (_pc, _rx) = player(&mut e, "Guest", 3, room);
+    let servant = mob_at(&mut e, 8092, room);
+    assert!(!e.run_special(servant, "butler"), "nothing to put things in");
+    let find = |e: &Engine, kw: &str| {
+        let mut v: Vec<u32> = e
+            .world
+            .obj_protos
+            .iter()
+            .filter(|(_, p)| p.item_type == 15 && crate::game::model::targeting::is_name(kw, &p.keywords) && p.wear_flags[0] & 1 == 0)
+            .map(|(v, _)| *v)
+            .collect();
+        v.sort_unstable();
+        v.first().copied()
+    };
+    let r = e.world.room_of_vnum(room).unwrap();
+    let mut holders = Vec::new();
+    for kw in ["case", "cabinet", "chest"] {
+        let Some(v) = find(&e, kw) else { return };
+        let o = e.world.create_obj(v).unwrap();
+        e.world.obj_to_room(o, r);
+        holders.push(o);
+    }
+    let sword = e.world.create_obj(8020).unwrap();
+    e.world.obj_to_room(sword, r);
+    assert!(e.run_special(servant, "butler"));
+    let in_cabinet = e.world.obj(holders[1]).unwrap().contains.contains(&sword);
+    assert_eq!(in_cabinet, e.world.obj(sword).unwrap().item_type == 5, "a weapon goes to the cabinet, the rest to the chest");
+}

@@ -45,6 +45,7 @@ impl Engine {
             "cityguard" => self.spec_cityguard(id),
             "take_to_jail" => self.spec_take_to_jail(id),
             "citizen" => self.spec_citizen(id),
+            "butler" => self.spec_butler(id),
             _ => false,
         }
     }

@@ -185,3 +185,45 @@ impl Engine {
         Some(CmdStatus::Failed)
     }
 }
+
+impl Engine {
+    /// `butler` (the Servant of 19657): where a case, a cabinet and a chest stand, he
+    /// tidies up to four things a turn — armour into the case, weapons into the cabinet,
+    /// the rest into the chest.
+    pub(super) fn spec_butler(&mut self, id: CharId) -> bool {
+        let Some(c) = self.world.ch(id) else { return false };
+        if !c.awake() || c.fighting.is_some() {
+            return false;
+        }
+        let room = c.room;
+        let contents = self.world.rooms[room].contents.clone();
+        let named = |e: &Engine, kw: &str| {
+            contents.iter().copied().find(|o| e.world.obj(*o).is_some_and(|x| crate::game::model::targeting::is_name(kw, &x.keywords)))
+        };
+        let (Some(case), Some(cabinet), Some(chest)) = (named(self, "case"), named(self, "cabinet"), named(self, "chest")) else {
+            return false;
+        };
+        let mut got = 0;
+        for o in contents {
+            if got == 4 {
+                break;
+            }
+            let Some(x) = self.world.obj(o) else { continue };
+            if [case, cabinet, chest].contains(&o) || x.wear_flags & crate::game::model::tables::wear_flag::TAKE == 0 {
+                continue;
+            }
+            let into = match x.item_type {
+                item_type::ARMOR | 11 => case,
+                item_type::WEAPON | 6 => cabinet,
+                _ => chest,
+            };
+            got += 1;
+            self.act("$n gets $p.", id, None, Some(o), To::Room, EventKind::System);
+            self.world.obj_to_char(o, id);
+            let where_ = self.world.obj(into).map(|x| x.short_descr.to_string()).unwrap_or_default();
+            self.act(&format!("$n puts $p in {where_}."), id, None, Some(o), To::Room, EventKind::System);
+            self.world.obj_to_obj(o, into);
+        }
+        got > 0
+    }
+}
