@@ -322,6 +322,12 @@ impl Engine {
         status
     }
 
+    /// Whether names are matched by whole keywords (Dark Pawns's `isname`) rather than
+    /// by their beginnings (CircleMUD's and tbaMUD's).
+    pub fn whole_names(&self) -> bool {
+        self.world.profile.family == crate::worldfile::profile::Family::DarkPawns
+    }
+
     /// A character in the same room (`self`/`me` is the actor).
     pub fn find_char_room(&self, ch: CharId, arg: &str) -> Option<CharId> {
         if arg.eq_ignore_ascii_case("self") || arg.eq_ignore_ascii_case("me") {
@@ -336,7 +342,7 @@ impl Engine {
         let r = &self.world.rooms[room];
         let q = targeting::query_sig(kw);
         let maybe = r.people.iter().zip(&r.sigs).filter(|(_, s)| **s & q == q).filter_map(|(p, _)| self.world.ch(*p));
-        targeting::find_nth(maybe.map(|c| (c.id, c.keywords.as_str())), kw, n)
+        targeting::find_nth_as(maybe.map(|c| (c.id, c.keywords.as_str())), kw, n, self.whole_names())
     }
 
     /// A player anywhere in the world, by name.
@@ -354,7 +360,12 @@ impl Engine {
         let targeting::Count::Nth(n) = count else {
             return None;
         };
-        targeting::find_nth(list.iter().filter_map(|o| self.world.obj(*o)).map(|o| (o.id, o.keywords.as_str())), kw, n)
+        targeting::find_nth_as(
+            list.iter().filter_map(|o| self.world.obj(*o)).map(|o| (o.id, o.keywords.as_str())),
+            kw,
+            n,
+            self.whole_names(),
+        )
     }
 
     /// Everything `arg` names in a list: `all`, `all.kw`, or one thing.
@@ -362,7 +373,8 @@ impl Engine {
         match targeting::parse(arg) {
             (targeting::Count::All, "") => list.to_vec(),
             (targeting::Count::All, kw) => {
-                list.iter().copied().filter(|o| self.world.obj(*o).is_some_and(|o| targeting::is_name(kw, &o.keywords))).collect()
+                let whole = self.whole_names();
+                list.iter().copied().filter(|o| self.world.obj(*o).is_some_and(|o| targeting::names(kw, &o.keywords, whole))).collect()
             }
             _ => self.find_obj_in(list, arg).into_iter().collect(),
         }

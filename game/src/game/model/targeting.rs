@@ -76,11 +76,31 @@ pub fn first_keyword(keywords: &str) -> String {
         .to_ascii_lowercase()
 }
 
+/// Whether `kw` is one of `keywords` whole (Dark Pawns's `isname`: "cap" is not the
+/// cape; CircleMUD's and tbaMUD's take a beginning, `is_name`).
+pub fn is_whole_name(kw: &str, keywords: &str) -> bool {
+    !kw.is_empty() && keywords.split_whitespace().any(|w| w.eq_ignore_ascii_case(kw))
+}
+
+/// `is_name`, or `is_whole_name` when `whole`.
+pub fn names(kw: &str, keywords: &str, whole: bool) -> bool {
+    if whole {
+        is_whole_name(kw, keywords)
+    } else {
+        is_name(kw, keywords)
+    }
+}
+
 /// Finds the `count`th element of `items` whose keywords match `kw`.
 pub fn find_nth<'a, T: Copy>(items: impl IntoIterator<Item = (T, &'a str)>, kw: &str, n: usize) -> Option<T> {
+    find_nth_as(items, kw, n, false)
+}
+
+/// `find_nth`, by whole keywords when `whole` (Dark Pawns).
+pub fn find_nth_as<'a, T: Copy>(items: impl IntoIterator<Item = (T, &'a str)>, kw: &str, n: usize, whole: bool) -> Option<T> {
     let mut seen = 0;
     for (id, keywords) in items {
-        if is_name(kw, keywords) {
+        if names(kw, keywords, whole) {
             seen += 1;
             if seen == n {
                 return Some(id);

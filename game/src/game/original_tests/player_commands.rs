@@ -131,3 +131,30 @@ async fn steal_track_and_pray() {
     e.dispatch(pc, "pray");
     assert!(heard(&mut e, &mut rx).contains("You feel righteous, and maybe a little foolish."));
 }
+
+/// Names: Dark Pawns's `isname` takes whole keywords ("tun" is not the tunic); tbaMUD's
+/// takes their beginnings ("cap" is the cape, as the tbaMUD server does it).
+#[tokio::test]
+async fn dark_pawns_names_whole_words_tbamud_beginnings() {
+    let Some((mut e, _tmp)) = dark_pawns() else { return };
+    let room = street(&e);
+    let (pc, mut rx) = player(&mut e, "Namer", 3, room);
+    let tunic = e.world.create_obj(8019).unwrap();
+    e.world.obj_to_char(tunic, pc);
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, "drop tun");
+    assert!(e.world.ch(pc).unwrap().inventory.contains(&tunic), "{}", heard(&mut e, &mut rx));
+    e.dispatch(pc, "drop tunic");
+    assert!(!e.world.ch(pc).unwrap().inventory.contains(&tunic));
+
+    let Some((mut e, _tmp)) = tba_mud() else { return };
+    let mut capes: Vec<u32> =
+        e.world.obj_protos.iter().filter(|(_, p)| p.keywords.split_whitespace().any(|w| w == "cape")).map(|(v, _)| *v).collect();
+    capes.sort_unstable();
+    let (pc, mut rx) = player(&mut e, "Namer", 3, 3014);
+    let cape = e.world.create_obj(capes[0]).unwrap();
+    e.world.obj_to_char(cape, pc);
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, "drop cap");
+    assert!(!e.world.ch(pc).unwrap().inventory.contains(&cape), "tbaMUD's is_abbrev: {}", heard(&mut e, &mut rx));
+}
