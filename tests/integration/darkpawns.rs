@@ -230,8 +230,8 @@ pub mod play {
     }
 
     /// The nearest shop from `from` whose keeper a reset puts in it, open at noon, and
-    /// something it sells that a new character's 20 coins buy: (route, item).
-    pub fn affordable_shop<'w>(w: &'w WorldProto, homes: &HashMap<u32, u32>, from: u32) -> (Vec<usize>, &'w worldfile::ObjProto) {
+    /// something it sells: (route, item).
+    pub fn open_shop<'w>(w: &'w WorldProto, homes: &HashMap<u32, u32>, from: u32) -> (Vec<usize>, &'w worldfile::ObjProto) {
         let objs: HashMap<u32, &worldfile::ObjProto> = w.objs.iter().map(|o| (o.vnum, o)).collect();
         w.shops
             .iter()
@@ -241,15 +241,46 @@ pub mod play {
                 if !sh.rooms.contains(&(home as i32)) {
                     return None;
                 }
-                let item = sh
-                    .producing
-                    .iter()
-                    .filter_map(|v| objs.get(&(*v as u32)))
-                    .find(|o| o.cost > 0 && (o.cost as f32 * sh.profit_buy * 1.2) <= 20.0 && !o.keywords.is_empty())?;
+                let item = sh.producing.iter().filter_map(|v| objs.get(&(*v as u32))).find(|o| o.cost > 0 && !o.keywords.is_empty())?;
                 Some((route(w, from, home)?, *item))
             })
             .min_by_key(|(p, _)| p.len())
-            .expect("a reachable shop sells something a new character can afford")
+            .expect("a reachable shop with something to sell")
+    }
+
+    /// The nearest shop from `from` whose keeper a reset puts in it, open at noon, that
+    /// buys one of `wares` (a new character's kit: it starts with no gold, as Dark Pawns
+    /// gives none) and sells something that sale pays for whatever the seller's
+    /// charisma: (route, what to sell, what to buy).
+    pub fn trading_shop<'w>(
+        w: &'w WorldProto,
+        homes: &HashMap<u32, u32>,
+        from: u32,
+        wares: &[u32],
+    ) -> (Vec<usize>, &'w worldfile::ObjProto, &'w worldfile::ObjProto) {
+        use pawns::game::rules::shops::{buy_price, sell_price, trades_in};
+        let objs: HashMap<u32, &worldfile::ObjProto> = w.objs.iter().map(|o| (o.vnum, o)).collect();
+        w.shops
+            .iter()
+            .filter(|sh| pawns::game::rules::clock::open_at(12, sh.open1, sh.close1, sh.open2, sh.close2))
+            .filter_map(|sh| {
+                let home = *homes.get(&(sh.keeper as u32))?;
+                if !sh.rooms.contains(&(home as i32)) {
+                    return None;
+                }
+                let sold = wares
+                    .iter()
+                    .filter_map(|v| objs.get(v))
+                    .find(|o| o.cost > 0 && sh.buy_types.iter().any(|l| trades_in(l, o.item_type, &o.keywords)))?;
+                let offer = (3..=18).map(|cha| sell_price(sold.cost, sh.profit_buy, sh.profit_sell, cha)).min()?;
+                let item =
+                    sh.producing.iter().filter_map(|v| objs.get(&(*v as u32))).find(|o| {
+                        o.cost > 0 && !o.keywords.is_empty() && (3..=18).all(|cha| buy_price(o.cost, sh.profit_buy, cha) <= offer)
+                    })?;
+                Some((route(w, from, home)?, *sold, *item))
+            })
+            .min_by_key(|(p, _, _)| p.len())
+            .expect("a reachable shop buys a kit item and sells something its price buys")
     }
 
     pub struct Player {
@@ -366,9 +397,17 @@ pub mod play {
         let g = brin.expect("group", "Your group consists of").await;
         assert!(g.contains("Cora") && g.contains("Head of group"), "{g}");
 
-        // A shop within reach whose keeper is at home, open at noon, selling something cheap.
-        let (path, item) = affordable_shop(&w, &homes, 8004);
+        // A new character has no gold (Dark Pawns's do_start): it sells a thing of its
+        // kit where the shop buys such things, and buys something with the coins.
+        let kit: Vec<u32> = vec![8037, 8019, 8038, 8010, 8063];
+        let (path, sold, item) = trading_shop(&w, &homes, 8004, &kit);
         brin.walk(&path).await;
+        let sold_kw = sold.keywords.split_whitespace().next().unwrap();
+        // It may be wielded or worn (the sword, the tunic): taken off first.
+        let id = brin.send(&format!("remove {sold_kw}")).await;
+        brin.c.until(|v| v["re"] == id.as_str() && v["type"] == "event").await;
+        let id = brin.send(&format!("sell {sold_kw}")).await;
+        brin.c.until(|v| v["re"] == id.as_str() && v["type"] == "event").await;
         let list = brin.expect("list", "Cost").await;
         assert!(list.to_lowercase().contains(&item.short_descr.to_lowercase()), "{list}");
         let kw = item.keywords.split_whitespace().next().unwrap();

@@ -137,9 +137,10 @@ impl WorldProfile {
                 ],
                 first_room: Some(8099),
             },
-            // tbaMUD's do_start gives nothing; this kit is ours, from Midgaard's shops:
-            // a weapon the class may use (the dagger is anti-cleric), a leather jacket,
-            // and a bag with bread and a canteen of water.
+            // tbaMUD's do_start gives nothing, and so does a tbaMUD world here; a stock
+            // CircleMUD world gets a kit of ours, from Midgaard's shops: a weapon the
+            // class may use (the dagger is anti-cleric), a leather jacket, and a bag with
+            // bread and a canteen of water.
             Family::TbaMud | Family::Circle => WorldProfile {
                 family,
                 name: if family == Family::TbaMud { "tbaMUD".into() } else { "CircleMUD".into() },
@@ -151,13 +152,17 @@ impl WorldProfile {
                 },
                 respawn: GENERIC_RESPAWN.into(),
                 respawn_room: GENERIC_RESPAWN_ROOM.into(),
-                kit: vec![
-                    item(3020, &[MAGE, THIEF, NINJA]),
-                    item(3021, &[WARRIOR, PSIONIC]),
-                    item(3023, &[CLERIC]),
-                    item(3043, &[]),
-                    pack(3032, vec![item(3010, &[]), item(3104, &[])]),
-                ],
+                kit: if family == Family::TbaMud {
+                    Vec::new()
+                } else {
+                    vec![
+                        item(3020, &[MAGE, THIEF, NINJA]),
+                        item(3021, &[WARRIOR, PSIONIC]),
+                        item(3023, &[CLERIC]),
+                        item(3043, &[]),
+                        pack(3032, vec![item(3010, &[]), item(3104, &[])]),
+                    ]
+                },
                 first_room: None,
             },
         }

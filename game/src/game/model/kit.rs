@@ -68,17 +68,19 @@ impl StartKit {
     /// flags allow), the rest is carried. Objects the world lacks are left out. The
     /// world's starting wimp level comes with it.
     pub fn apply(&self, rec: &mut CharacterRecord) {
-        // The original's do_start: 1 experience; Dark Pawns adds wimpy 5 and 2 practice
-        // sessions to level 1's, tbaMUD gives level 1's only.
+        // The original's do_start: 1 experience and no gold; Dark Pawns adds wimpy 5 and
+        // 2 practice sessions to level 1's, tbaMUD gives level 1's only.
         use crate::game::rules::practice::{sessions_per_level, starting_sessions};
         use crate::worldfile::profile::Family;
         match self.family {
             Family::DarkPawns => {
                 rec.wimp_level = 5;
+                rec.gold = 0;
                 rec.exp = rec.exp.max(1);
                 rec.practices = starting_sessions(rec.class, rec.abilities[2]);
             }
             Family::TbaMud => {
+                rec.gold = 0;
                 rec.exp = rec.exp.max(1);
                 rec.practices = sessions_per_level(rec.class, rec.abilities[2]);
             }

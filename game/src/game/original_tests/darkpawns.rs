@@ -92,7 +92,7 @@ async fn wimpy_starts_at_five_and_flees_below_it() {
     let proto = crate::worldfile::load_dir(&dir).unwrap().world;
     let mut rec = crate::game::model::character::new_record("Timid", 3, 0, 1, true, [13; 6], 8004);
     crate::game::model::kit::StartKit::new(&proto).apply(&mut rec);
-    assert_eq!(rec.wimp_level, 5, "Dark Pawns's do_start");
+    assert_eq!((rec.wimp_level, rec.gold), (5, 0), "Dark Pawns's do_start: wimpy 5, no gold");
     let Some((mut e, _tmp)) = dark_pawns() else { return };
     let room = street(&e);
     let (pc, mut rx) = player(&mut e, "Timid", 3, room);

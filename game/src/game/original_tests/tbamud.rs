@@ -253,8 +253,8 @@ async fn a_kiss_is_answered_by_an_act_trigger() {
 }
 
 /// A new tbaMUD character as its do_start makes it: 1 experience ("You need 1999 exp to
-/// reach your next level.") and only level 1's practice sessions (a warrior of wisdom
-/// 11: one), as typed into tbaMUD.
+/// reach your next level."), only level 1's practice sessions (a warrior of wisdom 11:
+/// one), no gold and nothing carried or worn, as typed into tbaMUD.
 #[tokio::test]
 async fn a_new_tbamud_character_starts_as_tbamud_starts_it() {
     let Some((mut e, _tmp)) = tba_mud() else { return };
@@ -265,6 +265,8 @@ async fn a_new_tbamud_character_starts_as_tbamud_starts_it() {
     let mut rec = crate::game::model::character::new_record("Pupil", 3, 0, 1, true, [13, 13, 11, 13, 13, 13], 3001);
     crate::game::model::kit::StartKit::new(&proto).apply(&mut rec);
     assert_eq!((rec.exp, rec.practices, rec.wimp_level), (1, 1, 0));
+    assert_eq!(rec.gold, 0, "no gold");
+    assert!(rec.inventory.is_empty() && rec.equipment.is_empty(), "tbaMUD gives no kit");
     let (link, mut rx) = crate::game::tests::link(77, 1 << 16);
     let pc = e.enter(rec, link, None).char_id;
     heard(&mut e, &mut rx);
