@@ -55,6 +55,11 @@ impl Engine {
         let (dex, c_level, c_name) = ((c.abilities[3] as usize).min(25), c.level as i32, c.name.to_string());
         let roll = self.roll(1, 101);
         let Some(v) = self.world.ch(victim) else { return CmdStatus::Failed };
+        // tbaMUD's default `pt_setting` is off.
+        if v.pc.is_some() && self.world.profile.family == Family::TbaMud {
+            self.send_text(ch, "Stealing from players is not allowed.");
+            return CmdStatus::Failed;
+        }
         // Dark Pawns: only an outlaw robs players (pawns has no outlaws: no one does).
         if v.pc.is_some() && dark_pawns {
             let (vn, tn) = (v.name.to_string(), c_name);

@@ -357,3 +357,23 @@ async fn letters_go_through_the_post_office() {
     e.dispatch(reader, "check");
     assert!(heard(&mut e, &mut rrx).contains("Sorry, you don't have any mail waiting."));
 }
+
+/// tbaMUD as it ships (`pk_setting` and `pt_setting` off): "Player killing is not
+/// permitted.", "Stealing from players is not allowed." (so no one is ever a killer or
+/// a thief, and `%actor.is_killer%` is 0 as in tbaMUD); and death costs half one's
+/// experience (its `die`), not a thirty-seventh.
+#[tokio::test]
+async fn tbamud_forbids_player_killing_and_death_costs_half() {
+    let Some((mut e, _tmp)) = tba_mud() else { return };
+    let (pc, mut rx) = player(&mut e, "Brawler", 3, 3014);
+    let (_other, _orx) = player(&mut e, "Other", 3, 3014);
+    e.world.chars.get_mut(&pc).unwrap().level = 20;
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, "kill other");
+    assert!(heard(&mut e, &mut rx).contains("Player killing is not permitted."));
+    e.dispatch(pc, "steal coins other");
+    assert!(heard(&mut e, &mut rx).contains("Stealing from players is not allowed."));
+    e.world.chars.get_mut(&pc).unwrap().exp = 1000;
+    e.die(pc, None);
+    assert_eq!(e.world.ch(pc).unwrap().exp, 500);
+}

@@ -435,6 +435,7 @@ impl Engine {
         let classic =
             matches!(self.world.profile.family, crate::worldfile::profile::Family::DarkPawns | crate::worldfile::profile::Family::TbaMud);
         let mut lost = 0;
+        let tba_rules = self.world.profile.family == crate::worldfile::profile::Family::TbaMud;
         // Death takes a Dark Pawns tattoo and what it gave (`raw_kill`).
         let tattoo = self.world.ch(victim).and_then(|c| c.pc.as_ref()).map_or(0, |p| p.prefs.tattoo);
         if tattoo != 0 {
@@ -445,7 +446,8 @@ impl Engine {
             self.recompute_armour(victim);
         }
         if let Some(c) = self.world.chars.get_mut(&victim) {
-            let loss = death_exp_loss(c.exp);
+            // tbaMUD takes half (its `die`); Dark Pawns and pawns a thirty-seventh.
+            let loss = if tba_rules { c.exp.max(0) / 2 } else { death_exp_loss(c.exp) };
             lost = loss;
             c.exp -= loss;
             c.deaths += 1;

@@ -22,6 +22,11 @@ impl Engine {
     pub fn may_attack(&mut self, ch: CharId, victim: CharId) -> bool {
         let (Some(a), Some(v)) = (self.world.ch(ch), self.world.ch(victim)) else { return false };
         if a.pc.is_some() && v.pc.is_some() {
+            // tbaMUD's default `pk_setting` is off.
+            if self.world.profile.family == crate::worldfile::profile::Family::TbaMud && ch != victim {
+                self.send_text(ch, "Player killing is not permitted.");
+                return false;
+            }
             if a.level <= PK_PROTECTED_LEVEL {
                 self.send_text(ch, &format!("You may not attack other players until you are above level {PK_PROTECTED_LEVEL}."));
                 return false;
