@@ -495,6 +495,8 @@ async fn a_telnet_player_chooses_a_hometown_and_wakes_there() {
     let s = crate::common::TestServer::start_with(|cfg| {
         cfg.world = Some(dir.clone());
         cfg.reimport = true;
+        // Noon: the classic worlds are dark outdoors at night.
+        cfg.engine.start_hour = Some(12);
     })
     .await;
     let mut t = crate::common::Telnet::connect(s.addr).await;

@@ -14,6 +14,8 @@ async fn tbamud_at(room: u32) -> Option<TestServer> {
         TestServer::start_with(|cfg| {
             cfg.world = Some(dir);
             cfg.engine.start_room = Some(room);
+            // Noon: the classic worlds are dark outdoors at night.
+            cfg.engine.start_hour = Some(12);
             // Ten times the speed: `wait 1 sec` is 100 ms, random triggers every 1.3 s.
             cfg.engine.pulse = std::time::Duration::from_millis(10);
         })

@@ -85,6 +85,8 @@ async fn scriptland() -> Option<TestServer> {
             write_fixture(&dir, &scripts);
             cfg.world = Some(dir);
             cfg.engine.start_room = Some(100);
+            // Noon: the classic worlds are dark outdoors at night.
+            cfg.engine.start_hour = Some(12);
             // Ten times the speed: combat rounds of 200 ms, mob turns of 400 ms.
             cfg.engine.pulse = std::time::Duration::from_millis(10);
         })

@@ -41,6 +41,8 @@ async fn fixture_server(start_room: Option<u32>, profile: Option<&str>) -> TestS
         write_fixture(&dir, profile);
         cfg.world = Some(dir);
         cfg.engine.start_room = start_room;
+        // Noon: the classic worlds are dark outdoors at night.
+        cfg.engine.start_hour = Some(12);
     })
     .await
 }

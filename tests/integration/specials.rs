@@ -63,6 +63,8 @@ async fn guildtown() -> TestServer {
         write_fixture(&dir);
         cfg.world = Some(dir);
         cfg.engine.start_room = Some(100);
+        // Noon: the classic worlds are dark outdoors at night.
+        cfg.engine.start_hour = Some(12);
     })
     .await
 }

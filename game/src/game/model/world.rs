@@ -88,6 +88,9 @@ pub struct ZoneRt {
 pub struct World {
     /// The world has food in it, so players get hungry and thirsty.
     pub uses_food: bool,
+    /// The sun is set or down (mud hours 21 to 4): outdoor rooms of the classic worlds
+    /// are dark without a light. The engine sets it as the hours turn.
+    pub night: bool,
     /// Shipped socials merged with the world's own, by name.
     pub socials: Vec<crate::worldfile::social::SocialProto>,
     /// What the world says about itself: welcome, respawn texts (and start room, kit).
@@ -190,6 +193,7 @@ impl World {
             rooms,
             room_index,
             uses_food,
+            night: false,
             socials: crate::worldfile::social::merged(&proto.socials),
             profile: proto.profile,
             mob_protos: proto.mobs.into_iter().map(|m| (m.vnum, m)).collect(),
@@ -269,12 +273,16 @@ impl World {
         self.room_of_vnum(exit.to_room as u32)
     }
 
-    /// CircleMUD's `IS_DARK` for a room flagged DARK (`a`): dark unless someone here
-    /// holds a burning light (a light's third value is its hours, 0 burnt out).
-    /// (Outdoor rooms at night are not dark here: see ARCHITECTURE.md.)
+    /// CircleMUD's `IS_DARK`: a room flagged DARK (`a`), or a classic world's outdoor
+    /// room at night, is dark unless someone here holds a burning light (a light's third
+    /// value is its hours, 0 burnt out).
     pub fn is_dark(&self, room: RoomId) -> bool {
         let r = &self.rooms[room];
-        r.proto.flags[0] & 1 != 0
+        // Out of doors at night in Dark Pawns and tbaMUD (not inside, not in a city).
+        let classic = self.profile.family != crate::worldfile::profile::Family::Circle;
+        let night_out =
+            classic && self.night && r.proto.sector > 1 && r.proto.flags[0] & crate::game::model::tables::room_flag::INDOORS == 0;
+        (r.proto.flags[0] & 1 != 0 || night_out)
             && !r.people.iter().filter_map(|p| self.ch(*p)).any(|c| {
                 c.equipment[0]
                     .and_then(|o| self.obj(o))

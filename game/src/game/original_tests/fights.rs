@@ -77,3 +77,22 @@ async fn a_dark_room_is_pitch_black_without_a_light() {
     let said = heard(&mut e, &mut rx);
     assert!(said.contains(&*e.world.rooms[e.world.room_of_vnum(3155).unwrap()].proto.name), "{said}");
 }
+
+/// Out of doors at night (mud hours 21 to 4) a classic world's field or forest is dark
+/// without a light, as CircleMUD's `IS_DARK` has it; a city street and the day are lit.
+#[tokio::test]
+async fn the_night_is_dark_out_of_doors() {
+    let Some((mut e, _tmp)) = tba_mud() else { return };
+    let field = e.world.rooms.iter().find(|r| r.proto.sector == 2 && r.proto.flags[0] & 9 == 0).map(|r| r.proto.vnum).unwrap();
+    let (pc, mut rx) = player(&mut e, "Walker", 3, field);
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, "look");
+    assert_ne!(heard(&mut e, &mut rx).trim(), "It is pitch black...", "noon");
+    e.start_hour = 22;
+    e.tick();
+    e.dispatch(pc, "look");
+    assert_eq!(heard(&mut e, &mut rx).trim(), "It is pitch black...", "ten at night");
+    place(&mut e, pc, 3014);
+    e.dispatch(pc, "look");
+    assert_ne!(heard(&mut e, &mut rx).trim(), "It is pitch black...", "a city street is lit");
+}

@@ -18,7 +18,7 @@ pub(super) fn dark_pawns() -> Option<(Engine, tempfile::TempDir)> {
     let tmp = tempfile::tempdir().unwrap();
     let (store, _) = pawns_storage::Store::open(tmp.path().join("t.redb")).unwrap();
     let (saves, _writer) = crate::game::records::persist::spawn_writer(std::sync::Arc::new(store), Default::default());
-    Some((Engine::new(world, EngineConfig { seed: 7, ..EngineConfig::default() }, saves), tmp))
+    Some((Engine::new(world, EngineConfig { seed: 7, start_hour: Some(12), ..EngineConfig::default() }, saves), tmp))
 }
 
 /// An engine on the tbaMUD world (`PAWNS_TBAMUD_WORLD`, or `../shared/worlds/tbamud`).
@@ -34,7 +34,7 @@ pub(super) fn tba_mud() -> Option<(Engine, tempfile::TempDir)> {
     let tmp = tempfile::tempdir().unwrap();
     let (store, _) = pawns_storage::Store::open(tmp.path().join("t.redb")).unwrap();
     let (saves, _writer) = crate::game::records::persist::spawn_writer(std::sync::Arc::new(store), Default::default());
-    Some((Engine::new(world, EngineConfig { seed: 7, ..EngineConfig::default() }, saves), tmp))
+    Some((Engine::new(world, EngineConfig { seed: 7, start_hour: Some(12), ..EngineConfig::default() }, saves), tmp))
 }
 
 /// A new player of `class` (0 mage … 3 warrior), standing in room `vnum`.

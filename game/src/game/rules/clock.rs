@@ -25,6 +25,12 @@ pub fn open_at(hour: u8, open1: i32, close1: i32, open2: i32, close2: i32) -> bo
     (open1 <= h && h <= close1) || (open2 <= h && h <= close2 && (open2, close2) != (0, 0))
 }
 
+/// Whether the sun is set or down at `hour` (CircleMUD's weather: it sets at 21 and
+/// rises at 5).
+pub fn is_night(hour: u8) -> bool {
+    !(5..21).contains(&hour)
+}
+
 impl Engine {
     /// The hour of the game day, 0..24.
     pub fn hour(&self) -> u8 {

@@ -344,6 +344,7 @@ impl Engine {
             command_received_us: None,
             admission: Default::default(),
         };
+        e.world.night = crate::game::rules::clock::is_night(e.hour());
         e.reset_all_zones();
         e
     }
@@ -522,6 +523,7 @@ impl Engine {
         // The last pulse's batches that are still waiting go before this one's.
         self.send_paced(true);
         self.pulse += 1;
+        self.world.night = crate::game::rules::clock::is_night(self.hour());
         let mut phase = PhaseClock::start();
         self.dispatch_queued();
         phase.lap(&mut self.stats.phase_max[0]);

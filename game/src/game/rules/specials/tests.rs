@@ -54,7 +54,7 @@ fn texts(e: &mut Engine, rx: &mut mpsc::Receiver<Outs>) -> String {
 }
 
 fn engine() -> (Engine, tempfile::TempDir) {
-    crate::game::tests::engine(EngineConfig { seed: 7, ..EngineConfig::default() })
+    crate::game::tests::engine(EngineConfig { seed: 7, start_hour: Some(12), ..EngineConfig::default() })
 }
 
 /// Two in a fight, the player with hit points to spare.

@@ -17,7 +17,7 @@ async fn the_live_world_scripts_run_where_the_world_puts_them() {
     let tmp = tempfile::tempdir().unwrap();
     let (store, _) = pawns_storage::Store::open(tmp.path().join("t.redb")).unwrap();
     let (saves, _writer) = crate::game::records::persist::spawn_writer(std::sync::Arc::new(store), Default::default());
-    let mut e = Engine::new(world, EngineConfig { seed: 11, ..EngineConfig::default() }, saves);
+    let mut e = Engine::new(world, EngineConfig { seed: 11, start_hour: Some(12), ..EngineConfig::default() }, saves);
     let (link, mut rx) = crate::game::tests::link(1, 1 << 16);
     let pc = e.enter(crate::game::model::character::new_record("Pilgrim", 3, 0, 1, true, [13; 6], 8004), link, None).char_id;
     e.world.chars.get_mut(&pc).unwrap().max_hit = 500;
