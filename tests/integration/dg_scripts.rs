@@ -43,7 +43,7 @@ async fn the_quest_ogre_dies_talking() {
 }
 
 #[tokio::test]
-async fn the_teleporter_recalls_and_returns_and_the_kind_soul_gives_a_light() {
+async fn the_teleporter_recalls_and_returns_and_the_kind_soul_dresses_a_newcomer() {
     let Some(srv) = tbamud_at(3000).await else { return };
     let mut a = WsClient::newcomer(srv.addr, "Traveller").await;
     // The teleporter (command trigger `re`, heard worn, carried or on the floor) hears
@@ -54,10 +54,14 @@ async fn the_teleporter_recalls_and_returns_and_the_kind_soul_gives_a_light() {
     assert_eq!(a.hear("You recall to safety.").await, "You recall to safety.");
     let v = a.until(|v| v["type"] == "state" && v["data"]["room"]["vnum"] == 3001).await;
     assert_eq!(v["data"]["room"]["vnum"], 3001);
-    // …and the kind soul east of the temple sees a newcomer without a light.
+    // …and the kind soul east of the temple dresses a naked newcomer (tbaMUD gives
+    // none a kit: this is how its new players get their first things), each worn where
+    // the script says.
     assert_eq!(a.room_after("east", "e1").await, 3063);
-    a.hear("without a light source Traveller").await;
-    a.hear("gives you").await;
+    a.hear("get some clothes on! Here, I will help.").await;
+    a.cmd("equipment", "q1").await;
+    let worn = a.reply_text("q1").await;
+    assert!(worn.contains("<used as light>") && worn.contains("<worn on body>"), "{worn}");
     // `return` remembers where the recall came from (a variable kept on the player).
     assert_eq!(a.room_after("west", "w1").await, 3001);
     a.cmd("return", "r2").await;
