@@ -43,7 +43,10 @@ impl Engine {
             // Switch targets.
             self.stop_fighting(ch);
         }
-        self.act("You attack $N!", ch, Some(victim), None, To::Actor, EventKind::Combat);
+        // pawns's own world says so; the classic servers just strike.
+        if self.world.profile.family == crate::worldfile::profile::Family::Circle {
+            self.act("You attack $N!", ch, Some(victim), None, To::Actor, EventKind::Combat);
+        }
         self.hit(ch, victim);
         self.world.set_wait(ch, 2, false);
         CmdStatus::Ok

@@ -205,6 +205,8 @@ pub mod mob_flag {
     pub const STAY_ZONE: u64 = 1 << 6;
     pub const WIMPY: u64 = 1 << 7;
     pub const HELPER: u64 = 1 << 12;
+    /// CircleMUD's `MOB_MEMORY` (bit 11, `l`): it remembers its attackers.
+    pub const MEMORY: u64 = 1 << 11;
 }
 
 pub mod room_flag {

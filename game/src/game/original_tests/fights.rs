@@ -96,3 +96,26 @@ async fn the_night_is_dark_out_of_doors() {
     e.dispatch(pc, "look");
     assert_ne!(heard(&mut e, &mut rx).trim(), "It is pitch black...", "a city street is lit");
 }
+
+/// An attacked shopkeeper slaps and refuses — and bears no grudge: no "Hey!  You're
+/// the fiend that attacked me!!!" and no blow later (pawns's keeper remembered the
+/// attack and killed the player a few turns on); the attacker is not told "You attack".
+#[tokio::test]
+async fn a_refused_attack_leaves_no_grudge() {
+    let Some((mut e, _tmp)) = tba_mud() else { return };
+    let (pc, mut rx) = player(&mut e, "Brash", 3, 3009);
+    if !e.world.rooms[e.world.room_of_vnum(3009).unwrap()].people.iter().any(|p| e.world.ch(*p).and_then(|c| c.npc_vnum) == Some(3001)) {
+        mob_at(&mut e, 3001, 3009);
+    }
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, "kill baker");
+    let hp = e.world.ch(pc).unwrap().hit;
+    for _ in 0..20 {
+        e.mob_activity();
+        e.combat_round();
+    }
+    let said = heard(&mut e, &mut rx);
+    assert!(said.contains("This mob is protected.") && !said.contains("You attack"), "{said}");
+    assert!(!said.contains("the fiend that attacked me"), "{said}");
+    assert_eq!(e.world.ch(pc).unwrap().hit, hp, "{said}");
+}

@@ -127,8 +127,13 @@ impl Engine {
                 }
             }
         }
+        // A mob remembers who attacked it — in the classic worlds only one with
+        // MOB_MEMORY (CircleMUD's `remember`), and only a player.
+        let classic = self.world.profile.family != crate::worldfile::profile::Family::Circle;
+        let attacker_pc = self.world.ch(ch).is_some_and(|c| c.pc.is_some());
         if let Some(v) = self.world.chars.get_mut(&victim) {
-            if v.is_npc() && !v.memory.contains(&ch) {
+            let remembers = !classic || (v.mob_flags & crate::game::model::tables::mob_flag::MEMORY != 0 && attacker_pc);
+            if v.is_npc() && remembers && !v.memory.contains(&ch) {
                 v.memory.push(ch);
             }
         }
@@ -207,6 +212,11 @@ impl Engine {
         let victim_pos = v.position;
         let roll = self.roll(1, 20);
         let miss = misses(roll, thaco, victim_ac, victim_pos);
+        // A shopkeeper or an official is not fought at all: no fight begins, nothing is
+        // remembered (the originals refuse before `hit` does anything).
+        if self.protected_from(ch, victim) {
+            return;
+        }
         let mut dam = 0;
         if !miss {
             dam = str_dam + damroll.max(if npc { 0 } else { i32::MIN }) + self.dice(dnum, dsize);
