@@ -305,7 +305,11 @@ impl Accounts {
         };
         let first = self.kit.first_room().unwrap_or(self.start_room);
         let mut record = new_record(&display, class, race, sex, is_agent, abilities, first);
-        self.kit.apply(&mut record);
+        {
+            use rand::Rng;
+            let mut rng = rand::thread_rng();
+            self.kit.apply_rolled(&mut record, &mut |lo: i32, hi: i32| rng.gen_range(lo..=hi.max(lo)));
+        }
         let account = Account { name: display.clone(), password_hash: hash, is_agent, created: crate::time::unix_secs(), guest };
         let store = self.store.clone();
         let r2 = record.clone();

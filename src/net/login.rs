@@ -154,6 +154,11 @@ impl Shared {
         self.accounts.kit().family() == crate::worldfile::profile::Family::DarkPawns
     }
 
+    /// The world's family (its server's words and rules).
+    pub fn family(&self) -> crate::worldfile::profile::Family {
+        self.accounts.kit().family()
+    }
+
     pub async fn create_character(&self, name: &str, secret: Option<String>, c: &Creation) -> Result<Authed, AuthError> {
         let mut authed = self.accounts.create(name, secret, c.class, c.race, c.sex, false).await?;
         authed.record.abilities = c.abilities;

@@ -327,7 +327,10 @@ async fn step(conn: &mut Conn, phase: Phase, line: &str, out_tx: &mpsc::Sender<O
             }
             match shared.create_character(&name, Some(password), &c).await {
                 Ok(authed) => {
-                    conn.say(&format!("\nWelcome! Your adventure begins at {}.\n\n", shared.start_room.1)).await;
+                    // pawns's own world says where; a classic world says its own welcome.
+                    if shared.family() == crate::worldfile::profile::Family::Circle {
+                        conn.say(&format!("\nWelcome! Your adventure begins at {}.\n\n", shared.start_room.1)).await;
+                    }
                     enter(conn, authed.record, out_tx).await
                 }
                 Err(e) => {

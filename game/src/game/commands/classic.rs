@@ -90,7 +90,9 @@ impl Engine {
     fn spec_comm(&mut self, ch: CharId, args: &str, (sing, plur, others, verb): (&str, &str, &str, &str)) -> CmdStatus {
         let (who, msg) = args.trim().split_once(char::is_whitespace).map(|(a, b)| (a, b.trim())).unwrap_or((args.trim(), ""));
         if who.is_empty() || msg.is_empty() {
-            self.send_text(ch, &format!("Whom do you want to {verb}.. and what??"));
+            // Both servers say it with `action_sing`: "whisper to", "ask".
+            let _ = verb;
+            self.send_text(ch, &format!("Whom do you want to {sing}.. and what??"));
             return CmdStatus::InvalidTarget;
         }
         let Some(v) = self.find_char_room(ch, who) else {
@@ -240,6 +242,11 @@ impl Engine {
 
     /// `split <coins>`: shared among the group members here.
     pub fn do_split(&mut self, ch: CharId, args: &str) -> CmdStatus {
+        // Dark Pawns's `is_number("")` is true: nothing typed is 0 coins.
+        if args.trim().is_empty() && self.family() == Family::DarkPawns {
+            self.send_text(ch, "Sorry, you can't do that.");
+            return CmdStatus::InvalidTarget;
+        }
         let Some(amount) = args.split_whitespace().next().and_then(|a| a.parse::<i64>().ok()) else {
             self.send_text(ch, "How many coins do you wish to split with your group?");
             return CmdStatus::InvalidTarget;

@@ -13,7 +13,15 @@ impl Engine {
         let arg = args.split_whitespace().next().unwrap_or("");
         let inv = self.world.ch(ch).map(|c| c.inventory.clone()).unwrap_or_default();
         let Some(food) = (!arg.is_empty()).then(|| self.find_obj_in(&inv, arg)).flatten() else {
-            self.send_text(ch, if arg.is_empty() { "Eat what?" } else { "You don't have that." });
+            if arg.is_empty() {
+                self.send_text(ch, "Eat what?");
+            } else if self.world.profile.family == crate::worldfile::profile::Family::Circle {
+                self.send_text(ch, "You don't have that.");
+            } else {
+                // The classic servers: "You don't seem to have a bread."
+                let an = if arg.starts_with(['a', 'e', 'i', 'o', 'u', 'A', 'E', 'I', 'O', 'U']) { "an" } else { "a" };
+                self.send_text(ch, &format!("You don't seem to have {an} {arg}."));
+            }
             return CmdStatus::InvalidTarget;
         };
         let Some(o) = self.world.obj(food) else { return CmdStatus::Failed };

@@ -309,13 +309,20 @@ impl Engine {
             // Its wear trigger may refuse (tbaMUD; the script says why).
             Ok(_) if !self.dg_obj_allows(obj, 'j', ch) => false,
             Ok(s) => {
-                let verb = match s {
-                    16 => "wield",
-                    0 | 17 => "hold",
-                    _ => "wear",
-                };
-                self.act(&format!("You {verb} $p."), ch, None, Some(obj), To::Actor, EventKind::Text);
-                self.act(&format!("$n {verb}s $p."), ch, None, Some(obj), To::Room, EventKind::System);
+                let family = self.world.profile.family;
+                if family == crate::worldfile::profile::Family::Circle {
+                    let verb = match s {
+                        16 => "wield",
+                        0 | 17 => "hold",
+                        _ => "wear",
+                    };
+                    self.act(&format!("You {verb} $p."), ch, None, Some(obj), To::Actor, EventKind::Text);
+                    self.act(&format!("$n {verb}s $p."), ch, None, Some(obj), To::Room, EventKind::System);
+                } else {
+                    let (me, room) = wear_message(s, family == crate::worldfile::profile::Family::DarkPawns);
+                    self.act(me, ch, None, Some(obj), To::Actor, EventKind::Text);
+                    self.act(room, ch, None, Some(obj), To::Room, EventKind::System);
+                }
                 self.world.equip(obj, ch, s);
                 self.recompute_armour(ch);
                 true
@@ -394,5 +401,31 @@ fn article(word: &str) -> &'static str {
         "an"
     } else {
         "a"
+    }
+}
+
+/// The classic servers' `wear_message` for a slot: (to the wearer, to the room). Dark
+/// Pawns puts things on legs and hands.
+fn wear_message(slot: usize, dark_pawns: bool) -> (&'static str, &'static str) {
+    match slot {
+        0 => ("You light $p and hold it.", "$n lights $p and holds it."),
+        1 => ("You slide $p on to your right ring finger.", "$n slides $p on to $s right ring finger."),
+        2 => ("You slide $p on to your left ring finger.", "$n slides $p on to $s left ring finger."),
+        3 | 4 => ("You wear $p around your neck.", "$n wears $p around $s neck."),
+        5 => ("You wear $p on your body.", "$n wears $p on $s body."),
+        6 => ("You wear $p on your head.", "$n wears $p on $s head."),
+        7 if dark_pawns => ("You put $p on your legs.", "$n puts $p on $s legs."),
+        7 => ("You wear $p on your legs.", "$n wears $p on $s legs."),
+        8 => ("You wear $p on your feet.", "$n wears $p on $s feet."),
+        9 if dark_pawns => ("You put $p on your hands.", "$n puts $p on $s hands."),
+        9 => ("You wear $p on your hands.", "$n wears $p on $s hands."),
+        10 => ("You wear $p on your arms.", "$n wears $p on $s arms."),
+        11 => ("You start to use $p as a shield.", "$n straps $p around $s arm as a shield."),
+        12 => ("You wear $p around your body.", "$n wears $p about $s body."),
+        13 => ("You wear $p around your waist.", "$n wears $p around $s waist."),
+        14 => ("You put $p on around your right wrist.", "$n puts $p on around $s right wrist."),
+        15 => ("You put $p on around your left wrist.", "$n puts $p on around $s left wrist."),
+        16 => ("You wield $p.", "$n wields $p."),
+        _ => ("You grab $p.", "$n grabs $p."),
     }
 }

@@ -220,6 +220,24 @@ impl Engine {
             self.send_text(ch, "Monsters can't have ideas - Go away.");
             return CmdStatus::Failed;
         }
+        // tbaMUD's notes are `bug submit <header>` (with its list and show).
+        let tba = self.world.profile.family == Family::TbaMud;
+        let args = if tba {
+            match args.trim().split_once(char::is_whitespace).map(|(a, b)| (a, b.trim())).unwrap_or((args.trim(), "")) {
+                ("submit", rest) if !rest.is_empty() => rest,
+                _ => {
+                    self.send_text(
+                        ch,
+                        &format!(
+                            "Usage: {kind} submit <header>\n       {kind} list\n       {kind} show <num>\nNote: Only {kind}s logged by you will be listed or shown."
+                        ),
+                    );
+                    return CmdStatus::InvalidTarget;
+                }
+            }
+        } else {
+            args
+        };
         if args.trim().is_empty() {
             self.send_text(ch, "That must be a mistake...");
             return CmdStatus::InvalidTarget;

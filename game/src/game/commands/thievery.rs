@@ -25,6 +25,11 @@ impl Engine {
     /// weight counts against it; gold comes 1–10 % at a time. A mob that catches a
     /// thief attacks.
     pub fn do_steal(&mut self, ch: CharId, args: &str) -> CmdStatus {
+        // tbaMUD asks for the skill first.
+        if self.world.profile.family == Family::TbaMud && self.learned(ch, "steal") == 0 {
+            self.send_text(ch, "You have no idea how to do that.");
+            return CmdStatus::Failed;
+        }
         let mut w = args.split_whitespace();
         let (Some(what), Some(whom)) = (w.next(), w.next()) else {
             self.send_text(ch, "Steal what from who?");

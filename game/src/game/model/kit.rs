@@ -68,10 +68,25 @@ impl StartKit {
     /// flags allow), the rest is carried. Objects the world lacks are left out. The
     /// world's starting wimp level comes with it.
     pub fn apply(&self, rec: &mut CharacterRecord) {
+        self.apply_rolled(rec, &mut |lo, hi| (lo + hi) / 2);
+    }
+
+    /// `apply`, with the dice the original's `do_start` rolls (a classic character's
+    /// first level's moves: 82 and 0–3 more).
+    pub fn apply_rolled(&self, rec: &mut CharacterRecord, roll: &mut dyn FnMut(i32, i32) -> i32) {
         // The original's do_start: 1 experience and no gold; Dark Pawns adds wimpy 5 and
         // 2 practice sessions to level 1's, tbaMUD gives level 1's only.
         use crate::game::rules::practice::{sessions_per_level, starting_sessions};
         use crate::worldfile::profile::Family;
+        match self.family {
+            Family::DarkPawns | Family::TbaMud => {
+                // Both give 100 mana and 82 moves and a level's few more.
+                (rec.mana, rec.max_mana) = (100, 100);
+                let moves = 82 + if matches!(rec.class, 0 | 1) { roll(0, 2) } else { roll(1, 3) };
+                (rec.moves, rec.max_moves) = (moves, moves);
+            }
+            Family::Circle => {}
+        }
         match self.family {
             Family::DarkPawns => {
                 rec.wimp_level = 5;

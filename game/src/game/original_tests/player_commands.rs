@@ -39,6 +39,8 @@ async fn title_prompt_alias_and_notes() {
     e.dispatch(pc, "alias gs");
     assert!(heard(&mut e, &mut rx).contains("Alias deleted."));
     e.dispatch(pc, "bug the fountain is dry");
+    assert!(heard(&mut e, &mut rx).contains("Usage: bug submit <header>"), "tbaMUD's ibt");
+    e.dispatch(pc, "bug submit the fountain is dry");
     assert!(heard(&mut e, &mut rx).contains("Okay.  Thanks!"));
     let rec = e.to_record(pc).unwrap();
     assert_eq!((rec.title.as_str(), rec.prompt), ("the Bold", Some(5)), "kept in the record");
@@ -157,4 +159,48 @@ async fn dark_pawns_names_whole_words_tbamud_beginnings() {
     heard(&mut e, &mut rx);
     e.dispatch(pc, "drop cap");
     assert!(!e.world.ch(pc).unwrap().inventory.contains(&cape), "tbaMUD's is_abbrev: {}", heard(&mut e, &mut rx));
+}
+
+/// The servers' own words where the side-by-side run found pawns's: the slot's wear
+/// message ("You wear a frayed tunic on your body."), tbaMUD's one-letter exits with a
+/// closed door in brackets, "None!", "whisper to", Dark Pawns's empty `split`, "You
+/// don't seem to have a bread.", and a new character's 100 mana and 82+ moves.
+#[tokio::test]
+async fn the_servers_own_words() {
+    let Some((mut e, _tmp)) = dark_pawns() else { return };
+    let room = street(&e);
+    let (pc, mut rx) = player(&mut e, "Wordy", 3, room);
+    let tunic = e.world.create_obj(8019).unwrap();
+    e.world.obj_to_char(tunic, pc);
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, "wear tunic");
+    assert!(heard(&mut e, &mut rx).contains("You wear a frayed tunic on your body."));
+    e.dispatch(pc, "whisper");
+    assert!(heard(&mut e, &mut rx).contains("Whom do you want to whisper to.. and what??"));
+    e.dispatch(pc, "split");
+    assert!(heard(&mut e, &mut rx).contains("Sorry, you can't do that."));
+    e.dispatch(pc, "eat bread");
+    assert!(heard(&mut e, &mut rx).contains("You don't seem to have a bread."));
+    place(&mut e, pc, 8099);
+    let hut = e.world.room_of_vnum(8099).unwrap();
+    e.world.rooms[hut].proto.exits = Default::default();
+    assert!(e.room_text(pc, true).contains("[ Exits: None! ]"));
+
+    let Some((mut e, _tmp)) = tba_mud() else { return };
+    let (pc, _rx) = player(&mut e, "Wordy", 3, 3001);
+    let text = e.room_text(pc, true);
+    assert!(text.contains("[ Exits: n e s w d ]"), "{text}");
+    let r = e.world.room_of_vnum(3001).unwrap();
+    let d = (0..6).find(|d| e.world.rooms[r].proto.exits[*d].is_some()).unwrap();
+    e.world.rooms[r].doors[d].closed = true;
+    let text = e.room_text(pc, true);
+    let letter = &crate::worldfile::DIR_NAMES[d][..1];
+    assert!(text.contains(&format!("({letter})")), "{text}");
+    let tba = std::env::var("PAWNS_TBAMUD_WORLD")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/worlds/tbamud"));
+    let proto = crate::worldfile::load_dir(&tba).unwrap().world;
+    let mut rec = crate::game::model::character::new_record("Fresh", 3, 0, 1, true, [13; 6], 3001);
+    crate::game::model::kit::StartKit::new(&proto).apply_rolled(&mut rec, &mut |lo, _| lo);
+    assert_eq!((rec.max_mana, rec.max_moves), (100, 83), "100 mana, 82 and a warrior's 1");
 }

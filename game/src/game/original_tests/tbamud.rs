@@ -372,6 +372,10 @@ async fn tbamud_forbids_player_killing_and_death_costs_half() {
     e.dispatch(pc, "kill other");
     assert!(heard(&mut e, &mut rx).contains("Player killing is not permitted."));
     e.dispatch(pc, "steal coins other");
+    assert!(heard(&mut e, &mut rx).contains("You have no idea how to do that."), "a warrior cannot steal");
+    e.world.chars.get_mut(&pc).unwrap().pc.as_mut().unwrap().skills.insert("steal".into(), 50);
+    e.world.chars.get_mut(&pc).unwrap().wait = 0;
+    e.dispatch(pc, "steal coins other");
     assert!(heard(&mut e, &mut rx).contains("Stealing from players is not allowed."));
     e.world.chars.get_mut(&pc).unwrap().exp = 1000;
     e.die(pc, None);

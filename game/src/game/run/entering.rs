@@ -61,6 +61,19 @@ impl Engine {
         self.send_notice(id, &client);
         let welcome = self.world.profile.welcome.clone();
         self.send_text(id, &welcome);
+        // tbaMUD greets a new character (its do_start's first login).
+        if record.saved_at == 0 && self.world.profile.family == crate::worldfile::profile::Family::TbaMud {
+            self.send_text(
+                id,
+                "Welcome.  This is your new tbaMUD character!  You can now earn gold,\ngain experience, find weapons and equipment, and much more -- while\nmeeting people from around the world!",
+            );
+        }
+        // A telnet player sees where it stands, as the servers' `look_at_room` on entering
+        // shows it (a JSON client has its `state`).
+        if self.world.ch(id).and_then(|c| c.pc.as_ref()).and_then(|p| p.link.as_ref()).is_some_and(|l| !l.json) {
+            let look = self.room_text(id, false);
+            self.send_text(id, &look);
+        }
         self.registered.insert(key.clone());
         if self.has_mail(&key) {
             self.send_text(id, "You have mail waiting.");

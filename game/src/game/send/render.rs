@@ -166,15 +166,28 @@ impl Engine {
             s.push('\n');
         }
         s.push_str("[ Exits: ");
+        let family = self.world.profile.family;
         let exits = visible_exits(&self.world, at);
         if exits.is_empty() {
-            s.push_str("none");
+            // The classic servers' `do_auto_exits` says "None!".
+            s.push_str(if family == crate::worldfile::profile::Family::Circle { "none" } else { "None!" });
         }
         for (i, e) in exits.iter().enumerate() {
             if i > 0 {
                 s.push(' ');
             }
-            s.push_str(e);
+            if family == crate::worldfile::profile::Family::TbaMud {
+                // tbaMUD's autoexits: a letter each, a closed door's in brackets.
+                let d = crate::worldfile::DIR_NAMES.iter().position(|n| n == e).unwrap_or(0);
+                let letter = &e[..1];
+                if room.doors[d].closed {
+                    let _ = write!(s, "({letter})");
+                } else {
+                    s.push_str(letter);
+                }
+            } else {
+                s.push_str(e);
+            }
         }
         s.push_str(" ]\n");
         for o in room.contents.iter().filter_map(|o| self.world.obj(*o)) {
