@@ -460,21 +460,15 @@ pub mod play {
         }
         assert!(cast, "a practised cleric casts cure light within 60 tries");
 
-        // Brin picks a fight far above his level and dies; he wakes at the temple.
-        let (dirs, victim) = w
-            .mobs
-            .iter()
-            .filter(|m| m.level >= 15 && m.action_flags[0] & 2 != 0 && m.action_flags[0] & (1 << 5) == 0)
-            .filter_map(|m| {
-                let home = *homes.get(&m.vnum)?;
-                let room = w.rooms.iter().find(|r| r.vnum == home)?;
-                if room.flags[0] & (1 << 4) != 0 {
-                    return None;
-                }
-                Some((route(&w, brin.room, home)?, m))
-            })
-            .min_by_key(|(p, _)| p.len())
-            .expect("a strong sentinel mob within reach");
+        // Brin picks a fight far above his level and dies; he wakes at the temple. (He
+        // recalls there first: a level-1 character's `recall`.)
+        let id = brin.send("recall").await;
+        brin.c.until(|v| v["re"] == id.as_str() && v["type"] == "state" && v["data"]["room"]["vnum"] == 8004).await;
+        brin.room = 8004;
+        // The nark of Kir Drax'in's zoo (14531): the original's level-1 character dies
+        // to it ("The nark massacres you to small fragments with its pound.").
+        let victim = w.mobs.iter().find(|m| m.vnum == 14531).expect("the nark");
+        let dirs = route(&w, brin.room, homes[&victim.vnum]).expect("the zoo is reachable");
         cora.expect("follow self", "You stop following").await;
         brin.walk(&dirs).await;
         let kw = victim.keywords.split_whitespace().next().unwrap();
