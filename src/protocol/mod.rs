@@ -362,7 +362,7 @@ pub fn render(seq: u64, out: &Out, token: &str) -> Option<String> {
         Out::MemorySummary(text) => {
             Some(json!({"type": "memory_summary", "seq": seq, "summary": &**text, "data": {"summary": &**text}}).to_string())
         }
-        Out::Prompt(_) | Out::Answered(_) => None,
+        Out::Prompt(_) | Out::Answered(_) | Out::Colour(_) => None,
         Out::Close { code, message } => match *code {
             "quit" | "shutdown" => None,
             c => Some(error_frame(seq, c, message, None, None)),

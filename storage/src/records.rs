@@ -112,6 +112,9 @@ pub struct CharacterRecord {
     /// Dark Pawns's tattoo, 1 + its number at the tattooist (0: none).
     #[serde(default)]
     pub tattoo: u8,
+    /// `color` (0 off … 3 complete; `None`: as the telnet client says it can).
+    #[serde(default)]
+    pub colour: Option<u8>,
 }
 
 /// An agent's HUD settings and knowledge (protocol §11).

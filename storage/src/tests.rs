@@ -36,6 +36,7 @@ fn sample(name: &str) -> CharacterRecord {
         aliases: Vec::new(),
         hometown: 0,
         tattoo: 0,
+        colour: None,
     }
 }
 

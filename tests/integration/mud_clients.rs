@@ -85,7 +85,7 @@ async fn a_mudlet_shaped_client_gets_gmcp_msdp_mssp_and_compression() {
     // MSSP for the crawler, MSDP's command list, then compression starts.
     let got = t.until_raw(&[255, 250, 86, 255, 240]).await;
     let body = String::from_utf8_lossy(&got).into_owned();
-    for var in ["\u{1}NAME\u{2}pawns", "\u{1}PLAYERS\u{2}0", "\u{1}UPTIME\u{2}", "\u{1}GMCP\u{2}1", "\u{1}MCCP\u{2}1"] {
+    for var in ["\u{1}NAME\u{2}pawns", "\u{1}PLAYERS\u{2}0", "\u{1}UPTIME\u{2}", "\u{1}GMCP\u{2}1", "\u{1}MCCP\u{2}1", "\u{1}ANSI\u{2}1"] {
         assert!(body.contains(var), "MSSP {var:?} in {body:?}");
     }
     assert!(
@@ -292,5 +292,49 @@ async fn garbage_sub_negotiations_are_ignored() {
     t.until("after the junk").await;
     t.until("mv > ").await;
     assert!(t.cmd("look").await.contains("The Test Temple"));
+    srv.shutdown().await;
+}
+
+/// Colour the CircleMUD way (issue 52): a client whose MTTS says ANSI gets the room's
+/// title in colour; plain `nc` gets none; `color off` and `color complete` change it and
+/// are kept with the character (MSSP says ANSI 1: the Mudlet test reads it).
+#[tokio::test]
+async fn colour_follows_the_client_and_the_players_choice() {
+    let srv = TestServer::start().await;
+    // A MUD client: WILL TTYPE, then its name and MTTS 2831 (ANSI among the bits).
+    let mut t = Telnet::connect(srv.addr).await;
+    t.until_bytes("known? ").await;
+    t.send_bytes(&[255, 251, 24]).await;
+    t.until_raw(&TTYPE_SEND).await;
+    for name in ["TINTIN++", "XTERM-256COLOR"] {
+        t.send_bytes(&[&[255, 250, 24, 0][..], name.as_bytes(), &[255, 240]].concat()).await;
+        t.until_raw(&TTYPE_SEND).await;
+    }
+    t.send_bytes(b"\xff\xfa\x18\x00MTTS 2831\xff\xf0").await;
+    t.answer_creation("Painter", "pass99").await;
+    t.until("mv > ").await;
+    let look = t.cmd("look").await;
+    assert!(look.contains("\x1b[0;36mThe Test Temple\x1b[0m"), "{look:?}");
+    let off = t.cmd("color off").await;
+    assert!(off.contains("Your color is now off."), "{off:?}");
+    let look = t.cmd("look").await;
+    assert!(look.contains("The Test Temple") && !look.contains('\x1b'), "{look:?}");
+    t.cmd("color complete").await;
+    assert!(t.cmd("look").await.contains("\x1b[0;36m"));
+    // Plain `nc`: no telnet at all, no colour.
+    let mut plain = Telnet::connect(srv.addr).await;
+    plain.create("Plainer", "pass99").await;
+    let look = plain.cmd("look").await;
+    assert!(look.contains("The Test Temple") && !look.contains('\x1b'), "{look:?}");
+    // An agent reads the words only: no mark, no escape.
+    let mut agent = WsClient::newcomer(srv.addr, "Reader").await;
+    agent.cmd("look", "l1").await;
+    let seen = agent.reply_text("l1").await;
+    assert!(seen.contains("The Test Temple") && !seen.contains('\u{e}') && !seen.contains('\x1b'), "{seen:?}");
+    // The choice is the character's: a new session of Painter, plain, has complete.
+    t.line("quit").await;
+    let mut again = Telnet::connect(srv.addr).await;
+    again.login("Painter", "pass99").await;
+    assert!(again.cmd("look").await.contains("\x1b[0;36m"), "kept with the character");
     srv.shutdown().await;
 }

@@ -2,9 +2,10 @@
 //! mobs, objects, shops and scripts (`@R` light red … `@n` normal; its players may use
 //! them in speech too): its server turns each `@x` into a terminal sequence or nothing
 //! (`parse_at`, then `ProtocolOutput`: an unknown letter is dropped with its `@`), and
-//! `@@` writes one `@`. Dark Pawns's and CircleMUD's area files carry none. Until colour
-//! is rendered for clients that want it, the codes are understood and taken out: no
-//! client, human or agent, sees `@n`.
+//! `@@` writes one `@`. Dark Pawns's and CircleMUD's area files carry none. The codes
+//! are taken out of the world's text (no client, human or agent, sees `@n`); a room's
+//! name and description keep a coloured copy (`tba_to_marks`) for telnet players who
+//! take colour (issue 52).
 
 use std::borrow::Cow;
 
@@ -51,6 +52,41 @@ pub fn strip_world(w: &mut super::WorldProto) {
     for s in &mut w.shops {
         s.messages.iter_mut().for_each(fix);
     }
+}
+
+/// `text` with tbaMUD's `@` codes turned into the engine's colour marks (shown from
+/// `brief` up, as tbaMUD shows a builder's codes to anyone with colour on); `@@` is an
+/// `@`. `None` when it has no codes.
+pub fn tba_to_marks(text: &str) -> Option<String> {
+    if !text.contains('@') {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut chars = text.chars();
+    let mut any = false;
+    while let Some(c) = chars.next() {
+        if c != '@' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('@') | Some('*') => out.push('@'),
+            Some(code) if "ndrgybmcwDRGYBMCW".contains(code) => {
+                out.push(crate::game::send::colour::MARK);
+                out.push('1');
+                out.push(code);
+                any = true;
+            }
+            // tbaMUD's others (blink, underline, its palette) are not rendered here.
+            Some(_) | None => {}
+        }
+    }
+    if any {
+        // Whatever a builder left open is closed.
+        out.push(crate::game::send::colour::MARK);
+        out.push_str("1n");
+    }
+    any.then_some(out)
 }
 
 fn strip_with<'a>(text: &'a str, at: &str) -> Cow<'a, str> {

@@ -38,6 +38,8 @@ pub struct Conn {
     /// and go out in one write at `release`.
     holding: bool,
     held: Vec<u8>,
+    /// The player's `color` level, when it chose one (else the client's, `colour`).
+    pub colour_choice: Option<u8>,
 }
 
 impl Conn {
@@ -53,6 +55,7 @@ impl Conn {
             wire_bytes: 0,
             holding: false,
             held: Vec::new(),
+            colour_choice: None,
         }
     }
 
@@ -105,11 +108,35 @@ impl Conn {
 
     /// The game's text: fitted to the window (NAWS), `\n` as `\r\n`.
     pub async fn say_fitted(&mut self, text: &str) -> bool {
-        let b = match self.mud.caps.window {
-            Some((w, _)) if (w as usize) >= wrap::MIN_WIDTH => encode_text(&wrap::wrap(text, w as usize)),
-            _ => encode_text(text),
+        let fitted = match self.mud.caps.window {
+            Some((w, _)) if (w as usize) >= wrap::MIN_WIDTH => std::borrow::Cow::Owned(wrap::wrap(text, w as usize)),
+            _ => std::borrow::Cow::Borrowed(text),
         };
+        // Colour marks become ANSI for the player's level, or go (after wrapping: they
+        // take no columns).
+        let b = encode_text(&crate::game::send::colour::render(&fitted, self.colour()));
         self.write(&b).await
+    }
+
+    /// The colour level this session shows: the player's `color` choice, else
+    /// `normal` for a client that says it does ANSI (MTTS, a MUD client's or an ANSI
+    /// terminal's TTYPE) and `off` for plain `telnet` and `nc`.
+    pub fn colour(&self) -> u8 {
+        if let Some(c) = self.colour_choice {
+            return c;
+        }
+        const MUD_CLIENTS: &[&str] =
+            &["MUDLET", "TINTIN", "MUSHCLIENT", "ZMUD", "CMUD", "ATLANTIS", "BLOWTORCH", "POTATO", "KBTIN", "MUDRAMMER", "AXMUD", "BEIP"];
+        let caps = &self.mud.caps;
+        let ansi_ttype = caps.ttype.iter().any(|t| {
+            let t = t.to_ascii_uppercase();
+            t.contains("ANSI") || MUD_CLIENTS.iter().any(|c| t.starts_with(c))
+        });
+        if caps.mtts.is_some_and(|m| m & 1 != 0) || ansi_ttype {
+            2
+        } else {
+            0
+        }
     }
 
     pub async fn echo(&mut self, on: bool) -> bool {

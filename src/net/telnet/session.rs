@@ -147,8 +147,18 @@ pub async fn run(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>, permi
 async fn play_out(conn: &mut Conn, out: Out) -> bool {
     match out {
         Out::Event { kind, text, from, .. } => {
-            let data = conn.data.on_event(kind, &text, from.as_deref());
-            conn.write(&data).await && conn.say_fitted(&format!("{text}\n")).await
+            let plain = crate::game::send::colour::strip(&text);
+            let data = conn.data.on_event(kind, &plain, from.as_deref());
+            // A tell, a shout, a blow: coloured whole, as CircleMUD colours them.
+            let line = match crate::game::send::colour::of_kind(kind) {
+                Some((level, code)) => format!("{}\n", crate::game::send::colour::paint(level, code, &text)),
+                None => format!("{text}\n"),
+            };
+            conn.write(&data).await && conn.say_fitted(&line).await
+        }
+        Out::Colour(choice) => {
+            conn.colour_choice = choice;
+            true
         }
         Out::Prompt(p) => conn.prompt(&format!("\n{p}")).await,
         Out::Vars { values, .. } => {
@@ -194,7 +204,7 @@ async fn answer_mud(conn: &mut Conn, answer: Answer) -> bool {
                 ("GENRE", "Fantasy".to_string()),
                 ("GAMEPLAY", "Hack and Slash".to_string()),
                 ("STATUS", "Alpha".to_string()),
-                ("ANSI", "0".to_string()),
+                ("ANSI", "1".to_string()),
                 ("UTF-8", "1".to_string()),
                 ("GMCP", "1".to_string()),
                 ("MSDP", "1".to_string()),

@@ -5,24 +5,29 @@
 //! longest ends its paragraph (its carry stands alone); short lines (tables, lists) and
 //! indented ones are kept as they are.
 
+/// Columns `s` takes on the screen: colour marks take none.
+fn cols(s: &str) -> usize {
+    crate::game::send::colour::width(s)
+}
+
 /// Narrowest window wrapped to: below this a client's report is not believed.
 pub const MIN_WIDTH: usize = 20;
 
 /// `text` with no line longer than `width` columns (characters), where spaces allow.
 pub fn wrap(text: &str, width: usize) -> String {
-    if width < MIN_WIDTH || text.lines().all(|l| l.chars().count() <= width) {
+    if width < MIN_WIDTH || text.lines().all(|l| cols(l) <= width) {
         return text.to_string();
     }
     // A line as long as the text's longest (within a fifth) was wrapped by its author:
     // its paragraph goes on in the next line. A shorter one ended its paragraph.
-    let longest = text.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+    let longest = text.lines().map(cols).max().unwrap_or(0);
     let full = longest * 4 / 5;
     let mut out: Vec<String> = Vec::new();
     let mut carry = String::new();
     let mut carry_joins = false;
     for line in text.split('\n') {
         let line = line.trim_end_matches('\r');
-        let original_len = line.chars().count();
+        let original_len = cols(line);
         let line = if carry.is_empty() {
             line.to_string()
         } else if carry_joins && !line.trim().is_empty() && !line.starts_with(' ') {
@@ -46,7 +51,7 @@ pub fn wrap(text: &str, width: usize) -> String {
 /// Breaks `line` into lines of at most `width`; the last piece that would be short is
 /// handed back to carry into the next line (empty when the line ended a paragraph).
 fn fit(line: &str, width: usize) -> (String, String) {
-    if line.chars().count() <= width {
+    if cols(line) <= width {
         return (line.to_string(), String::new());
     }
     // The leading indent of a paragraph's first line is kept.
@@ -54,7 +59,7 @@ fn fit(line: &str, width: usize) -> (String, String) {
     let mut done = String::new();
     for word in line.split(' ').filter(|w| !w.is_empty()) {
         let has_words = !cur.trim().is_empty();
-        if has_words && cur.chars().count() + 1 + word.chars().count() > width {
+        if has_words && cols(&cur) + 1 + cols(word) > width {
             if !done.is_empty() {
                 done.push('\n');
             }

@@ -180,6 +180,8 @@ pub static COMMANDS: &[Command] = &[
     cmd("prompt", Dead, Engine::do_prompt),
     cmd("display", Dead, Engine::do_prompt),
     cmd("alias", Dead, Engine::do_alias),
+    cmd("color", Dead, Engine::do_colour),
+    cmd("colour", Dead, Engine::do_colour),
     cmd("bug", Dead, |e, c, a| e.do_report_note(c, "bug", a)),
     cmd("typo", Dead, |e, c, a| e.do_report_note(c, "typo", a)),
     cmd("idea", Dead, |e, c, a| e.do_report_note(c, "idea", a)),

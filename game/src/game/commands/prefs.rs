@@ -122,6 +122,34 @@ impl Engine {
         CmdStatus::Ok
     }
 
+    /// `color [off|brief|normal|complete]` (CircleMUD's `do_color`; `colour` too): how
+    /// much colour this player's telnet sessions show, kept with the character.
+    pub fn do_colour(&mut self, ch: CharId, args: &str) -> CmdStatus {
+        use crate::game::send::colour::LEVELS;
+        let arg = args.trim().to_ascii_lowercase();
+        let Some(pc) = self.world.ch(ch).and_then(|c| c.pc.as_ref()) else { return CmdStatus::Failed };
+        if arg.is_empty() {
+            let now = match pc.prefs.colour {
+                Some(l) => LEVELS[l.min(3) as usize].to_string(),
+                None => "as your client says it can".into(),
+            };
+            self.send_text(ch, &format!("Your current color level is {now}."));
+            return CmdStatus::Ok;
+        }
+        let Some(level) = LEVELS.iter().position(|l| !arg.is_empty() && l.starts_with(arg.as_str())) else {
+            self.send_text(ch, "Usage: color { Off | Brief | Normal | Complete }");
+            return CmdStatus::InvalidTarget;
+        };
+        if let Some(pc) = self.world.chars.get_mut(&ch).and_then(|c| c.pc.as_mut()) {
+            pc.prefs.colour = Some(level as u8);
+            pc.dirty = true;
+        }
+        self.deliver(ch, crate::game::send::output::Out::Colour(Some(level as u8)));
+        let shown = crate::game::send::colour::paint(1, 'R', LEVELS[level]);
+        self.send_text(ch, &format!("Your color is now {shown}."));
+        CmdStatus::Ok
+    }
+
     pub fn do_alias(&mut self, ch: CharId, args: &str) -> CmdStatus {
         let Some(pc) = self.world.ch(ch).and_then(|c| c.pc.as_ref()) else { return CmdStatus::Failed };
         let args = args.trim();

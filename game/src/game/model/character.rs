@@ -80,6 +80,8 @@ pub struct Prefs {
     pub hometown: u8,
     /// Dark Pawns's tattoo (1 + its number; 0 none).
     pub tattoo: u8,
+    /// `color`: 0 off … 3 complete (`None`: as the telnet client says it can).
+    pub colour: Option<u8>,
 }
 
 /// What only player characters have.
@@ -327,6 +329,7 @@ impl Char {
                     aliases: r.aliases.clone(),
                     hometown: r.hometown,
                     tattoo: r.tattoo,
+                    colour: r.colour.map(|c| c.min(3)),
                 }),
                 conditions: r.conditions.unwrap_or(crate::game::rules::food::FRESH),
                 rec: None,
@@ -465,5 +468,6 @@ pub fn new_record(
         aliases: Vec::new(),
         hometown: 0,
         tattoo: 0,
+        colour: None,
     }
 }

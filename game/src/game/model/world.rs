@@ -46,6 +46,9 @@ pub struct Room {
     /// shared by every look (room texts never change while the server runs).
     pub state_name: Arc<str>,
     pub state_description: Arc<str>,
+    /// The name and description with their builder's colours (tbaMUD's codes as colour
+    /// marks), when they had any.
+    pub coloured: Option<Box<(String, String)>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -174,6 +177,7 @@ impl World {
                     behaving: 0,
                     state_name,
                     state_description,
+                    coloured: None,
                 }
             })
             .collect();

@@ -241,6 +241,7 @@ impl Engine {
             aliases: pc.prefs.aliases.clone(),
             hometown: pc.prefs.hometown,
             tattoo: pc.prefs.tattoo,
+            colour: pc.prefs.colour,
         })
     }
 

@@ -274,7 +274,19 @@ impl Engine {
     pub fn new(mut proto: WorldProto, cfg: EngineConfig, saves: SaveQueue) -> Engine {
         // tbaMUD's colour codes are taken out of its world's text once, here (what
         // scripts and players say loses them as it is sent: `send_shared`).
+        let mut coloured: Vec<(u32, String, String)> = Vec::new();
         if proto.profile.family == crate::worldfile::profile::Family::TbaMud {
+            use crate::worldfile::colour::tba_to_marks;
+            for r in &proto.rooms {
+                let (n, d) = (tba_to_marks(&r.name), tba_to_marks(&r.description));
+                if n.is_some() || d.is_some() {
+                    coloured.push((
+                        r.vnum,
+                        n.unwrap_or_else(|| r.name.clone()),
+                        d.unwrap_or_else(|| crate::worldfile::colour::strip_tba(&r.description).into_owned()),
+                    ));
+                }
+            }
             crate::worldfile::colour::strip_world(&mut proto);
         }
         // `server::start` has checked an asked-for room exists; the world's own may not.
@@ -293,6 +305,11 @@ impl Engine {
             world.behaving_vnums.extend(scripts.attached.keys().filter(|(k, _)| *k == crate::script::ScriptKind::Mob).map(|(_, v)| *v));
             // Mobs carrying DG triggers behave too.
             world.behaving_vnums.extend(world.mob_protos.values().filter(|m| !m.triggers.is_empty()).map(|m| m.vnum));
+        }
+        for (vnum, name, description) in coloured {
+            if let Some(r) = world.room_of_vnum(vnum) {
+                world.rooms[r].coloured = Some(Box::new((name, description)));
+            }
         }
         let start_room = world.room_of_vnum(start_vnum).unwrap_or(0);
         let start_hour = crate::game::rules::clock::starting_hour(cfg.start_hour);

@@ -29,6 +29,9 @@ impl Engine {
                 pc.last_sent = None;
                 pc.queue.clear();
             }
+            if let Some(level) = self.world.ch(id).and_then(|c| c.pc.as_ref()).and_then(|p| p.prefs.colour) {
+                self.deliver(id, crate::game::send::output::Out::Colour(Some(level)));
+            }
             // state and vars come first (protocol §4), then the words.
             self.send_state(id);
             self.send_all_vars(id, resumed);
@@ -59,6 +62,10 @@ impl Engine {
         self.send_all_vars(id, resumed);
         self.send_memory(id, &client);
         self.send_notice(id, &client);
+        // The player's own colour choice, for its telnet session.
+        if let Some(level) = record.colour {
+            self.deliver(id, crate::game::send::output::Out::Colour(Some(level.min(3))));
+        }
         let welcome = self.world.profile.welcome.clone();
         self.send_text(id, &welcome);
         // tbaMUD greets a new character (its do_start's first login).

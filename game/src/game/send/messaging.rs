@@ -45,17 +45,22 @@ impl Engine {
             text
         };
         let re = self.re_for(id);
+        // Colour marks are for telnet sessions only: the record, the HUD and a JSON
+        // client read the words (`colour`).
+        let marked = text.contains(crate::game::send::colour::MARK);
+        let plain: Arc<str> = if marked { crate::game::send::colour::strip(&text).into() } else { text.clone() };
         // The record has what the player was sent, whether or not a socket took it.
         if self.world.ch(id).and_then(|c| c.pc.as_ref()).is_some_and(|p| p.rec.is_some()) {
-            self.observe(id, kind, &text, from.as_ref());
+            self.observe(id, kind, &plain, from.as_ref());
         }
-        self.hear(id, kind, &text, from.as_ref());
+        self.hear(id, kind, &plain, from.as_ref());
+        let mut json = false;
         if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
-            if pc.link.is_none() {
-                return;
-            }
+            let Some(link) = pc.link.as_ref() else { return };
+            json = link.json;
             pc.sent_this_pulse = true;
         }
+        let text = if json { plain } else { text };
         self.deliver(id, Out::Event { kind, text, from, re });
     }
 

@@ -1,3 +1,4 @@
+pub mod colour;
 pub mod crowd;
 pub mod deliver;
 pub mod flush;

@@ -153,6 +153,9 @@ pub enum Out {
     },
     /// Telnet prompt line (`< 20hp 100m 80mv >`); JSON sessions ignore it.
     Prompt(String),
+    /// The player's `color` level for its telnet session (`None`: as its client says
+    /// it can); JSON sessions ignore it.
+    Colour(Option<u8>),
     /// Not sent: the batch answers a command its session read at this instant. The
     /// session times the reply's whole way (`pawns_command_reply_seconds`) once the
     /// batch is written to the socket.

@@ -159,12 +159,26 @@ impl Engine {
         let room = &self.world.rooms[at];
         // One string, written in place: a look is made often, by everyone.
         let mut s = String::with_capacity(512);
-        s.push_str(&room.proto.name);
+        // CircleMUD's colours at `normal`: the title and exits cyan, things green,
+        // people yellow (marks; a telnet session renders them, everyone else strips).
+        let mark = |s: &mut String, code: char| {
+            s.push(crate::game::send::colour::MARK);
+            s.push('2');
+            s.push(code);
+        };
+        let (name, description) = match room.coloured.as_deref() {
+            Some((n, d)) => (n.as_str(), d.as_str()),
+            None => (room.proto.name.as_str(), room.proto.description.as_str()),
+        };
+        mark(&mut s, 'c');
+        s.push_str(name);
+        mark(&mut s, 'n');
         s.push('\n');
         if !brief {
-            s.push_str(room.proto.description.trim_end());
+            s.push_str(description.trim_end());
             s.push('\n');
         }
+        mark(&mut s, 'c');
         s.push_str("[ Exits: ");
         let family = self.world.profile.family;
         let exits = visible_exits(&self.world, at);
@@ -189,10 +203,14 @@ impl Engine {
                 s.push_str(e);
             }
         }
-        s.push_str(" ]\n");
+        s.push_str(" ]");
+        mark(&mut s, 'n');
+        s.push('\n');
         for o in room.contents.iter().filter_map(|o| self.world.obj(*o)) {
             if !o.long_descr.is_empty() {
+                mark(&mut s, 'g');
                 s.push_str(&o.long_descr);
+                mark(&mut s, 'n');
                 s.push('\n');
             }
         }
@@ -213,7 +231,9 @@ impl Engine {
             if !npc {
                 shown += 1;
             }
+            mark(&mut s, 'y');
             self.describe_in_room(c, &mut s);
+            mark(&mut s, 'n');
             s.push('\n');
         }
         if unseen > 0 {
