@@ -9,6 +9,10 @@
 
 use std::borrow::Cow;
 
+/// Starts one of the engine's colour marks (`game::send::colour`): the mark, the least
+/// `color` level that shows it, a colour letter.
+pub const MARK: char = '\u{e}';
+
 /// tbaMUD's colour letters (and `_ + - =` underline, bold, blink, reverse; `1 2 3` the
 /// palette): `ProtocolOutput`'s cases.
 pub const TBA_CODES: &str = "ndDaArRgGyYbBmMcCwWoOpP_+-=123";
@@ -72,7 +76,7 @@ pub fn tba_to_marks(text: &str) -> Option<String> {
         match chars.next() {
             Some('@') | Some('*') => out.push('@'),
             Some(code) if "ndrgybmcwDRGYBMCW".contains(code) => {
-                out.push(crate::game::send::colour::MARK);
+                out.push(MARK);
                 out.push('1');
                 out.push(code);
                 any = true;
@@ -83,7 +87,7 @@ pub fn tba_to_marks(text: &str) -> Option<String> {
     }
     if any {
         // Whatever a builder left open is closed.
-        out.push(crate::game::send::colour::MARK);
+        out.push(MARK);
         out.push_str("1n");
     }
     any.then_some(out)

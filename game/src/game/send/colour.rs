@@ -11,8 +11,8 @@
 
 use std::borrow::Cow;
 
-/// Starts a mark.
-pub const MARK: char = '\u{e}';
+/// Starts a mark (defined beside the world's own colour codes, which become marks).
+pub use crate::worldfile::colour::MARK;
 
 /// `color off|brief|normal|complete`.
 pub const LEVELS: [&str; 4] = ["off", "brief", "normal", "complete"];
