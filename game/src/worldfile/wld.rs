@@ -64,7 +64,15 @@ fn room(lx: &mut Lexer<'_>, vnum: u32) -> LexResult<RoomProto> {
                 let keywords = lx.string()?;
                 let f = lx.fields()?;
                 let line = lx.line_no() - 1;
-                let door_flags = flag_field(f.first(), "door flags", line)? as u32;
+                // The files write a door's kind as a number (CircleMUD and its family's
+                // `exit_info`): 1 a door, 2 a pickproof one, tbaMUD's 3 and 4 the same
+                // hidden; pawns keeps bits (1 door, 2 pickproof, 16 hidden).
+                let door_flags = match flag_field(f.first(), "door flags", line)? as u32 {
+                    2 => 1 | 2,
+                    3 => 1 | 16,
+                    4 => 1 | 2 | 16,
+                    other => other,
+                };
                 let key = int(f.get(1), "key vnum", line)? as i32;
                 let to_room = int(f.get(2), "exit target", line)? as i32;
                 room.exits[dir] = Some(ExitProto { description, keywords, door_flags, key, to_room });

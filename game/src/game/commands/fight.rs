@@ -44,8 +44,20 @@ impl Engine {
             self.stop_fighting(ch);
         }
         // pawns's own world says so; the classic servers just strike.
-        if self.world.profile.family == crate::worldfile::profile::Family::Circle {
+        let family = self.world.profile.family;
+        if family == crate::worldfile::profile::Family::Circle {
             self.act("You attack $N!", ch, Some(victim), None, To::Actor, EventKind::Combat);
+        }
+        // tbaMUD's `do_hit`: the faster side strikes first (dexterity; a tie by a coin),
+        // so a slow attacker is struck before it can swing.
+        let faster = |e: &mut Engine| {
+            let (a, b) = (e.world.ch(ch).map_or(0, |c| c.dex()), e.world.ch(victim).map_or(0, |c| c.dex()));
+            a > b || (a == b && e.roll(1, 2) == 1)
+        };
+        if family == crate::worldfile::profile::Family::TbaMud && !faster(self) {
+            self.hit(victim, ch);
+            self.world.set_wait(ch, 2, false);
+            return CmdStatus::Ok;
         }
         self.hit(ch, victim);
         self.world.set_wait(ch, 2, false);

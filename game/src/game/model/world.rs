@@ -155,8 +155,15 @@ impl World {
             .rooms
             .into_iter()
             .enumerate()
-            .map(|(i, r)| {
+            .map(|(i, mut r)| {
                 room_index.insert(r.vnum, i);
+                // A world imported before the reader knew that a file's 2 is a pickproof
+                // *door* (`wld.rs`) has the bare 2 stored: it is one.
+                for e in r.exits.iter_mut().flatten() {
+                    if e.door_flags == 2 {
+                        e.door_flags = 1 | 2;
+                    }
+                }
                 let mut doors = [DoorState::default(); 6];
                 for (d, e) in r.exits.iter().enumerate() {
                     if let Some(e) = e {

@@ -119,3 +119,31 @@ async fn a_refused_attack_leaves_no_grudge() {
     assert!(!said.contains("the fiend that attacked me"), "{said}");
     assert_eq!(e.world.ch(pc).unwrap().hit, hp, "{said}");
 }
+
+/// tbaMUD's `do_hit` lets the faster side strike first: a clumsy attacker (Dex 9 to the
+/// baker's 11) is struck by the baker before it can swing, and the fight is on.
+#[tokio::test]
+async fn in_tbamud_the_faster_side_strikes_first() {
+    let Some((mut e, _tmp)) = tba_mud() else { return };
+    let (pc, mut rx) = player(&mut e, "Clumsy", 3, 3009);
+    let baker = mob_at(&mut e, 3001, 3009);
+    e.world.chars.get_mut(&pc).unwrap().abilities[3] = 9;
+    e.world.chars.get_mut(&baker).unwrap().abilities[3] = 11;
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, "kill baker");
+    let said = heard(&mut e, &mut rx);
+    assert!(!said.contains("This mob is protected."), "the baker struck first: {said}");
+    assert_eq!(e.world.ch(baker).unwrap().fighting, Some(pc), "{said}");
+}
+
+/// A door the file writes as 2 is a pickproof door (CircleMUD's `exit_info`): tbaMUD's
+/// graveyard grate (3129 south) is locked, not missing ("It seems to be locked.").
+#[tokio::test]
+async fn a_pickproof_grate_is_a_door() {
+    let Some((mut e, _tmp)) = tba_mud() else { return };
+    let (pc, mut rx) = player(&mut e, "Mourner", 3, 3129);
+    heard(&mut e, &mut rx);
+    e.dispatch(pc, "open grate");
+    let said = heard(&mut e, &mut rx);
+    assert!(said.contains("It seems to be locked."), "{said}");
+}
