@@ -35,6 +35,8 @@ async fn a_tbamud_kill_cries_turns_alignment_and_teaches_by_the_blow() {
     let said = heard(&mut e, &mut rx);
     assert!(e.world.ch(fido).is_none(), "{said}");
     assert!(said.contains("Your blood freezes as you hear the beastly fido's death cry."), "{said}");
+    let (gain, cry) = (said.find("experience point"), said.find("death cry"));
+    assert!(gain.is_some() && gain < cry, "the experience before the cry, as both servers print them: {said}");
     assert!(heard(&mut e, &mut ear_rx).contains("Your blood freezes as you hear someone's death cry."));
     assert_eq!(e.world.ch(pc).unwrap().alignment, 12, "(200 - 0) / 16");
 }

@@ -378,29 +378,8 @@ impl Engine {
         self.act("$n is dead!  R.I.P.", victim, None, None, To::Room, EventKind::Death);
         self.room_event_agents(room, victim, "death", &format!("{v_name} is dead."));
         self.send_event(victim, EventKind::Death, "You are dead!  Sorry...".into(), None);
-        let mut cried = false;
-        // A mob killed by another runs its `death` script before its corpse is made.
-        if let Some(k) = killer.filter(|k| *k != victim && v_npc) {
-            self.mob_script(victim, crate::script::Trigger::Death, Some(k), None, None);
-        }
-        if v_npc && self.world.ch(victim).is_some_and(|c| c.behaves) {
-            // Its last words are spoken standing (as tbaMUD's raw_kill stood it up).
-            let ctx = crate::game::scripting::dg_run::DgCtx { actor: killer.filter(|k| *k != victim), ..Default::default() };
-            if let Some(c) = self.world.chars.get_mut(&victim) {
-                c.position = Position::Standing;
-            }
-            if self.dg_fire(crate::game::scripting::dg_run::Owner::Mob(victim), 'f', ctx) == Some(0) {
-                // tbaMUD: a death trigger that answers 0 keeps the death cry back.
-                cried = true;
-            }
-            if let Some(c) = self.world.chars.get_mut(&victim) {
-                c.position = Position::Dead;
-            }
-        }
-        if !cried {
-            self.death_cry(victim);
-        }
-        self.make_corpse(victim);
+        // The killer's experience comes before the death cry (both servers give it in
+        // `damage`, before `die`).
         if let Some(k) = killer.filter(|k| *k != victim) {
             if self.world.ch(k).is_some_and(|c| c.pc.is_some()) {
                 let k_level = self.world.ch(k).map(|c| c.level).unwrap_or(1);
@@ -436,6 +415,29 @@ impl Engine {
                 }
             }
         }
+        let mut cried = false;
+        // A mob killed by another runs its `death` script before its corpse is made.
+        if let Some(k) = killer.filter(|k| *k != victim && v_npc) {
+            self.mob_script(victim, crate::script::Trigger::Death, Some(k), None, None);
+        }
+        if v_npc && self.world.ch(victim).is_some_and(|c| c.behaves) {
+            // Its last words are spoken standing (as tbaMUD's raw_kill stood it up).
+            let ctx = crate::game::scripting::dg_run::DgCtx { actor: killer.filter(|k| *k != victim), ..Default::default() };
+            if let Some(c) = self.world.chars.get_mut(&victim) {
+                c.position = Position::Standing;
+            }
+            if self.dg_fire(crate::game::scripting::dg_run::Owner::Mob(victim), 'f', ctx) == Some(0) {
+                // tbaMUD: a death trigger that answers 0 keeps the death cry back.
+                cried = true;
+            }
+            if let Some(c) = self.world.chars.get_mut(&victim) {
+                c.position = Position::Dead;
+            }
+        }
+        if !cried {
+            self.death_cry(victim);
+        }
+        self.make_corpse(victim);
         if v_npc {
             self.world.extract_char(victim);
             return;
