@@ -38,7 +38,7 @@ pub async fn run(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>, permi
     let (mut r, w) = stream.into_split();
     let mut conn = Conn::new(w, shared.clone(), peer);
     if permit.is_none() {
-        conn.say("Sorry, the game is full right now (too_many_connections). Try again later.\n").await;
+        conn.say("Sorry, the game is full right now. Try again later.\n").await;
         return;
     }
     // The MUD options are offered, never waited for.
@@ -113,7 +113,7 @@ pub async fn run(stream: TcpStream, peer: SocketAddr, shared: Arc<Shared>, permi
                             let line = match String::from_utf8(bytes) {
                                 Ok(s) => s,
                                 Err(_) => {
-                                    let why = "That line was not valid UTF-8 text (bad_input); it was ignored.";
+                                    let why = "That line was not valid UTF-8 text; it was ignored.";
                                     if let Phase::Playing { char_id, .. } = phase {
                                         // Through the engine, so the prompt follows as after any command.
                                         let _ = conn.shared.engine.tx.send(EngineMsg::Say { char_id, text: why.into() }).await;
@@ -344,12 +344,8 @@ async fn step(conn: &mut Conn, phase: Phase, line: &str, out_tx: &mpsc::Sender<O
                     enter(conn, authed.record, out_tx).await
                 }
                 Err(e) => {
-                    conn.say(&format!(
-                        "Could not create that character ({}): {}.\nBy what name do you wish to be known? ",
-                        e.code(),
-                        e.message()
-                    ))
-                    .await;
+                    // Words for a person; the code is the JSON protocol's.
+                    conn.say(&format!("Could not create that character: {}.\nBy what name do you wish to be known? ", e.message())).await;
                     Some(Phase::Name)
                 }
             }
@@ -363,7 +359,7 @@ async fn step(conn: &mut Conn, phase: Phase, line: &str, out_tx: &mpsc::Sender<O
                 }
                 Err(LoginDenied::LockedOut { retry_after_ms }) => {
                     conn.say(&format!(
-                        "\nToo many failed logins, from your address or for this character (locked_out). Try again in {} minutes.\n",
+                        "\nToo many failed logins, from your address or for this character. Try again in {} minutes.\n",
                         retry_after_ms.div_ceil(60_000)
                     ))
                     .await;
@@ -379,14 +375,14 @@ async fn step(conn: &mut Conn, phase: Phase, line: &str, out_tx: &mpsc::Sender<O
                 }
                 Err(r) => {
                     if r.locked_out {
-                        conn.say("\nToo many failed logins from your address (locked_out).\n").await;
+                        conn.say("\nToo many failed logins from your address.\n").await;
                         return None;
                     }
                     if tries + 1 >= 3 {
-                        conn.say("\nWrong password (auth_failed).\n").await;
+                        conn.say("\nWrong password.\n").await;
                         return None;
                     }
-                    conn.say("\nWrong password (auth_failed).\nPassword: ").await;
+                    conn.say("\nWrong password.\nPassword: ").await;
                     Some(Phase::Password { name, tries: tries + 1 })
                 }
             }

@@ -107,10 +107,10 @@ impl Engine {
                 self.recompute_armour(ch);
             }
         }
-        self.send_text(ch, "Goodbye, friend.. Come back soon!");
         self.announce_here(ch, false, "has left the game.");
         self.save_char(ch);
-        self.close_link(ch, "quit", "Goodbye.");
+        // One farewell (the session's last line), not two.
+        self.close_link(ch, "quit", "Goodbye, friend.. Come back soon!");
         self.end_session(ch, "quit");
         self.world.extract_char(ch);
         CmdStatus::Ok
