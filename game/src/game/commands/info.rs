@@ -224,11 +224,11 @@ impl Engine {
             self.exp_to_reach(c.class, c.level + 1) - c.exp
         };
         let t = format!(
-            "You are {}, a level {} {} {}{}.\nYou have {}({}) hit, {}({}) mana and {}({}) movement points.\nYour abilities: Str {} Int {} Wis {} Dex {} Con {} Cha {}.\nYour armor class is {}/10, and your alignment is {}.\nYou have scored {} exp, and have {} gold coins.\nYou need {} exp to reach your next level.\nYou have killed {} and died {} times.\nYou are {}.",
+            "You are {}, a level {} {} {}{}.\nYou have {}({}) hit, {}({}) mana and {}({}) movement points.\nYour abilities: Str {} Int {} Wis {} Dex {} Con {} Cha {}.\nYour armor class is {}/10, and your alignment is {}.\nYou have scored {} exp, and have {}.\nYou need {} exp to reach your next level.\nYou have killed {} and died {} times.\nYou are {}.",
             c.name, c.level, race_name(c.race), class_name(c.class), if c.is_agent() { " (agent)" } else { "" },
             c.hit, c.max_hit, c.mana, c.max_mana, c.moves, c.max_moves,
             c.abilities[0], c.abilities[1], c.abilities[2], c.abilities[3], c.abilities[4], c.abilities[5],
-            c.base_ac, c.alignment, c.exp, c.gold, next.max(0), c.kills, c.deaths, position_of(c)
+            c.base_ac, c.alignment, c.exp, crate::game::send::messaging::gold_coins(c.gold), next.max(0), c.kills, c.deaths, position_of(c)
         );
         // Dark Pawns names the player's city ("You are a citizen of Kir Drax'in.").
         let t = if self.world.profile.family == crate::worldfile::profile::Family::DarkPawns {

@@ -226,7 +226,8 @@ impl Engine {
                 self.world.chars.get_mut(&ch).unwrap().gold -= amount;
                 self.world.chars.get_mut(&v).unwrap().gold += amount;
                 self.send_text(ch, "Ok.");
-                self.act(&format!("$n gives you {amount} gold coins."), ch, Some(v), None, To::Victim, EventKind::Text);
+                let coins = crate::game::send::messaging::gold_coins(amount);
+                self.act(&format!("$n gives you {coins}."), ch, Some(v), None, To::Victim, EventKind::Text);
                 self.act("$n gives some gold to $N.", ch, Some(v), None, To::NotVictim, EventKind::System);
                 self.record_social(ch, v, "gift", &format!("{amount} gold coins"));
                 // Gold to a mob is a bribe its script may take (the amount in `argument`).

@@ -126,8 +126,9 @@ impl Engine {
                 let keeper = self.pers(h.keeper);
                 let what = self.world.obj(obj).map(|o| o.short_descr.clone()).unwrap_or_default();
                 let line = format!(
-                    "{} tells you, 'I'll give you {price} gold coins for {what}!'",
-                    crate::game::send::messaging::capitalize(&keeper)
+                    "{} tells you, 'I'll give you {} for {what}!'",
+                    crate::game::send::messaging::capitalize(&keeper),
+                    crate::game::send::messaging::gold_coins(price)
                 );
                 self.send_event(ch, EventKind::Tell, line, Some(keeper));
                 CmdStatus::Ok

@@ -204,3 +204,20 @@ async fn the_servers_own_words() {
     crate::game::model::kit::StartKit::new(&proto).apply_rolled(&mut rec, &mut |lo, _| lo);
     assert_eq!((rec.max_mana, rec.max_moves), (100, 83), "100 mana, 82 and a warrior's 1");
 }
+
+/// "1 gold coin", not "1 gold coins": a gift of one coin and a score with one.
+#[tokio::test]
+async fn one_coin_is_a_coin() {
+    assert_eq!(crate::game::send::messaging::gold_coins(1), "1 gold coin");
+    assert_eq!(crate::game::send::messaging::gold_coins(0), "0 gold coins");
+    let Some((mut e, _tmp)) = tba_mud() else { return };
+    let (giver, _grx) = player(&mut e, "Giver", 3, 3014);
+    let (taker, mut rx) = player(&mut e, "Taker", 3, 3014);
+    e.world.chars.get_mut(&giver).unwrap().gold = 1;
+    e.world.chars.get_mut(&taker).unwrap().gold = 0;
+    heard(&mut e, &mut rx);
+    e.dispatch(giver, "give 1 coins taker");
+    assert!(heard(&mut e, &mut rx).contains("Giver gives you 1 gold coin."));
+    e.dispatch(taker, "score");
+    assert!(heard(&mut e, &mut rx).contains("and have 1 gold coin."));
+}

@@ -205,3 +205,12 @@ pub fn capitalize(s: &str) -> String {
         None => String::new(),
     }
 }
+
+/// "1 gold coin", "7 gold coins".
+pub fn gold_coins(n: i64) -> String {
+    if n == 1 {
+        "1 gold coin".to_string()
+    } else {
+        format!("{n} gold coins")
+    }
+}
