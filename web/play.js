@@ -43,7 +43,8 @@ function onMessage(m) {
     case "event": return out(d.text || "", d.type);
     case "text": return out(d.text || "");
     case "error":
-      if (!playing) { $("login").classList.remove("hidden"); $("create").classList.add("hidden"); $("login-error").textContent = `${d.message} (${d.code})`; }
+      // Words for a person (the code is for programs), and the status says where things stand.
+      if (!playing) { $("login").classList.remove("hidden"); $("create").classList.add("hidden"); $("login-error").textContent = d.message || "That did not work."; status("not logged in"); }
       else out(`${d.message}`, "death");
       return;
     case "token_refresh": sessionStorage.setItem("pawns-token", d.token); return;

@@ -188,3 +188,25 @@ async fn a_person_plays_in_the_browser_and_the_observatory_follows_an_agent() {
     c.close().await.unwrap();
     srv.shutdown().await;
 }
+
+/// A wrong password in the page: the reason in words (not "(auth_failed)"), and the
+/// status no longer says "logging in…" (issue 52).
+#[tokio::test]
+async fn a_wrong_password_in_the_page_is_said_in_words() {
+    let srv = TestServer::start().await;
+    let mut t = Telnet::connect(srv.addr).await;
+    t.create("Keyholder", "pass99").await;
+    let profile = tempfile::tempdir().unwrap();
+    let Some((_driver, c)) = browser(profile.path()).await else { return };
+    c.goto(&format!("http://{}/", srv.addr)).await.unwrap();
+    typed(&c, "#name", "Keyholder").await;
+    typed(&c, "#password", "wrong-one").await;
+    click(&c, "#enter").await;
+    until_js(&c, "the refusal", "return document.getElementById('login-error').textContent.length > 0").await;
+    let said: Value = c.execute("return document.getElementById('login-error').textContent", vec![]).await.unwrap();
+    let said = said.as_str().unwrap_or("").to_string();
+    assert!(!said.contains("auth_failed") && !said.is_empty(), "{said}");
+    let status: Value = c.execute("return document.getElementById('status').textContent", vec![]).await.unwrap();
+    assert_eq!(status, json!("not logged in"));
+    srv.shutdown().await;
+}
