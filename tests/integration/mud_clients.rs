@@ -338,3 +338,24 @@ async fn colour_follows_the_client_and_the_players_choice() {
     assert!(again.cmd("look").await.contains("\x1b[0;36m"), "kept with the character");
     srv.shutdown().await;
 }
+
+/// A player cannot forge colour: the mark byte (and an ANSI escape) typed into `say`
+/// reach no one, coloured or not.
+#[tokio::test]
+async fn typed_marks_and_escapes_do_not_colour_anyone() {
+    let srv = TestServer::start().await;
+    let mut t = Telnet::connect(srv.addr).await;
+    t.until_bytes("known? ").await;
+    t.send_bytes(&[255, 251, 24]).await;
+    t.until_raw(&TTYPE_SEND).await;
+    t.send_bytes(b"\xff\xfa\x18\x00MUDLET\xff\xf0").await;
+    t.until_raw(&TTYPE_SEND).await;
+    t.send_bytes(b"\xff\xfa\x18\x00MTTS 2831\xff\xf0").await;
+    t.answer_creation("Forger", "pass99").await;
+    t.until("mv > ").await;
+    t.send_bytes(b"say a\x0e1Rred\x1b[31mesc\r\n").await;
+    let said = t.until("mv > ").await;
+    assert!(said.contains("You say, 'a1Rred[31mesc'"), "{said:?}");
+    assert!(!said.contains("\x1b[1;31m") && !said.contains("\x1b[31m") && !said.contains('\u{e}'), "{said:?}");
+    srv.shutdown().await;
+}

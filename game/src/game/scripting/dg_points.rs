@@ -45,17 +45,7 @@ impl Engine {
                 .filter(|r| !self.world.rooms[*r].proto.triggers.is_empty())
                 .map(|r| (Owner::Room(r), zones.contains(&self.world.rooms[r].proto.zone))),
         );
-        let mut things: Vec<ObjId> = self
-            .world
-            .objs
-            .iter()
-            .filter(|(_, o)| self.world.obj_protos.get(&o.vnum).is_some_and(|p| !p.triggers.is_empty()))
-            .map(|(id, _)| *id)
-            .collect();
-        things.sort_unstable();
-        owners.extend(things.into_iter().map(|o| (Owner::Obj(o), true)));
-        owners.extend(self.dg_attached.keys().map(|o| (*o, true)).filter(|(o, _)| matches!(o, Owner::Obj(_))).collect::<Vec<_>>());
-        owners.dedup();
+        owners.extend(self.dg_scripted_things().into_iter().map(|o| (Owner::Obj(o), true)));
         for (owner, populated) in owners {
             let triggers = self.dg_triggers_of(owner);
             let global = triggers.iter().any(|t| self.dg.triggers.get(t).is_some_and(|p| p.flags & bit('a') != 0));

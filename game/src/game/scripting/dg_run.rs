@@ -242,6 +242,25 @@ impl Engine {
         }
     }
 
+    /// The things that carry triggers (their prototype's, or `attach`ed ones), in id
+    /// order, each once.
+    pub(crate) fn dg_scripted_things(&self) -> Vec<ObjId> {
+        let mut things: Vec<ObjId> = self
+            .world
+            .objs
+            .iter()
+            .filter(|(_, o)| self.world.obj_protos.get(&o.vnum).is_some_and(|p| !p.triggers.is_empty()))
+            .map(|(id, _)| *id)
+            .chain(self.dg_attached.keys().filter_map(|o| match o {
+                Owner::Obj(id) if self.world.obj(*id).is_some() => Some(*id),
+                _ => None,
+            }))
+            .collect();
+        things.sort_unstable();
+        things.dedup();
+        things
+    }
+
     /// Random triggers (`b`): each rolls its percentage; a mob's or a room's run only
     /// where a player is in the zone unless they are global (`a`); a thing's run
     /// wherever it is (tbaMUD's `random_otrigger`, players or not).
@@ -251,15 +270,7 @@ impl Engine {
         let mut owners: Vec<Owner> =
             self.world.chars.values().filter(|c| c.behaves && c.fighting.is_none()).map(|c| Owner::Mob(c.id)).collect();
         owners.extend((0..self.world.rooms.len()).filter(|r| !self.world.rooms[*r].proto.triggers.is_empty()).map(Owner::Room));
-        let mut things: Vec<ObjId> = self
-            .world
-            .objs
-            .iter()
-            .filter(|(_, o)| self.world.obj_protos.get(&o.vnum).is_some_and(|p| !p.triggers.is_empty()))
-            .map(|(id, _)| *id)
-            .collect();
-        things.sort_unstable();
-        owners.extend(things.into_iter().map(Owner::Obj));
+        owners.extend(self.dg_scripted_things().into_iter().map(Owner::Obj));
         for owner in owners {
             let live = match owner {
                 Owner::Mob(c) => self.world.ch(c).map(|c| zones.contains(&self.world.rooms[c.room].proto.zone)),
