@@ -16,6 +16,7 @@ use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 
+use super::display::Screen;
 use super::outlet::{Outlet, Sent};
 use super::replay_ring::{Kept, ReplayRing};
 use super::shared_events::{self, Render};
@@ -59,6 +60,11 @@ pub enum LinkCtl {
     /// error and its close), and lets it go; the character goes link-dead. Another socket
     /// attached since (a resume while this one was still open) is not touched.
     Detach(Arc<Outlet>),
+    /// The page's window changed, or a resuming page said what it shows (`display`).
+    Display {
+        display: protocol::DisplayData,
+        from: Arc<Outlet>,
+    },
 }
 
 #[derive(Clone)]
@@ -132,6 +138,8 @@ pub struct LinkTask {
     engine: EngineHandle,
     hub: Arc<Hub>,
     metrics: Arc<crate::metrics::Metrics>,
+    /// A person's screen (the web client): events wrapped, with their colours as data.
+    screen: Option<Screen>,
 }
 
 /// How long a signed session token is handed out again before a new one is signed.
@@ -150,6 +158,8 @@ pub struct NewLink {
     pub engine: EngineHandle,
     pub hub: Arc<Hub>,
     pub metrics: Arc<crate::metrics::Metrics>,
+    /// What the login's `display` said (none: a program reads this link).
+    pub display: Option<protocol::DisplayData>,
 }
 
 impl LinkTask {
@@ -174,6 +184,7 @@ impl LinkTask {
             engine: n.engine,
             hub: n.hub,
             metrics: n.metrics,
+            screen: n.display.as_ref().map(Screen::new),
         };
         tokio::spawn(task.run(out_rx, ctl_rx, bind_rx));
         (ctl_tx, out_tx, bind_tx)
@@ -232,6 +243,15 @@ impl LinkTask {
                     self.close(close_code, reason);
                     open = false;
                     break;
+                }
+                Out::Colour(level) => {
+                    if let Some(s) = self.screen.as_mut() {
+                        s.colour = level.unwrap_or(2);
+                    }
+                }
+                Out::Event { kind, text, from, re } if self.screen.is_some() => {
+                    let screen = self.screen.unwrap_or(Screen { cols: 0, colour: 2 });
+                    frames.extend(self.stamp(|seq| Some(screen.event_frame(seq, kind, &text, from.as_deref(), re.as_ref()))));
                 }
                 Out::Event { kind, text, from, re: None } => frames.push(self.stamp_event(kind, &text, from.as_ref())),
                 o => {
@@ -399,6 +419,11 @@ impl LinkTask {
                         }
                         gone.close(None, "");
                     }
+                    Some(LinkCtl::Display { display, from }) if self.attached(&from) => {
+                        let colour = self.screen.map_or(2, |s| s.colour);
+                        self.screen = Some(Screen { colour, ..Screen::new(&display) });
+                    }
+                    Some(LinkCtl::Display { .. }) => {}
                     Some(LinkCtl::Attach { sock, last_seq, reply }) => {
                         // A `last_seq` past this link's own was never sent by it (a
                         // takeover started the link afresh since): not filled.
@@ -456,6 +481,7 @@ mod tests {
             engine,
             hub: Arc::new(Hub::default()),
             metrics,
+            display: None,
         });
         bind.send(42).unwrap();
         (sock, ctl, out, engine_rx, client.unwrap())

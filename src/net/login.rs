@@ -69,6 +69,7 @@ impl Shared {
             engine: self.engine.clone(),
             hub: self.hub.clone(),
             metrics: self.metrics.clone(),
+            display: data.display,
         });
         // An agent's memory is read here, off the engine, and handed to it with the login.
         let memory = if record.is_agent && self.edge.record {
@@ -100,6 +101,7 @@ impl Shared {
             tier: data.tier.clone(),
             valence: data.valence.unwrap_or(true),
             memory,
+            display: data.display.is_some(),
         });
         let Some(char_id) = self.enter(record, Link { id: link_id, tx: out_tx, json: true, client }, resumed).await else {
             return LoginOutcome::Refused {
@@ -184,6 +186,10 @@ impl Shared {
                 if h.ctl.send(LinkCtl::Attach { sock: sock.clone(), last_seq: resume.last_seq, reply: tx }).await.is_ok()
                     && rx.await.is_ok()
                 {
+                    // A reloaded page may have another window than the one before.
+                    if let Some(display) = data.display {
+                        let _ = h.ctl.send(LinkCtl::Display { display, from: sock.clone() }).await;
+                    }
                     return LoginOutcome::In(LinkHandle { sock, ..h });
                 }
                 return LoginOutcome::Refused {

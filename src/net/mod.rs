@@ -4,6 +4,7 @@
 pub mod accounts;
 pub mod api;
 pub mod descriptors;
+pub mod display;
 pub mod http;
 pub mod hud;
 pub mod link;
@@ -18,5 +19,6 @@ pub mod telnet;
 pub mod telnet_login;
 pub mod telnet_mind;
 pub mod web;
+pub mod wrap;
 pub mod ws;
 pub mod ws_wire;

@@ -220,6 +220,5 @@ pub mod msdp;
 pub mod mud;
 pub mod negotiate;
 pub mod session;
-pub mod wrap;
 
 pub use session::run;

@@ -10,13 +10,14 @@ use hyper::{Response, StatusCode};
 
 use super::api::Body;
 
-const FILES: [(&str, &str, &str); 6] = [
+const FILES: [(&str, &str, &str); 7] = [
     ("/", "text/html; charset=utf-8", include_str!("../../web/index.html")),
     ("/observatory", "text/html; charset=utf-8", include_str!("../../web/observatory.html")),
     ("/static/style.css", "text/css; charset=utf-8", include_str!("../../web/style.css")),
     ("/static/play.js", "text/javascript; charset=utf-8", include_str!("../../web/play.js")),
     ("/static/observatory.js", "text/javascript; charset=utf-8", include_str!("../../web/observatory.js")),
     ("/static/graph.js", "text/javascript; charset=utf-8", include_str!("../../web/graph.js")),
+    ("/static/map.js", "text/javascript; charset=utf-8", include_str!("../../web/map.js")),
 ];
 
 /// The page or file at `path`, if it is one of ours.

@@ -18,6 +18,7 @@ use tokio_tungstenite::WebSocketStream;
 
 use super::link::{LinkCtl, LinkHandle};
 use super::outlet::{Outlet, Sent};
+use super::telnet::MAX_LINE;
 use super::ws_wire::{self, Tap};
 use crate::auth::limits::{ConnPermit, LoginDenied, TokenBucket};
 use crate::game::EngineMsg;
@@ -148,22 +149,27 @@ impl Session {
                         .await;
                     return true;
                 }
+                // A line is as long as a telnet line may be; what is cut is said, as
+                // telnet says it (a `say` of 2,000 characters was clipped unsaid).
+                let mut line = c.line;
+                if line.len() > MAX_LINE {
+                    line.truncate(line.floor_char_boundary(MAX_LINE));
+                    let text = format!("Line too long (over {MAX_LINE} bytes); the rest was dropped.");
+                    let _ = self.shared.engine.tx.send(EngineMsg::Say { char_id: link.char_id, text }).await;
+                }
                 let sent = Instant::now();
                 let _ = self
                     .shared
                     .engine
                     .tx
-                    .send(EngineMsg::Command {
-                        char_id: link.char_id,
-                        link_id: link.link_id,
-                        line: c.line,
-                        id,
-                        received: sent,
-                        client: c.client,
-                    })
+                    .send(EngineMsg::Command { char_id: link.char_id, link_id: link.link_id, line, id, received: sent, client: c.client })
                     .await;
                 // A full inbox (the engine holding input back) kept this socket unread.
                 self.bucket.credit(sent.elapsed());
+            }
+            ClientMsg::Display(display) => {
+                let link = self.link.clone().unwrap();
+                let _ = link.ctl.send(super::link::LinkCtl::Display { display, from: self.outlet.clone() }).await;
             }
             ClientMsg::Subscribe(names) | ClientMsg::Unsubscribe(names) if names.len() > 64 => {
                 self.send_error("bad_request", "too many variable names", None, id).await;

@@ -13,6 +13,8 @@ pub use state_frame::state_frame;
 
 /// Inbound frame limit (protocol §1).
 pub const MAX_FRAME: usize = 16 * 1024;
+/// The longest `reason` a command may carry (protocol §5), in characters.
+pub const MAX_REASON: usize = 500;
 
 /// A coded protocol error (protocol §3).
 #[derive(Debug, Clone, PartialEq)]
@@ -68,6 +70,32 @@ pub struct LoginData {
     pub valence: Option<bool>,
     #[serde(default)]
     pub resume: Option<ResumeData>,
+    /// **(extension)** A client that shows the game to a person (the web client):
+    /// see [`DisplayData`].
+    #[serde(default)]
+    pub display: Option<DisplayData>,
+}
+
+/// **(extension)** `display{cols}` at login, or as its own message when the window
+/// changes (telnet's NAWS): the client shows the text to a person. The server then
+/// sends the room on entering as text (as to telnet), wraps text to `cols` columns
+/// (none, or under 20: as written), adds `runs` — the text's colours, `[[words,
+/// colour], …]` — to an event that has any, and sends `CHAR_INFO` (the opponent's
+/// health) and `ROOM_INFO` (the exits' rooms) with the variables.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Deserialize)]
+pub struct DisplayData {
+    #[serde(default)]
+    pub cols: Option<u16>,
+}
+
+/// The widest window believed.
+pub const MAX_COLS: u16 = 1000;
+
+fn check_display(d: Option<&DisplayData>) -> Result<(), ProtoError> {
+    match d.and_then(|d| d.cols) {
+        Some(c) if c > MAX_COLS => Err(ProtoError::new("bad_request", format!("display: cols must be at most {MAX_COLS}"))),
+        _ => Ok(()),
+    }
 }
 
 impl LoginData {
@@ -104,6 +132,8 @@ pub enum ClientMsg {
     Hud(Value),
     /// `responses` and `actions` (from `data`, or decoded from the top-level `toon` text).
     Actions(Value),
+    /// **(extension)** The window changed (`DisplayData`).
+    Display(DisplayData),
 }
 
 /// A parsed client frame with its correlation id.
@@ -142,7 +172,16 @@ pub fn parse_client(text: &str) -> Result<Inbound, (ProtoError, Option<Arc<str>>
         Some(_) => return Err((ProtoError::new("bad_request", "data must be an object"), id)),
     };
     let msg = match ty.as_str() {
-        "login" => ClientMsg::Login(Box::new(field(data, "login").map_err(|e| (e, id.clone()))?)),
+        "login" => {
+            let login: LoginData = field(data, "login").map_err(|e| (e, id.clone()))?;
+            check_display(login.display.as_ref()).map_err(|e| (e, id.clone()))?;
+            ClientMsg::Login(Box::new(login))
+        }
+        "display" => {
+            let d: DisplayData = field(data, "display").map_err(|e| (e, id.clone()))?;
+            check_display(Some(&d)).map_err(|e| (e, id.clone()))?;
+            ClientMsg::Display(d)
+        }
         "command" => ClientMsg::Command(parse_command(data).map_err(|e| (e, id.clone()))?),
         "subscribe" | "unsubscribe" => {
             #[derive(Deserialize)]
@@ -205,8 +244,14 @@ fn parse_command(data: Value) -> Result<CommandData, ProtoError> {
         tokens_completion: Option<u64>,
         #[serde(default)]
         latency_ms: Option<f64>,
+        #[serde(default)]
+        reason: Option<String>,
     }
     let c: Cmd = field(data, "command")?;
+    let reason = c.reason.map(|r| r.trim().to_string()).filter(|r| !r.is_empty());
+    if reason.as_ref().is_some_and(|r| r.chars().count() > MAX_REASON) {
+        return Err(ProtoError::new("bad_request", format!("command: reason is limited to {MAX_REASON} characters")));
+    }
     let mut line = c.command.trim().to_string();
     if line.is_empty() {
         return Err(ProtoError::new("bad_request", "command: command must not be empty"));
@@ -227,8 +272,8 @@ fn parse_command(data: Value) -> Result<CommandData, ProtoError> {
         line.push_str(&s);
     }
     let verb = line.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
-    let client = (c.tokens_prompt.is_some() || c.tokens_completion.is_some() || c.latency_ms.is_some()).then(|| {
-        Box::new(CommandClient { tokens_prompt: c.tokens_prompt, tokens_completion: c.tokens_completion, latency_ms: c.latency_ms })
+    let client = (c.tokens_prompt.is_some() || c.tokens_completion.is_some() || c.latency_ms.is_some() || reason.is_some()).then(|| {
+        Box::new(CommandClient { tokens_prompt: c.tokens_prompt, tokens_completion: c.tokens_completion, latency_ms: c.latency_ms, reason })
     });
     Ok(CommandData { line, verb, client })
 }

@@ -25,6 +25,23 @@ fn command_forms_are_the_same_command() {
     assert_eq!(a.msg, b.msg);
 }
 
+/// A command's `reason` (protocol §5): kept trimmed, empty is none, over 500
+/// characters is refused with `bad_request` (counted in characters, not bytes).
+#[test]
+fn a_reason_goes_with_its_command() {
+    let c = |text: &str| match parse_client(text).unwrap().msg {
+        ClientMsg::Command(c) => c,
+        _ => panic!("not a command"),
+    };
+    let r = c(r#"{"type":"command","data":{"command":"flee","reason":"  hp is low "}}"#);
+    assert_eq!(r.client.and_then(|c| c.reason).as_deref(), Some("hp is low"));
+    assert!(c(r#"{"type":"command","data":{"command":"flee","reason":"   "}}"#).client.is_none());
+    let long = "é".repeat(500);
+    assert_eq!(code(&format!(r#"{{"type":"command","data":{{"command":"flee","reason":"{long}"}}}}"#)), "ok");
+    assert_eq!(code(&format!(r#"{{"type":"command","data":{{"command":"flee","reason":"{long}x"}}}}"#)), "bad_request");
+    assert_eq!(code(r#"{"type":"command","data":{"command":"flee","reason":7}}"#), "bad_request");
+}
+
 #[test]
 fn errors_have_stable_codes() {
     assert_eq!(code("{nope"), "bad_request");

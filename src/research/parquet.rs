@@ -287,6 +287,7 @@ fn decision_schema() -> Vec<(&'static str, Kind, bool)> {
         ("tokens_completion", I, true),
         ("client_latency_ms", F, true),
         ("re", S, true),
+        ("reason", S, true),
     ]);
     s
 }
@@ -552,6 +553,7 @@ fn record_row(r: &EventRecord, dec: Option<&mut Table>, obs: Option<&mut Table>,
                 V::I(d.client.tokens_completion.and_then(u)),
                 V::F(d.client.latency_ms),
                 V::S(d.re.as_deref()),
+                V::S(d.reason.as_deref()),
             ]);
             t.row(&row)
         }

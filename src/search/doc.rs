@@ -29,6 +29,11 @@ pub fn search_doc(r: &EventRecord) -> SearchDoc {
             if d.status != "ok" {
                 text.push_str(&format!(" ({})", d.status));
             }
+            // Why it was chosen is searchable with it ("kill rat" — "it attacked me").
+            if let Some(why) = d.reason.as_deref() {
+                text.push_str(" — ");
+                text.push_str(why);
+            }
             SearchDoc { kind, category: command_category(&d.command), text }
         }
         RecordBody::Observation { event_type, text, from } => {

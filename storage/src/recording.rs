@@ -92,6 +92,10 @@ pub struct DecisionRecord {
     pub client: ClientFields,
     /// The client's correlation id, if it sent one.
     pub re: Option<String>,
+    /// Why the client chose it (protocol §5 `reason`, ≤ 500 characters); none in
+    /// records older than the field.
+    #[serde(default)]
+    pub reason: Option<String>,
 }
 
 /// A change in what a character is or has.

@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 
 use crate::common::*;
 
-struct Driver(Child);
+pub(crate) struct Driver(Child);
 impl Drop for Driver {
     fn drop(&mut self) {
         let _ = self.0.kill();
@@ -23,13 +23,13 @@ impl Drop for Driver {
     }
 }
 
-fn chromedriver() -> Option<PathBuf> {
+pub(crate) fn chromedriver() -> Option<PathBuf> {
     let p = std::env::var_os("PAWNS_CHROMEDRIVER").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/usr/bin/chromedriver"));
     p.exists().then_some(p)
 }
 
 /// chromedriver on a free port, and a headless Chromium session through it.
-async fn browser(profile: &std::path::Path) -> Option<(Driver, Client)> {
+pub(crate) async fn browser(profile: &std::path::Path) -> Option<(Driver, Client)> {
     let Some(bin) = chromedriver() else {
         assert!(std::env::var("PAWNS_BROWSER_TESTS").as_deref() != Ok("1"), "PAWNS_BROWSER_TESTS=1 but no chromedriver");
         eprintln!("skipping the browser test: no chromedriver (apt install chromium chromium-driver)");
@@ -69,7 +69,7 @@ async fn browser(profile: &std::path::Path) -> Option<(Driver, Client)> {
 }
 
 /// Polls a JavaScript condition (its `return`) until it is true.
-async fn until_js(c: &Client, what: &str, script: &str) {
+pub(crate) async fn until_js(c: &Client, what: &str, script: &str) {
     let deadline = Instant::now() + WAIT;
     loop {
         if c.execute(script, vec![]).await.unwrap() == Value::Bool(true) {
@@ -80,20 +80,20 @@ async fn until_js(c: &Client, what: &str, script: &str) {
     }
 }
 
-async fn click(c: &Client, css: &str) {
+pub(crate) async fn click(c: &Client, css: &str) {
     c.find(Locator::Css(css)).await.unwrap_or_else(|_| panic!("no {css}")).click().await.unwrap();
 }
 
-async fn typed(c: &Client, css: &str, text: &str) {
+pub(crate) async fn typed(c: &Client, css: &str, text: &str) {
     c.find(Locator::Css(css)).await.unwrap().send_keys(text).await.unwrap();
 }
 
-async fn command(c: &Client, line: &str) {
+pub(crate) async fn command(c: &Client, line: &str) {
     typed(c, "#cmd", line).await;
     click(c, "#cmdline button").await;
 }
 
-async fn screenshot(c: &Client, name: &str) {
+pub(crate) async fn screenshot(c: &Client, name: &str) {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("screenshots");
     std::fs::create_dir_all(&dir).unwrap();
     let png = c.screenshot().await.unwrap();
@@ -131,6 +131,8 @@ async fn a_person_plays_in_the_browser_and_the_observatory_follows_an_agent() {
     assert_eq!(rooms, json!(1), "the room is shown once (the game's narration, not the state message again)");
     command(&c, "kill partner").await;
     until_js(&c, "a combat round", "return document.querySelectorAll('#output .combat').length > 0").await;
+    // The opponent's health beside one's own (CHAR_INFO, for a screen).
+    until_js(&c, "the opponent's health", "return !document.getElementById('foe').classList.contains('hidden') && document.getElementById('foe-text').textContent.includes('%')").await;
     until_js(
         &c,
         "a wound on the HP bar",
@@ -138,17 +140,6 @@ async fn a_person_plays_in_the_browser_and_the_observatory_follows_an_agent() {
     )
     .await;
     screenshot(&c, "play-fight.png").await;
-    // On a phone's screen the side panel sits above the text, and the command line stays.
-    c.set_window_size(390, 844).await.unwrap();
-    until_js(
-        &c,
-        "the phone layout",
-        "const s = document.getElementById('side').getBoundingClientRect(), o = document.getElementById('output').getBoundingClientRect(); return s.bottom <= o.top + 1 && document.getElementById('cmd').getBoundingClientRect().bottom <= window.innerHeight",
-    )
-    .await;
-    screenshot(&c, "play-phone.png").await;
-    c.set_window_size(1280, 860).await.unwrap();
-
     // The observatory: an agent plays; its decisions appear live; its memory renders.
     let key = srv.key("brenda").await;
     let mut a = WsClient::connect(srv.addr).await;

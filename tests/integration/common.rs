@@ -47,14 +47,31 @@ impl TestServer {
         TestServer { addr: running.addr, running: Some(running), _dir: dir, cfg }
     }
 
-    /// Stops the server cleanly and starts a new one on the same data file.
+    /// Stops the server cleanly and starts a new one on the same data file (on the same
+    /// port if it can).
     pub async fn restart(mut self) -> TestServer {
-        self.running.take().unwrap().shutdown().await;
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        self.stop().await;
+        self.start_again().await;
+        self
+    }
+
+    /// Stops the server cleanly; `start_again` brings it back.
+    pub async fn stop(&mut self) {
+        if let Some(r) = self.running.take() {
+            r.shutdown().await;
+        }
+    }
+
+    /// Starts the server again on the same data file, on the same port when it is free
+    /// (a client reconnects where it was).
+    pub async fn start_again(&mut self) {
+        let listener = match tokio::net::TcpListener::bind(self.addr).await {
+            Ok(l) => l,
+            Err(_) => tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap(),
+        };
         let running = server::start(self.cfg.clone(), listener).await.unwrap();
         self.addr = running.addr;
         self.running = Some(running);
-        self
     }
 
     /// A new agent key, through the loopback admin API.

@@ -103,6 +103,22 @@ async fn over_the_command_rate_is_rate_limited_with_an_events_entry() {
     srv.shutdown().await;
 }
 
+/// A command longer than a telnet line is cut where telnet cuts it, and the client is
+/// told so (it was clipped with no word over WebSocket) — issue 52.
+#[tokio::test]
+async fn a_long_command_is_cut_and_the_client_told() {
+    let srv = TestServer::start().await;
+    let key = srv.key("brenda").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.login_key("brenda", &key).await;
+    a.cmd(&format!("say {}", "ab".repeat(1000)), "long").await;
+    let told = a.until(|v| v["data"]["text"].as_str().is_some_and(|t| t.starts_with("Line too long"))).await;
+    assert_eq!(told["data"]["text"], "Line too long (over 512 bytes); the rest was dropped.");
+    let said = a.reply_text("long").await;
+    assert!(said.starts_with("You say, 'abab") && said.len() < 540, "{said}");
+    srv.shutdown().await;
+}
+
 #[tokio::test]
 async fn oversized_frames_close_with_1009() {
     let srv = TestServer::start().await;

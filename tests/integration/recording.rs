@@ -59,7 +59,8 @@ async fn an_agent_session_is_recorded_whole() {
     a.reply_text("c1").await;
     a.cmd("east", "c2").await;
     a.until(|v| v["re"] == "c2" && v["type"] == "state").await;
-    a.send(json!({"type": "command", "data": {"command": "kill", "args": ["dummy"], "tokens_prompt": 812, "tokens_completion": 9, "latency_ms": 431.5}, "id": "c3"}))
+    a.send(json!({"type": "command", "data": {"command": "kill", "args": ["dummy"], "tokens_prompt": 812, "tokens_completion": 9, "latency_ms": 431.5,
+        "reason": "  It is made of straw and cannot hit back.  "}, "id": "c3"}))
         .await;
     a.until(|v| v["data"]["text"].as_str().is_some_and(|t| t.contains("experience points"))).await;
     a.cmd("xyzzy", "c4").await;
@@ -103,6 +104,20 @@ async fn an_agent_session_is_recorded_whole() {
     assert_eq!(kill.stimulus.mobs_present.iter().map(|m| &**m).collect::<Vec<_>>(), ["a straw dummy"]);
     assert_eq!((kill.client.tokens_prompt, kill.client.tokens_completion, kill.client.latency_ms), (Some(812), Some(9), Some(431.5)));
     assert_eq!(kill.client.harness.as_deref(), Some("test-harness"));
+    // Why it was chosen (protocol §5), kept with the decision; the others gave none.
+    assert_eq!(kill.reason.as_deref(), Some("It is made of straw and cannot hit back."));
+    assert_eq!(d.iter().filter(|d| d.reason.is_some()).count(), 1);
+    // Causes before effects: each command is numbered before what it made happen
+    // ("Huh?!?" after `xyzzy`; the next room after `east`) — issue 52.
+    let seq_of =
+        |cmd: &str| records.iter().find(|r| matches!(&r.body, RecordBody::Decision(d) if d.command == cmd)).map(|r| r.seq).unwrap();
+    let huh = records.iter().find(|r| matches!(&r.body, RecordBody::Observation { text, .. } if &**text == "Huh?!?")).unwrap();
+    assert!(seq_of("xyzzy") < huh.seq, "the command before its answer");
+    let yard =
+        records.iter().find(|r| matches!(&r.body, RecordBody::Observation { text, .. } if text.contains("The Training Yard"))).unwrap();
+    assert!(seq_of("east") < yard.seq, "the move before the room it shows");
+    let moved = records.iter().find(|r| matches!(&r.body, RecordBody::Transition(Transition::Room { to: 8005, .. }))).unwrap();
+    assert!(seq_of("east") < moved.seq, "the move before the change it made");
     for d in &d {
         assert!(d.received_us <= d.dispatched_us && d.dispatched_us <= d.completed_us, "{d:?}");
         assert_eq!(d.latency_us, d.completed_us - d.received_us);

@@ -13,8 +13,9 @@ use tokio::net::tcp::OwnedWriteHalf;
 
 use super::mud::MudClient;
 use super::negotiate::{self, Negotiator};
-use super::{encode_text, wrap, Options, IAC, OPT_ECHO, SB, SE, WILL, WONT};
+use super::{encode_text, Options, IAC, OPT_ECHO, SB, SE, WILL, WONT};
 use crate::net::shared::Shared;
+use crate::net::wrap;
 
 const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 /// IAC GA: ends a prompt for a telnet client that neither agreed to EOR nor to

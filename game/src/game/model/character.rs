@@ -24,6 +24,15 @@ pub struct Link {
     pub client: Arc<ClientInfo>,
 }
 
+impl Link {
+    /// A person reads this link's text: a telnet session, or a JSON one that asked for
+    /// a screen's display (the web client). It gets colour marks (rendered by its
+    /// edge), the room on entering, and a MUD client's extras (`CHAR_INFO`, `ROOM_INFO`).
+    pub fn screen(&self) -> bool {
+        !self.json || self.client.display
+    }
+}
+
 /// A session's client, as its login described it.
 #[derive(Debug, Clone, Default)]
 pub struct ClientInfo {
@@ -38,6 +47,9 @@ pub struct ClientInfo {
     /// A `system` event for this client right after login: an agent key logged in its
     /// own character, not the `player_name` the client asked for (protocol §4).
     pub notice: Option<String>,
+    /// A JSON client that shows the game to a person (the web client's login
+    /// `display`): see `Link::screen`.
+    pub display: bool,
 }
 
 pub struct Queued {

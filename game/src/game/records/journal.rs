@@ -48,6 +48,7 @@ fn client_record(c: &ClientInfo) -> ClientRecord {
         valence: c.valence,
         memory: c.memory.as_deref().cloned(),
         notice: c.notice.clone(),
+        display: c.display,
     }
 }
 
@@ -101,6 +102,7 @@ impl Engine {
                     tokens_prompt: c.tokens_prompt,
                     tokens_completion: c.tokens_completion,
                     latency_ms: c.latency_ms,
+                    reason: c.reason,
                 }
             }
             EngineMsg::Subscribe { char_id, link_id, names, add, re } => Input::Subscribe {
@@ -265,13 +267,16 @@ impl Engine {
                     valence: client.valence,
                     memory: client.memory.map(Arc::new),
                     notice: client.notice,
+                    display: client.display,
                 });
                 let (reply, _) = oneshot::channel();
                 EngineMsg::Enter { record, link: Link { id: link_id, tx, json, client }, resumed, reply }
             }
-            Input::Command { char_id, link_id, line, id, received_us, tokens_prompt, tokens_completion, latency_ms } => {
-                let client = (tokens_prompt.is_some() || tokens_completion.is_some() || latency_ms.is_some())
-                    .then(|| Box::new(crate::game::records::recording::CommandClient { tokens_prompt, tokens_completion, latency_ms }));
+            Input::Command { char_id, link_id, line, id, received_us, tokens_prompt, tokens_completion, latency_ms, reason } => {
+                let client =
+                    (tokens_prompt.is_some() || tokens_completion.is_some() || latency_ms.is_some() || reason.is_some()).then(|| {
+                        Box::new(crate::game::records::recording::CommandClient { tokens_prompt, tokens_completion, latency_ms, reason })
+                    });
                 self.handle_command(char_id, link_id, line, id.map(Arc::from), (Instant::now(), received_us), client);
                 // As `handle` does live: the session's reply goes at once.
                 self.flush_actor(char_id);

@@ -49,6 +49,8 @@ pub struct ClientRecord {
     pub valence: bool,
     pub memory: Option<pawns_graph::known::LoginMemory>,
     pub notice: Option<String>,
+    #[serde(default)]
+    pub display: bool,
 }
 
 /// A result an `actions` message's session made itself (§12): its index, and the JSON
@@ -74,6 +76,8 @@ pub enum Input {
         tokens_prompt: Option<u64>,
         tokens_completion: Option<u64>,
         latency_ms: Option<f64>,
+        #[serde(default)]
+        reason: Option<String>,
     },
     Subscribe {
         char_id: u64,

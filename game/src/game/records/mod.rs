@@ -1,3 +1,4 @@
+pub mod decisions;
 pub mod journal;
 pub mod journal_entries;
 pub mod persist;

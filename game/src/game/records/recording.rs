@@ -4,12 +4,13 @@
 //! Records go to the recorder without waiting; the engine never touches the disk.
 
 use std::sync::Arc;
-use std::time::Instant;
 
-use pawns_storage::{ClientFields, DecisionRecord, EventRecord, RecordBody, SessionMeta, StateSnapshot, Stimulus, Transition};
+use pawns_storage::{DecisionRecord, EventRecord, RecordBody, SessionMeta, StateSnapshot, Stimulus, Transition};
 
 use rustc_hash::FxHashMap;
 
+use super::decisions::stamp_decision;
+pub use super::decisions::CommandMeta;
 use crate::game::model::character::ClientInfo;
 use crate::game::model::tables::NUM_WEARS;
 use crate::game::model::world::{CharId, ObjId};
@@ -63,6 +64,9 @@ pub struct CommandClient {
     pub tokens_completion: Option<u64>,
     #[serde(default)]
     pub latency_ms: Option<f64>,
+    /// Why the client chose the command (protocol §5 `reason`), kept with its decision.
+    #[serde(default)]
+    pub reason: Option<String>,
 }
 
 /// Mobs named in a decision's stimulus, at most.
@@ -72,17 +76,23 @@ const STIMULUS_MOBS: usize = 20;
 pub struct SessionRec {
     pub meta: SessionMeta,
     /// `meta.agent`, shared by every record of the session.
-    agent: Arc<str>,
+    pub(super) agent: Arc<str>,
     /// Records emitted so far (the next one is `seq + 1`).
     pub seq: u64,
     pub turn: u64,
     /// The state at the end of the last pulse, to find transitions.
     last: Option<Snap>,
-    /// Commands run this pulse, waiting for their post-state.
-    pending: Vec<DecisionRecord>,
-    last_entered: Option<Arc<str>>,
-    last_message: Option<Arc<str>>,
-    client: ClientInfo,
+    /// Commands run this pulse, waiting for their post-state, each under the `seq` it
+    /// was given when it began (a cause is numbered before what it caused).
+    pub(super) pending: Vec<(u64, DecisionRecord)>,
+    /// Decisions given a `seq` and not yet recorded: while there are any, the records
+    /// numbered after them wait in `held`, so the log holds a session in `seq` order
+    /// (a dream's watermark and every reader rely on it).
+    pub(super) open: u32,
+    pub(super) held: Vec<EventRecord>,
+    pub(super) last_entered: Option<Arc<str>>,
+    pub(super) last_message: Option<Arc<str>>,
+    pub(super) client: ClientInfo,
     /// Whom the agent knows of (lower-cased name): from its memory at login, and what
     /// happened this session. Classifies each decision's stimulus.
     known: FxHashMap<String, Known>,
@@ -117,75 +127,22 @@ struct Snap {
 }
 
 /// Stamps the next `seq` on a record of this session, made at `at_us` (the step's time).
-fn stamp(rec: &mut SessionRec, at_us: u64, room_vnum: u32, body: RecordBody) -> EventRecord {
+pub(super) fn stamp(rec: &mut SessionRec, at_us: u64, room_vnum: u32, body: RecordBody) -> EventRecord {
     rec.seq += 1;
     EventRecord { session: rec.meta.session, seq: rec.seq, agent: rec.agent.clone(), at_us, room_vnum, body }
 }
 
-/// What is known of a command once it has run (or been refused).
-/// What a decision needs from before its command ran.
-pub(crate) struct DecisionStart {
-    pre: StateSnapshot,
-    stimulus: Stimulus,
-    dispatched_us: u64,
-}
-
-/// What came with a command: when the session read it, the client's id, its data.
-pub struct CommandMeta {
-    pub received: Instant,
-    /// When the session read it (unix µs), as journaled.
-    pub received_us: u64,
-    pub re: Option<Arc<str>>,
-    pub client: Option<Box<CommandClient>>,
-}
-
-struct Issued<'a> {
-    line: &'a str,
-    status: &'a str,
-    pre: StateSnapshot,
-    stimulus: Stimulus,
-    received_us: u64,
-    dispatched_us: u64,
-    re: Option<Arc<str>>,
-    client: Option<Box<CommandClient>>,
-}
-
-/// A decision as it stands once dispatched (the post-state comes at the pulse's end).
-fn decision(rec: &mut SessionRec, i: Issued<'_>) -> DecisionRecord {
-    let Issued { line, status, pre, stimulus, received_us, dispatched_us, re, client } = i;
-    let line = line.trim();
-    let (command, args) = line.split_once(char::is_whitespace).map(|(c, a)| (c, a.trim())).unwrap_or((line, ""));
-    rec.turn += 1;
-    let memory_ids = if rec.turn == 1 { rec.meta.memory_ids.clone() } else { Vec::new() };
-    let c = client.map(|c| *c).unwrap_or_default();
-    DecisionRecord {
-        turn: rec.turn,
-        command: command.to_string(),
-        args: args.to_string(),
-        status: status.to_string(),
-        pre,
-        received_us,
-        dispatched_us,
-        stimulus,
-        memory_ids,
-        client: ClientFields {
-            harness: rec.client.harness.clone(),
-            model: rec.client.model.clone(),
-            version: rec.client.version.clone(),
-            tokens_prompt: c.tokens_prompt,
-            tokens_completion: c.tokens_completion,
-            latency_ms: c.latency_ms,
-        },
-        re: re.map(|r| r.to_string()),
-        ..Default::default()
-    }
+/// The records a session held back while a decision was open, in `seq` order.
+pub(super) fn release_held(rec: &mut SessionRec, out: &mut Vec<RecItem>) {
+    rec.held.sort_by_key(|r| r.seq);
+    out.extend(rec.held.drain(..).map(RecItem::Record));
 }
 
 /// A session closed by its player's own command, waiting for that command's decision.
 pub type Ending = Option<(CharId, Box<SessionRec>, StateSnapshot, u32)>;
 
 impl Engine {
-    fn rec_mut(&mut self, id: CharId) -> Option<&mut SessionRec> {
+    pub(super) fn rec_mut(&mut self, id: CharId) -> Option<&mut SessionRec> {
         self.world.chars.get_mut(&id)?.pc.as_mut()?.rec.as_deref_mut()
     }
 
@@ -225,6 +182,8 @@ impl Engine {
                 turn: 0,
                 last: snap,
                 pending: Vec::new(),
+                open: 0,
+                held: Vec::new(),
                 last_entered: None,
                 last_message: None,
                 client: client.clone(),
@@ -249,7 +208,9 @@ impl Engine {
         self.close_session(rec);
     }
 
-    fn close_session(&mut self, mut rec: Box<SessionRec>) {
+    pub(super) fn close_session(&mut self, mut rec: Box<SessionRec>) {
+        rec.open = 0;
+        release_held(&mut rec, &mut self.rec_out);
         rec.meta.ended_us = Some(self.now_us);
         rec.meta.records = rec.seq;
         self.rec_out.push(RecItem::Session(rec.meta));
@@ -267,7 +228,11 @@ impl Engine {
             k.relation = k.relation.max(r);
         }
         let r = stamp(rec, now, room_vnum, body);
-        self.rec_out.push(RecItem::Record(r));
+        if rec.open > 0 {
+            rec.held.push(r);
+        } else {
+            self.rec_out.push(RecItem::Record(r));
+        }
     }
 
     /// The state the decision records show.
@@ -332,7 +297,7 @@ impl Engine {
     /// What the agent faces as it decides: who is here, and the one who matters most to
     /// it (the strongest relation; the first in the room on a tie) with the injected
     /// memory about them.
-    fn stimulus(&self, id: CharId) -> Stimulus {
+    pub(super) fn stimulus(&self, id: CharId) -> Stimulus {
         let Some(c) = self.world.ch(id) else { return Stimulus::default() };
         let rec = c.pc.as_ref().and_then(|p| p.rec.as_ref());
         let mut s = Stimulus {
@@ -413,60 +378,6 @@ impl Engine {
         let tied: Vec<CharId> = present.iter().filter(|(rel, _)| *rel == top).map(|(_, p)| *p).collect();
         let chosen = if tied.len() == 1 { tied[0] } else { *r.people.iter().find(|p| tied.contains(p))? };
         candidate(chosen)
-    }
-
-    /// Before a command runs: the state and stimulus its decision records (`None` when
-    /// the character is not recorded). A command run on arrival, between pulses, closes
-    /// the one before it first: that one's post-state and transitions are taken now.
-    pub(crate) fn decision_start(&mut self, id: CharId) -> Option<DecisionStart> {
-        let recording = self.world.ch(id).and_then(|c| c.pc.as_ref()).is_some_and(|p| p.rec.is_some());
-        if !recording {
-            return None;
-        }
-        if self.rec_mut(id).is_some_and(|r| !r.pending.is_empty()) {
-            self.finish_pulse_records(id);
-        }
-        Some(DecisionStart { pre: self.snapshot(id), stimulus: self.stimulus(id), dispatched_us: self.now_us })
-    }
-
-    /// After a command ran: its decision, pending until the pulse's end gives it a
-    /// post-state — or, when the command ended its own session (quit, rent), recorded
-    /// at once as the session's last record.
-    pub(crate) fn decision_end(&mut self, id: CharId, line: &str, status: &str, start: DecisionStart, cmd: CommandMeta) {
-        let DecisionStart { pre, stimulus, dispatched_us } = start;
-        let CommandMeta { received_us, re, client, .. } = cmd;
-        let issued = Issued { line, status, pre, stimulus, received_us, dispatched_us, re, client };
-        if let Some((ended, mut rec, post, room_vnum)) = self.ending.take() {
-            if ended == id {
-                let mut d = decision(&mut rec, issued);
-                d.post = post;
-                d.completed_us = self.now_us;
-                d.latency_us = d.completed_us.saturating_sub(d.received_us);
-                let r = stamp(&mut rec, self.now_us, room_vnum, RecordBody::Decision(Box::new(d)));
-                self.rec_out.push(RecItem::Record(r));
-                self.close_session(rec);
-                return;
-            }
-            self.ending = Some((ended, rec, post, room_vnum));
-        }
-        self.pend_decision(id, issued);
-    }
-
-    /// A command refused before it ran (rate limited): recorded with the state unchanged.
-    pub fn record_refused(&mut self, id: CharId, line: &str, status: &str, re: Option<Arc<str>>, received_us: u64) {
-        if self.world.ch(id).and_then(|c| c.pc.as_ref()).is_none_or(|p| p.rec.is_none()) {
-            return;
-        }
-        let pre = self.snapshot(id);
-        let stimulus = self.stimulus(id);
-        let dispatched_us = self.now_us;
-        self.pend_decision(id, Issued { line, status, pre, stimulus, received_us, dispatched_us, re, client: None });
-    }
-
-    fn pend_decision(&mut self, id: CharId, issued: Issued<'_>) {
-        let Some(rec) = self.rec_mut(id) else { return };
-        let d = decision(rec, issued);
-        rec.pending.push(d);
     }
 
     /// Something a player was sent: an observation (and the stimulus for its next move).
@@ -574,11 +485,19 @@ impl Engine {
             let post = self.snapshot(id);
             let completed = self.now_us;
             let pending = self.rec_mut(id).map(|r| std::mem::take(&mut r.pending)).unwrap_or_default();
-            for mut d in pending {
+            let room_vnum = post.room_vnum;
+            for (seq, mut d) in pending {
                 d.post = post.clone();
                 d.completed_us = completed;
                 d.latency_us = completed.saturating_sub(d.received_us);
-                self.emit(id, RecordBody::Decision(Box::new(d)));
+                let Some(c) = self.world.chars.get_mut(&id) else { continue };
+                let Some(rec) = c.pc.as_mut().and_then(|p| p.rec.as_deref_mut()) else { continue };
+                let r = stamp_decision(rec, seq, room_vnum, d);
+                rec.held.push(r);
+                rec.open = rec.open.saturating_sub(1);
+                if rec.open == 0 {
+                    release_held(rec, &mut self.rec_out);
+                }
             }
         }
         if before == now {

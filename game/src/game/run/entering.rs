@@ -38,6 +38,11 @@ impl Engine {
             self.send_memory(id, &client);
             self.send_notice(id, &client);
             self.send_text(id, if was_linked { "You take over your own body, already in use!" } else { "Reconnecting." });
+            // A new page (the web client) starts from an empty screen: the room, as on entering.
+            if self.world.ch(id).and_then(|c| c.pc.as_ref()).and_then(|p| p.link.as_ref()).is_some_and(|l| l.json && l.screen()) {
+                let look = self.room_text(id, false);
+                self.send_text(id, &look);
+            }
             if !was_linked {
                 self.announce_here(id, true, "has reconnected.");
             }
@@ -75,9 +80,9 @@ impl Engine {
                 "Welcome.  This is your new tbaMUD character!  You can now earn gold,\ngain experience, find weapons and equipment, and much more -- while\nmeeting people from around the world!",
             );
         }
-        // A telnet player sees where it stands, as the servers' `look_at_room` on entering
-        // shows it (a JSON client has its `state`).
-        if self.world.ch(id).and_then(|c| c.pc.as_ref()).and_then(|p| p.link.as_ref()).is_some_and(|l| !l.json) {
+        // A person sees where it stands, as the servers' `look_at_room` on entering shows
+        // it (an agent has its `state`; the web client gets the room like any other).
+        if self.world.ch(id).and_then(|c| c.pc.as_ref()).and_then(|p| p.link.as_ref()).is_some_and(Link::screen) {
             let look = self.room_text(id, false);
             self.send_text(id, &look);
         }
@@ -111,7 +116,7 @@ impl Engine {
         };
         let fresh = vars::compute(&self.world, ch);
         // A MUD client (telnet with GMCP/MSDP) also starts from the room and itself.
-        let mud = pc.link.as_ref().is_some_and(|l| !l.json);
+        let mud = pc.link.as_ref().is_some_and(Link::screen);
         let values = values.map(|mut v| {
             if mud {
                 v.push((crate::game::send::mud_vars::ROOM_INFO, crate::game::send::mud_vars::room_info(&self.world, ch.room)));

@@ -90,6 +90,61 @@ pub fn render(text: &str, level: u8) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// A colour letter's name, for a page to style (`""` is the normal colour).
+pub fn name(code: char) -> &'static str {
+    match code {
+        'd' => "black",
+        'r' => "red",
+        'g' => "green",
+        'y' => "yellow",
+        'b' => "blue",
+        'm' => "magenta",
+        'c' => "cyan",
+        'w' => "white",
+        'D' => "bright-black",
+        'R' => "bright-red",
+        'G' => "bright-green",
+        'Y' => "bright-yellow",
+        'B' => "bright-blue",
+        'M' => "bright-magenta",
+        'C' => "bright-cyan",
+        'W' => "bright-white",
+        _ => "",
+    }
+}
+
+/// `text` as runs of one colour each, for a player whose level is `level` (the web
+/// client styles them; marks above the level are ignored): `(words, colour name)`,
+/// in order, with no empty run. Their words joined are `strip(text)`.
+pub fn runs(text: &str, level: u8) -> Vec<(String, &'static str)> {
+    let mut out: Vec<(String, &'static str)> = Vec::new();
+    let mut cur = String::new();
+    let mut colour = "";
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != MARK {
+            cur.push(c);
+            continue;
+        }
+        let at = chars.next().and_then(|d| d.to_digit(10)).unwrap_or(9) as u8;
+        let code = chars.next().unwrap_or('n');
+        if level == 0 || at > level {
+            continue;
+        }
+        let next = name(code);
+        if next != colour {
+            if !cur.is_empty() {
+                out.push((std::mem::take(&mut cur), colour));
+            }
+            colour = next;
+        }
+    }
+    if !cur.is_empty() {
+        out.push((cur, colour));
+    }
+    out
+}
+
 /// The colour a telnet line of this kind takes (CircleMUD's: tells red, the public
 /// channels yellow at `normal`; blows at `complete`).
 pub fn of_kind(kind: crate::game::send::output::EventKind) -> Option<(u8, char)> {
@@ -120,5 +175,26 @@ mod tests {
         // A cut-off mark at the end is dropped, not shown.
         assert_eq!(strip("a\u{e}2"), "a");
         assert_eq!(render("a\u{e}", 3), "a");
+    }
+
+    #[test]
+    fn runs_name_the_colours_a_level_shows() {
+        let t = format!("{} [ Exits: {} ]", paint(2, 'c', "The Temple"), paint(3, 'G', "n"));
+        assert_eq!(runs(&t, 2), [("The Temple".to_string(), "cyan"), (" [ Exits: n ]".to_string(), "")]);
+        assert_eq!(
+            runs(&t, 3),
+            [("The Temple".to_string(), "cyan"), (" [ Exits: ".to_string(), ""), ("n".to_string(), "bright-green"), (" ]".to_string(), "")]
+        );
+        assert_eq!(runs(&t, 0), [("The Temple [ Exits: n ]".to_string(), "")]);
+        assert!(runs("", 2).is_empty());
+    }
+
+    proptest::proptest! {
+        /// Whatever the marks, the runs' words are the stripped text.
+        #[test]
+        fn runs_hold_the_words(text in "(\\PC|\u{e}[0-9][a-zA-Z]){0,40}", level in 0u8..4) {
+            let joined: String = runs(&text, level).into_iter().map(|(w, _)| w).collect();
+            proptest::prop_assert_eq!(joined, strip(&text).into_owned());
+        }
     }
 }

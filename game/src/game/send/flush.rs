@@ -58,6 +58,7 @@ impl Engine {
             return;
         };
         let json = link.json;
+        let screen = link.screen();
         let subs = pc.subscribed;
         if !json && subs.is_empty() {
             self.telnet_prompt(id);
@@ -91,8 +92,8 @@ impl Engine {
         }
         // A MUD client (GMCP/MSDP over telnet) also gets the room as mappers read it
         // and who it fights, each only when it changed.
-        let mud_char = (!json).then(|| mud_vars::char_info(&self.world, ch));
-        if !json && values.iter().any(|(n, _)| matches!(*n, "ROOM_VNUM" | "ROOM_NAME" | "ROOM_EXITS")) {
+        let mud_char = screen.then(|| mud_vars::char_info(&self.world, ch));
+        if screen && values.iter().any(|(n, _)| matches!(*n, "ROOM_VNUM" | "ROOM_NAME" | "ROOM_EXITS")) {
             values.push((mud_vars::ROOM_INFO, mud_vars::room_info(&self.world, ch.room)));
         }
         let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) else {

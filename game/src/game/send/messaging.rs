@@ -45,8 +45,8 @@ impl Engine {
             text
         };
         let re = self.re_for(id);
-        // Colour marks are for telnet sessions only: the record, the HUD and a JSON
-        // client read the words (`colour`).
+        // Colour marks are for a person's screen only (telnet, the web client): the
+        // record, the HUD and an agent read the words (`colour`).
         let marked = text.contains(crate::game::send::colour::MARK);
         let plain: Arc<str> = if marked { crate::game::send::colour::strip(&text).into() } else { text.clone() };
         // The record has what the player was sent, whether or not a socket took it.
@@ -57,7 +57,7 @@ impl Engine {
         let mut json = false;
         if let Some(pc) = self.world.chars.get_mut(&id).and_then(|c| c.pc.as_mut()) {
             let Some(link) = pc.link.as_ref() else { return };
-            json = link.json;
+            json = !link.screen();
             pc.sent_this_pulse = true;
         }
         let text = if json { plain } else { text };

@@ -1,4 +1,4 @@
-//! Text fitted to the client's window (NAWS). The world's prose is wrapped at about 78
+//! Text fitted to the client's window (telnet's NAWS, the web client's `display`). The world's prose is wrapped at about 78
 //! columns by its authors; on a narrower window a long line is broken at spaces and what
 //! is carried over joins the next line of the same paragraph, so a description reflows
 //! instead of alternating long and short lines. A line much shorter than the text's
