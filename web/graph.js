@@ -58,9 +58,13 @@ function drawMemoryGraph(svg, graph) {
     c.appendChild(t);
     svg.appendChild(c);
     if (n.kind !== "event" && r > 5) {
+      // The label on the side with room for it (one on the right half reads leftward),
+      // whole up to 28 characters: a name cut to its article said nothing.
       const label = document.createElementNS(NS, "text");
-      Object.entries({ x: n.x + r + 2, y: n.y + 4, fill: "#8a959e", "font-size": 10 }).forEach(([k, v]) => label.setAttribute(k, v));
-      label.textContent = n.label.slice(0, 24);
+      const left = n.x > W * 0.6;
+      Object.entries({ x: left ? n.x - r - 3 : n.x + r + 3, y: n.y + 4, fill: "#8a959e", "font-size": 10, "text-anchor": left ? "end" : "start" }).forEach(([k, v]) => label.setAttribute(k, v));
+      label.setAttribute("class", "memory-label");
+      label.textContent = n.label.length > 28 ? n.label.slice(0, 27) + "…" : n.label;
       svg.appendChild(label);
     }
   }

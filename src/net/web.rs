@@ -10,7 +10,7 @@ use hyper::{Response, StatusCode};
 
 use super::api::Body;
 
-const FILES: [(&str, &str, &str); 7] = [
+const FILES: [(&str, &str, &str); 8] = [
     ("/", "text/html; charset=utf-8", include_str!("../../web/index.html")),
     ("/observatory", "text/html; charset=utf-8", include_str!("../../web/observatory.html")),
     ("/static/style.css", "text/css; charset=utf-8", include_str!("../../web/style.css")),
@@ -18,6 +18,7 @@ const FILES: [(&str, &str, &str); 7] = [
     ("/static/observatory.js", "text/javascript; charset=utf-8", include_str!("../../web/observatory.js")),
     ("/static/graph.js", "text/javascript; charset=utf-8", include_str!("../../web/graph.js")),
     ("/static/map.js", "text/javascript; charset=utf-8", include_str!("../../web/map.js")),
+    ("/static/timeline.js", "text/javascript; charset=utf-8", include_str!("../../web/timeline.js")),
 ];
 
 /// The page or file at `path`, if it is one of ours.

@@ -4,6 +4,7 @@ mod agent_client;
 mod agents;
 mod bench;
 mod browser;
+mod browser_observatory;
 mod browser_play;
 mod chat_rooms;
 mod combat;

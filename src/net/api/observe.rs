@@ -1,9 +1,10 @@
 //! The observatory's API (the operator's view of the agents; the page is `web/`). Every
 //! route answers a caller on the server's machine or one with the admin token:
 //! - `GET /api/observe/who`: who is online, agents marked;
-//! - `GET /api/observe/agents/{name}/timeline?limit=N`: the newest session's records
-//!   (decisions with pre/post state, latency, tokens; what it heard; what changed) and
-//!   its last sessions;
+//! - `GET /api/observe/agents/{name}/timeline?limit=N&session=ID`: the newest session's
+//!   records, or that session's (decisions with pre/post state, reason, latency, tokens;
+//!   what it heard; what changed), in `seq` order, with the session's counts and cost
+//!   (`shown`) and its last sessions;
 //! - `GET /api/observe/agents/{name}/memory` and `/mind`: the dreamed memory (summary,
 //!   graph, last dream) and the layers it keeps itself (with the social ledger);
 //! - `GET /api/observe/agents/{name}/hud?format=json|compact_json|toon&budget=N`: its
@@ -61,29 +62,72 @@ async fn timeline(call: &Call, name: String, shared: &Arc<Shared>) -> Response<B
         Some(Ok(n)) => n.clamp(1, MAX_TIMELINE),
         Some(Err(_)) => return error(StatusCode::BAD_REQUEST, "bad_request", "limit must be a number"),
     };
+    let wanted = match call.param("session").map(|s| s.parse::<u64>()) {
+        None => None,
+        Some(Ok(s)) => Some(s),
+        Some(Err(_)) => return error(StatusCode::BAD_REQUEST, "bad_request", "session must be a session id (a number)"),
+    };
     let store = shared.accounts.store().clone();
     let n = name.clone();
     let read = tokio::task::spawn_blocking(move || -> Result<_, pawns_storage::StoreError> {
         let mut sessions = store.agent_sessions(&n, 0)?;
         sessions.sort_by_key(|s| s.started_us);
-        let newest = sessions.last().cloned();
-        let records = match &newest {
+        let shown = match wanted {
+            Some(id) => sessions.iter().find(|s| s.session == id).cloned(),
+            None => sessions.last().cloned(),
+        };
+        let (records, summary) = match &shown {
             Some(s) => {
-                let all = store.session_records(s.session)?;
+                let mut all = store.session_records(s.session)?;
+                all.sort_by_key(|r| r.seq);
+                let summary = session_summary(s, &all);
                 let skip = all.len().saturating_sub(limit);
-                all.into_iter().skip(skip).collect()
+                (all.into_iter().skip(skip).collect(), summary)
             }
-            None => Vec::new(),
+            None => (Vec::new(), serde_json::Value::Null),
         };
         let listed: Vec<_> = sessions.into_iter().rev().take(SESSIONS_LISTED).collect();
-        Ok((listed, records))
+        Ok((listed, records, summary, shown.is_some()))
     })
     .await;
     match read {
-        Ok(Ok((sessions, records))) => reply(StatusCode::OK, json!({"agent": name, "sessions": sessions, "records": records})),
+        Ok(Ok((_, _, _, false))) if wanted.is_some() => error(StatusCode::NOT_FOUND, "not_found", "no such session of this character"),
+        Ok(Ok((sessions, records, shown, _))) => {
+            reply(StatusCode::OK, json!({"agent": name, "sessions": sessions, "shown": shown, "records": records}))
+        }
         Ok(Err(e)) => error(StatusCode::INTERNAL_SERVER_ERROR, e.code(), &e.to_string()),
         Err(_) => error(StatusCode::INTERNAL_SERVER_ERROR, "internal", "reading the record failed"),
     }
+}
+
+/// What the observatory heads a session with: when, by whom, how far (a running
+/// session's row counts nothing yet: its records are counted here) and what its model
+/// calls cost as the client reported them.
+fn session_summary(s: &pawns_storage::SessionMeta, records: &[pawns_storage::EventRecord]) -> serde_json::Value {
+    let (mut decisions, mut prompt, mut completion, mut model_ms, mut reasons) = (0u64, 0u64, 0u64, 0f64, 0u64);
+    for r in records {
+        if let pawns_storage::RecordBody::Decision(d) = &r.body {
+            decisions += 1;
+            prompt += d.client.tokens_prompt.unwrap_or(0);
+            completion += d.client.tokens_completion.unwrap_or(0);
+            model_ms += d.client.latency_ms.unwrap_or(0.0);
+            reasons += u64::from(d.reason.is_some());
+        }
+    }
+    json!({
+        "session": s.session,
+        "started": crate::time::rfc3339(s.started_us),
+        "ended": s.ended_us.map(crate::time::rfc3339),
+        "ended_how": s.ended_how,
+        "harness": s.harness,
+        "model": s.model,
+        "records": records.len(),
+        "decisions": decisions,
+        "with_reason": reasons,
+        "tokens_prompt": prompt,
+        "tokens_completion": completion,
+        "model_latency_ms": model_ms,
+    })
 }
 
 async fn hud(call: &Call, name: String, shared: &Arc<Shared>) -> Response<Body> {
