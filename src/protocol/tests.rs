@@ -42,6 +42,25 @@ fn a_reason_goes_with_its_command() {
     assert_eq!(code(r#"{"type":"command","data":{"command":"flee","reason":7}}"#), "bad_request");
 }
 
+/// `display` (extension): at login or alone; a width past 1,000 or not a number is
+/// `bad_request`, and so is a login carrying one.
+#[test]
+fn a_display_says_the_width() {
+    let d = parse_client(r#"{"type":"display","data":{"cols":52}}"#).unwrap();
+    assert_eq!(d.msg, ClientMsg::Display(DisplayData { cols: Some(52) }));
+    assert_eq!(code(r#"{"type":"display","data":{}}"#), "ok");
+    assert_eq!(code(r#"{"type":"display","data":{"cols":1001}}"#), "bad_request");
+    assert_eq!(code(r#"{"type":"display","data":{"cols":-3}}"#), "bad_request");
+    assert_eq!(code(r#"{"type":"display","data":{"cols":"wide"}}"#), "bad_request");
+    assert_eq!(code(r#"{"type":"login","data":{"player_name":"a","password":"b","display":{"cols":99999}}}"#), "bad_request");
+    let ClientMsg::Login(l) =
+        parse_client(r#"{"type":"login","data":{"player_name":"a","password":"b","display":{"cols":80}}}"#).unwrap().msg
+    else {
+        panic!("a login")
+    };
+    assert_eq!(l.display, Some(DisplayData { cols: Some(80) }));
+}
+
 #[test]
 fn errors_have_stable_codes() {
     assert_eq!(code("{nope"), "bad_request");

@@ -6,6 +6,7 @@
 use serde_json::Value;
 
 use crate::common::*;
+use serde_json::json;
 
 const OFFERS: [u8; 24] = [
     255, 251, 70, // WILL MSSP
@@ -357,5 +358,55 @@ async fn typed_marks_and_escapes_do_not_colour_anyone() {
     let said = t.until("mv > ").await;
     assert!(said.contains("You say, 'a1Rred[31mesc'"), "{said:?}");
     assert!(!said.contains("\x1b[1;31m") && !said.contains("\x1b[31m") && !said.contains('\u{e}'), "{said:?}");
+    srv.shutdown().await;
+}
+
+/// A JSON client that shows the game to a person (`display`, the web client's login):
+/// the room on entering, its colours as `runs`, lines wrapped to its width (and to a
+/// new width when it says so), its opponent's health; an agent beside it gets none of
+/// that (issue 52).
+#[tokio::test]
+async fn a_screen_over_json_gets_the_room_its_width_and_colours_as_data() {
+    let srv = TestServer::start().await;
+    let mut t = Telnet::connect(srv.addr).await;
+    t.create("Viewer", "pass99").await;
+    t.line("quit").await;
+    let mut p = WsClient::connect(srv.addr).await;
+    p.send(json!({"type": "login", "data": {"player_name": "Viewer", "password": "pass99", "display": {"cols": 30}}})).await;
+    p.expect("state").await;
+    let room = p.until(|v| v["type"] == "event" && v["data"]["text"].as_str().is_some_and(|t| t.starts_with("The Test Temple"))).await;
+    assert_eq!(room["data"]["runs"][0], json!(["The Test Temple", "cyan"]), "{room}");
+    let joined: String = room["data"]["runs"].as_array().unwrap().iter().map(|r| r[0].as_str().unwrap()).collect();
+    assert_eq!(joined, room["data"]["text"].as_str().unwrap());
+    p.cmd("say one two three four five six seven eight nine ten eleven twelve", "w").await;
+    let said = p.reply_text("w").await;
+    assert!(said.lines().count() > 1 && said.lines().all(|l| l.chars().count() <= 30), "{said}");
+    // A wider window: the next line comes whole.
+    p.send(json!({"type": "display", "data": {"cols": 200}})).await;
+    p.cmd("say one two three four five six seven eight nine ten eleven twelve", "w2").await;
+    assert_eq!(p.reply_text("w2").await.lines().count(), 1);
+    // Bad widths are refused with the protocol's code.
+    p.send(json!({"type": "display", "data": {"cols": 5000}, "id": "bad"})).await;
+    assert_eq!(p.error_code().await, "bad_request");
+    // The opponent's health, for the page's bar (with the variables it subscribed to).
+    p.send(json!({"type": "subscribe", "data": {"variables": ["HEALTH"]}})).await;
+    p.cmd("south", "s").await;
+    p.until(|v| v["re"] == "s" && v["type"] == "state").await;
+    p.cmd("kill partner", "k").await;
+    let info = p.until(|v| v["type"] == "vars" && v["data"]["CHAR_INFO"]["opponent"] == "a sparring partner").await;
+    assert!(info["data"]["CHAR_INFO"]["opponent_health"].as_i64().is_some_and(|h| (0..=100).contains(&h)), "{info}");
+
+    // An agent: the words only, no room text at entry, no extras.
+    let key = srv.key("brenda").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.login_key("brenda", &key).await;
+    a.cmd("look", "l").await;
+    a.reply_text("l").await;
+    assert!(a
+        .seen
+        .iter()
+        .all(|v| v["data"].get("runs").is_none() && v["data"].get("CHAR_INFO").is_none() && v["data"].get("ROOM_INFO").is_none()));
+    let texts: Vec<&str> = a.seen.iter().filter_map(|v| v["data"]["text"].as_str()).collect();
+    assert_eq!(texts.iter().filter(|t| t.starts_with("The Test Temple")).count(), 1, "only the look shows the room: {texts:?}");
     srv.shutdown().await;
 }
