@@ -48,6 +48,7 @@ fn main() -> ExitCode {
             Cmd::Search(args) => cli::search::search(args).await,
             Cmd::Reindex(args) => cli::search::reindex(args).await,
             Cmd::Dream(args) => cli::dream::dream(args).await,
+            Cmd::Mcp(args) => cli::mcp::bridge(args).await,
             Cmd::Agent(args) => cli::agent::agent(args).await,
             Cmd::Backup(args) => cli::commands::backup(args).await,
             Cmd::Admin { what: cli::AdminCmd::Token(args) } => cli::commands::admin_token(args).await,

@@ -4,6 +4,7 @@ pub mod agent;
 pub mod bench_args;
 pub mod commands;
 pub mod dream;
+pub mod mcp;
 pub mod research;
 pub mod resident;
 pub mod search;
@@ -48,6 +49,9 @@ pub enum Cmd {
     Backup(BackupArgs),
     /// Check that a backup opens and report what it holds; `--to` puts it in place.
     Restore(RestoreArgs),
+    /// An MCP server on standard input and output for a harness that starts a process:
+    /// each message goes to the running server's `/mcp` with the agent's key.
+    Mcp(McpArgs),
     /// Work with CircleMUD world directories.
     World {
         #[command(subcommand)]
@@ -602,6 +606,16 @@ impl LlmArgs {
             timeout: self.llm_timeout,
         }))
     }
+}
+
+#[derive(Args, Debug)]
+pub struct McpArgs {
+    /// The running server.
+    #[arg(long, default_value = "http://127.0.0.1:4350", value_name = "URL")]
+    pub server: String,
+    /// The agent key, sent as a bearer token (`join` then needs no `key`).
+    #[arg(long, env = "PAWNS_KEY", hide_env_values = true)]
+    pub key: Option<String>,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -94,6 +94,9 @@ async fn route(mut req: Request<Incoming>, peer: SocketAddr, shared: Arc<Shared>
         r.headers_mut().insert(CONNECTION, HeaderValue::from_static("close"));
         return r;
     }
+    if req.uri().path() == "/mcp" {
+        return mcp(req, peer, shared).await;
+    }
     let mut call = super::api::Call::of(&req, peer);
     if req.method() == Method::GET && req.uri().path() == "/api/observe/live" {
         // The observatory's live follow: the guard first, then the upgrade.
@@ -124,6 +127,23 @@ async fn route(mut req: Request<Incoming>, peer: SocketAddr, shared: Arc<Shared>
         }
     }
     super::api::route(call, &shared).await
+}
+
+/// MCP (protocol §13): the body read within the API's limits, then the SDK's answer.
+async fn mcp(req: Request<Incoming>, peer: SocketAddr, shared: Arc<Shared>) -> Response<Body> {
+    use http_body_util::BodyExt;
+    let (parts, body) = req.into_parts();
+    let read = http_body_util::Limited::new(body, super::api::MAX_BODY).collect();
+    let bytes = match tokio::time::timeout(std::time::Duration::from_secs(10), read).await {
+        Ok(Ok(b)) => b.to_bytes(),
+        Ok(Err(e)) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => {
+            let msg = format!("a request body is at most {} bytes", super::api::MAX_BODY);
+            return super::api::error(hyper::StatusCode::PAYLOAD_TOO_LARGE, "body_too_large", &msg);
+        }
+        Ok(Err(_)) => return super::api::error(hyper::StatusCode::BAD_REQUEST, "bad_request", "the request body could not be read"),
+        Err(_) => return super::api::error(hyper::StatusCode::REQUEST_TIMEOUT, "timeout", "the request body took over 10 s"),
+    };
+    super::mcp::route(Request::from_parts(parts, bytes), peer, shared).await
 }
 
 fn upgrade(req: &mut Request<Incoming>, peer: SocketAddr, shared: Arc<Shared>, permit: Arc<Option<ConnPermit>>) -> Response<Body> {

@@ -2,6 +2,7 @@
 //! WebSocket upgrade) or telnet.
 
 pub mod accounts;
+pub mod actions;
 pub mod api;
 pub mod descriptors;
 pub mod display;
@@ -10,6 +11,7 @@ pub mod hud;
 pub mod link;
 pub mod listener;
 pub mod login;
+pub mod mcp;
 pub mod outlet;
 pub mod replay_ring;
 pub mod shared;

@@ -78,6 +78,8 @@ pub struct Shared {
     pub login: LoginLimiter,
     pub conns: Arc<ConnLimiter>,
     pub hub: Arc<Hub>,
+    /// Characters played through MCP (their links end in seats, not sockets).
+    pub seats: crate::net::mcp::seat::Seats,
     pub token_key: TokenKey,
     /// The observatory's admin token (the key's, at its generation).
     pub admin: crate::auth::tokens::AdminToken,

@@ -189,29 +189,7 @@ impl Session {
                     self.send_error("rate_limited", "rate limit exceeded — slow down", Some(ms), id).await;
                     return true;
                 }
-                // The memory layers (§12) live outside the engine: applied here first (where
-                // the agent stands as the message arrives), their results handed to the
-                // engine, which applies the rest and answers the whole message in order. A
-                // message the engine will refuse whole (too many items) applies nothing here.
-                let mut premade = Vec::new();
-                let ours: Vec<(usize, serde_json::Value)> = batch
-                    .get("actions")
-                    .and_then(|a| a.as_array())
-                    .map(|a| a.iter().enumerate().filter(|(_, x)| crate::mind::serves(x)).map(|(i, x)| (i, x.clone())).collect())
-                    .unwrap_or_default();
-                let items =
-                    ["responses", "actions"].iter().map(|k| batch.get(*k).and_then(|a| a.as_array()).map_or(0, Vec::len)).sum::<usize>();
-                if !ours.is_empty() && items <= crate::game::run::actions::MAX_ITEMS {
-                    let (tx, rx) = tokio::sync::oneshot::channel();
-                    let _ = self.shared.engine.tx.send(EngineMsg::Whereabouts { char_id: link.char_id, reply: tx }).await;
-                    let at = rx.await.unwrap_or_default();
-                    let name = link.name.clone();
-                    for (i, item) in ours {
-                        premade.push((i, self.shared.mind.apply(&name, &item, &at).await));
-                    }
-                }
-                let msg = EngineMsg::Actions { char_id: link.char_id, link_id: link.link_id, batch, re: id, premade };
-                let _ = self.shared.engine.tx.send(msg).await;
+                super::actions::submit(&self.shared, link.char_id, link.link_id, &link.name, batch, id).await;
             }
             ClientMsg::Hud(data) => {
                 // A HUD is built off the engine but asks it for the agent's view: it

@@ -413,6 +413,7 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
         login: LoginLimiter::new(cfg.login.clone()),
         conns: ConnLimiter::new(crate::net::descriptors::fit(cfg.conns)),
         hub: Arc::new(Hub::default()),
+        seats: Default::default(),
         token_key: TokenKey(token_key),
         admin: crate::auth::tokens::AdminToken::new(TokenKey(token_key), crate::auth::tokens::stored_generation(&store)?),
         revoked: Default::default(),

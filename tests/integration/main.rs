@@ -16,6 +16,7 @@ mod gameplay;
 mod http_edge;
 mod hud;
 mod lua_scripts;
+mod mcp_clients;
 mod memory;
 mod metrics;
 mod mind;
