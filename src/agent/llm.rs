@@ -4,7 +4,10 @@
 
 use std::time::{Duration, Instant};
 
+use std::sync::Arc;
+
 use super::prompt::{parse_reply, Prompt, Reply};
+use super::structured::{self, Form, Learned, Structured};
 use crate::memory::chat::ChatClient;
 pub use crate::memory::chat::Completion;
 
@@ -12,6 +15,9 @@ pub use crate::memory::chat::Completion;
 pub struct LlmClient {
     chat: ChatClient,
     models: Vec<String>,
+    /// How the answer is asked for, and what `auto` learned of the endpoint.
+    structured: Structured,
+    learned: Arc<Learned>,
 }
 
 /// A decision the model made.
@@ -26,6 +32,8 @@ pub struct Decided {
     pub completion_tokens: u64,
     /// Models that failed before this one answered: (model, why).
     pub failed: Vec<(String, String)>,
+    /// The form the answer was asked in (`json_schema`, `json_object`, `tool`, `text`).
+    pub form: &'static str,
 }
 
 impl LlmClient {
@@ -35,7 +43,18 @@ impl LlmClient {
             models.push(fallback.to_string());
         }
         models.retain(|m| !m.is_empty());
-        LlmClient { chat: ChatClient::new(endpoint, key, temperature, timeout), models }
+        LlmClient {
+            chat: ChatClient::new(endpoint, key, temperature, timeout),
+            models,
+            structured: Structured::Off,
+            learned: Arc::default(),
+        }
+    }
+
+    /// Asks for structured answers (`--structured`): the schema of `decide`'s choices.
+    pub fn with_structured(mut self, mode: Structured) -> LlmClient {
+        self.structured = mode;
+        self
     }
 
     pub fn url(&self) -> &str {
@@ -47,16 +66,18 @@ impl LlmClient {
         &self.chat
     }
 
-    /// Asks each model in turn; the first usable answer wins.
-    pub async fn decide(&self, p: &Prompt) -> Result<Decided, Vec<(String, String)>> {
+    /// Asks each model in turn; the first usable answer wins. `choices` are the commands
+    /// that make sense now (a structured answer picks one of them).
+    pub async fn decide(&self, p: &Prompt, choices: &[String]) -> Result<Decided, Vec<(String, String)>> {
         let mut failed = Vec::new();
         for model in &self.models {
             let t0 = Instant::now();
             tracing::debug!(%model, prompt_tokens = p.tokens, url = %self.chat.url(), "asking the model");
-            match self.ask(model, p).await {
-                Ok((reply, prompt_tokens, completion_tokens)) => {
-                    tracing::debug!(%model, ?reply, prompt_tokens, completion_tokens, elapsed = ?t0.elapsed(), "the model answered");
-                    return Ok(Decided { reply, model: model.clone(), latency: t0.elapsed(), prompt_tokens, completion_tokens, failed });
+            match self.ask(model, p, choices).await {
+                Ok((reply, prompt_tokens, completion_tokens, form)) => {
+                    tracing::debug!(%model, ?reply, prompt_tokens, completion_tokens, form, elapsed = ?t0.elapsed(), "the model answered");
+                    let d = Decided { reply, model: model.clone(), latency: t0.elapsed(), prompt_tokens, completion_tokens, failed, form };
+                    return Ok(d);
                 }
                 Err(why) => {
                     tracing::warn!(%model, %why, "the model failed");
@@ -70,10 +91,26 @@ impl LlmClient {
         Err(failed)
     }
 
-    async fn ask(&self, model: &str, p: &Prompt) -> Result<(Reply, u64, u64), String> {
-        let c = self.chat.complete(model, &p.system, &p.user, 150).await?;
+    /// One model, in the form learned so far; a form the endpoint refuses gives way to
+    /// the next (`auto`), once for the client's life.
+    async fn ask(&self, model: &str, p: &Prompt, choices: &[String]) -> Result<(Reply, u64, u64, &'static str), String> {
+        let schema = structured::schema(choices);
+        let mut form = if choices.is_empty() { Form::Text } else { self.learned.form(self.structured) };
+        let c = loop {
+            match self.chat.complete_with(model, &p.system, &p.user, 150, &structured::request_fields(form, &schema)).await {
+                Ok(c) => break c,
+                Err(e) if e.refused => match self.learned.refused(self.structured, form) {
+                    Some(next) => {
+                        tracing::info!(%model, refused = form.name(), next = next.name(), why = %e.message, "the endpoint does not take this answer form");
+                        form = next;
+                    }
+                    None => return Err(e.message),
+                },
+                Err(e) => return Err(e.message),
+            }
+        };
         let reply =
             parse_reply(&c.text).ok_or_else(|| format!("no command in the answer: {:?}", c.text.chars().take(80).collect::<String>()))?;
-        Ok((reply, c.prompt_tokens.unwrap_or(p.tokens as u64), c.completion_tokens))
+        Ok((reply, c.prompt_tokens.unwrap_or(p.tokens as u64), c.completion_tokens, form.name()))
     }
 }

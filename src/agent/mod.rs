@@ -26,6 +26,7 @@ pub mod log;
 pub mod prompt;
 pub mod run;
 pub mod state;
+pub mod structured;
 pub mod transcript;
 
 use thiserror::Error;

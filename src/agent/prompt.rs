@@ -172,6 +172,8 @@ fn first_lines(t: &str, n: usize) -> String {
 pub struct Reply {
     pub command: String,
     pub say: Option<String>,
+    /// Why, when the model said (sent with the command: protocol §5 `reason`).
+    pub reason: Option<String>,
 }
 
 fn clean_command(c: &str) -> Option<String> {
@@ -202,7 +204,13 @@ fn from_json(v: &serde_json::Value) -> Option<Reply> {
         .map(|s| s.trim().replace(['\n', '\r'], " "))
         .filter(|s| !s.is_empty())
         .map(|s| s.chars().take(300).collect());
-    Some(Reply { command, say })
+    let reason = ["reason", "why", "thought"]
+        .iter()
+        .find_map(|k| o.get(*k).and_then(|c| c.as_str()))
+        .map(|s| s.trim().replace(['\n', '\r'], " "))
+        .filter(|s| !s.is_empty())
+        .map(|s| s.chars().take(crate::protocol::MAX_REASON).collect());
+    Some(Reply { command, say, reason })
 }
 
 /// Reads the answer: a JSON object (bare, in a code fence, or inside prose), or
@@ -262,11 +270,11 @@ pub fn parse_reply(text: &str) -> Option<Reply> {
         }
     }
     if let Some(command) = command {
-        return Some(Reply { command, say });
+        return Some(Reply { command, say, reason: None });
     }
     let lines: Vec<&str> = t.lines().filter(|l| !l.trim().is_empty()).collect();
     if lines.len() == 1 && lines[0].split_whitespace().count() <= 6 && !lines[0].trim_start().starts_with(['{', '[']) {
-        return clean_command(lines[0]).map(|command| Reply { command, say: None });
+        return clean_command(lines[0]).map(|command| Reply { command, say: None, reason: None });
     }
     None
 }
@@ -278,7 +286,7 @@ mod tests {
 
     #[test]
     fn replies_are_read_from_json_fences_prose_and_lines() {
-        let r = |c: &str, s: Option<&str>| Some(Reply { command: c.into(), say: s.map(str::to_string) });
+        let r = |c: &str, s: Option<&str>| Some(Reply { command: c.into(), say: s.map(str::to_string), reason: None });
         assert_eq!(parse_reply(r#"{"command":"kill goblin","say":"Die!"}"#), r("kill goblin", Some("Die!")));
         assert_eq!(parse_reply("```json\n{\"command\": \"north\"}\n```"), r("north", None));
         assert_eq!(

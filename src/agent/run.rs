@@ -40,6 +40,8 @@ pub struct RunOptions {
     pub seed: Option<u64>,
     pub backoff: Backoff,
     pub llm_timeout: Duration,
+    /// How the model's answer is asked for (`--structured`).
+    pub structured: super::structured::Structured,
     /// Set to true to end the session cleanly (tests; the CLI wires Ctrl-C to it).
     pub stop: Option<watch::Receiver<bool>>,
     /// Print what others say and do, not only the agent's own feedback.
@@ -57,6 +59,7 @@ impl Default for RunOptions {
             seed: None,
             backoff: Backoff::default(),
             llm_timeout: Duration::from_secs(20),
+            structured: Default::default(),
             stop: None,
             chatter: true,
         }
@@ -76,6 +79,8 @@ pub struct Report {
     pub fallback_used: u64,
     /// Turns where no model answered and the planner decided.
     pub llm_failed: u64,
+    /// LLM decisions by the form their answer was asked in (`json_schema`, `tool`…).
+    pub llm_forms: std::collections::BTreeMap<&'static str, u64>,
     pub deaths: u32,
     pub kills: u32,
     pub level_start: i64,
@@ -122,8 +127,15 @@ impl Report {
         );
         if self.llm_calls > 0 {
             t += &format!(
-                "  LLM:          {} calls, {} by the fallback model, {} unanswered\n",
-                self.llm_calls, self.fallback_used, self.llm_failed
+                "  LLM:          {} calls, {} by the fallback model, {} unanswered; answers asked as {}\n",
+                self.llm_calls,
+                self.fallback_used,
+                self.llm_failed,
+                if self.llm_forms.is_empty() {
+                    "-".to_string()
+                } else {
+                    self.llm_forms.iter().map(|(f, n)| format!("{f} {n}")).collect::<Vec<_>>().join(", ")
+                }
             );
         }
         if let Some(p) = &self.log_file {
@@ -194,9 +206,10 @@ pub async fn run(cfg: &AgentConfig, opts: RunOptions, out: &mut (dyn Write + Sen
                 "--policy llm needs an endpoint: `pawns agent config --llm-endpoint http://host:port` (or use --policy fsm)".into(),
             ))
         }
-        Policy::Llm => {
-            Some(LlmClient::new(&cfg.llm_endpoint, &cfg.llm_key, &cfg.model_fast, &cfg.model_fallback, cfg.temperature, opts.llm_timeout))
-        }
+        Policy::Llm => Some(
+            LlmClient::new(&cfg.llm_endpoint, &cfg.llm_key, &cfg.model_fast, &cfg.model_fallback, cfg.temperature, opts.llm_timeout)
+                .with_structured(opts.structured),
+        ),
         _ => None,
     };
     let stats = Arc::new(Mutex::new(SeqStats::default()));
@@ -380,7 +393,8 @@ impl Loop<'_> {
                 let tokens = p.tokens;
                 self.report.llm_calls += 1;
                 self.last_decision = Some(now);
-                self.thinking = Some(Thinking { task: tokio::spawn(async move { client.decide(&p).await }), tokens });
+                let choices = super::structured::choices(&self.state);
+                self.thinking = Some(Thinking { task: tokio::spawn(async move { client.decide(&p, &choices).await }), tokens });
                 return Ok(());
             }
         };
@@ -404,6 +418,7 @@ impl Loop<'_> {
                     self.report.fallback_used += 1;
                 }
                 self.report.by_llm += 1;
+                *self.report.llm_forms.entry(d.form).or_default() += 1;
                 let a = Action { command: d.reply.command.clone(), say: d.reply.say.clone(), why: d.model.clone() };
                 self.send(a, "llm", Some((&d, prompt_tokens))).await
             }
@@ -442,11 +457,16 @@ impl Loop<'_> {
             line.latency_ms = d.latency.as_millis() as u64;
             line.tokens = d.prompt_tokens.max(prompt_tokens as u64) + d.completion_tokens;
             line.model = d.model.clone();
-            meta = Some(serde_json::json!({
+            let mut m = serde_json::json!({
                 "tokens_prompt": d.prompt_tokens.max(prompt_tokens as u64),
                 "tokens_completion": d.completion_tokens,
                 "latency_ms": d.latency.as_secs_f64() * 1000.0,
-            }));
+            });
+            // Why the model chose it (protocol §5), recorded with the decision.
+            if let Some(r) = d.reply.reason.as_deref() {
+                m["reason"] = serde_json::json!(r);
+            }
+            meta = Some(m);
         }
         self.out.action(&a.command, source, &a.why, &self.state);
         self.tx

@@ -75,6 +75,11 @@ pub struct PlayArgs {
     /// How long one LLM call may take before the fallback model is asked.
     #[arg(long, default_value = "20s", value_parser = pawns::time::parse_duration)]
     pub llm_timeout: Duration,
+    /// How the model's answer is asked for: `auto` takes the first form the endpoint
+    /// accepts (a JSON Schema of the commands that make sense now, that schema in
+    /// `json_object`, a forced tool call), learned once; `off` reads text.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub structured: pawns::agent::structured::Structured,
     /// What the model sees: `classic` (the prompt built from state and events) or `hud`
     /// (the server's HUD every heartbeat, answered with actions; needs llm_endpoint).
     #[arg(long, default_value = "classic", value_parser = ["classic", "hud"])]
@@ -259,6 +264,7 @@ async fn play(mut cfg: AgentConfig, p: PlayArgs, session: Option<(Duration, Path
         pace: p.pace,
         seed: p.seed,
         llm_timeout: p.llm_timeout,
+        structured: p.structured,
         stop: Some(stop_rx),
         chatter: !p.quiet,
         ..Default::default()

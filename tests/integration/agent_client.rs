@@ -14,18 +14,18 @@ use serde_json::{json, Value};
 
 use super::common::*;
 
-fn fast(cfg: &mut pawns::server::ServerConfig) {
+pub(crate) fn fast(cfg: &mut pawns::server::ServerConfig) {
     cfg.cmd_rate = 1000.0;
     cfg.cmd_burst = 1000.0;
     cfg.engine.pulse = Duration::from_millis(10);
     cfg.dream_daily = None;
 }
 
-fn agent_cfg(s: &TestServer, name: &str, key: &str) -> AgentConfig {
+pub(crate) fn agent_cfg(s: &TestServer, name: &str, key: &str) -> AgentConfig {
     AgentConfig { key: key.into(), player_name: name.into(), game_host: "127.0.0.1".into(), game_port: s.addr.port(), ..Default::default() }
 }
 
-fn opts(policy: Policy) -> RunOptions {
+pub(crate) fn opts(policy: Policy) -> RunOptions {
     RunOptions {
         policy,
         pace: Duration::from_millis(30),
@@ -36,7 +36,7 @@ fn opts(policy: Policy) -> RunOptions {
     }
 }
 
-async fn play(cfg: &AgentConfig, o: RunOptions) -> (Report, String) {
+pub(crate) async fn play(cfg: &AgentConfig, o: RunOptions) -> (Report, String) {
     let mut out = Vec::new();
     let r = run(cfg, o, &mut out).await;
     let text = String::from_utf8_lossy(&out).into_owned();

@@ -396,6 +396,8 @@ pub enum StubAnswer {
     Status(u16),
     /// No answer for this long (then a 500), to make the client time out.
     Slow(Duration),
+    /// A whole chat completion (a tool call, say).
+    Completion(Value),
 }
 
 pub type Seen = std::sync::Arc<std::sync::Mutex<Vec<String>>>;
@@ -444,6 +446,7 @@ pub async fn llm_stub_with(answer: impl Fn(&Value) -> StubAnswer + Send + Sync +
                         ("200 OK".to_string(), json!({"choices": [{"message": {"role": "assistant", "content": t}}]}).to_string())
                     }
                     StubAnswer::Status(code) => (format!("{code} Stub Error"), "{\"error\":\"down\"}".to_string()),
+                    StubAnswer::Completion(v) => ("200 OK".to_string(), v.to_string()),
                     StubAnswer::Slow(d) => {
                         tokio::time::sleep(d).await;
                         ("500 Internal Server Error".to_string(), "{\"error\":\"slow\"}".to_string())

@@ -20,6 +20,7 @@ mod mcp_clients;
 mod memory;
 mod metrics;
 mod mind;
+mod models;
 mod mud_clients;
 mod observatory;
 mod persistence;
