@@ -58,8 +58,12 @@ pub fn system_prompt(kind: &str, prompt: &str) -> String {
 /// What the loop is doing, for `GET /api/admin/agents` and the transcript.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct LoopStatus {
-    /// `connecting`, `running`, `paused` (the endpoint failed), `reconnecting`, `stopped`.
+    /// `connecting`, `running`, `paused` (the endpoint failed), `over_budget` (its
+    /// tokens for the hour are spent), `reconnecting`, `stopped`.
     pub state: &'static str,
+    /// Model tokens spent in the last hour, and the cap (0: none).
+    pub tokens_last_hour: u64,
+    pub tokens_per_hour: u64,
     pub turns: u64,
     pub failures: u64,
     pub failures_in_row: u32,
@@ -77,6 +81,43 @@ pub struct LoopStatus {
 }
 
 pub type SharedStatus = Arc<Mutex<LoopStatus>>;
+
+/// The model tokens a loop spent in the last hour, by call.
+#[derive(Default)]
+struct Spend(std::collections::VecDeque<(Instant, u64)>);
+
+const HOUR: Duration = Duration::from_secs(3600);
+
+impl Spend {
+    fn forget(&mut self, now: Instant) {
+        while self.0.front().is_some_and(|(t, _)| now.duration_since(*t) >= HOUR) {
+            self.0.pop_front();
+        }
+    }
+    /// Adds a call's tokens; the hour's total.
+    fn add(&mut self, now: Instant, tokens: u64) -> u64 {
+        self.0.push_back((now, tokens));
+        self.total(now)
+    }
+    fn total(&mut self, now: Instant) -> u64 {
+        self.forget(now);
+        self.0.iter().map(|(_, n)| n).sum()
+    }
+    /// When enough of the hour's calls have aged out to be under `cap` again.
+    fn free_at(&self, now: Instant, cap: u64) -> Instant {
+        let mut left: u64 = self.0.iter().map(|(_, n)| n).sum();
+        for (t, n) in &self.0 {
+            if left < cap {
+                break;
+            }
+            left -= n;
+            if left < cap {
+                return *t + HOUR;
+            }
+        }
+        now
+    }
+}
 
 /// One turn as the transcript shows it.
 #[derive(Debug, Clone)]
@@ -100,6 +141,8 @@ pub struct HudLoop {
     pub budget: usize,
     /// Most tokens the model may answer with.
     pub max_tokens: u32,
+    /// Most tokens (prompt and answer) the model may spend in an hour (0: no cap).
+    pub tokens_per_hour: u64,
     pub status: SharedStatus,
     pub stop: watch::Receiver<bool>,
     /// Where turns are told (the CLI's transcript); `None`: the log only.
@@ -216,9 +259,10 @@ impl HudLoop {
             return End::Dropped("the socket closed".into());
         }
         self.set(|s| s.state = "running");
-        let (answer_tx, mut answer_rx) = mpsc::channel::<(Result<String, String>, Duration, u64)>(1);
+        let (answer_tx, mut answer_rx) = mpsc::channel::<(Result<(String, u64), String>, Duration, u64)>(1);
         let mut busy = false;
         let mut paused_until: Option<Instant> = None;
+        let mut spend = Spend::default();
         let mut retry_at: Option<tokio::time::Instant> = None;
         let mut n = 0u64;
         loop {
@@ -244,7 +288,9 @@ impl HudLoop {
                     let Some((answer, latency, hud_tokens)) = got else { continue };
                     busy = false;
                     match answer {
-                        Ok(text) => {
+                        Ok((text, tokens)) => {
+                            let spent = spend.add(Instant::now(), tokens);
+                            self.set(|s| s.tokens_last_hour = spent);
                             self.set(|s| { s.failures_in_row = 0; s.backoff_ms = 0; s.state = "running"; s.last_latency_ms = latency.as_millis() as u64; });
                             paused_until = None;
                             let Some(batch) = crate::hud::answer::parse(&text) else {
@@ -289,6 +335,19 @@ impl HudLoop {
                                 self.set(|s| s.skipped += 1);
                                 continue;
                             }
+                            // Over its hour's tokens: no model call until the oldest age out.
+                            let spent = spend.total(Instant::now());
+                            if self.tokens_per_hour > 0 && spent >= self.tokens_per_hour {
+                                let cap = self.tokens_per_hour;
+                                let back = spend.free_at(Instant::now(), cap).saturating_duration_since(Instant::now());
+                                let why = format!("spent {spent} of its {cap} model tokens this hour; it resumes in {} min", back.as_secs().div_ceil(60));
+                                if self.status.lock().unwrap_or_else(|e| e.into_inner()).state != "over_budget" {
+                                    tracing::info!(agent = %self.mind_name(), spent, cap, "a resident agent is over its token budget; pausing");
+                                    self.tell(Turn::Paused { why: why.clone(), retry_in: back });
+                                }
+                                self.set(|s| { s.state = "over_budget"; s.skipped += 1; s.tokens_last_hour = spent; s.last_error = Some(why); });
+                                continue;
+                            }
                             let Some(content) = v["data"]["content"].as_str().map(str::to_string) else { continue };
                             let hud_tokens = v["data"]["tokens"]["total"].as_u64().unwrap_or(0);
                             busy = true;
@@ -296,7 +355,11 @@ impl HudLoop {
                             let (llm, tx, max_tokens) = (self.llm.clone(), answer_tx.clone(), self.max_tokens);
                             tokio::spawn(async move {
                                 let t0 = Instant::now();
-                                let r = llm.chat().complete(&mind.model, &mind.system, &content, max_tokens).await.map(|c| c.text);
+                                let r = llm
+                                    .chat()
+                                    .complete(&mind.model, &mind.system, &content, max_tokens)
+                                    .await
+                                    .map(|c| (c.text, c.prompt_tokens.unwrap_or(hud_tokens) + c.completion_tokens));
                                 let _ = tx.send((r, t0.elapsed(), hud_tokens)).await;
                             });
                         }
@@ -328,6 +391,22 @@ impl HudLoop {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The hour's spend with a clock the test moves: calls age out after an hour, and
+    /// the cap frees when enough have.
+    #[test]
+    fn spend_counts_the_last_hour_and_says_when_it_frees() {
+        let t0 = Instant::now();
+        let mut s = Spend::default();
+        assert_eq!(s.add(t0, 200), 200);
+        assert_eq!(s.add(t0 + Duration::from_secs(600), 150), 350);
+        // Over a cap of 300 until the first call ages out, at t0 + 1 h.
+        assert_eq!(s.free_at(t0 + Duration::from_secs(601), 300), t0 + HOUR);
+        assert_eq!(s.total(t0 + HOUR), 150);
+        assert_eq!(s.total(t0 + HOUR + Duration::from_secs(600)), 0);
+        let now = t0 + 2 * HOUR;
+        assert_eq!(s.free_at(now, 300), now, "under the cap: free now");
+    }
 
     #[test]
     fn backoff_doubles_to_a_minute() {

@@ -50,6 +50,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         bail!("--resident-hud-budget must be {} to {} tokens", pawns::hud::budget::MIN_BUDGET, pawns::hud::budget::MAX_BUDGET);
     }
     cfg.residents.budget = args.resident_hud_budget;
+    cfg.residents.tokens_per_hour = args.resident_tokens_per_hour;
     cfg.conns.total = args.max_connections;
     cfg.conns.per_ip = args.max_per_ip;
     if args.login_rate.is_nan() || args.login_rate <= 0.0 || args.login_burst.is_nan() || args.login_burst < 1.0 {

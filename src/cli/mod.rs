@@ -285,6 +285,11 @@ pub struct ServeArgs {
     /// only with --llm-endpoint (--llm-model is their default model).
     #[arg(long, default_value = "json")]
     pub resident_hud_format: String,
+    /// Most model tokens (prompt and answer) each resident agent may spend in an hour;
+    /// past it the agent pauses (status `over_budget`) until the hour's oldest calls age
+    /// out. 0: no cap.
+    #[arg(long, default_value_t = 0, value_name = "TOKENS")]
+    pub resident_tokens_per_hour: u64,
     /// The HUD budget (tokens) resident agents ask for.
     #[arg(long, default_value_t = pawns::hud::budget::DEFAULT_BUDGET)]
     pub resident_hud_budget: usize,

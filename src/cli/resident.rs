@@ -134,6 +134,7 @@ pub async fn play_hud(
         format,
         budget,
         max_tokens: 400,
+        tokens_per_hour: 0,
         status: status.clone(),
         stop: stop_rx,
         turns: Some(turn_tx),

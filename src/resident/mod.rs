@@ -29,11 +29,19 @@ pub struct ResidentConfig {
     pub format: HudFormat,
     pub budget: usize,
     pub max_tokens: u32,
+    /// Most model tokens each resident may spend in an hour (0: no cap).
+    pub tokens_per_hour: u64,
 }
 
 impl Default for ResidentConfig {
     fn default() -> Self {
-        ResidentConfig { llm: None, format: HudFormat::Json, budget: crate::hud::budget::DEFAULT_BUDGET, max_tokens: 400 }
+        ResidentConfig {
+            llm: None,
+            format: HudFormat::Json,
+            budget: crate::hud::budget::DEFAULT_BUDGET,
+            max_tokens: 400,
+            tokens_per_hour: 0,
+        }
     }
 }
 

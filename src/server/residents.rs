@@ -257,7 +257,8 @@ impl Manager {
     fn start(&mut self, rec: &ResidentRecord) {
         let Some(llm) = self.llm.clone() else { return };
         let mind = Arc::new(RwLock::new(self.mind(rec)));
-        let status = Arc::new(Mutex::new(LoopStatus { state: "starting", ..Default::default() }));
+        let status =
+            Arc::new(Mutex::new(LoopStatus { state: "starting", tokens_per_hour: self.cfg.tokens_per_hour, ..Default::default() }));
         let (stop_tx, stop_rx) = watch::channel(false);
         let (key, name, m) = (self.shared.token_key.clone(), rec.name.clone(), mind.clone());
         let login = Box::new(move || {
@@ -277,6 +278,7 @@ impl Manager {
             format: self.cfg.format,
             budget: self.cfg.budget,
             max_tokens: self.cfg.max_tokens,
+            tokens_per_hour: self.cfg.tokens_per_hour,
             status: status.clone(),
             stop: stop_rx,
             turns: None,

@@ -257,3 +257,40 @@ async fn a_valid_session_token_is_not_rate_limited() {
     assert_ne!(v["type"], "error", "{v}");
     srv.shutdown().await;
 }
+
+/// A resident's model tokens are capped per hour (`serve --resident-tokens-per-hour`):
+/// once its calls have spent the cap, it asks the model nothing more and says why in its
+/// status (issue 53).
+#[tokio::test]
+async fn a_resident_over_its_token_budget_pauses_with_a_clear_status() {
+    let asked = Arc::new(AtomicU32::new(0));
+    let a2 = asked.clone();
+    let (endpoint, _seen) = llm_stub_with(move |_| {
+        a2.fetch_add(1, Ordering::SeqCst);
+        StubAnswer::Text("{\"responses\":[{\"room_id\":\"here\",\"message\":\"Counting my coins.\"}]}".into())
+    })
+    .await;
+    let srv = TestServer::start_with(|c| {
+        c.residents.llm = llm(&endpoint);
+        c.residents.tokens_per_hour = 300;
+    })
+    .await;
+    let ka = srv.key("ann").await;
+    let mut a = WsClient::connect(srv.addr).await;
+    a.login_key("ann", &ka).await;
+    let (status, body) = post_json(srv.addr, "/api/admin/agents", &json!({"name": "Miser", "persona": "a careful spender"})).await;
+    assert_eq!(status, 201, "{body}");
+    // The first turn spends a whole HUD's worth (far over 300 tokens).
+    a.until(|v| v["type"] == "event" && v["data"]["text"].as_str().is_some_and(|t| t.contains("Counting my coins."))).await;
+    let w = until_resident(srv.addr, "Miser", "ran a turn", |r| r["status"]["turns"] == 1).await;
+    assert!(w["status"]["tokens_last_hour"].as_u64().unwrap() >= 300, "{w}");
+    assert_eq!(w["status"]["tokens_per_hour"], 300);
+    // Its next heartbeat finds the hour spent: no model call, a clear status.
+    a.send(json!({"type": "actions", "id": "w", "data": {"actions": [{"type": "wake_agent", "agent_id": "Miser"}]}})).await;
+    a.until(|v| v["re"] == "w" && v["type"] == "actions_result").await;
+    let w = until_resident(srv.addr, "Miser", "over budget", |r| r["status"]["state"] == "over_budget").await;
+    let why = w["status"]["last_error"].as_str().unwrap_or("");
+    assert!(why.contains("of its 300 model tokens this hour") && why.contains("resumes in 60 min"), "{why}");
+    assert_eq!(asked.load(Ordering::SeqCst), 1, "no model call past the budget");
+    srv.shutdown().await;
+}
