@@ -68,12 +68,29 @@ async fn an_mcp_client_plays_over_http_and_stdio_in_both_revisions() {
         let seen = run(&py, vec!["stdio".into(), bin.clone(), server.clone(), key.clone(), mode.into()]).await;
         check(&seen, protocol);
     }
+    // The WebSocket's round trip for the same command on the same server, beside MCP's.
+    {
+        let mut ws = WsClient::connect(srv.addr).await;
+        ws.login_key("brenda", &key).await;
+        let mut rtt = Vec::new();
+        for i in 0..20 {
+            let t0 = std::time::Instant::now();
+            ws.cmd("look", &format!("l{i}")).await;
+            ws.reply_text(&format!("l{i}")).await;
+            rtt.push(t0.elapsed().as_secs_f64() * 1000.0);
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        rtt.sort_by(f64::total_cmp);
+        eprintln!("WebSocket command round trip: p50 {:.1} ms, p99 {:.1} ms", rtt[10], rtt[19]);
+        ws.cmd("quit", "q").await;
+        ws.closed().await;
+    }
     // The record: sessions by harness `mcp`, every turn a decision, the reason kept.
     let store = srv.running.as_ref().unwrap().shared.accounts.store().clone();
     let recorder = srv.running.as_ref().unwrap().recorder.as_ref().unwrap().0.clone();
     let sessions = eventually("six MCP sessions recorded", || async {
         recorder.flush().await;
-        let s = store.agent_sessions("brenda", 0).unwrap();
+        let s: Vec<_> = store.agent_sessions("brenda", 0).unwrap().into_iter().filter(|m| m.harness.as_deref() == Some("mcp")).collect();
         (s.len() == 6 && s.iter().all(|m| m.ended_us.is_some())).then_some(s)
     })
     .await;
