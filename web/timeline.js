@@ -73,6 +73,21 @@ function decisionDetail(b) {
   add("client", [c.harness, c.model, c.version].filter(Boolean).join(" / "));
   if (c.tokens_prompt != null || c.tokens_completion != null) add("model", `${c.tokens_prompt ?? 0} tokens in, ${c.tokens_completion ?? 0} out${c.latency_ms != null ? `, ${c.latency_ms} ms` : ""}`);
   add("id", b.re);
+  // The model calls behind it: what each was asked and answered, and what it cost.
+  for (const [i, m] of (b.llm || []).entries()) {
+    const cost = [m.tokens_prompt != null ? `${m.tokens_prompt} tokens in` : "", m.tokens_completion != null ? `${m.tokens_completion} out` : "", `${Number(m.latency_ms || 0).toFixed(0)} ms`].filter(Boolean).join(", ");
+    add(`model call ${i + 1}`, `${m.model} (${m.form}) — ${cost}${m.error ? ` — failed: ${m.error}` : ""}`, m.error ? "neg" : "");
+    add("answer", m.answer);
+    if (m.system || m.user) {
+      const d = document.createElement("details");
+      const sum = document.createElement("summary");
+      sum.textContent = `the prompt (${(m.system || "").length + (m.user || "").length} characters${m.cut ? ", shortened by the client" : ""})`;
+      const pre = document.createElement("pre");
+      pre.textContent = `[system]\n${m.system}\n\n[user]\n${m.user}`;
+      d.append(sum, pre);
+      box.appendChild(d);
+    }
+  }
   return box;
 }
 

@@ -11,6 +11,9 @@ use super::structured::{self, Form, Learned, Structured};
 use crate::memory::chat::ChatClient;
 pub use crate::memory::chat::Completion;
 
+/// Why a model gave no decision, the form it was asked in, and what it said if anything.
+type Failed = (String, &'static str, Option<String>);
+
 #[derive(Debug, Clone)]
 pub struct LlmClient {
     chat: ChatClient,
@@ -34,6 +37,45 @@ pub struct Decided {
     pub failed: Vec<(String, String)>,
     /// The form the answer was asked in (`json_schema`, `json_object`, `tool`, `text`).
     pub form: &'static str,
+    /// Every call behind it — the failed ones, then the one that answered — for the
+    /// record (sent with the command as `llm`).
+    pub calls: Vec<LlmCall>,
+}
+
+/// A call as the record keeps it.
+pub use pawns_storage::LlmCall;
+
+/// The most prompt text (bytes) sent with a command: the protocol's frame is 16 KiB,
+/// and the rest of the command, the answer and escapes must fit beside it.
+pub const PROMPT_SENT: usize = 10_000;
+
+/// `calls` fitted to a command's frame: the prompt of the call that answered, cut to
+/// `PROMPT_SENT` (the system prompt's start, the user message's end — the state); the
+/// failed ones asked the same and keep none.
+pub fn fitted(calls: &[LlmCall]) -> Vec<LlmCall> {
+    let last = calls.len().saturating_sub(1);
+    calls
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let mut c = c.clone();
+            if i != last {
+                c.cut |= !c.system.is_empty() || !c.user.is_empty();
+                c.system.clear();
+                c.user.clear();
+            } else if c.system.len() + c.user.len() > PROMPT_SENT {
+                let sys = c.system.len().min(PROMPT_SENT * 2 / 5);
+                let user = PROMPT_SENT - sys;
+                c.system.truncate(c.system.floor_char_boundary(sys));
+                if c.user.len() > user {
+                    let from = c.user.ceil_char_boundary(c.user.len() - user);
+                    c.user = format!("…{}", &c.user[from..]);
+                }
+                c.cut = true;
+            }
+            c
+        })
+        .collect()
 }
 
 impl LlmClient {
@@ -70,17 +112,44 @@ impl LlmClient {
     /// that make sense now (a structured answer picks one of them).
     pub async fn decide(&self, p: &Prompt, choices: &[String]) -> Result<Decided, Vec<(String, String)>> {
         let mut failed = Vec::new();
+        let mut calls = Vec::new();
         for model in &self.models {
             let t0 = Instant::now();
             tracing::debug!(%model, prompt_tokens = p.tokens, url = %self.chat.url(), "asking the model");
-            match self.ask(model, p, choices).await {
-                Ok((reply, prompt_tokens, completion_tokens, form)) => {
+            let asked = self.ask(model, p, choices).await;
+            let mut call = LlmCall {
+                model: model.clone(),
+                system: p.system.clone(),
+                user: p.user.clone(),
+                latency_ms: t0.elapsed().as_secs_f64() * 1000.0,
+                ..Default::default()
+            };
+            match asked {
+                Ok((reply, prompt_tokens, completion_tokens, form, text)) => {
                     tracing::debug!(%model, ?reply, prompt_tokens, completion_tokens, form, elapsed = ?t0.elapsed(), "the model answered");
-                    let d = Decided { reply, model: model.clone(), latency: t0.elapsed(), prompt_tokens, completion_tokens, failed, form };
+                    call.form = form.into();
+                    call.answer = Some(text);
+                    call.tokens_prompt = Some(prompt_tokens);
+                    call.tokens_completion = Some(completion_tokens);
+                    calls.push(call);
+                    let d = Decided {
+                        reply,
+                        model: model.clone(),
+                        latency: t0.elapsed(),
+                        prompt_tokens,
+                        completion_tokens,
+                        failed,
+                        form,
+                        calls,
+                    };
                     return Ok(d);
                 }
-                Err(why) => {
+                Err((why, form, text)) => {
                     tracing::warn!(%model, %why, "the model failed");
+                    call.form = form.into();
+                    call.answer = text;
+                    call.error = Some(why.clone());
+                    calls.push(call);
                     failed.push((model.clone(), why))
                 }
             }
@@ -93,7 +162,8 @@ impl LlmClient {
 
     /// One model, in the form learned so far; a form the endpoint refuses gives way to
     /// the next (`auto`), once for the client's life.
-    async fn ask(&self, model: &str, p: &Prompt, choices: &[String]) -> Result<(Reply, u64, u64, &'static str), String> {
+    /// The answer's reply, tokens, form and text; or why not, the form and any text.
+    async fn ask(&self, model: &str, p: &Prompt, choices: &[String]) -> Result<(Reply, u64, u64, &'static str, String), Failed> {
         let schema = structured::schema(choices);
         let mut form = if choices.is_empty() { Form::Text } else { self.learned.form(self.structured) };
         let c = loop {
@@ -104,13 +174,40 @@ impl LlmClient {
                         tracing::info!(%model, refused = form.name(), next = next.name(), why = %e.message, "the endpoint does not take this answer form");
                         form = next;
                     }
-                    None => return Err(e.message),
+                    None => return Err((e.message, form.name(), None)),
                 },
-                Err(e) => return Err(e.message),
+                Err(e) => return Err((e.message, form.name(), None)),
             }
         };
-        let reply =
-            parse_reply(&c.text).ok_or_else(|| format!("no command in the answer: {:?}", c.text.chars().take(80).collect::<String>()))?;
-        Ok((reply, c.prompt_tokens.unwrap_or(p.tokens as u64), c.completion_tokens, form.name()))
+        let Some(reply) = parse_reply(&c.text) else {
+            let why = format!("no command in the answer: {:?}", c.text.chars().take(80).collect::<String>());
+            return Err((why, form.name(), Some(c.text)));
+        };
+        Ok((reply, c.prompt_tokens.unwrap_or(p.tokens as u64), c.completion_tokens, form.name(), c.text))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The calls fit a command's frame: the failed ones keep no prompt, the answering
+    /// one its system prompt's start and its user message's end, at character bounds.
+    #[test]
+    fn calls_are_fitted_to_the_frame() {
+        let long = LlmCall {
+            model: "b".into(),
+            system: "règle ".repeat(2000),
+            user: format!("{}STATE NOW", "é".repeat(9000)),
+            ..Default::default()
+        };
+        let failed =
+            LlmCall { model: "a".into(), system: "s".into(), user: "u".into(), error: Some("timed out".into()), ..Default::default() };
+        let f = fitted(&[failed, long]);
+        assert!(f[0].system.is_empty() && f[0].user.is_empty() && f[0].cut && f[0].error.is_some());
+        assert!(f[1].cut && f[1].system.starts_with("règle") && f[1].user.ends_with("STATE NOW"));
+        assert!(f[1].system.len() + f[1].user.len() <= PROMPT_SENT + 3, "{}", f[1].system.len() + f[1].user.len());
+        let short = LlmCall { system: "a".into(), user: "b".into(), ..Default::default() };
+        assert_eq!(fitted(std::slice::from_ref(&short)), vec![short]);
     }
 }

@@ -7,7 +7,8 @@
 //! | `state.rs` | the typed game state from `state`, `vars`, `event`, memory messages |
 //! | `fsm.rs` | the survival FSM, the no-LLM planner (`--policy fsm`), random play |
 //! | `prompt.rs` | the LLM prompt within the tier's token budget; reading the reply |
-//! | `llm.rs` | the OpenAI-compatible client: `model_fast`, then `model_fallback` |
+//! | `llm.rs` | the OpenAI-compatible client: `model_fast`, then `model_fallback`; the calls kept for the record |
+//! | `structured.rs` | structured answers: the schema of what makes sense now, the forms an endpoint takes |
 //! | `hud_loop.rs` | playing from the HUD: heartbeat HUDs to the model, its answers as `actions` |
 //! | `run.rs` | the decision loop of `play` and `session`; the session report |
 //! | `log.rs` | the session JSONL (the seed's fields) and a turn's valence |

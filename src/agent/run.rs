@@ -466,6 +466,8 @@ impl Loop<'_> {
             if let Some(r) = d.reply.reason.as_deref() {
                 m["reason"] = serde_json::json!(r);
             }
+            // Every model call behind it, its prompt fitted to the frame (issue 53).
+            m["llm"] = serde_json::to_value(super::llm::fitted(&d.calls)).unwrap_or_default();
             meta = Some(m);
         }
         self.out.action(&a.command, source, &a.why, &self.state);

@@ -8,6 +8,8 @@ use serde_json::{json, Map, Value};
 
 use crate::game::send::output::Out;
 
+mod command;
+pub use command::MAX_LLM_CALLS;
 mod state_frame;
 pub use state_frame::state_frame;
 
@@ -182,7 +184,7 @@ pub fn parse_client(text: &str) -> Result<Inbound, (ProtoError, Option<Arc<str>>
             check_display(Some(&d)).map_err(|e| (e, id.clone()))?;
             ClientMsg::Display(d)
         }
-        "command" => ClientMsg::Command(parse_command(data).map_err(|e| (e, id.clone()))?),
+        "command" => ClientMsg::Command(command::parse_command(data).map_err(|e| (e, id.clone()))?),
         "subscribe" | "unsubscribe" => {
             #[derive(Deserialize)]
             struct Vars {
@@ -230,52 +232,6 @@ pub fn parse_client(text: &str) -> Result<Inbound, (ProtoError, Option<Arc<str>>
         }
     };
     Ok(Inbound { msg, id })
-}
-
-fn parse_command(data: Value) -> Result<CommandData, ProtoError> {
-    #[derive(Deserialize)]
-    struct Cmd {
-        command: String,
-        #[serde(default)]
-        args: Option<Vec<Value>>,
-        #[serde(default)]
-        tokens_prompt: Option<u64>,
-        #[serde(default)]
-        tokens_completion: Option<u64>,
-        #[serde(default)]
-        latency_ms: Option<f64>,
-        #[serde(default)]
-        reason: Option<String>,
-    }
-    let c: Cmd = field(data, "command")?;
-    let reason = c.reason.map(|r| r.trim().to_string()).filter(|r| !r.is_empty());
-    if reason.as_ref().is_some_and(|r| r.chars().count() > MAX_REASON) {
-        return Err(ProtoError::new("bad_request", format!("command: reason is limited to {MAX_REASON} characters")));
-    }
-    let mut line = c.command.trim().to_string();
-    if line.is_empty() {
-        return Err(ProtoError::new("bad_request", "command: command must not be empty"));
-    }
-    if line.contains(['\n', '\r']) {
-        return Err(ProtoError::new("bad_request", "command: one command per message (no newlines)"));
-    }
-    for a in c.args.unwrap_or_default() {
-        let s = match a {
-            Value::String(s) => s,
-            Value::Number(n) => n.to_string(),
-            _ => return Err(ProtoError::new("bad_request", "command: args must be strings")),
-        };
-        if s.contains(['\n', '\r']) {
-            return Err(ProtoError::new("bad_request", "command: args must not contain newlines"));
-        }
-        line.push(' ');
-        line.push_str(&s);
-    }
-    let verb = line.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
-    let client = (c.tokens_prompt.is_some() || c.tokens_completion.is_some() || c.latency_ms.is_some() || reason.is_some()).then(|| {
-        Box::new(CommandClient { tokens_prompt: c.tokens_prompt, tokens_completion: c.tokens_completion, latency_ms: c.latency_ms, reason })
-    });
-    Ok(CommandData { line, verb, client })
 }
 
 fn envelope(ty: &str, seq: u64, data: Value, re: Option<&Arc<str>>) -> String {

@@ -42,6 +42,29 @@ fn a_reason_goes_with_its_command() {
     assert_eq!(code(r#"{"type":"command","data":{"command":"flee","reason":7}}"#), "bad_request");
 }
 
+/// The model calls behind a command (`llm`, extension): our fields or OpenAI's
+/// `messages`; at most `MAX_LLM_CALLS`; a bad latency reads as 0, not a refusal.
+#[test]
+fn a_command_carries_its_model_calls() {
+    let c = |text: &str| match parse_client(text).unwrap().msg {
+        ClientMsg::Command(c) => c,
+        _ => panic!("not a command"),
+    };
+    let one = c(
+        r#"{"type":"command","data":{"command":"look","llm":[{"model":"m","messages":[{"role":"system","content":"rules"},{"role":"user","content":"a room"}],"answer":"look","latency_ms":-4}]}}"#,
+    );
+    let calls = one.client.unwrap().llm;
+    assert_eq!(
+        (calls[0].system.as_str(), calls[0].user.as_str(), calls[0].form.as_str(), calls[0].latency_ms),
+        ("rules", "a room", "text", 0.0)
+    );
+    let many =
+        format!(r#"{{"type":"command","data":{{"command":"look","llm":[{}]}}}}"#, [r#"{"model":"m"}"#; MAX_LLM_CALLS + 1].join(","));
+    assert_eq!(code(&many), "bad_request");
+    assert_eq!(code(r#"{"type":"command","data":{"command":"look","llm":[{"model":7}]}}"#), "bad_request");
+    assert_eq!(code(r#"{"type":"command","data":{"command":"look","llm":{"model":"m"}}}"#), "bad_request");
+}
+
 /// `display` (extension): at login or alone; a width past 1,000 or not a number is
 /// `bad_request`, and so is a login carrying one.
 #[test]

@@ -1,5 +1,5 @@
 //! The record as Parquet, for the analysis world (DuckDB, pandas, polars, Spark): one
-//! file per table — `sessions`, `decisions`, `observations`, `transitions`, `dreams` and
+//! file per table — `sessions`, `decisions`, `observations`, `transitions`, `llm_calls` (each model call behind a decision), `dreams` and
 //! `memory_snapshots` — written with the `parquet` crate's column writers (no Arrow),
 //! Snappy-compressed, 65,536 rows a row group. Times are unix µs (`*_us`, INT64); text is
 //! UTF-8; lists (the mobs present, the memories injected) are `|`-joined strings.
@@ -21,7 +21,7 @@ use crate::memory::DreamSnapshot;
 const ROW_GROUP: usize = 65_536;
 
 /// The tables, by file stem.
-pub const TABLES: [&str; 6] = ["sessions", "decisions", "observations", "transitions", "dreams", "memory_snapshots"];
+pub const TABLES: [&str; 7] = ["sessions", "decisions", "observations", "transitions", "llm_calls", "dreams", "memory_snapshots"];
 
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
@@ -292,6 +292,49 @@ fn decision_schema() -> Vec<(&'static str, Kind, bool)> {
     s
 }
 
+/// Each model call behind a decision (issue 53), by the decision's session and seq.
+const LLM_CALLS: &[(&str, Kind, bool)] = &[
+    ("session", I, false),
+    ("seq", I, false),
+    ("agent", S, false),
+    ("at_us", I, false),
+    ("call", I, false),
+    ("model", S, false),
+    ("form", S, false),
+    ("system", S, false),
+    ("user", S, false),
+    ("answer", S, true),
+    ("tokens_prompt", I, true),
+    ("tokens_completion", I, true),
+    ("latency_ms", F, false),
+    ("error", S, true),
+    ("cut", B, false),
+];
+
+fn llm_rows(r: &EventRecord, t: &mut Table) -> Result<(), ExportError> {
+    let RecordBody::Decision(d) = &r.body else { return Ok(()) };
+    for (i, c) in d.llm.iter().enumerate() {
+        t.row(&[
+            V::I(u(r.session)),
+            V::I(u(r.seq)),
+            V::S(Some(&r.agent)),
+            V::I(u(r.at_us)),
+            V::I(Some(i as i64)),
+            V::S(Some(&c.model)),
+            V::S(Some(&c.form)),
+            V::S(Some(&c.system)),
+            V::S(Some(&c.user)),
+            V::S(c.answer.as_deref()),
+            V::I(c.tokens_prompt.and_then(u)),
+            V::I(c.tokens_completion.and_then(u)),
+            V::F(Some(c.latency_ms)),
+            V::S(c.error.as_deref()),
+            V::B(Some(c.cut)),
+        ])?;
+    }
+    Ok(())
+}
+
 const OBSERVATIONS: &[(&str, Kind, bool)] = &[
     ("session", I, false),
     ("seq", I, false),
@@ -463,6 +506,7 @@ pub fn export(store: &Store, filter: &Filter, dir: &Path, tables: &[String], for
     let mut t_dec = want("decisions").then(|| Table::create(dir, "decisions", &dschema, force)).transpose()?;
     let mut t_obs = want("observations").then(|| Table::create(dir, "observations", OBSERVATIONS, force)).transpose()?;
     let mut t_tr = want("transitions").then(|| Table::create(dir, "transitions", TRANSITIONS, force)).transpose()?;
+    let mut t_llm = want("llm_calls").then(|| Table::create(dir, "llm_calls", LLM_CALLS, force)).transpose()?;
     // One reader for many sessions: the record's tail decompressed once per reader.
     let mut log = pawns_storage::SharedLog::default();
     for s in &sessions {
@@ -484,13 +528,15 @@ pub fn export(store: &Store, filter: &Filter, dir: &Path, tables: &[String], for
                 V::S(Some(&ids)),
             ])?;
         }
-        if t_dec.is_none() && t_obs.is_none() && t_tr.is_none() {
+        if t_dec.is_none() && t_obs.is_none() && t_tr.is_none() && t_llm.is_none() {
             continue;
         }
         let mut failed = None;
         log.get(store)?.scan_session(s, 0, 0, &mut |_, r| {
             if failed.is_none() {
-                if let Err(e) = record_row(&r, t_dec.as_mut(), t_obs.as_mut(), t_tr.as_mut()) {
+                let written = record_row(&r, t_dec.as_mut(), t_obs.as_mut(), t_tr.as_mut())
+                    .and_then(|()| t_llm.as_mut().map_or(Ok(()), |t| llm_rows(&r, t)));
+                if let Err(e) = written {
                     failed = Some(e);
                 }
             }
@@ -500,7 +546,7 @@ pub fn export(store: &Store, filter: &Filter, dir: &Path, tables: &[String], for
         }
     }
     let mut out = Written::default();
-    for t in [t_sessions, t_dec, t_obs, t_tr].into_iter().flatten() {
+    for t in [t_sessions, t_dec, t_obs, t_tr, t_llm].into_iter().flatten() {
         let (p, n) = t.finish()?;
         out.files.push((p.display().to_string(), n));
     }

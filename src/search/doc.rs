@@ -34,6 +34,11 @@ pub fn search_doc(r: &EventRecord) -> SearchDoc {
                 text.push_str(" — ");
                 text.push_str(why);
             }
+            // The answer of the model call that made it (what it said, not what it was asked).
+            if let Some(answer) = d.llm.last().and_then(|c| c.answer.as_deref()) {
+                text.push_str(" — model: ");
+                text.extend(answer.chars().take(300));
+            }
             SearchDoc { kind, category: command_category(&d.command), text }
         }
         RecordBody::Observation { event_type, text, from } => {

@@ -67,6 +67,28 @@ pub struct ClientFields {
     pub latency_ms: Option<f64>,
 }
 
+/// One model call the client made for a decision (issue 53): what it asked, what came
+/// back, and what it cost. A decision keeps every call behind it — the models that
+/// failed first, then the one that answered.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct LlmCall {
+    pub model: String,
+    /// How the answer was asked for: `json_schema`, `json_object`, `tool`, `text`.
+    pub form: String,
+    /// The messages sent: the system prompt and the user's.
+    pub system: String,
+    pub user: String,
+    /// The answer's text (a tool call's arguments), none when the call failed.
+    pub answer: Option<String>,
+    pub tokens_prompt: Option<u64>,
+    pub tokens_completion: Option<u64>,
+    pub latency_ms: f64,
+    /// Why it failed, when it did.
+    pub error: Option<String>,
+    /// The client shortened the messages to fit the protocol's frame.
+    pub cut: bool,
+}
+
 /// One command, everything about it.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct DecisionRecord {
@@ -96,6 +118,10 @@ pub struct DecisionRecord {
     /// records older than the field.
     #[serde(default)]
     pub reason: Option<String>,
+    /// The model calls behind it, as the client reported them (`llm`); none in records
+    /// older than the field.
+    #[serde(default)]
+    pub llm: Vec<LlmCall>,
 }
 
 /// A change in what a character is or has.

@@ -26,7 +26,11 @@ async fn the_timeline_lists_a_command_before_what_it_caused_with_its_reason() {
     let (kb, kc) = (srv.key("brenda").await, srv.key("bannor").await);
     let mut a = WsClient::connect(srv.addr).await;
     a.login_key("brenda", &kb).await;
-    a.send(json!({"type": "command", "id": "s1", "data": {"command": "south", "reason": "to find someone to spar with"}})).await;
+    // With the model call behind it, as `pawns agent` reports it (issue 53).
+    let llm = json!([{"model": "smol", "form": "json_object", "system": "You play a MUD.", "user": "Room 8004. Exits: south.",
+        "answer": "{\"command\": \"south\"}", "tokens_prompt": 40, "tokens_completion": 9, "latency_ms": 120.5}]);
+    a.send(json!({"type": "command", "id": "s1", "data": {"command": "south", "reason": "to find someone to spar with", "llm": llm}}))
+        .await;
     a.until(|v| v["re"] == "s1" && v["type"] == "state").await;
     let mut b = WsClient::connect(srv.addr).await;
     b.login_key("bannor", &kc).await;
@@ -71,6 +75,11 @@ async fn the_timeline_lists_a_command_before_what_it_caused_with_its_reason() {
     .await
     .unwrap();
     until_js(&c, "the detail", "const d = document.querySelector('#timeline tr.detail-row'); return !!d && d.textContent.includes('room 8004 →') && d.textContent.includes('to find someone to spar with')").await;
+    // The model call beside it: the model, its cost, its answer, the prompt behind a fold.
+    let call: Value = c.execute("return document.querySelector('#timeline tr.detail-row').textContent", vec![]).await.unwrap();
+    let call = call.as_str().unwrap_or("");
+    assert!(call.contains("smol (json_object) — 40 tokens in, 9 out, 121 ms") && call.contains("{\"command\": \"south\"}"), "{call}");
+    c.execute("document.querySelector('#timeline tr.detail-row details').open = true", vec![]).await.unwrap();
     screenshot(&c, "observatory-trace.png").await;
 
     // A search hit is a place in the timeline: the results come into view, a click goes there.

@@ -50,6 +50,16 @@ async fn auto_learns_the_form_the_endpoint_takes_and_the_reason_is_recorded() {
     })
     .await;
     assert!(recorded.contains("\"reason\":\"to see who is here\""), "{recorded}");
+    // Each decision keeps the model call behind it: what it was asked and answered.
+    let d: Value =
+        recorded.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()).find(|d| d["decision"]["command"] == "look").unwrap();
+    let call = &d["decision"]["llm"][0];
+    assert_eq!((&call["model"], &call["form"]), (&json!("m"), &json!("json_object")), "{d}");
+    assert!(call["answer"].as_str().is_some_and(|a| a.contains("to see who is here")), "{call}");
+    assert!(
+        call["user"].as_str().is_some_and(|u| u.contains("The Test Temple")) && call["system"].as_str().is_some_and(|s| !s.is_empty()),
+        "{call}"
+    );
     s.shutdown().await;
 }
 

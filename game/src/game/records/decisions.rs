@@ -76,6 +76,7 @@ fn decision(rec: &mut SessionRec, i: Issued<'_>) -> DecisionRecord {
         },
         re: re.map(|r| r.to_string()),
         reason: c.reason,
+        llm: c.llm,
         ..Default::default()
     }
 }

@@ -103,6 +103,7 @@ impl Engine {
                     tokens_completion: c.tokens_completion,
                     latency_ms: c.latency_ms,
                     reason: c.reason,
+                    llm: c.llm,
                 }
             }
             EngineMsg::Subscribe { char_id, link_id, names, add, re } => Input::Subscribe {
@@ -272,11 +273,12 @@ impl Engine {
                 let (reply, _) = oneshot::channel();
                 EngineMsg::Enter { record, link: Link { id: link_id, tx, json, client }, resumed, reply }
             }
-            Input::Command { char_id, link_id, line, id, received_us, tokens_prompt, tokens_completion, latency_ms, reason } => {
-                let client =
-                    (tokens_prompt.is_some() || tokens_completion.is_some() || latency_ms.is_some() || reason.is_some()).then(|| {
-                        Box::new(crate::game::records::recording::CommandClient { tokens_prompt, tokens_completion, latency_ms, reason })
-                    });
+            Input::Command { char_id, link_id, line, id, received_us, tokens_prompt, tokens_completion, latency_ms, reason, llm } => {
+                let given =
+                    tokens_prompt.is_some() || tokens_completion.is_some() || latency_ms.is_some() || reason.is_some() || !llm.is_empty();
+                let client = given.then(|| {
+                    Box::new(crate::game::records::recording::CommandClient { tokens_prompt, tokens_completion, latency_ms, reason, llm })
+                });
                 self.handle_command(char_id, link_id, line, id.map(Arc::from), (Instant::now(), received_us), client);
                 // As `handle` does live: the session's reply goes at once.
                 self.flush_actor(char_id);

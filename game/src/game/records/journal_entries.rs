@@ -78,6 +78,8 @@ pub enum Input {
         latency_ms: Option<f64>,
         #[serde(default)]
         reason: Option<String>,
+        #[serde(default)]
+        llm: Vec<pawns_storage::LlmCall>,
     },
     Subscribe {
         char_id: u64,

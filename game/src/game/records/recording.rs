@@ -67,6 +67,9 @@ pub struct CommandClient {
     /// Why the client chose the command (protocol §5 `reason`), kept with its decision.
     #[serde(default)]
     pub reason: Option<String>,
+    /// The model calls behind it (`llm`, issue 53), kept with its decision.
+    #[serde(default)]
+    pub llm: Vec<pawns_storage::LlmCall>,
 }
 
 /// Mobs named in a decision's stimulus, at most.
