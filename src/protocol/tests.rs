@@ -58,8 +58,7 @@ fn a_command_carries_its_model_calls() {
         (calls[0].system.as_str(), calls[0].user.as_str(), calls[0].form.as_str(), calls[0].latency_ms),
         ("rules", "a room", "text", 0.0)
     );
-    let many =
-        format!(r#"{{"type":"command","data":{{"command":"look","llm":[{}]}}}}"#, [r#"{"model":"m"}"#; MAX_LLM_CALLS + 1].join(","));
+    let many = format!(r#"{{"type":"command","data":{{"command":"look","llm":[{}]}}}}"#, [r#"{"model":"m"}"#; MAX_LLM_CALLS + 1].join(","));
     assert_eq!(code(&many), "bad_request");
     assert_eq!(code(r#"{"type":"command","data":{"command":"look","llm":[{"model":7}]}}"#), "bad_request");
     assert_eq!(code(r#"{"type":"command","data":{"command":"look","llm":{"model":"m"}}}"#), "bad_request");

@@ -21,6 +21,17 @@ pub struct Cost {
     pub completion_mean: Option<f64>,
     /// Command latency (received → its pulse ended), median, ms.
     pub latency_p50_ms: Option<f64>,
+    /// Model calls behind the decisions (failed ones too), and the time they took per
+    /// decision that had any, median, ms.
+    #[serde(default)]
+    pub model_calls: u64,
+    #[serde(default)]
+    pub model_ms_p50: Option<f64>,
+    /// Hours the arm's agents played (ended sessions), and the tokens per such hour.
+    #[serde(default)]
+    pub agent_hours: f64,
+    #[serde(default)]
+    pub tokens_per_agent_hour: Option<f64>,
     pub dreams: u64,
     /// cl100k tokens of every record dreamed (the raw stream).
     pub raw_tokens: u64,
@@ -35,10 +46,20 @@ pub struct Cost {
 
 pub fn cost(ds: &Dataset, arm_of: &dyn Fn(bool) -> String) -> Vec<Cost> {
     let mut arms: BTreeMap<String, (Cost, Vec<f64>, Vec<f64>)> = BTreeMap::new();
+    let mut model_ms: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for s in &ds.sessions {
+        let arm = arm_of(s.valence);
+        let (c, _, _) = arms.entry(arm.clone()).or_insert_with(|| (Cost { arm, ..Default::default() }, Vec::new(), Vec::new()));
+        c.agent_hours += s.ended_us.map_or(0.0, |e| e.saturating_sub(s.started_us) as f64 / 3.6e9);
+    }
     for d in &ds.decisions {
         let arm = arm_of(ds.sessions[d.session].valence);
+        if d.model_calls > 0 {
+            model_ms.entry(arm.clone()).or_default().push(d.model_ms);
+        }
         let (c, lat, _) = arms.entry(arm.clone()).or_insert_with(|| (Cost { arm, ..Default::default() }, Vec::new(), Vec::new()));
         c.decisions += 1;
+        c.model_calls += u64::from(d.model_calls);
         lat.push(d.latency_us as f64 / 1e3);
         if let Some(p) = d.tokens_prompt {
             c.with_tokens += 1;
@@ -71,6 +92,9 @@ pub fn cost(ds: &Dataset, arm_of: &dyn Fn(bool) -> String) -> Vec<Cost> {
             c.prompt_mean = (c.with_tokens > 0).then(|| c.prompt_tokens as f64 / c.with_tokens as f64);
             c.completion_mean = (c.with_tokens > 0).then(|| c.completion_tokens as f64 / c.with_tokens as f64);
             c.latency_p50_ms = median(lat);
+            c.model_ms_p50 = model_ms.remove(&c.arm).and_then(median);
+            let tokens = c.prompt_tokens + c.completion_tokens;
+            c.tokens_per_agent_hour = (c.agent_hours > 0.0 && tokens > 0).then(|| tokens as f64 / c.agent_hours);
             c.compression = (c.summary_tokens > 0).then(|| c.raw_tokens as f64 / c.summary_tokens as f64);
             c.dream_ms_mean = (!ms.is_empty()).then(|| ms.iter().sum::<f64>() / ms.len() as f64);
             c.dream_ms_max = ms.iter().copied().reduce(f64::max);

@@ -35,7 +35,7 @@ pub struct DecisionRow {
     /// Index into `Dataset::sessions`.
     pub session: usize,
     pub seq: u64,
-    /// When it was recorded (its pulse's end) and when it ran.
+    /// When it was recorded (as it ran: a decision is dated when dispatched) and when it ran.
     pub at_us: u64,
     pub dispatched_us: u64,
     /// Where the agent was when it decided.
@@ -55,6 +55,9 @@ pub struct DecisionRow {
     pub tokens_prompt: Option<u64>,
     pub tokens_completion: Option<u64>,
     pub latency_us: u64,
+    /// The model calls behind it (`llm`), and their time together, ms.
+    pub model_calls: u32,
+    pub model_ms: f64,
 }
 
 /// Something another player did to the agent (`act`: gift, cooperation, betrayal,
@@ -195,6 +198,8 @@ impl Dataset {
                     tokens_prompt: d.client.tokens_prompt,
                     tokens_completion: d.client.tokens_completion,
                     latency_us: d.latency_us,
+                    model_calls: d.llm.len() as u32,
+                    model_ms: d.llm.iter().map(|c| c.latency_ms).sum(),
                 });
             }
             RecordBody::Transition(Transition::Social { act, other, by_me: false, text }) => {

@@ -142,19 +142,23 @@ pub fn markdown(e: &Evaluation, plots: &[String]) -> String {
     let _ = writeln!(w, "## Cost\n");
     let _ = writeln!(
         w,
-        "| arm | decisions | with tokens | prompt / decision | completion / decision | latency p50 | dreams | raw tokens | summary tokens | raw ÷ summary | dream mean | dream p50 | dream max |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        "| arm | decisions | with tokens | prompt / decision | completion / decision | latency p50 | model calls | model time p50 | agent-hours | tokens / agent-hour | dreams | raw tokens | summary tokens | raw ÷ summary | dream mean | dream p50 | dream max |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
     for c in &e.cost {
         let ms = |x: Option<f64>| x.map(|v| format!("{v:.1} ms")).unwrap_or_else(|| "—".into());
         let _ = writeln!(
             w,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {:.2} | {} | {} | {} | {} | {} | {} | {} | {} |",
             c.arm,
             c.decisions,
             c.with_tokens,
             f(c.prompt_mean),
             f(c.completion_mean),
             ms(c.latency_p50_ms),
+            c.model_calls,
+            ms(c.model_ms_p50),
+            c.agent_hours,
+            f(c.tokens_per_agent_hour),
             c.dreams,
             c.raw_tokens,
             c.summary_tokens,

@@ -176,6 +176,25 @@ fn decay_fits_each_band_and_cost_adds_up() {
     assert!(all.valence_effect.is_empty());
 }
 
+/// The model's cost beyond its tokens: its calls (failed ones too), their time per
+/// decision, and tokens per hour of play (issue 53).
+#[test]
+fn cost_counts_model_calls_and_tokens_per_agent_hour() {
+    let mut ds = fixture();
+    ds.sessions[0].ended_us = Some(1_800_000_000); // half an hour
+    ds.sessions[1].ended_us = Some(3_600_000_000); // an hour
+    for (i, d) in ds.decisions.iter_mut().filter(|d| d.tokens_prompt.is_some()).enumerate() {
+        (d.model_calls, d.model_ms) = (i as u32 + 1, 100.0 * (i as f64 + 1.0));
+    }
+    let e = evaluate(&ds, &Filter::default(), By::Valence);
+    let on = e.cost.iter().find(|c| c.arm == "valence_on").unwrap();
+    assert_eq!((on.model_calls, on.model_ms_p50), (3, Some(150.0)));
+    assert!((on.agent_hours - 1.5).abs() < 1e-9, "{}", on.agent_hours);
+    assert!((on.tokens_per_agent_hour.unwrap() - 440.0 / 1.5).abs() < 1e-6);
+    let off = e.cost.iter().find(|c| c.arm == "valence_off").unwrap();
+    assert_eq!((off.model_calls, off.agent_hours, off.tokens_per_agent_hour), (0, 0.0, None));
+}
+
 #[test]
 fn the_report_and_its_plots_are_written() {
     let e = evaluate(&fixture(), &Filter::default(), By::Valence);
