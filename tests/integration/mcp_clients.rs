@@ -114,3 +114,58 @@ async fn an_mcp_client_plays_over_http_and_stdio_in_both_revisions() {
     drop(recorder);
     srv.shutdown().await;
 }
+
+/// `/mcp` spoken raw, as any HTTP client may: the edge's Origin check holds, a
+/// 2026-07-28 `server/discover` names both revisions, `initialize` still answers,
+/// unknown tools and garbage get their codes, and the endpoint keeps no session.
+#[tokio::test]
+async fn the_mcp_endpoint_answers_raw_requests_with_codes() {
+    let srv = TestServer::start().await;
+    let post = |headers: &'static str, body: String| async move {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut s = tokio::net::TcpStream::connect(srv.addr).await.unwrap();
+        let req = format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        s.write_all(req.as_bytes()).await.unwrap();
+        let mut buf = Vec::new();
+        s.read_to_end(&mut buf).await.unwrap();
+        let text = String::from_utf8_lossy(&buf).into_owned();
+        let status: u16 = text.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+        let (head, body) = text.split_once("\r\n\r\n").map(|(h, b)| (h.to_string(), b.to_string())).unwrap_or_default();
+        (status, head, body)
+    };
+    let meta =
+        serde_json::json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
+    // A page of another site may not call it.
+    let (status, _, body) = post("Origin: http://evil.example\r\n", "{}".into()).await;
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("bad_origin"), "{body}");
+    // The stateless revision: discover, then a tool refused with its code.
+    let discover = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": meta}});
+    let (status, head, body) = post("MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: server/discover\r\n", discover.to_string()).await;
+    assert_eq!(status, 200, "{head}\n{body}");
+    assert!(!head.to_ascii_lowercase().contains("mcp-session-id"), "no session: {head}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    let versions = v["result"]["supportedVersions"].as_array().unwrap_or_else(|| panic!("{v}"));
+    for want in ["2026-07-28", "2025-11-25"] {
+        assert!(versions.iter().any(|x| x == want), "{want} in {versions:?}");
+    }
+    let call = serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"_meta": meta, "name": "dance", "arguments": {"handle": "x"}}});
+    let (_, _, body) = post("MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: dance\r\n", call.to_string()).await;
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["result"]["isError"], true, "{v}");
+    assert_eq!(v["result"]["structuredContent"]["code"], "bad_handle", "a handle is checked before the tool: {v}");
+    // The handshake revision answers without a session too.
+    let init = serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
+    let (status, head, body) = post("", init.to_string()).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(!head.to_ascii_lowercase().contains("mcp-session-id"), "{head}");
+    assert_eq!(serde_json::from_str::<Value>(&body).unwrap()["result"]["protocolVersion"], "2025-11-25");
+    // Not JSON: a JSON-RPC parse error, and the server goes on.
+    let (status, _, body) = post("MCP-Protocol-Version: 2025-11-25\r\n", "{nope".into()).await;
+    assert!(status == 400 && body.contains("-32700"), "{status} {body}");
+    assert_eq!(http_get(srv.addr, "/health").await.0, 200);
+    srv.shutdown().await;
+}

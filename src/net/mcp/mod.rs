@@ -86,8 +86,27 @@ pub async fn route(mut req: Request<Bytes>, peer: std::net::SocketAddr, shared: 
     let resp = service.handle(req.map(Full::new)).await;
     let (parts, body) = resp.into_parts();
     // JSON answers only (no stream): a tool that waits does so within its call.
-    match tokio::time::timeout(Duration::from_secs(60), body.collect()).await {
-        Ok(Ok(b)) => Response::from_parts(parts, Full::new(b.to_bytes())),
-        _ => super::api::error(StatusCode::INTERNAL_SERVER_ERROR, "internal", "the MCP answer could not be read"),
+    let bytes = match tokio::time::timeout(Duration::from_secs(60), body.collect()).await {
+        Ok(Ok(b)) => b.to_bytes(),
+        _ => return super::api::error(StatusCode::INTERNAL_SERVER_ERROR, "internal", "the MCP answer could not be read"),
+    };
+    let json = parts.headers.get(hyper::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|t| t.contains("json"));
+    if parts.status.is_client_error() && !json && !bytes.is_empty() {
+        return rpc_refusal(parts.status, &String::from_utf8_lossy(&bytes));
     }
+    Response::from_parts(parts, Full::new(bytes))
+}
+
+/// The SDK's plain-text refusal of a request it could not read, as JSON-RPC says it:
+/// a parse error (-32700) for a body that is not JSON-RPC, an invalid request (-32600)
+/// otherwise, with HTTP 400 for what it called an unsupported media type.
+fn rpc_refusal(status: StatusCode, said: &str) -> Response<Body> {
+    let unreadable = said.contains("deserialize") || said.contains("parse");
+    let code = if unreadable { -32700 } else { -32600 };
+    let status = if status == StatusCode::UNSUPPORTED_MEDIA_TYPE && unreadable { StatusCode::BAD_REQUEST } else { status };
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": said.trim()}});
+    let mut r = Response::new(Full::new(Bytes::from(body.to_string())));
+    *r.status_mut() = status;
+    r.headers_mut().insert(hyper::header::CONTENT_TYPE, hyper::header::HeaderValue::from_static("application/json"));
+    r
 }
