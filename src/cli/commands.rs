@@ -51,6 +51,10 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     }
     cfg.residents.budget = args.resident_hud_budget;
     cfg.residents.tokens_per_hour = args.resident_tokens_per_hour;
+    if let Some(e) = &args.otlp_endpoint {
+        pawns::record::otlp::traces_url(e).map_err(|m| anyhow::anyhow!(m))?;
+    }
+    cfg.otlp_endpoint = args.otlp_endpoint.clone();
     cfg.conns.total = args.max_connections;
     cfg.conns.per_ip = args.max_per_ip;
     if args.login_rate.is_nan() || args.login_rate <= 0.0 || args.login_burst.is_nan() || args.login_burst < 1.0 {

@@ -285,6 +285,11 @@ pub struct ServeArgs {
     /// only with --llm-endpoint (--llm-model is their default model).
     #[arg(long, default_value = "json")]
     pub resident_hud_format: String,
+    /// Send every model call the record keeps (with its decision) as OpenTelemetry GenAI
+    /// spans over OTLP/HTTP to this collector (`http://host:4318`, or a URL ending in
+    /// `/v1/traces`): Phoenix, Langfuse, Jaeger, an OpenTelemetry Collector.
+    #[arg(long, value_name = "URL")]
+    pub otlp_endpoint: Option<String>,
     /// Most model tokens (prompt and answer) each resident agent may spend in an hour;
     /// past it the agent pauses (status `over_budget`) until the hour's oldest calls age
     /// out. 0: no cap.

@@ -66,6 +66,8 @@ pub struct ServerConfig {
     pub dream_opts: crate::memory::DreamOptions,
     /// Resident agents: the model endpoint they ask, the HUD they get (issue 15).
     pub residents: crate::resident::ResidentConfig,
+    /// Where model calls go as OpenTelemetry GenAI spans (a traces URL), if anywhere.
+    pub otlp_endpoint: Option<String>,
     /// How long a neural link request waits for its answer (§12: 2 minutes).
     pub link_window: std::time::Duration,
     /// Deadlines and budgets of connections before login, and of HTTP.
@@ -104,6 +106,7 @@ impl Default for ServerConfig {
             dream_daily: Some((chrono::NaiveTime::from_hms_opt(3, 30, 0).expect("a time"), chrono_tz::America::New_York)),
             dream_opts: crate::memory::DreamOptions { tz: chrono_tz::America::New_York, ..Default::default() },
             residents: Default::default(),
+            otlp_endpoint: None,
             link_window: crate::mind::link::WINDOW,
             sockets: Default::default(),
             allow_origins: Vec::new(),
@@ -136,6 +139,8 @@ pub struct RunningServer {
     daily: Option<tokio::task::JoinHandle<()>>,
     retention: Option<tokio::task::JoinHandle<()>>,
     residents: (watch::Sender<bool>, tokio::task::JoinHandle<()>),
+    /// The OTLP export of model calls (none without `--otlp-endpoint`).
+    otlp: Option<crate::record::otlp::Otlp>,
 }
 
 impl RunningServer {
@@ -171,6 +176,10 @@ impl RunningServer {
             handle.flush().await;
             drop(handle);
             task.join().await;
+        }
+        // The last committed decisions' spans go out, then the exporter stops.
+        if let Some(o) = self.otlp {
+            let _ = tokio::task::spawn_blocking(move || o.shutdown()).await;
         }
         // Then the indexer catches up with the last batch, commits and ends.
         if let (Some(h), Some(t)) = (&self.shared.search, self.indexer) {
@@ -436,6 +445,19 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
     tracing::info!(%addr, "pawns is listening (telnet, WebSocket /ws, HTTP /health)");
     let (resident_stop, resident_stop_rx) = watch::channel(false);
     let manager = residents::spawn(shared.clone(), addr, residents, resident_rx, cfg.residents.clone(), resident_stop_rx);
+    let otlp = match (&cfg.otlp_endpoint, &recorder) {
+        (Some(e), Some((h, _))) => {
+            let url = crate::record::otlp::traces_url(e).map_err(|m| anyhow::anyhow!(m))?;
+            let o = crate::record::otlp::Otlp::start(&h.stats.watch, &url, "pawns").map_err(|m| anyhow::anyhow!(m))?;
+            tracing::info!(%url, "model calls are exported as OpenTelemetry spans");
+            Some(o)
+        }
+        (Some(_), None) => {
+            tracing::warn!("--otlp-endpoint needs the record (recording is off): no spans are exported");
+            None
+        }
+        _ => None,
+    };
     Ok(RunningServer {
         addr,
         shared,
@@ -451,5 +473,6 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
         daily,
         retention,
         residents: (resident_stop, manager),
+        otlp,
     })
 }

@@ -23,6 +23,7 @@ mod mind;
 mod models;
 mod mud_clients;
 mod observatory;
+mod otel;
 mod persistence;
 mod real_clients;
 mod real_worlds;
