@@ -42,6 +42,8 @@ pub struct RunOptions {
     pub llm_timeout: Duration,
     /// How the model's answer is asked for (`--structured`).
     pub structured: super::structured::Structured,
+    /// Where each model decision goes as OpenTelemetry GenAI spans (a collector's URL).
+    pub otlp_endpoint: Option<String>,
     /// Set to true to end the session cleanly (tests; the CLI wires Ctrl-C to it).
     pub stop: Option<watch::Receiver<bool>>,
     /// Print what others say and do, not only the agent's own feedback.
@@ -60,6 +62,7 @@ impl Default for RunOptions {
             backoff: Backoff::default(),
             llm_timeout: Duration::from_secs(20),
             structured: Default::default(),
+            otlp_endpoint: None,
             stop: None,
             chatter: true,
         }
@@ -180,6 +183,10 @@ struct Loop<'a> {
     llm: Option<LlmClient>,
     llm_streak: (u32, String),
     llm_closed_until: Option<Instant>,
+    /// The OTLP export of its model calls (`--otlp-endpoint`), and what groups this
+    /// run's turns there (the agent and when it started).
+    otlp: Option<Arc<crate::record::otlp::Exporter>>,
+    conversation: String,
     thinking: Option<Thinking>,
     pending: Option<Pending>,
     history: VecDeque<Turn>,
@@ -219,6 +226,13 @@ pub async fn run(cfg: &AgentConfig, opts: RunOptions, out: &mut (dyn Write + Sen
         None => None,
     };
     let seed = opts.seed.unwrap_or_else(rand::random);
+    let otlp = match &opts.otlp_endpoint {
+        Some(e) => {
+            let url = crate::record::otlp::traces_url(e).map_err(AgentError::Config)?;
+            Some(Arc::new(crate::record::otlp::Exporter::new(&url, "pawns-agent").map_err(AgentError::Config)?))
+        }
+        None => None,
+    };
     let chatter = opts.chatter;
     let mut l = Loop {
         cfg,
@@ -230,6 +244,8 @@ pub async fn run(cfg: &AgentConfig, opts: RunOptions, out: &mut (dyn Write + Sen
         llm,
         llm_streak: (0, String::new()),
         llm_closed_until: None,
+        otlp,
+        conversation: format!("{}-{}", cfg.player_name.to_ascii_lowercase(), crate::time::unix_secs()),
         thinking: None,
         pending: None,
         history: VecDeque::new(),
@@ -420,6 +436,20 @@ impl Loop<'_> {
                 self.report.by_llm += 1;
                 *self.report.llm_forms.entry(d.form).or_default() += 1;
                 let a = Action { command: d.reply.command.clone(), say: d.reply.say.clone(), why: d.model.clone() };
+                if let Some(x) = &self.otlp {
+                    let now = crate::time::unix_us();
+                    x.turn(&crate::record::otlp::Turn {
+                        agent: &self.state.name,
+                        conversation: self.conversation.clone(),
+                        command: d.reply.command.clone(),
+                        status: "sent",
+                        reason: d.reply.reason.as_deref(),
+                        seq: None,
+                        calls: &d.calls,
+                        sent_us: now,
+                        ended_us: now,
+                    });
+                }
                 self.send(a, "llm", Some((&d, prompt_tokens))).await
             }
             Err(failed) => {
@@ -597,6 +627,10 @@ impl Loop<'_> {
         self.report.resumed = st.resumed;
         self.report.resume_refused = st.resume_refused;
         self.report.secs = started.elapsed().as_secs_f64();
+        // What the model's spans still wait to send goes now (the exporter blocks).
+        if let Some(x) = self.otlp.take().and_then(|x| Arc::try_unwrap(x).ok()) {
+            let _ = tokio::task::spawn_blocking(move || x.shutdown()).await;
+        }
         if let Some(e) = error {
             self.out.line(&self.report.render());
             return Err(e);

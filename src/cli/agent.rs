@@ -80,6 +80,10 @@ pub struct PlayArgs {
     /// `json_object`, a forced tool call), learned once; `off` reads text.
     #[arg(long, value_enum, default_value = "auto")]
     pub structured: pawns::agent::structured::Structured,
+    /// Send each model decision's calls as OpenTelemetry GenAI spans over OTLP/HTTP to
+    /// this collector (`http://host:4318` or a URL ending in `/v1/traces`).
+    #[arg(long, value_name = "URL")]
+    pub otlp_endpoint: Option<String>,
     /// What the model sees: `classic` (the prompt built from state and events) or `hud`
     /// (the server's HUD every heartbeat, answered with actions; needs llm_endpoint).
     #[arg(long, default_value = "classic", value_parser = ["classic", "hud"])]
@@ -265,6 +269,7 @@ async fn play(mut cfg: AgentConfig, p: PlayArgs, session: Option<(Duration, Path
         seed: p.seed,
         llm_timeout: p.llm_timeout,
         structured: p.structured,
+        otlp_endpoint: p.otlp_endpoint.clone(),
         stop: Some(stop_rx),
         chatter: !p.quiet,
         ..Default::default()

@@ -33,15 +33,16 @@ pub fn traces_url(endpoint: &str) -> Result<String, String> {
     Ok(if e.ends_with("/v1/traces") { e.to_string() } else { format!("{e}/v1/traces") })
 }
 
-/// The exporter: spans from committed records, until the feed ends.
-pub struct Otlp {
+/// A span exporter to one collector, for whoever has turns to trace (the server's
+/// record, the agent client).
+pub struct Exporter {
     provider: SdkTracerProvider,
-    task: tokio::task::JoinHandle<()>,
+    tracer: opentelemetry_sdk::trace::SdkTracer,
 }
 
-impl Otlp {
-    /// Starts exporting what `watch` commits to `url` (a traces URL, `traces_url`).
-    pub fn start(watch: &Watch, url: &str, service: &str) -> Result<Otlp, String> {
+impl Exporter {
+    /// An exporter to `url` (a traces URL, `traces_url`) naming itself `service`.
+    pub fn new(url: &str, service: &str) -> Result<Exporter, String> {
         let exporter = SpanExporter::builder()
             .with_http()
             .with_protocol(Protocol::HttpBinary)
@@ -61,6 +62,34 @@ impl Otlp {
             )
             .build();
         let tracer = provider.tracer("pawns");
+        Ok(Exporter { provider, tracer })
+    }
+
+    /// One turn's spans.
+    pub fn turn(&self, t: &Turn<'_>) {
+        turn_spans(&self.tracer, t);
+    }
+
+    /// Sends what is waiting and stops (blocking: call it off the runtime's threads).
+    pub fn shutdown(self) {
+        if let Err(e) = self.provider.force_flush() {
+            tracing::warn!("the last OTLP export failed: {e}");
+        }
+        let _ = self.provider.shutdown();
+    }
+}
+
+/// The exporter fed by the record: spans from committed decisions, until the feed ends.
+pub struct Otlp {
+    exporter: std::sync::Arc<Exporter>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Otlp {
+    /// Starts exporting what `watch` commits to `url` (a traces URL, `traces_url`).
+    pub fn start(watch: &Watch, url: &str, service: &str) -> Result<Otlp, String> {
+        let exporter = std::sync::Arc::new(Exporter::new(url, service)?);
+        let ex = exporter.clone();
         let mut rx = watch.subscribe();
         let task = tokio::spawn(async move {
             loop {
@@ -69,7 +98,7 @@ impl Otlp {
                         for r in batch.iter() {
                             if let RecordBody::Decision(d) = &r.body {
                                 if !d.llm.is_empty() {
-                                    decision_spans(&tracer, r, d);
+                                    ex.turn(&Turn::of_decision(r, d));
                                 }
                             }
                         }
@@ -79,16 +108,49 @@ impl Otlp {
                 }
             }
         });
-        Ok(Otlp { provider, task })
+        Ok(Otlp { exporter, task })
     }
 
     /// Sends what is waiting and stops (blocking: call it off the runtime's threads).
     pub fn shutdown(self) {
         self.task.abort();
-        if let Err(e) = self.provider.force_flush() {
-            tracing::warn!("the last OTLP export failed: {e}");
+        match std::sync::Arc::try_unwrap(self.exporter) {
+            Ok(e) => e.shutdown(),
+            Err(e) => {
+                let _ = e.provider.force_flush();
+            }
         }
-        let _ = self.provider.shutdown();
+    }
+}
+
+/// One agent turn as traces show it: the model calls behind a command, and the command.
+pub struct Turn<'a> {
+    pub agent: &'a str,
+    /// What groups its turns (the recorded session).
+    pub conversation: String,
+    pub command: String,
+    pub status: &'a str,
+    pub reason: Option<&'a str>,
+    pub seq: Option<u64>,
+    pub calls: &'a [pawns_storage::LlmCall],
+    /// When the command reached the server (the calls end then), and when its turn ended.
+    pub sent_us: u64,
+    pub ended_us: u64,
+}
+
+impl<'a> Turn<'a> {
+    pub fn of_decision(r: &'a EventRecord, d: &'a DecisionRecord) -> Turn<'a> {
+        Turn {
+            agent: &r.agent,
+            conversation: r.session.to_string(),
+            command: if d.args.is_empty() { d.command.clone() } else { format!("{} {}", d.command, d.args) },
+            status: &d.status,
+            reason: d.reason.as_deref(),
+            seq: Some(r.seq),
+            calls: &d.llm,
+            sent_us: d.received_us,
+            ended_us: d.completed_us,
+        }
     }
 }
 
@@ -96,35 +158,36 @@ fn at(us: u64) -> SystemTime {
     UNIX_EPOCH + Duration::from_micros(us)
 }
 
-/// One decision's spans: the agent's turn, and its model calls inside it.
-fn decision_spans<T: Tracer>(tracer: &T, r: &EventRecord, d: &DecisionRecord)
+/// One turn's spans: the agent's turn, and its model calls inside it.
+fn turn_spans<T: Tracer>(tracer: &T, t: &Turn<'_>)
 where
     T::Span: Send + Sync + 'static,
 {
     // The calls ran back to back and ended as the command reached the server.
-    let total_us: u64 = d.llm.iter().map(|c| (c.latency_ms.max(0.0) * 1000.0) as u64).sum();
-    let first = d.received_us.saturating_sub(total_us);
-    let line = if d.args.is_empty() { d.command.clone() } else { format!("{} {}", d.command, d.args) };
+    let total_us: u64 = t.calls.iter().map(|c| (c.latency_ms.max(0.0) * 1000.0) as u64).sum();
+    let first = t.sent_us.saturating_sub(total_us);
     let mut attrs = vec![
         KeyValue::new("gen_ai.operation.name", "invoke_agent"),
-        KeyValue::new("gen_ai.agent.name", r.agent.to_string()),
-        KeyValue::new("gen_ai.conversation.id", r.session.to_string()),
-        KeyValue::new("pawns.command", line),
-        KeyValue::new("pawns.status", d.status.clone()),
-        KeyValue::new("pawns.seq", r.seq as i64),
+        KeyValue::new("gen_ai.agent.name", t.agent.to_string()),
+        KeyValue::new("gen_ai.conversation.id", t.conversation.clone()),
+        KeyValue::new("pawns.command", t.command.clone()),
+        KeyValue::new("pawns.status", t.status.to_string()),
     ];
-    if let Some(why) = &d.reason {
-        attrs.push(KeyValue::new("pawns.reason", why.clone()));
+    if let Some(seq) = t.seq {
+        attrs.push(KeyValue::new("pawns.seq", seq as i64));
+    }
+    if let Some(why) = t.reason {
+        attrs.push(KeyValue::new("pawns.reason", why.to_string()));
     }
     let parent = tracer
-        .span_builder(format!("invoke_agent {}", r.agent))
+        .span_builder(format!("invoke_agent {}", t.agent))
         .with_kind(SpanKind::Internal)
         .with_start_time(at(first))
         .with_attributes(attrs)
         .start(tracer);
     let cx = Context::current_with_span(parent);
     let mut start = first;
-    for c in &d.llm {
+    for c in t.calls {
         let end = start + (c.latency_ms.max(0.0) * 1000.0) as u64;
         let input = json!([
             {"role": "system", "parts": [{"type": "text", "content": c.system}]},
@@ -162,10 +225,10 @@ where
         start = end;
     }
     let span = cx.span();
-    if d.status != "ok" {
-        span.set_status(Status::error(d.status.clone()));
+    if t.status != "ok" && t.status != "sent" {
+        span.set_status(Status::error(t.status.to_string()));
     }
-    span.end_with_timestamp(at(d.completed_us.max(first)));
+    span.end_with_timestamp(at(t.ended_us.max(first)));
 }
 
 #[cfg(test)]

@@ -108,3 +108,39 @@ async fn model_calls_reach_a_trace_tool_as_genai_spans() {
     assert!(failed["end_time"].as_str() <= answered["start_time"].as_str(), "{failed}\n{answered}");
     srv.shutdown().await;
 }
+
+/// `pawns agent --otlp-endpoint`: the agent client sends its own model calls, whatever
+/// the server does (issue 53).
+#[tokio::test]
+async fn the_agent_client_sends_its_model_calls_as_spans() {
+    let Some(py) = std::env::var_os("PAWNS_OTEL_PYTHON").map(PathBuf::from).filter(|p| p.exists()) else {
+        assert!(std::env::var("PAWNS_OTEL_TESTS").as_deref() != Ok("1"), "PAWNS_OTEL_TESTS=1 but PAWNS_OTEL_PYTHON is not set");
+        return;
+    };
+    let px = phoenix(&py).await;
+    let (endpoint, _) = llm_stub("{\"command\": \"look\", \"reason\": \"to see\"}").await;
+    let srv = TestServer::start_with(super::agent_client::fast).await;
+    let key = srv.key("ula").await;
+    let mut cfg = super::agent_client::agent_cfg(&srv, "ula", &key);
+    cfg.llm_endpoint = endpoint;
+    cfg.model_fast = "m".into();
+    let mut o = super::agent_client::opts(pawns::agent::Policy::Llm);
+    o.max_turns = Some(2);
+    o.otlp_endpoint = Some(px.url.clone());
+    let (r, text) = super::agent_client::play(&cfg, o).await;
+    assert_eq!(r.by_llm, 2, "{text}");
+    let spans: Vec<Value> = eventually_within(Duration::from_secs(60), "the agent's spans in Phoenix", || async {
+        let r = reqwest::get(format!("{}/v1/projects/pawns-agent/spans?limit=100", px.url)).await.ok()?;
+        let v: Value = r.json().await.ok()?;
+        let spans = v["data"].as_array()?.clone();
+        (spans.len() >= 4).then_some(spans)
+    })
+    .await;
+    let turns: Vec<&Value> = spans.iter().filter(|s| s["name"] == "invoke_agent Ula").collect();
+    let chats: Vec<&Value> = spans.iter().filter(|s| s["name"] == "chat m").collect();
+    assert_eq!((turns.len(), chats.len()), (2, 2), "{spans:?}");
+    assert!(chats.iter().all(|c| turns.iter().any(|t| t["context"]["span_id"] == c["parent_id"])), "{spans:?}");
+    assert_eq!(turns[0]["attributes"]["pawns.reason"], "to see");
+    assert!(chats[0]["attributes"]["gen_ai.input.messages"].as_str().is_some_and(|m| m.contains("The Test Temple")), "{}", chats[0]);
+    srv.shutdown().await;
+}
