@@ -356,8 +356,7 @@ impl HudLoop {
                             tokio::spawn(async move {
                                 let t0 = Instant::now();
                                 let r = llm
-                                    .chat()
-                                    .complete(&mind.model, &mind.system, &content, max_tokens)
+                                    .answer_hud(&mind.model, &mind.system, &content, max_tokens)
                                     .await
                                     .map(|c| (c.text, c.prompt_tokens.unwrap_or(hud_tokens) + c.completion_tokens));
                                 let _ = tx.send((r, t0.elapsed(), hud_tokens)).await;

@@ -160,6 +160,29 @@ impl LlmClient {
         Err(failed)
     }
 
+    /// An answer to a HUD (the response format: `responses` and `actions`), asked in the
+    /// structured form the endpoint takes (learned as for decisions), else as text.
+    pub async fn answer_hud(
+        &self,
+        model: &str,
+        system: &str,
+        hud: &str,
+        max_tokens: u32,
+    ) -> Result<crate::memory::chat::Completion, String> {
+        let schema = structured::hud_schema();
+        let mut form = self.learned.form(self.structured);
+        loop {
+            match self.chat.complete_with(model, system, hud, max_tokens, &structured::request_fields(form, &schema)).await {
+                Ok(c) => return Ok(c),
+                Err(e) if e.refused => match self.learned.refused(self.structured, form) {
+                    Some(next) => form = next,
+                    None => return Err(e.message),
+                },
+                Err(e) => return Err(e.message),
+            }
+        }
+    }
+
     /// One model, in the form learned so far; a form the endpoint refuses gives way to
     /// the next (`auto`), once for the client's life.
     /// The answer's reply, tokens, form and text; or why not, the form and any text.

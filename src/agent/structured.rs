@@ -123,6 +123,28 @@ pub fn schema(choices: &[String]) -> Value {
     })
 }
 
+/// A HUD answer's schema, kept simple enough for an endpoint's grammar: words said here
+/// (`responses`) and game commands (`actions` of type `command`). The HUD's own actions
+/// (memory, rooms) a model may still write as text; the schema asks for what plays.
+pub fn hud_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "responses": {"type": "array", "items": {
+                "type": "object",
+                "properties": {"room_id": {"type": "string", "enum": ["here"]}, "message": {"type": "string", "maxLength": 200}},
+                "required": ["room_id", "message"]
+            }},
+            "actions": {"type": "array", "items": {
+                "type": "object",
+                "properties": {"type": {"type": "string", "enum": ["command"]}, "command": {"type": "string", "maxLength": 80}},
+                "required": ["type", "command"]
+            }}
+        },
+        "required": ["responses", "actions"]
+    })
+}
+
 /// The request body's fields for `form` (none for text).
 pub fn request_fields(form: Form, schema: &Value) -> Value {
     match form {

@@ -116,7 +116,8 @@ pub async fn play_hud(
         &cfg.model_fallback,
         cfg.temperature,
         llm_timeout,
-    );
+    )
+    .with_structured(pawns::agent::structured::Structured::Auto);
     let name = if cfg.player_name.is_empty() { "agent".to_string() } else { cfg.player_name.clone() };
     let mind =
         Mind { name: name.clone(), system: system_prompt("persona", "curious, careful, and sociable"), model: cfg.model_fast.clone() };

@@ -105,13 +105,20 @@ pub fn answer_text(v: &Value) -> Option<String> {
 /// other than auth and rate, or — llama-cpp-python's way — a 500 whose text is a
 /// validation error naming the form's field.
 pub fn refuses_form(status: u16, said: &str) -> bool {
-    if (400..500).contains(&status) {
-        return !matches!(status, 401 | 403 | 429);
+    if matches!(status, 401 | 403 | 429) || !(400..600).contains(&status) {
+        return false;
     }
     let s = said.to_ascii_lowercase();
-    let names_form = ["response_format", "tool_choice", "\"tools\"", "json_schema"].iter().any(|f| s.contains(f));
-    let says_no = ["validation", "should be", "not supported", "unsupported", "invalid"].iter().any(|w| s.contains(w));
-    names_form && says_no
+    // A prompt over the model's context is refused whatever the form: asking in another
+    // form would not help, and must not be learned as the endpoint's way.
+    if s.contains("context length") || s.contains("context window") || s.contains("too many tokens") {
+        return false;
+    }
+    let names_form = ["response_format", "tool_choice", "\"tools\"", "tools", "json_schema", "schema"].iter().any(|f| s.contains(f));
+    let says_no =
+        ["validation", "should be", "not supported", "unsupported", "invalid", "unknown", "not allowed"].iter().any(|w| s.contains(w));
+    // A 4xx that names no field is taken as the form's refusal too (the endpoint gave no reason).
+    (names_form && says_no) || ((400..500).contains(&status) && !names_form && s.trim().is_empty())
 }
 
 /// Why a completion did not come: `refused` when the endpoint said it does not take
@@ -141,7 +148,9 @@ mod tests {
         let llama =
             r#"{"error":{"message":"1 validation error: ('body', 'response_format', 'type') Input should be 'text' or 'json_object'"}}"#;
         assert!(refuses_form(500, llama));
-        assert!(refuses_form(400, "bad request"));
+        assert!(refuses_form(400, r#"{"error":"response_format: json_schema is not supported"}"#));
+        assert!(refuses_form(400, ""), "a bare 4xx");
+        assert!(!refuses_form(400, "This model's maximum context length is 4096 tokens. However, you requested 5010 tokens"));
         assert!(!refuses_form(500, r#"{"error":"down"}"#));
         assert!(!refuses_form(429, "slow down"));
         assert!(!refuses_form(401, "response_format invalid"));

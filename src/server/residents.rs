@@ -52,7 +52,11 @@ pub fn spawn(
     cfg: ResidentConfig,
     stop: watch::Receiver<bool>,
 ) -> tokio::task::JoinHandle<()> {
-    let llm = cfg.llm.as_ref().map(|c| LlmClient::new(&c.endpoint, c.key.as_deref().unwrap_or(""), &c.model, "", 0.7, c.timeout));
+    // Residents ask for structured answers in the first form their endpoint takes.
+    let llm = cfg.llm.as_ref().map(|c| {
+        LlmClient::new(&c.endpoint, c.key.as_deref().unwrap_or(""), &c.model, "", 0.7, c.timeout)
+            .with_structured(crate::agent::structured::Structured::Auto)
+    });
     let m = Manager { shared, addr, residents, cfg, llm, running: HashMap::new() };
     tokio::spawn(m.run(rx, stop))
 }

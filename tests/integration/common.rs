@@ -398,6 +398,8 @@ pub enum StubAnswer {
     Slow(Duration),
     /// A whole chat completion (a tool call, say).
     Completion(Value),
+    /// An error status with this body.
+    Error(u16, String),
 }
 
 pub type Seen = std::sync::Arc<std::sync::Mutex<Vec<String>>>;
@@ -447,6 +449,7 @@ pub async fn llm_stub_with(answer: impl Fn(&Value) -> StubAnswer + Send + Sync +
                     }
                     StubAnswer::Status(code) => (format!("{code} Stub Error"), "{\"error\":\"down\"}".to_string()),
                     StubAnswer::Completion(v) => ("200 OK".to_string(), v.to_string()),
+                    StubAnswer::Error(code, body) => (format!("{code} Stub Error"), body),
                     StubAnswer::Slow(d) => {
                         tokio::time::sleep(d).await;
                         ("500 Internal Server Error".to_string(), "{\"error\":\"slow\"}".to_string())

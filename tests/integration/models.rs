@@ -21,7 +21,12 @@ use super::common::*;
 #[tokio::test]
 async fn auto_learns_the_form_the_endpoint_takes_and_the_reason_is_recorded() {
     let (endpoint, seen) = llm_stub_with(|req: &Value| match req["response_format"]["type"].as_str() {
-        Some("json_schema") => StubAnswer::Status(400),
+        // llama-cpp-python's own words.
+        Some("json_schema") => StubAnswer::Error(
+            500,
+            r#"{"error":{"message":"1 validation error: ('body', 'response_format', 'type') Input should be 'text' or 'json_object'"}}"#
+                .into(),
+        ),
         Some("json_object") => {
             let choices = req["response_format"]["schema"]["properties"]["command"]["enum"].clone();
             assert!(choices.as_array().is_some_and(|c| c.iter().any(|x| x == "look")), "{choices}");
@@ -124,6 +129,37 @@ async fn a_real_model_plays_twenty_turns() {
     s.shutdown().await;
 }
 
+/// A resident agent on the real model: the server asks SmolLM2 for its answers to the
+/// HUD, and it plays (issue 53: "one resident agent on it").
+#[tokio::test]
+async fn a_resident_agent_plays_on_a_real_model() {
+    let Some(py) = std::env::var_os("PAWNS_LLM_PYTHON").map(std::path::PathBuf::from).filter(|p| p.exists()) else {
+        assert!(std::env::var("PAWNS_LLM_TESTS").as_deref() != Ok("1"), "PAWNS_LLM_TESTS=1 but PAWNS_LLM_PYTHON is not set");
+        return;
+    };
+    let model = llama::gguf(&py);
+    let server = llama::start(&py, &model).await;
+    let endpoint = server.endpoint.clone();
+    let s = TestServer::start_with(move |c| {
+        c.residents.llm =
+            Some(pawns::memory::llm::LlmConfig { endpoint, model: "smollm2".into(), key: None, timeout: Duration::from_secs(60) });
+        // A HUD that fits a small model's context with room for the answer.
+        c.residents.budget = 1500;
+    })
+    .await;
+    let (status, body) =
+        super::residents::post_json(s.addr, "/api/admin/agents", &json!({"name": "Tinker", "persona": "a curious explorer"})).await;
+    assert_eq!(status, 201, "{body}");
+    let r = eventually_within(Duration::from_secs(180), "Tinker's turns", || async {
+        let r = super::residents::residents(s.addr).await.into_iter().find(|r| r["name"] == "Tinker")?;
+        (r["status"]["turns"].as_u64() >= Some(2)).then_some(r)
+    })
+    .await;
+    eprintln!("a resident on SmolLM2: {}", r["status"]);
+    assert!(r["status"]["items_sent"].as_u64() > Some(0), "{r}");
+    s.shutdown().await;
+}
+
 mod llama {
     use std::path::{Path, PathBuf};
     use std::process::{Child, Command, Stdio};
@@ -154,7 +190,7 @@ mod llama {
     pub async fn start(py: &Path, model: &Path) -> Server {
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let child = Command::new(py)
-            .args(["-m", "llama_cpp.server", "--chat_format", "chatml", "--n_ctx", "4096", "--host", "127.0.0.1"])
+            .args(["-m", "llama_cpp.server", "--chat_format", "chatml", "--n_ctx", "8192", "--host", "127.0.0.1"])
             .arg("--port")
             .arg(port.to_string())
             .arg("--model")

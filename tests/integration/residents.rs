@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use crate::common::*;
 
 /// `POST path` with a JSON body; (status, body).
-async fn post_json(addr: std::net::SocketAddr, path: &str, body: &Value) -> (u16, Value) {
+pub(crate) async fn post_json(addr: std::net::SocketAddr, path: &str, body: &Value) -> (u16, Value) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let body = body.to_string();
     let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
@@ -28,7 +28,7 @@ async fn post_json(addr: std::net::SocketAddr, path: &str, body: &Value) -> (u16
     (status, text.split_once("\r\n\r\n").and_then(|(_, b)| serde_json::from_str(b).ok()).unwrap_or(Value::Null))
 }
 
-async fn residents(addr: std::net::SocketAddr) -> Vec<Value> {
+pub(crate) async fn residents(addr: std::net::SocketAddr) -> Vec<Value> {
     let (status, body) = http_get(addr, "/api/admin/agents").await;
     assert_eq!(status, 200, "{body}");
     serde_json::from_str::<Value>(&body).unwrap()["agents"].as_array().unwrap().clone()
