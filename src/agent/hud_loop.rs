@@ -20,6 +20,7 @@ use tokio_tungstenite::tungstenite::Message;
 
 use super::llm::LlmClient;
 use crate::hud::HudFormat;
+use pawns_storage::LlmCall;
 
 /// Longest pause between tries.
 pub const MAX_BACKOFF: Duration = Duration::from_secs(60);
@@ -53,6 +54,30 @@ pub fn system_prompt(kind: &str, prompt: &str) -> String {
          Use {{\"type\": \"command\", \"command\": \"...\"}} for game commands. Keep within each room's word_budget. \
          No prose outside the JSON."
     )
+}
+
+/// The `actions` message for an answer, with the model calls behind it fewer and shorter
+/// until it fits the protocol's frame: the oldest failed calls go first, then the
+/// answering call's prompt is cut shorter.
+fn actions_frame(batch: &Value, mut calls: Vec<LlmCall>, n: u64) -> String {
+    let mut prompt = super::llm::PROMPT_SENT;
+    loop {
+        let mut data = batch.clone();
+        if !calls.is_empty() {
+            data["llm"] = json!(super::llm::fitted_to(&calls, prompt));
+        }
+        let msg = json!({"type": "actions", "id": format!("t{n}"), "data": data}).to_string();
+        if msg.len() <= crate::protocol::MAX_FRAME || calls.is_empty() {
+            return msg;
+        }
+        if calls.len() > 1 {
+            calls.remove(0);
+        } else if prompt > 500 {
+            prompt /= 2;
+        } else {
+            calls.clear();
+        }
+    }
 }
 
 /// What the loop is doing, for `GET /api/admin/agents` and the transcript.
@@ -259,7 +284,10 @@ impl HudLoop {
             return End::Dropped("the socket closed".into());
         }
         self.set(|s| s.state = "running");
-        let (answer_tx, mut answer_rx) = mpsc::channel::<(Result<(String, u64), String>, Duration, u64)>(1);
+        let (answer_tx, mut answer_rx) = mpsc::channel::<(Result<(String, u64), String>, Duration, u64, LlmCall)>(1);
+        // Calls that gave no answer to send (failed, unreadable), sent with the next that
+        // does so every call is recorded: the most recent that fit one message.
+        let mut unsent: Vec<LlmCall> = Vec::new();
         let mut busy = false;
         let mut paused_until: Option<Instant> = None;
         let mut spend = Spend::default();
@@ -285,7 +313,11 @@ impl HudLoop {
                     }
                 }
                 got = answer_rx.recv() => {
-                    let Some((answer, latency, hud_tokens)) = got else { continue };
+                    let Some((answer, latency, hud_tokens, call)) = got else { continue };
+                    if unsent.len() >= crate::protocol::MAX_LLM_CALLS {
+                        unsent.remove(0);
+                    }
+                    unsent.push(call);
                     busy = false;
                     match answer {
                         Ok((text, tokens)) => {
@@ -295,6 +327,9 @@ impl HudLoop {
                             paused_until = None;
                             let Some(batch) = crate::hud::answer::parse(&text) else {
                                 self.set(|s| s.unreadable += 1);
+                                if let Some(c) = unsent.last_mut() {
+                                    c.error = Some("unreadable: no response format in the answer".into());
+                                }
                                 self.tell(Turn::Unreadable { text: text.chars().take(200).collect() });
                                 continue;
                             };
@@ -302,8 +337,8 @@ impl HudLoop {
                             let items = batch["responses"].as_array().map_or(0, Vec::len) + batch["actions"].as_array().map_or(0, Vec::len);
                             self.set(|s| { s.turns += 1; s.items_sent += items as u64; });
                             self.tell(Turn::Sent { n, batch: batch.clone(), latency, hud_tokens });
-                            let msg = json!({"type": "actions", "id": format!("t{n}"), "data": batch});
-                            if ws.send(Message::text(msg.to_string())).await.is_err() {
+                            let msg = actions_frame(&batch, std::mem::take(&mut unsent), n);
+                            if ws.send(Message::text(msg)).await.is_err() {
                                 return End::Dropped("the socket closed".into());
                             }
                         }
@@ -355,11 +390,9 @@ impl HudLoop {
                             let (llm, tx, max_tokens) = (self.llm.clone(), answer_tx.clone(), self.max_tokens);
                             tokio::spawn(async move {
                                 let t0 = Instant::now();
-                                let r = llm
-                                    .answer_hud(&mind.model, &mind.system, &content, max_tokens)
-                                    .await
-                                    .map(|c| (c.text, c.prompt_tokens.unwrap_or(hud_tokens) + c.completion_tokens));
-                                let _ = tx.send((r, t0.elapsed(), hud_tokens)).await;
+                                let (r, call) = llm.answer_hud(&mind.model, &mind.system, &content, max_tokens).await;
+                                let r = r.map(|c| (c.text, c.prompt_tokens.unwrap_or(hud_tokens) + c.completion_tokens));
+                                let _ = tx.send((r, t0.elapsed(), hud_tokens, call)).await;
                             });
                         }
                         Some("actions_result") => {
@@ -405,6 +438,34 @@ mod tests {
         assert_eq!(s.total(t0 + HOUR + Duration::from_secs(600)), 0);
         let now = t0 + 2 * HOUR;
         assert_eq!(s.free_at(now, 300), now, "under the cap: free now");
+    }
+
+    /// An answer's frame holds its model calls while they fit the protocol's frame, and
+    /// gives up the oldest failed ones, then prompt, to fit it.
+    #[test]
+    fn the_calls_fit_the_frame() {
+        let batch = json!({"responses": [{"room_id": "here", "message": "hi"}]});
+        let call = |user: usize, answer: usize, error: bool| LlmCall {
+            model: "m".into(),
+            system: "rules".into(),
+            user: "\"quoted\" ".repeat(user / 9),
+            answer: Some("a".repeat(answer)),
+            error: error.then(|| "unreadable".into()),
+            ..Default::default()
+        };
+        let read = |msg: &str| -> Vec<LlmCall> {
+            serde_json::from_value(serde_json::from_str::<Value>(msg).unwrap()["data"]["llm"].clone()).unwrap_or_default()
+        };
+        let small = actions_frame(&batch, vec![call(100, 10, true), call(100, 10, false)], 1);
+        assert_eq!(read(&small).len(), 2);
+        // Eight long unreadable answers and a prompt whose quotes double when escaped.
+        let mut many: Vec<LlmCall> = (0..7).map(|_| call(0, 3000, true)).collect();
+        many.push(call(20_000, 500, false));
+        let msg = actions_frame(&batch, many, 2);
+        assert!(msg.len() <= crate::protocol::MAX_FRAME, "{}", msg.len());
+        let kept = read(&msg);
+        assert!(kept.len() < 8 && kept.last().unwrap().answer.as_deref() == Some(&*"a".repeat(500)), "the answering call stays");
+        assert!(kept.last().unwrap().cut && kept.last().unwrap().user.ends_with("\"quoted\" "));
     }
 
     #[test]

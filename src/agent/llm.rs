@@ -53,6 +53,11 @@ pub const PROMPT_SENT: usize = 10_000;
 /// `PROMPT_SENT` (the system prompt's start, the user message's end — the state); the
 /// failed ones asked the same and keep none.
 pub fn fitted(calls: &[LlmCall]) -> Vec<LlmCall> {
+    fitted_to(calls, PROMPT_SENT)
+}
+
+/// `fitted`, the answering call's prompt cut to `prompt_sent` bytes.
+pub fn fitted_to(calls: &[LlmCall], prompt_sent: usize) -> Vec<LlmCall> {
     let last = calls.len().saturating_sub(1);
     calls
         .iter()
@@ -63,9 +68,9 @@ pub fn fitted(calls: &[LlmCall]) -> Vec<LlmCall> {
                 c.cut |= !c.system.is_empty() || !c.user.is_empty();
                 c.system.clear();
                 c.user.clear();
-            } else if c.system.len() + c.user.len() > PROMPT_SENT {
-                let sys = c.system.len().min(PROMPT_SENT * 2 / 5);
-                let user = PROMPT_SENT - sys;
+            } else if c.system.len() + c.user.len() > prompt_sent {
+                let sys = c.system.len().min(prompt_sent * 2 / 5);
+                let user = prompt_sent - sys;
                 c.system.truncate(c.system.floor_char_boundary(sys));
                 if c.user.len() > user {
                     let from = c.user.ceil_char_boundary(c.user.len() - user);
@@ -161,26 +166,45 @@ impl LlmClient {
     }
 
     /// An answer to a HUD (the response format: `responses` and `actions`), asked in the
-    /// structured form the endpoint takes (learned as for decisions), else as text.
+    /// structured form the endpoint takes (learned as for decisions), else as text; with
+    /// the call as it is recorded (its answer and tokens, or its error).
     pub async fn answer_hud(
         &self,
         model: &str,
         system: &str,
         hud: &str,
         max_tokens: u32,
-    ) -> Result<crate::memory::chat::Completion, String> {
+    ) -> (Result<crate::memory::chat::Completion, String>, LlmCall) {
         let schema = structured::hud_schema();
         let mut form = self.learned.form(self.structured);
-        loop {
+        let t0 = Instant::now();
+        let asked = loop {
             match self.chat.complete_with(model, system, hud, max_tokens, &structured::request_fields(form, &schema)).await {
-                Ok(c) => return Ok(c),
+                Ok(c) => break Ok(c),
                 Err(e) if e.refused => match self.learned.refused(self.structured, form) {
                     Some(next) => form = next,
-                    None => return Err(e.message),
+                    None => break Err(e.message),
                 },
-                Err(e) => return Err(e.message),
+                Err(e) => break Err(e.message),
             }
+        };
+        let mut call = LlmCall {
+            model: model.to_string(),
+            form: form.name().into(),
+            system: system.to_string(),
+            user: hud.to_string(),
+            latency_ms: t0.elapsed().as_secs_f64() * 1000.0,
+            ..Default::default()
+        };
+        match &asked {
+            Ok(c) => {
+                call.answer = Some(c.text.clone());
+                call.tokens_prompt = c.prompt_tokens;
+                call.tokens_completion = Some(c.completion_tokens);
+            }
+            Err(why) => call.error = Some(why.clone()),
         }
+        (asked, call)
     }
 
     /// One model, in the form learned so far; a form the endpoint refuses gives way to

@@ -69,6 +69,49 @@ impl LlmCallIn {
     }
 }
 
+/// A message's `reason` (trimmed, none when blank) and `llm` calls, checked.
+fn how_chosen(
+    what: &str,
+    reason: Option<String>,
+    llm: Option<Vec<LlmCallIn>>,
+) -> Result<(Option<String>, Vec<pawns_storage::LlmCall>), ProtoError> {
+    let llm: Vec<pawns_storage::LlmCall> = llm.unwrap_or_default().into_iter().map(LlmCallIn::into_call).collect();
+    if llm.len() > MAX_LLM_CALLS {
+        return Err(ProtoError::new("bad_request", format!("{what}: llm holds at most {MAX_LLM_CALLS} calls")));
+    }
+    let reason = reason.map(|r| r.trim().to_string()).filter(|r| !r.is_empty());
+    if reason.as_ref().is_some_and(|r| r.chars().count() > MAX_REASON) {
+        return Err(ProtoError::new("bad_request", format!("{what}: reason is limited to {MAX_REASON} characters")));
+    }
+    Ok((reason, llm))
+}
+
+/// An `actions` message's `reason` and `llm` (protocol §11.1, extension): checked, and
+/// put back in the batch in the engine's form (it records them with the decision the
+/// message makes).
+pub(super) fn check_batch_client(batch: &mut serde_json::Map<String, Value>) -> Result<(), ProtoError> {
+    let reason = match batch.remove("reason") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(r)) => Some(r),
+        Some(_) => return Err(ProtoError::new("bad_request", "actions: reason must be a string")),
+    };
+    let llm = match batch.remove("llm") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(
+            serde_json::from_value::<Vec<LlmCallIn>>(v)
+                .map_err(|e| ProtoError::new("bad_request", format!("actions: llm must be a list of model calls ({e})")))?,
+        ),
+    };
+    let (reason, llm) = how_chosen("actions", reason, llm)?;
+    if let Some(r) = reason {
+        batch.insert("reason".into(), Value::String(r));
+    }
+    if !llm.is_empty() {
+        batch.insert("llm".into(), serde_json::to_value(llm).map_err(|e| ProtoError::new("internal", e.to_string()))?);
+    }
+    Ok(())
+}
+
 pub(super) fn parse_command(data: Value) -> Result<CommandData, ProtoError> {
     #[derive(Deserialize)]
     struct Cmd {
@@ -87,14 +130,7 @@ pub(super) fn parse_command(data: Value) -> Result<CommandData, ProtoError> {
         llm: Option<Vec<LlmCallIn>>,
     }
     let c: Cmd = field(data, "command")?;
-    let llm: Vec<pawns_storage::LlmCall> = c.llm.unwrap_or_default().into_iter().map(LlmCallIn::into_call).collect();
-    if llm.len() > MAX_LLM_CALLS {
-        return Err(ProtoError::new("bad_request", format!("command: llm holds at most {MAX_LLM_CALLS} calls")));
-    }
-    let reason = c.reason.map(|r| r.trim().to_string()).filter(|r| !r.is_empty());
-    if reason.as_ref().is_some_and(|r| r.chars().count() > MAX_REASON) {
-        return Err(ProtoError::new("bad_request", format!("command: reason is limited to {MAX_REASON} characters")));
-    }
+    let (reason, llm) = how_chosen("command", c.reason, c.llm)?;
     let mut line = c.command.trim().to_string();
     if line.is_empty() {
         return Err(ProtoError::new("bad_request", "command: command must not be empty"));

@@ -216,13 +216,26 @@ pub fn parse_client(text: &str) -> Result<Inbound, (ProtoError, Option<Arc<str>>
                 }
                 None => data,
             };
-            let ok = batch
-                .as_object()
-                .is_some_and(|m| m.keys().all(|k| k == "responses" || k == "actions") && m.values().all(|v| v.is_array() || v.is_null()));
-            if !ok {
-                return Err((ProtoError::new("bad_request", "actions: expected {\"responses\": [...], \"actions\": [...]}"), id));
+            let mut batch = match batch {
+                Value::Object(m) => m,
+                _ => return Err((ProtoError::new("bad_request", "actions: expected {\"responses\": [...], \"actions\": [...]}"), id)),
+            };
+            if let Err(e) = command::check_batch_client(&mut batch) {
+                return Err((e, id));
             }
-            ClientMsg::Actions(batch)
+            let ok = batch.iter().all(|(k, v)| {
+                matches!(k.as_str(), "reason" | "llm") || ((k == "responses" || k == "actions") && (v.is_array() || v.is_null()))
+            });
+            if !ok {
+                return Err((
+                    ProtoError::new(
+                        "bad_request",
+                        "actions: expected {\"responses\": [...], \"actions\": [...]} (with reason and llm, if any)",
+                    ),
+                    id,
+                ));
+            }
+            ClientMsg::Actions(Value::Object(batch))
         }
         other => {
             return Err((

@@ -64,6 +64,30 @@ fn a_command_carries_its_model_calls() {
     assert_eq!(code(r#"{"type":"command","data":{"command":"look","llm":{"model":"m"}}}"#), "bad_request");
 }
 
+/// An `actions` message may say how it was chosen (`reason`, `llm`), as a command
+/// does: checked the same way and handed on in the engine's form; other keys are refused.
+#[test]
+fn an_actions_message_carries_its_model_calls_and_reason() {
+    let batch = |text: &str| match parse_client(text).unwrap().msg {
+        ClientMsg::Actions(b) => b,
+        _ => panic!("not actions"),
+    };
+    let b = batch(
+        r#"{"type":"actions","data":{"actions":[{"type":"remember","text":"x"}],"reason":" keep it ","llm":[{"model":"m","messages":[{"role":"user","content":"hud"}],"answer":"{}","tokens_prompt":9}]}}"#,
+    );
+    assert_eq!(b["reason"], "keep it");
+    let calls: Vec<pawns_storage::LlmCall> = serde_json::from_value(b["llm"].clone()).unwrap();
+    assert_eq!((calls[0].user.as_str(), calls[0].tokens_prompt, calls[0].form.as_str()), ("hud", Some(9), "text"));
+    assert!(batch(r#"{"type":"actions","data":{"actions":[],"reason":"  "}}"#).get("reason").is_none());
+    let many = format!(r#"{{"type":"actions","data":{{"actions":[],"llm":[{}]}}}}"#, [r#"{"model":"m"}"#; MAX_LLM_CALLS + 1].join(","));
+    assert_eq!(code(&many), "bad_request");
+    assert_eq!(code(&format!(r#"{{"type":"actions","data":{{"actions":[],"reason":"{}"}}}}"#, "r".repeat(501))), "bad_request");
+    assert_eq!(code(r#"{"type":"actions","data":{"actions":[],"llm":"m"}}"#), "bad_request");
+    assert_eq!(code(r#"{"type":"actions","data":{"actions":[],"reason":3}}"#), "bad_request");
+    assert_eq!(code(r#"{"type":"actions","data":{"actions":[],"mood":"x"}}"#), "bad_request");
+    assert_eq!(code(r#"{"type":"actions","data":{"llm":null,"responses":null}}"#), "ok");
+}
+
 /// `display` (extension): at login or alone; a width past 1,000 or not a number is
 /// `bad_request`, and so is a login carrying one.
 #[test]

@@ -39,7 +39,9 @@ pub enum Act {
 pub const RESPONSES: [&str; 8] = ["avoid", "approach", "attack", "flee", "leave", "help", "talk", "other"];
 
 const DIRS: [&str; 6] = ["north", "east", "south", "west", "up", "down"];
-const INFORM: [&str; 24] = [
+/// Verbs that act on no one; `actions` is a HUD message that ran no game command (it
+/// kept memory, set knowledge): no response to what the agent met.
+const INFORM: [&str; 25] = [
     "look",
     "l",
     "examine",
@@ -64,6 +66,7 @@ const INFORM: [&str; 24] = [
     "spells",
     "glance",
     "read",
+    "actions",
 ];
 const ATTACK: [&str; 10] = ["kill", "k", "hit", "murder", "backstab", "bs", "bash", "kick", "shoot", "steal"];
 const HELP: [&str; 6] = ["assist", "rescue", "give", "follow", "group", "heal"];

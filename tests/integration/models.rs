@@ -150,6 +150,18 @@ async fn a_resident_agent_plays_on_a_real_model() {
     .await;
     eprintln!("a resident on SmolLM2: {}", r["status"]);
     assert!(r["status"]["items_sent"].as_u64() > Some(0), "{r}");
+    // Its model calls are recorded with the decisions they made.
+    let d = eventually("Tinker's decisions recorded", || async {
+        let d = http_get(s.addr, "/api/export?what=decisions&agent=tinker").await.1;
+        d.contains("\"smollm2\"").then_some(d)
+    })
+    .await;
+    let call = d
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find_map(|d| d["decision"]["llm"].as_array()?.iter().find(|c| c["answer"].is_string()).cloned())
+        .unwrap_or_else(|| panic!("no answered call recorded: {d}"));
+    assert!(call["tokens_completion"].as_u64() > Some(0) && call["user"].as_str().is_some_and(|u| u.contains("Tinker")), "{call}");
     s.shutdown().await;
 }
 

@@ -410,3 +410,48 @@ async fn sessions_read_back_whole_while_sweeps_pack_the_tail() {
     assert!(packs > 0.0, "sweeps packed the tail: {packs}");
     s.shutdown().await;
 }
+
+/// An `actions` message's model calls and reason (protocol §11.1) go with the first game
+/// command it runs — the others keep the reason — and a message that runs none (memory
+/// only, or refused whole) is a decision of its own, `actions`, holding them.
+#[tokio::test]
+async fn an_actions_message_keeps_its_model_calls_with_what_it_ran() {
+    let s = TestServer::start().await;
+    let key = s.key("hana").await;
+    let mut a = WsClient::connect(s.addr).await;
+    a.login_key("hana", &key).await;
+    let call = |answer: &str| json!([{"model": "m", "error": "503"}, {"model": "m", "form": "json_object", "user": "the HUD", "answer": answer, "tokens_prompt": 120, "tokens_completion": 9, "latency_ms": 40.5}]);
+    a.send(json!({"type": "actions", "id": "t1", "data": {
+        "responses": [{"room_id": "here", "message": "Hello there."}],
+        "actions": [{"type": "command", "command": "east"}],
+        "reason": "greet, then explore", "llm": call("{\"responses\":[…]}")}}))
+        .await;
+    let r = a.until(|v| v["re"] == "t1" && v["type"] == "actions_result").await;
+    assert!(r["data"]["results"].as_array().unwrap().iter().all(|x| x["ok"] == true), "{r}");
+    a.send(json!({"type": "actions", "id": "t2", "data": {"actions": [{"type": "set", "path": "self.mood", "value": "calm"}], "llm": call("{\"actions\":[…]}")}})).await;
+    a.until(|v| v["re"] == "t2" && v["type"] == "actions_result").await;
+    let too_many: Vec<_> = (0..40).map(|_| json!({"type": "command", "command": "look"})).collect();
+    a.send(json!({"type": "actions", "id": "t3", "data": {"actions": too_many, "llm": call("lots")}})).await;
+    let r = a.until(|v| v["re"] == "t3" && v["type"] == "actions_result").await;
+    assert_eq!(r["data"]["results"][0]["code"], "too_many", "{r}");
+    a.cmd("quit", "q").await;
+    let (_, records) = ended_session(&s, "hana").await;
+    let d = decisions(&records);
+    let lines: Vec<String> = d.iter().map(|d| format!("{} {}", d.command, d.args)).collect();
+    let say = d.iter().find(|d| d.command == "say").unwrap_or_else(|| panic!("{lines:?}"));
+    assert_eq!(say.reason.as_deref(), Some("greet, then explore"));
+    assert_eq!(say.llm.len(), 2);
+    assert_eq!((say.llm[0].error.as_deref(), say.llm[1].answer.as_deref()), (Some("503"), Some("{\"responses\":[…]}")));
+    assert_eq!((say.llm[1].tokens_prompt, say.llm[1].form.as_str(), say.llm[1].user.as_str()), (Some(120), "json_object", "the HUD"));
+    let east = d.iter().find(|d| d.command == "east").unwrap();
+    assert_eq!((east.reason.as_deref(), east.llm.len()), (Some("greet, then explore"), 0), "the calls are told once");
+    let only: Vec<_> = d.iter().filter(|d| d.command == "actions").collect();
+    assert_eq!(only.len(), 2, "{lines:?}");
+    assert_eq!((only[0].args.as_str(), only[0].status.as_str(), only[0].llm.len()), ("set self.mood", "ok", 2), "{lines:?}");
+    assert_eq!(only[0].pre.room_vnum, only[0].post.room_vnum);
+    assert_eq!((only[1].status.as_str(), only[1].llm[1].answer.as_deref()), ("too_many", Some("lots")));
+    // In the order they ran (`east` waited for the next pulse: one command per pulse).
+    let at = |c: &str| d.iter().position(|d| d.command == c).unwrap();
+    assert!(at("say") < at("actions") && at("say") < at("east"), "{lines:?}");
+    s.shutdown().await;
+}

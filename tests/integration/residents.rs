@@ -117,6 +117,25 @@ async fn a_resident_walks_speaks_remembers_pauses_when_the_model_fails_and_resum
     let last = huds.lock().unwrap().last().cloned().unwrap();
     assert_eq!(last["self"]["knowledge"]["self"]["mood"], "curious", "{}", last["self"]);
     assert!(last["self"]["recent_actions"].as_array().unwrap().iter().any(|x| x["action"] == "east"));
+    // Every model call is recorded with the decision it made: the first answer with its
+    // greeting, the failed calls with the answer that came after them.
+    let recorded = eventually("Warden's second greeting recorded", || async {
+        let d = http_get(srv.addr, "/api/export?what=decisions&agent=warden").await.1;
+        d.contains("Back again.").then_some(d)
+    })
+    .await;
+    let ds: Vec<Value> = recorded.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    let said = |words: &str| ds.iter().find(|d| d["decision"]["args"].as_str().is_some_and(|a| a.contains(words))).cloned().unwrap();
+    let first = said("Greetings");
+    let calls = first["decision"]["llm"].as_array().unwrap();
+    assert_eq!(calls.len(), 1, "{first}");
+    assert!(calls[0]["answer"].as_str().unwrap().contains("Greetings") && calls[0]["user"].as_str().unwrap().contains("Warden"), "{first}");
+    assert_eq!(calls[0]["model"], "stand-in");
+    let again = said("Back again");
+    let calls = again["decision"]["llm"].as_array().unwrap();
+    assert!(calls.len() >= 2, "{again}");
+    assert!(calls[..calls.len() - 1].iter().all(|c| c["error"].as_str().is_some_and(|e| e.contains("503"))), "{again}");
+    assert!(calls.last().unwrap()["error"].is_null() && calls.last().unwrap()["answer"].as_str().unwrap().contains("Back again"));
 
     // Shutdown stops it cleanly; a restart runs it again (it is kept in the data file).
     let srv = srv.restart().await;

@@ -136,6 +136,20 @@ impl Engine {
 
     /// A command refused before it ran (rate limited): recorded with the state unchanged.
     pub fn record_refused(&mut self, id: CharId, line: &str, status: &str, re: Option<Arc<str>>, received_us: u64) {
+        self.record_unrun(id, line, status, re, received_us, None);
+    }
+
+    /// A decision that ran no game command — one refused before it ran, an `actions`
+    /// message of HUD actions only — with what the client said of it.
+    pub(crate) fn record_unrun(
+        &mut self,
+        id: CharId,
+        line: &str,
+        status: &str,
+        re: Option<Arc<str>>,
+        received_us: u64,
+        client: Option<Box<CommandClient>>,
+    ) {
         if self.world.ch(id).and_then(|c| c.pc.as_ref()).is_none_or(|p| p.rec.is_none()) {
             return;
         }
@@ -143,7 +157,7 @@ impl Engine {
         let stimulus = self.stimulus(id);
         let dispatched_us = self.now_us;
         let at = self.reserve_seq(id);
-        self.pend_decision(id, at, Issued { line, status, pre, stimulus, received_us, dispatched_us, re, client: None });
+        self.pend_decision(id, at, Issued { line, status, pre, stimulus, received_us, dispatched_us, re, client });
     }
 
     /// Keeps a decision for the pulse's end under the `seq` it was given (a new one if

@@ -9,6 +9,7 @@ use std::time::Instant;
 use serde_json::{json, Value};
 
 use crate::game::model::world::CharId;
+use crate::game::records::recording::CommandClient;
 use crate::game::run::engine::Engine;
 use crate::game::send::hud::Context;
 use crate::game::send::output::Out;
@@ -40,6 +41,21 @@ pub const SILENCE: &str = "[no response]";
 pub const MAX_ITEMS: usize = 32;
 
 pub type Outcome = Result<Value, (&'static str, String)>;
+
+/// What an `actions` message says of how it was chosen (`llm`, `reason`: protocol
+/// §11.1, checked by the protocol layer), if anything.
+fn batch_client(batch: &Value) -> Option<Box<CommandClient>> {
+    let given =
+        ["llm", "reason", "tokens_prompt", "tokens_completion", "latency_ms"].iter().any(|k| batch.get(*k).is_some_and(|v| !v.is_null()));
+    if !given {
+        return None;
+    }
+    let fields: serde_json::Map<String, Value> = ["llm", "reason", "tokens_prompt", "tokens_completion", "latency_ms"]
+        .iter()
+        .filter_map(|k| Some((k.to_string(), batch.get(*k)?.clone())))
+        .collect();
+    serde_json::from_value::<CommandClient>(Value::Object(fields)).ok().map(Box::new)
+}
 
 fn refuse(code: &'static str, message: impl Into<String>) -> Outcome {
     Err((code, message.into()))
@@ -77,6 +93,9 @@ impl Engine {
     /// Applies one `actions` message and answers `actions_result`.
     pub fn apply_actions(&mut self, id: CharId, batch: Value, re: Option<Arc<str>>, premade: Vec<(usize, Outcome)>) {
         let mut premade: std::collections::HashMap<usize, Outcome> = premade.into_iter().collect();
+        // How the message was chosen goes with the first game command it runs; a message
+        // that runs none is recorded as a decision of its own (`actions`).
+        self.batch_client = batch_client(&batch).map(|c| (c, false));
         let responses = batch.get("responses").and_then(Value::as_array).cloned().unwrap_or_default();
         let actions = batch.get("actions").and_then(Value::as_array).cloned().unwrap_or_default();
         let mut results: Vec<Outcome> = Vec::with_capacity(responses.len() + actions.len());
@@ -110,6 +129,25 @@ impl Engine {
                 }
                 results.push(done);
             }
+        }
+        if let Some((client, false)) = self.batch_client.take() {
+            let items: Vec<String> = responses
+                .iter()
+                .map(|r| {
+                    format!(
+                        "respond {}",
+                        r.get("room_id").map(|v| v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string())).unwrap_or_default()
+                    )
+                })
+                .chain(actions.iter().map(action_summary))
+                .collect();
+            let status = match results.iter().find_map(|r| r.as_ref().err()) {
+                Some(_) if results.iter().any(Result::is_ok) => "ok",
+                Some((code, _)) => code,
+                None => "ok",
+            };
+            let line = format!("actions {}", items.join("; ").chars().take(200).collect::<String>());
+            self.record_unrun(id, &line, status, re.clone(), self.now_us, Some(client));
         }
         // The knowledge store's share, counted once for the message where an item left it
         // to be (see `knowledge_action`).
@@ -228,10 +266,20 @@ impl Engine {
 
     /// A game command from an action: run now if the player has not acted this pulse,
     /// else queued like any other (one command per pulse).
+    /// The first takes what the message said of how it was chosen; the rest its reason.
     fn submit(&mut self, id: CharId, line: String, re: Option<Arc<str>>) {
         let link_id = self.world.ch(id).and_then(|c| c.pc.as_ref()).and_then(|p| p.link.as_ref()).map(|l| l.id).unwrap_or(0);
         let now = self.now_us;
-        self.handle_command(id, link_id, line, re, (Instant::now(), now), None);
+        let client = self.batch_client.as_mut().and_then(|(c, ran)| {
+            let rest = Box::new(CommandClient { reason: c.reason.clone(), ..Default::default() });
+            let first = !std::mem::replace(ran, true);
+            if first {
+                Some(std::mem::replace(c, rest))
+            } else {
+                rest.reason.is_some().then_some(rest)
+            }
+        });
+        self.handle_command(id, link_id, line, re, (Instant::now(), now), client);
     }
 
     pub(crate) fn act_on(&mut self, id: CharId, item: &Value, re: Option<Arc<str>>) -> Outcome {

@@ -236,6 +236,10 @@ pub struct Engine {
     pub(crate) pace_min: usize,
     /// A session its own command just ended (see `recording::end_session`).
     pub(crate) ending: crate::game::records::recording::Ending,
+    /// What an `actions` message said of how it was chosen (its model calls, its
+    /// reason), while the engine applies it: the first game command it runs takes it.
+    /// Whether it has run one (`ran`).
+    pub(crate) batch_client: Option<(Box<crate::game::records::recording::CommandClient>, bool)>,
     /// Comings and goings in crowded rooms, told at the end of the pulse.
     pub(crate) crowd: crate::game::send::crowd::CrowdNotes,
     pub stats: PulseStats,
@@ -343,6 +347,7 @@ impl Engine {
             pace_slice: 0,
             pace_min: crate::game::send::deliver::PACE_MIN_SLICE,
             ending: None,
+            batch_client: None,
             crowd: Default::default(),
             stats: PulseStats::default(),
             room_vars: Default::default(),

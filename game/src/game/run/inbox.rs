@@ -65,7 +65,7 @@ impl Engine {
             let refusal =
                 Out::Error { code: "rate_limited", message: "too many commands waiting — slow down".into(), re: id.clone(), extra: None };
             self.deliver(char_id, refusal);
-            self.record_refused(char_id, &line, "rate_limited", id, received_us);
+            self.record_unrun(char_id, &line, "rate_limited", id, received_us, client);
             return;
         }
         pc.queue.push_back(Queued { line, id, received, received_us, client });
