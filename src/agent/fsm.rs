@@ -51,15 +51,20 @@ pub fn survival(s: &GameState) -> Option<Action> {
         return None;
     }
     let mob_fighting = s.mobs.iter().any(|m| m.fighting);
-    if s.hp_pct() < FLEE_BELOW_PCT && (in_a_fight(s) || mob_fighting) {
-        return Some(Action::new("flee", format!("HP {}/{} is under {FLEE_BELOW_PCT}%", s.hp, s.max_hp)));
-    }
-    if !in_a_fight(s) {
-        if let Some(m) = attacker(s) {
-            return Some(Action::new(format!("kill {}", m.target_string), format!("{} is attacking", m.name)));
-        }
-    }
-    None
+    let act = if s.hp_pct() < FLEE_BELOW_PCT && (in_a_fight(s) || mob_fighting) {
+        Action::new("flee", format!("HP {}/{} is under {FLEE_BELOW_PCT}%", s.hp, s.max_hp))
+    } else if !in_a_fight(s) {
+        let m = attacker(s)?;
+        Action::new(format!("kill {}", m.target_string), format!("{} is attacking", m.name))
+    } else {
+        return None;
+    };
+    // Nobody flees or fights lying down: the game refuses both (`wrong_position`).
+    Some(match s.position.as_str() {
+        "sleeping" => Action::new("wake", format!("woken to {}: {}", act.command, act.why)),
+        "resting" | "sitting" => Action::new("stand", format!("standing to {}: {}", act.command, act.why)),
+        _ => act,
+    })
 }
 
 /// A mob fighting in the room that is fighting us: alone with us, or named in combat
@@ -183,10 +188,11 @@ impl Planner {
         if !s.ready || in_a_fight(s) {
             return None;
         }
+        let tired = self.tired(s);
         match s.position.as_str() {
             "dead" | "mortally wounded" | "incapacitated" | "stunned" => return None,
-            "sleeping" if self.resting && s.hp_pct() < 90 => return None,
-            "resting" | "sitting" if self.resting && s.hp_pct() < 90 => return None,
+            "sleeping" if self.resting && (s.hp_pct() < 90 || tired) => return None,
+            "resting" | "sitting" if self.resting && (s.hp_pct() < 90 || tired) => return None,
             "sleeping" => return Some(Action::new("wake", "rested")),
             "resting" | "sitting" => {
                 self.resting = false;
@@ -206,6 +212,12 @@ impl Planner {
         if s.hp_pct() < 50 {
             self.resting = true;
             return Some(Action::new("rest", format!("HP {}/{}: resting", s.hp, s.max_hp)));
+        }
+        // Out of breath: walking is refused ("You are too exhausted"), so rest until the
+        // moves are back rather than try again and again.
+        if self.out_of_moves(s) {
+            self.resting = true;
+            return Some(Action::new("rest", format!("moves {}/{}: too tired to walk, resting", s.moves, s.max_moves)));
         }
         if let Some(a) = self.loot(s) {
             return Some(a);
@@ -273,6 +285,16 @@ impl Planner {
         *self.used.entry((s.room_vnum, dir.clone())).or_default() += 1;
         self.last_move = Some((s.room_vnum, dir.clone()));
         Some(Action::new(dir.clone(), "exploring the exit used least"))
+    }
+
+    /// Too few moves left to walk on (under a tenth, or 5).
+    fn out_of_moves(&self, s: &GameState) -> bool {
+        s.max_moves > 0 && s.moves < (s.max_moves / 10).max(5)
+    }
+
+    /// Resting for moves: until they are back over half.
+    fn tired(&self, s: &GameState) -> bool {
+        s.max_moves > 0 && s.moves * 2 < s.max_moves
     }
 
     /// Rooms where the agent died (for reports).
@@ -343,6 +365,34 @@ mod tests {
         let mut dead = st(1, true, vec![goblin(true)]);
         dead.position = "stunned".into();
         assert_eq!(survival(&dead), None);
+    }
+
+    /// Issue 54: the planner fled and fought while resting (the game refused 34 of 46
+    /// flees: `wrong_position`) and walked on with no moves left (2,600 refused moves).
+    #[test]
+    fn the_planner_stands_before_it_flees_and_rests_when_out_of_moves() {
+        let mut s = st(10, true, vec![goblin(true)]);
+        s.position = "resting".into();
+        let a = survival(&s).unwrap();
+        assert_eq!((a.command.as_str(), a.why.as_str()), ("stand", "standing to flee: HP 10/100 is under 25%"));
+        s.position = "sleeping".into();
+        assert_eq!(survival(&s).unwrap().command, "wake");
+        let mut s = st(90, false, vec![goblin(true)]);
+        s.position = "sitting".into();
+        assert_eq!(survival(&s).unwrap().command, "stand");
+
+        let mut p = Planner::new(SmallRng::seed_from_u64(1));
+        let mut s = st(100, false, vec![]);
+        (s.moves, s.max_moves) = (3, 100);
+        let a = p.decide(&s).unwrap();
+        assert_eq!((a.command.as_str(), a.why.as_str()), ("rest", "moves 3/100: too tired to walk, resting"));
+        s.position = "resting".into();
+        s.moves = 40;
+        assert_eq!(p.decide(&s), None, "resting until the moves are back over half");
+        s.moves = 60;
+        assert_eq!(p.decide(&s).unwrap().command, "stand");
+        s.position = "standing".into();
+        assert_eq!(p.decide(&s).unwrap().command, "north", "walks again");
     }
 
     #[test]

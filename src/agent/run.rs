@@ -500,6 +500,11 @@ impl Loop<'_> {
             m["llm"] = serde_json::to_value(super::llm::fitted(&d.calls)).unwrap_or_default();
             meta = Some(m);
         }
+        // Every decision says why (protocol §5): the planner's rule when no model gave one.
+        if meta.as_ref().is_none_or(|m| m.get("reason").is_none()) && !a.why.is_empty() && source != "llm" {
+            let why: String = a.why.chars().take(crate::protocol::MAX_REASON).collect();
+            meta.get_or_insert_with(|| serde_json::json!({}))["reason"] = serde_json::json!(why);
+        }
         self.out.action(&a.command, source, &a.why, &self.state);
         self.tx
             .send(Outbound::Command { command: a.command.clone(), id: id.clone(), meta })

@@ -55,6 +55,10 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         pawns::record::otlp::traces_url(e).map_err(|m| anyhow::anyhow!(m))?;
     }
     cfg.otlp_endpoint = args.otlp_endpoint.clone();
+    if let Some(r) = &args.run {
+        pawns::research::runs::check_id(r).map_err(|m| anyhow::anyhow!("--run: {m} (bad_request)"))?;
+    }
+    cfg.run = args.run.clone();
     cfg.conns.total = args.max_connections;
     cfg.conns.per_ip = args.max_per_ip;
     if args.login_rate.is_nan() || args.login_rate <= 0.0 || args.login_burst.is_nan() || args.login_burst < 1.0 {
@@ -348,11 +352,11 @@ pub async fn export(args: ExportArgs, decisions: bool) -> anyhow::Result<()> {
         pawns_storage::files::check_dest(p, args.force).map_err(file_err)?;
     }
     let what = if decisions { What::Decisions } else { What::Sessions(format) };
-    let since_us = args.since.map(|d| pawns::record::unix_us().saturating_sub(d.as_micros() as u64)).unwrap_or(0);
-    let (agent, out, force) = (args.agent.clone(), args.out.clone(), args.force);
+    let filter = args.select.filter(&args.place).await?;
+    let (f, out, force) = (filter.clone(), args.out.clone(), args.force);
     let offline = read_offline(&args.place, move |store| {
         let mut sink = Sink::open(out.as_deref(), force)?;
-        let n = pawns::record::export::export(store, &agent, since_us, what, &mut sink)?;
+        let n = pawns::record::export::export(store, &f, what, &mut sink)?;
         sink.finish()?;
         Ok(n)
     })
@@ -361,13 +365,18 @@ pub async fn export(args: ExportArgs, decisions: bool) -> anyhow::Result<()> {
         Ok(n) => n,
         Err(held) => {
             let kind = if decisions { "decisions" } else { "sessions" };
-            let url =
-                format!("{}/api/export?what={kind}&agent={}&since_us={since_us}&format={}", args.place.server(), args.agent, args.format);
+            let url = format!(
+                "{}/api/export?what={kind}&filter={}&format={}",
+                args.place.server(),
+                percent(&serde_json::to_string(&filter)?),
+                args.format
+            );
             let body = pawns::client::get(&url).await.with_context(|| args.place.why_server(held))?;
             let mut sink = Sink::open(args.out.as_deref(), args.force)?;
             std::io::Write::write_all(&mut sink, body.as_bytes())?;
             sink.finish()?;
-            body.lines().count() as u64
+            // Lines of the record: a CSV's header is not one.
+            (body.lines().count() - usize::from(format == Format::Csv && !body.is_empty())) as u64
         }
     };
     eprintln!("exported {n} line(s)");

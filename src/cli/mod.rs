@@ -7,7 +7,9 @@ pub mod dream;
 pub mod mcp;
 pub mod research;
 pub mod resident;
+pub mod runs;
 pub mod search;
+pub mod select;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -68,6 +70,12 @@ pub enum Cmd {
     /// in two arms (valence on / off), dreaming between sessions, then the evaluation
     /// of exactly those agents is written as a report.
     Experiment(ExperimentArgs),
+    /// The run registry: experiments and named server runs, what each ran with, and
+    /// two runs' metrics side by side.
+    Runs {
+        #[command(subcommand)]
+        what: runs::RunsCmd,
+    },
     /// Re-run the engine from a run's boot and its journaled inputs, and check that it
     /// makes the same records, byte for byte (the first difference is named).
     Replay(ReplayArgs),
@@ -85,16 +93,12 @@ pub enum Cmd {
 
 #[derive(Args, Debug)]
 pub struct EvalArgs {
-    /// Only these agents (comma-separated or repeated; default: every agent).
+    #[command(flatten)]
+    pub select: select::Select,
+    /// How sessions are split into arms: valence (on / off), arm (the run's arms: the
+    /// default with --run) or none.
     #[arg(long)]
-    pub agents: Vec<String>,
-    /// Only sessions begun since: a span back from now (2h, 7d), a date (2026-11-23) or a
-    /// time (2026-11-23T10:00:00Z).
-    #[arg(long)]
-    pub since: Option<String>,
-    /// How sessions are split into arms: valence (on / off) or none.
-    #[arg(long, default_value = "valence")]
-    pub by: String,
+    pub by: Option<String>,
     /// Where the report, its plots and evaluation.json go.
     #[arg(long, default_value = "pawns-eval")]
     pub out: PathBuf,
@@ -111,8 +115,11 @@ pub struct EvalArgs {
 #[derive(Args, Debug)]
 pub struct ReplayArgs {
     /// The session to replay (its id, as the record and `pawns export` name it).
-    #[arg(long, conflicts_with_all = ["from", "to"])]
+    #[arg(long, conflicts_with_all = ["from", "to", "run"])]
     pub session: Option<u64>,
+    /// Every session of a run (`pawns runs list`): its time, from start to end.
+    #[arg(long, conflicts_with_all = ["from", "to"])]
+    pub run: Option<String>,
     /// Every session begun from this time (RFC 3339, a date, or a span back like 2h) …
     #[arg(long)]
     pub from: Option<String>,
@@ -155,6 +162,13 @@ pub struct ExperimentArgs {
     pub pace: Duration,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Agents more that play on the model (--llm-endpoint, --model), valence on: a third
+    /// arm, llm/valence_on.
+    #[arg(long, default_value_t = 0)]
+    pub llm_agents: usize,
+    /// The run's id in the registry (default: made from the time, r20261128-051203).
+    #[arg(long)]
+    pub run: Option<String>,
     /// Where the report goes.
     #[arg(long, default_value = "pawns-experiment")]
     pub out: PathBuf,
@@ -290,6 +304,10 @@ pub struct ServeArgs {
     /// `/v1/traces`): Phoenix, Langfuse, Jaeger, an OpenTelemetry Collector.
     #[arg(long, value_name = "URL")]
     pub otlp_endpoint: Option<String>,
+    /// Name this server run in the run registry (pawns runs list): every agent that plays
+    /// until it stops; pawns eval / export / replay --run NAME select it.
+    #[arg(long, value_name = "NAME")]
+    pub run: Option<String>,
     /// Most model tokens (prompt and answer) each resident agent may spend in an hour;
     /// past it the agent pauses (status `over_budget`) until the hour's oldest calls age
     /// out. 0: no cap.
@@ -511,12 +529,8 @@ pub struct ExportMemoryArgs {
 
 #[derive(Args, Debug)]
 pub struct ExportArgs {
-    /// Whose record (default: every agent's).
-    #[arg(long, default_value = "")]
-    pub agent: String,
-    /// Only sessions that began this long ago or later (e.g. 2d, 12h, 30m).
-    #[arg(long, value_parser = parse_duration)]
-    pub since: Option<Duration>,
+    #[command(flatten)]
+    pub select: select::Select,
     /// jsonl, csv (sessions only) or parquet (--out is then a directory).
     #[arg(long, default_value = "jsonl")]
     pub format: String,

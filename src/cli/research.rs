@@ -33,7 +33,7 @@ pub fn filter(agents: &[String], since: Option<u64>) -> anyhow::Result<Filter> {
         pawns::auth::names::check(a).map_err(|m| anyhow::anyhow!("--agents: {a:?}: {m} (invalid_name)"))?;
         out.push(a.to_ascii_lowercase());
     }
-    Ok(Filter { agents: out, since_us: since.unwrap_or(0) })
+    Ok(Filter { agents: out, since_us: since.unwrap_or(0), ..Default::default() })
 }
 
 /// The evaluation: from the data file (read only) if there is one and no server holds
@@ -55,8 +55,8 @@ pub async fn evaluate(place: &super::Place, filter: Filter, by: By, quiet: bool)
         Ok(e) => return Ok(e),
         Err(held) => held,
     };
-    let by_s = if by == By::Valence { "valence" } else { "none" };
-    let url = format!("{}/api/admin/eval?agents={}&since_us={}&by={by_s}", place.server(), filter.agents.join(","), filter.since_us);
+    let url =
+        format!("{}/api/admin/eval?filter={}&by={}", place.server(), super::commands::percent(&serde_json::to_string(&filter)?), by.name());
     let body = pawns::client::get(&url).await.with_context(|| place.why_server(held))?;
     serde_json::from_str(&body).context("the server's evaluation is not what this build reads")
 }
@@ -79,9 +79,9 @@ pub fn write_report(e: &Evaluation, dir: &Path, force: bool) -> anyhow::Result<P
 }
 
 pub async fn eval(args: EvalArgs) -> anyhow::Result<()> {
-    let by = By::parse(&args.by).map_err(|m| anyhow::anyhow!("--by: {m} (bad_request)"))?;
-    let since = args.since.as_deref().map(parse_since).transpose().map_err(|m| anyhow::anyhow!("--since: {m} (bad_request)"))?;
-    let filter = filter(&args.agents, since)?;
+    let default_by = if args.select.run.is_some() { "arm" } else { "valence" };
+    let by = By::parse(args.by.as_deref().unwrap_or(default_by)).map_err(|m| anyhow::anyhow!("--by: {m} (bad_request)"))?;
+    let filter = args.select.filter(&args.place).await?;
     let e = evaluate(&args.place, filter, by, args.json).await?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&e)?);
@@ -124,12 +124,38 @@ pub async fn experiment(args: super::ExperimentArgs) -> anyhow::Result<()> {
         prefix: args.prefix.clone(),
         pace: args.pace,
         seed: args.seed,
+        llm_agents: args.llm_agents,
     };
+    if let Some(id) = &args.run {
+        pawns::research::runs::check_id(id).map_err(|m| anyhow::anyhow!("--run: {m} (bad_request)"))?;
+    }
+    let fleet_members = pawns::research::experiment::members(&args.prefix, args.agents, args.policy, args.llm_agents);
+    // Registered with the server that holds the data file: what runs, with what.
+    let run = pawns::research::runs::Run {
+        id: args.run.clone().unwrap_or_default(),
+        kind: "experiment".into(),
+        command_line: std::env::args().collect(),
+        seed: Some(args.seed),
+        pace_ms: Some(args.pace.as_millis() as u64),
+        session_secs: Some(args.session_minutes * 60.0),
+        arms: pawns::research::experiment::arms(&fleet_members, &args.model),
+        ..Default::default()
+    };
+    let base = args.server.trim_end_matches('/');
+    let (status, body) = pawns::client::post_json(&format!("{base}/api/admin/runs"), &serde_json::to_value(&run)?)
+        .await
+        .with_context(|| format!("registering the run with {base}"))?;
+    if status != 201 {
+        bail!("registering the run: the server answered {status}: {}", body.trim());
+    }
+    let run: pawns::research::runs::Run = serde_json::from_str(&body).context("the server's run is not what this build reads")?;
+    println!("Run {} registered.", run.id);
     println!(
-        "Experiment: {} agents ({} valence on, {} off), {:.1} min in sessions of {:.1} min, policy {}, against {}",
+        "Experiment: {} agents ({} valence on, {} off) and {} on the model, {:.1} min in sessions of {:.1} min, policy {}, against {}",
         args.agents,
         args.agents.div_ceil(2),
         args.agents / 2,
+        args.llm_agents,
         args.minutes,
         args.session_minutes,
         args.policy.name(),
@@ -151,14 +177,20 @@ pub async fn experiment(args: super::ExperimentArgs) -> anyhow::Result<()> {
     for f in fleet.failures.iter().take(10) {
         println!("  ! {f}");
     }
-    let names: Vec<String> = pawns::research::experiment::members(&args.prefix, args.agents).into_iter().map(|m| m.name).collect();
-    let filter = Filter { agents: names, since_us: fleet.started_us };
-    // The server holds the data file: it evaluates.
+    let (status, body) = pawns::client::post_json(&format!("{base}/api/admin/runs/{}/end", run.id), &serde_json::json!({"fleet": fleet}))
+        .await
+        .with_context(|| format!("ending the run with {base}"))?;
+    if status != 200 {
+        bail!("ending the run: the server answered {status}: {}", body.trim());
+    }
+    let run: pawns::research::runs::Run = serde_json::from_str(&body).context("the server's run is not what this build reads")?;
+    // The server holds the data file: it evaluates exactly the run, split by its arms.
     let server = super::Place { db: None, server: Some(args.server.clone()) };
-    let e = evaluate(&server, filter, By::Valence, true).await?;
+    let e = evaluate(&server, run.filter(), By::Arm, true).await?;
     let report = write_report(&e, &args.out, args.force)?;
-    pawns_storage::files::write_new(&args.out.join("fleet.json"), &serde_json::to_vec_pretty(&fleet)?, args.force)
+    pawns_storage::files::write_new(&args.out.join("fleet.json"), &serde_json::to_vec_pretty(&run)?, args.force)
         .map_err(super::commands::file_err)?;
+    println!("Run {}: pawns eval --run {} (or runs show / compare) reads it again.", run.id, run.id);
     println!("Report: {}", report.display());
     Ok(())
 }
@@ -170,11 +202,7 @@ pub async fn parquet(args: super::ExportArgs, table: &str) -> anyhow::Result<()>
         bail!("--format: tables are exported as parquet only (bad_request)");
     }
     let Some(out) = args.out.clone() else { bail!("--out DIR is required for parquet: the files go there (bad_request)") };
-    if !args.agent.is_empty() {
-        pawns::auth::names::check(&args.agent).map_err(|m| anyhow::anyhow!("--agent: {m} (invalid_name)"))?;
-    }
-    let since_us = args.since.map(|d| pawns::record::unix_us().saturating_sub(d.as_micros() as u64)).unwrap_or(0);
-    let filter = Filter { agents: if args.agent.is_empty() { vec![] } else { vec![args.agent.to_ascii_lowercase()] }, since_us };
+    let filter = args.select.filter(&args.place).await?;
     let tables: Vec<String> = if table.is_empty() { vec![] } else { vec![table.to_string()] };
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let out = out.canonicalize().with_context(|| format!("finding {}", out.display()))?;
@@ -190,10 +218,10 @@ pub async fn parquet(args: super::ExportArgs, table: &str) -> anyhow::Result<()>
         Ok(w) => w,
         Err(held) => {
             let url = format!(
-                "{}/api/admin/export/parquet?dir={}&agents={}&since_us={since_us}&tables={}{}",
+                "{}/api/admin/export/parquet?dir={}&filter={}&tables={}{}",
                 args.place.server(),
                 super::commands::percent(&out.display().to_string()),
-                filter.agents.join(","),
+                super::commands::percent(&serde_json::to_string(&filter)?),
                 tables.join(","),
                 if args.force { "&force=1" } else { "" }
             );
@@ -215,6 +243,11 @@ pub async fn parquet(args: super::ExportArgs, table: &str) -> anyhow::Result<()>
 pub async fn replay(args: super::ReplayArgs) -> anyhow::Result<()> {
     use pawns::replay::run::{ReplayError, ReplayOptions};
     let window = match (&args.from, &args.to) {
+        (None, None) if args.run.is_some() => {
+            let place = super::Place { db: Some(args.db.clone()), server: None };
+            let r = super::select::run(&place, args.run.as_deref().unwrap_or_default()).await?;
+            Some((r.started_us, r.ended_us.unwrap_or(u64::MAX)))
+        }
         (None, None) => None,
         (Some(f), to) => {
             let from = parse_since(f).map_err(|m| anyhow::anyhow!("--from: {m} (bad_request)"))?;
@@ -224,7 +257,7 @@ pub async fn replay(args: super::ReplayArgs) -> anyhow::Result<()> {
         (None, Some(_)) => bail!("--to needs --from (bad_request)"),
     };
     if args.session.is_none() && window.is_none() {
-        bail!("name a session (--session ID) or a window (--from T [--to T]) (bad_request)");
+        bail!("name a session (--session ID), a run (--run ID) or a window (--from T [--to T]) (bad_request)");
     }
     if !args.db.is_file() {
         bail!("no data file at {} (db_missing); pass --db FILE", args.db.display());

@@ -5,14 +5,22 @@
 //! `action`, `args`, `say_line`, `latency_ms`, `valence`), as JSONL or CSV; the state is
 //! the one the agent saw when it decided. `decisions`: the full decision records.
 //!
-//! `valence` is 0 for `valence:false` sessions (the ablation) and `null` until the
-//! engine has computed one for the decision.
+//! After the seed's fields each line names whose it is — `agent`, `session`, `seq`
+//! (the decision's place in its session's record), `at_us` (when it ran, unix µs) — and
+//! `valence_on` (the session's protocol §4 flag: the ablation arm). `valence` is what the
+//! game made of what the decision led to: the valence (−3…+3) of the strongest event the
+//! memory extractor finds between it and the next decision (a kill, a death, a wound, a
+//! gift…; 0 when nothing valenced followed), whatever the arm — so the two arms can be
+//! compared on it. `decisions` lines carry `session`, `agent`, `seq`, `at_us` and the
+//! full decision record.
 
 use pawns_storage::{DecisionRecord, EventRecord, RecordBody, SessionMeta, Store, StoreError};
 use serde::Serialize;
 
-/// The seed's field list, in its order (also the CSV header).
-pub const SESSION_FIELDS: [&str; 13] = [
+use crate::research::Filter;
+
+/// The seed's field list, in its order, then whose the line is (also the CSV header).
+pub const SESSION_FIELDS: [&str; 18] = [
     "timestamp",
     "room_vnum",
     "room_name",
@@ -26,6 +34,11 @@ pub const SESSION_FIELDS: [&str; 13] = [
     "say_line",
     "latency_ms",
     "valence",
+    "agent",
+    "session",
+    "seq",
+    "at_us",
+    "valence_on",
 ];
 
 #[derive(Debug, Clone, Serialize, PartialEq, serde::Deserialize)]
@@ -43,12 +56,18 @@ pub struct SessionLine {
     pub say_line: Option<String>,
     pub latency_ms: f64,
     pub valence: Option<i8>,
+    pub agent: String,
+    pub session: u64,
+    pub seq: u64,
+    pub at_us: u64,
+    pub valence_on: bool,
 }
 
 /// RFC 3339 UTC time of Unix µs (it lives in `time`, a leaf the engine may use).
 pub use crate::time::rfc3339;
 
-pub fn session_line(meta: &SessionMeta, d: &DecisionRecord) -> SessionLine {
+/// A decision's line; `valence`: what the game made of what it led to.
+pub fn session_line(meta: &SessionMeta, r: &EventRecord, d: &DecisionRecord, valence: i8) -> SessionLine {
     let say =
         matches!(d.command.to_ascii_lowercase().as_str(), "say" | "'" | "tell" | "gtell" | "shout" | "gossip").then(|| d.args.clone());
     SessionLine {
@@ -64,15 +83,40 @@ pub fn session_line(meta: &SessionMeta, d: &DecisionRecord) -> SessionLine {
         args: d.args.clone(),
         say_line: say,
         latency_ms: d.latency_us as f64 / 1000.0,
-        valence: if meta.valence { None } else { Some(0) },
+        valence: Some(valence),
+        agent: meta.agent.clone(),
+        session: meta.session,
+        seq: r.seq,
+        at_us: r.at_us,
+        valence_on: meta.valence,
     }
 }
 
-fn decisions(records: &[EventRecord]) -> impl Iterator<Item = &DecisionRecord> {
-    records.iter().filter_map(|r| match &r.body {
-        RecordBody::Decision(d) => Some(d.as_ref()),
-        RecordBody::Observation { .. } | RecordBody::Transition(_) => None,
-    })
+/// A session's decisions, each with the valence of the strongest event that followed it
+/// (before the next decision), as the memory extractor reads the record.
+fn decisions(records: &[EventRecord]) -> Vec<(&EventRecord, &DecisionRecord, i8)> {
+    let mut x = crate::memory::extract::Extractor::new();
+    for r in records {
+        x.feed(r);
+    }
+    let mut out: Vec<(&EventRecord, &DecisionRecord, i8)> = records
+        .iter()
+        .filter_map(|r| match &r.body {
+            RecordBody::Decision(d) => Some((r, d.as_ref(), 0)),
+            RecordBody::Observation { .. } | RecordBody::Transition(_) => None,
+        })
+        .collect();
+    for e in &x.events {
+        let seq = e.id.rsplit_once(':').and_then(|(_, s)| s.parse::<u64>().ok()).unwrap_or(0);
+        let v = pawns_graph::valence::valence(&e.kind);
+        let at = out.partition_point(|(r, _, _)| r.seq <= seq);
+        if let Some((_, _, best)) = at.checked_sub(1).and_then(|i| out.get_mut(i)) {
+            if v.abs() > best.abs() {
+                *best = v;
+            }
+        }
+    }
+    out
 }
 
 fn csv_field(s: &str) -> String {
@@ -99,6 +143,11 @@ pub fn csv_line(l: &SessionLine) -> String {
         opt(&l.say_line),
         format!("{:.3}", l.latency_ms),
         l.valence.map(|v| v.to_string()).unwrap_or_default(),
+        csv_field(&l.agent),
+        l.session.to_string(),
+        l.seq.to_string(),
+        l.at_us.to_string(),
+        l.valence_on.to_string(),
     ]
     .join(",")
 }
@@ -127,14 +176,19 @@ pub enum What {
     Decisions,
 }
 
-/// Writes an agent's record since `since_us` (all agents when `agent` is empty).
-/// Returns the number of lines written (the CSV header not counted).
-pub fn export(store: &Store, agent: &str, since_us: u64, what: What, out: &mut dyn std::io::Write) -> Result<u64, ExportError> {
-    let sessions = if agent.is_empty() {
-        store.all_sessions()?.into_iter().filter(|s| s.started_us >= since_us).collect()
-    } else {
-        store.agent_sessions(agent, since_us)?
-    };
+/// Writes the record of the sessions `filter` selects (humans' too when it names no
+/// agent). Returns the number of lines written (the CSV header not counted).
+pub fn export(store: &Store, filter: &Filter, what: What, out: &mut dyn std::io::Write) -> Result<u64, ExportError> {
+    let sessions: Vec<SessionMeta> =
+        if filter.agents.len() == 1 { store.agent_sessions(&filter.agents[0], filter.since_us)? } else { store.all_sessions()? };
+    let sessions: Vec<SessionMeta> = sessions
+        .into_iter()
+        .filter(|s| {
+            s.started_us >= filter.since_us
+                && filter.until_us.is_none_or(|u| s.started_us < u)
+                && (filter.agents.is_empty() || filter.agents.contains(&s.agent))
+        })
+        .collect();
     let mut n = 0;
     if what == What::Sessions(Format::Csv) {
         writeln!(out, "{}", SESSION_FIELDS.join(","))?;
@@ -142,12 +196,13 @@ pub fn export(store: &Store, agent: &str, since_us: u64, what: What, out: &mut d
     let mut all = store.sessions_records(&sessions)?;
     for meta in sessions {
         let records = all.remove(&meta.session).unwrap_or_default();
-        for d in decisions(&records) {
+        for (r, d, valence) in decisions(&records) {
             match what {
-                What::Sessions(Format::Jsonl) => writeln!(out, "{}", serde_json::to_string(&session_line(&meta, d))?)?,
-                What::Sessions(Format::Csv) => writeln!(out, "{}", csv_line(&session_line(&meta, d)))?,
+                What::Sessions(Format::Jsonl) => writeln!(out, "{}", serde_json::to_string(&session_line(&meta, r, d, valence))?)?,
+                What::Sessions(Format::Csv) => writeln!(out, "{}", csv_line(&session_line(&meta, r, d, valence)))?,
                 What::Decisions => {
-                    let line = serde_json::json!({"session": meta.session, "agent": meta.agent, "decision": d});
+                    let line =
+                        serde_json::json!({"session": meta.session, "agent": meta.agent, "seq": r.seq, "at_us": r.at_us, "decision": d});
                     writeln!(out, "{line}")?
                 }
             }
@@ -187,11 +242,19 @@ mod tests {
 
     #[test]
     fn a_line_has_the_seed_fields_in_order() {
-        let meta = SessionMeta { valence: false, ..Default::default() };
+        let meta = SessionMeta { valence: false, agent: "ann".into(), session: 7, ..Default::default() };
         let d = DecisionRecord { command: "say".into(), args: "hello, you".into(), latency_us: 1500, ..Default::default() };
-        let l = session_line(&meta, &d);
+        let r = EventRecord {
+            session: 7,
+            seq: 3,
+            agent: "ann".into(),
+            at_us: 99,
+            room_vnum: 0,
+            body: RecordBody::Decision(Box::new(d.clone())),
+        };
+        let l = session_line(&meta, &r, &d, -2);
         assert_eq!(l.say_line.as_deref(), Some("hello, you"));
-        assert_eq!(l.valence, Some(0), "the ablation records valence 0");
+        assert_eq!((l.valence, l.valence_on, l.agent.as_str(), l.session, l.seq, l.at_us), (Some(-2), false, "ann", 7, 3, 99));
         let v = serde_json::to_value(&l).unwrap();
         let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
         let mut want = SESSION_FIELDS.to_vec();

@@ -3,15 +3,22 @@
 //!
 //! - A **trial** is an encounter: consecutive decisions of one session facing the same
 //!   stimulus (kind and target) in the same room (where it decided). Its **response** is
-//!   the first of those decisions that does something (`look`, `score`, `consider`… only
-//!   inform, and are passed over, as are commands the game did not take: unknown, refused
-//!   over the rate); an encounter of nothing but such decisions is no trial.
+//!   the first of those decisions that does something and that the game took (status
+//!   `ok`): `look`, `score`, `consider`… only inform and are passed over, and so is every
+//!   command the game did not take — unknown, over the rate, and refused by the game
+//!   (`failed`: "You are too exhausted"; `wrong_position`: a flee while resting;
+//!   `invalid_target`). An encounter with no such command is not counted; the per-trial
+//!   table keeps it with why (`refused`, `informed_only`) and the report's data quality
+//!   section counts them.
 //! - **Memory**: the encounter's first decision carries an injected memory about the
 //!   target (`Stimulus.memory_id`); **no memory**: it does not (never met before it was
 //!   dreamed, or what happened fell out of the summary).
-//! - P is estimated as k/n over trials; the interval is a seeded percentile bootstrap of
-//!   |p̂₁ − p̂₂| (both groups resampled). Bands: ≥ 0.3 strong, < 0.1 none, else moderate
-//!   (the Dark Pawns evaluation method's thresholds).
+//! - P is estimated as k/n over trials, each with its Wilson interval; the interval of
+//!   |p̂₁ − p̂₂| comes from Newcombe's hybrid score interval of the difference (from 0 when
+//!   that holds 0), and Fisher's exact test gives the p-value of no difference. These
+//!   behave at 0 and 1 and at n = 1, where a bootstrap gives a point. Bands: ≥ 0.3
+//!   strong, < 0.1 none, else moderate (the Dark Pawns evaluation method's thresholds) —
+//!   only with at least `MIN_N` trials in each group; below that, `too_few`.
 //! - The headline response per stimulus: `avoid` (flee, or leave the room) for a killer,
 //!   betrayer or attacker; `approach` (help, give, talk) for a benefactor; `attack`
 //!   otherwise. Every response is in the JSON.
@@ -21,7 +28,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::dataset::Dataset;
-use super::stats::{diff_interval, Proportion};
+use super::stats::{abs_interval, fisher_exact, newcombe, wilson, Proportion};
 
 /// What a decision does, as the metrics group it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -120,18 +127,38 @@ pub fn headline(stimulus: &str) -> &'static str {
     }
 }
 
-/// One trial: who, in which arm, facing what, with or without memory, doing what.
-#[derive(Debug, Clone, PartialEq)]
+/// One encounter: who, in which arm, facing what, with or without memory, what it did,
+/// and whether it counts (the per-trial table: `trials.parquet`, `evaluation.json`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Trial {
+    /// Its number in the evaluation, in the record's order.
+    pub encounter: u64,
     pub agent: String,
+    /// The session's id.
+    pub session: u64,
     pub arm: String,
     pub stimulus: String,
+    pub target: Option<String>,
+    /// The room it decided in (before its commands ran).
+    pub room: u32,
+    /// Its first decision's `seq`, and how many decisions it spans.
+    pub seq: u64,
+    pub decisions: u32,
+    /// The memory about the target injected at login, if any.
+    pub memory_id: Option<String>,
     pub memory: bool,
-    pub act: Act,
+    /// What it did: the first command the game took (`ok`) that does something, and its `seq`.
+    pub act: Option<Act>,
+    pub response_seq: Option<u64>,
+    pub counted: bool,
+    /// Why not, when not counted: `refused` (every command that would have acted was
+    /// refused by the game: too tired, the wrong position, no such target, unknown, over
+    /// the rate), `informed_only` (it only looked).
+    pub why: String,
 }
 
-/// The trials in the record: one per encounter that did something.
-pub fn trials(ds: &Dataset, arm_of: &dyn Fn(bool) -> String) -> Vec<Trial> {
+/// Every encounter with a stimulus in the record (counted or not, and why).
+pub fn trials(ds: &Dataset, arm_of: &dyn Fn(&str, bool) -> String) -> Vec<Trial> {
     let mut out = Vec::new();
     let mut i = 0;
     let ds_len = ds.decisions.len();
@@ -139,26 +166,46 @@ pub fn trials(ds: &Dataset, arm_of: &dyn Fn(bool) -> String) -> Vec<Trial> {
         let first = &ds.decisions[i];
         let key = (first.session, &first.kind, &first.target, first.room);
         let mut j = i;
-        let mut act = None;
+        let (mut act, mut refused) = (None, false);
         while j < ds_len {
             let d = &ds.decisions[j];
             if (d.session, &d.kind, &d.target, d.room) != key {
                 break;
             }
-            // A command the game did not take (unknown, refused over the rate) is no response.
-            if act.is_none() && !matches!(d.status.as_str(), "unknown_command" | "rate_limited" | "empty") {
-                act = act_of(&d.verb);
+            // Only a command the game took is a response.
+            if act.is_none() {
+                if let Some(a) = act_of(&d.verb) {
+                    if d.status == "ok" {
+                        act = Some((a, d.seq));
+                    } else {
+                        refused = true;
+                    }
+                }
             }
             j += 1;
         }
-        if let Some(act) = act.filter(|_| !first.kind.is_empty() && first.kind != "none") {
+        if !first.kind.is_empty() && first.kind != "none" {
             let s = &ds.sessions[first.session];
             out.push(Trial {
+                encounter: out.len() as u64,
                 agent: s.agent.clone(),
-                arm: arm_of(s.valence),
+                session: s.session,
+                arm: arm_of(&s.agent, s.valence),
                 stimulus: first.kind.clone(),
+                target: first.target.clone(),
+                room: first.room,
+                seq: first.seq,
+                decisions: (j - i) as u32,
+                memory_id: first.memory_id.clone(),
                 memory: first.memory_id.is_some(),
-                act,
+                act: act.map(|(a, _)| a),
+                response_seq: act.map(|(_, s)| s),
+                counted: act.is_some(),
+                why: match (act, refused) {
+                    (Some(_), _) => String::new(),
+                    (None, true) => "refused".into(),
+                    (None, false) => "informed_only".into(),
+                },
             });
         }
         i = j;
@@ -175,16 +222,26 @@ pub struct Bps {
     pub response: String,
     pub memory: Proportion,
     pub no_memory: Proportion,
+    /// Each group's Wilson interval.
+    pub memory_ci: Option<[f64; 2]>,
+    pub no_memory_ci: Option<[f64; 2]>,
     /// None when either group has no trials.
     pub bps: Option<f64>,
+    /// The interval of |p₁ − p₂| from Newcombe's interval of the difference.
     pub ci: Option<[f64; 2]>,
-    /// `strong`, `moderate`, `none`, or `n/a`.
+    /// Fisher's exact test of the two groups (two-sided).
+    pub p_value: Option<f64>,
+    /// `strong`, `moderate`, `none`; `too_few` under `MIN_N` trials in a group; `n/a`.
     pub band: String,
 }
 
-pub fn band(bps: Option<f64>) -> &'static str {
+/// The fewest trials in each group for a band to be given.
+pub const MIN_N: u64 = 10;
+
+pub fn band(bps: Option<f64>, memory: Proportion, no_memory: Proportion) -> &'static str {
     match bps {
         None => "n/a",
+        Some(_) if memory.n < MIN_N || no_memory.n < MIN_N => "too_few",
         Some(b) if b >= 0.3 => "strong",
         Some(b) if b < 0.1 => "none",
         Some(_) => "moderate",
@@ -196,7 +253,7 @@ fn tally<'a>(ts: impl Iterator<Item = &'a Trial>, response: &str) -> Proportion 
     let (mut n, mut k) = (0, 0);
     for t in ts {
         n += 1;
-        k += u64::from(counts_as(t.act, response));
+        k += u64::from(t.act.is_some_and(|a| counts_as(a, response)));
     }
     Proportion::new(k, n)
 }
@@ -213,16 +270,20 @@ pub fn score(group: &[&Trial], arm: &str, agent: &str, stimulus: &str, response:
         response: response.into(),
         memory: m,
         no_memory: nm,
+        memory_ci: wilson(m),
+        no_memory_ci: wilson(nm),
         bps,
-        ci: diff_interval(m, nm, true),
-        band: band(bps).into(),
+        ci: newcombe(m, nm).map(abs_interval),
+        p_value: fisher_exact(m, nm),
+        band: band(bps, m, nm).into(),
     }
 }
 
-/// Every arm's scores: pooled for every response, per agent for the headline one.
+/// Every arm's scores over the counted trials: pooled for every response, per agent for
+/// the headline one.
 pub fn scores(trials: &[Trial]) -> Vec<Bps> {
     let mut cells: BTreeMap<(&str, &str), BTreeMap<&str, Vec<&Trial>>> = BTreeMap::new();
-    for t in trials {
+    for t in trials.iter().filter(|t| t.counted) {
         cells.entry((t.arm.as_str(), t.stimulus.as_str())).or_default().entry(t.agent.as_str()).or_default().push(t);
     }
     let mut out = Vec::new();
@@ -239,36 +300,66 @@ pub fn scores(trials: &[Trial]) -> Vec<Bps> {
 }
 
 /// The valence effect: P(response | stimulus, memory) with valence on, minus with it
-/// off, for the headline response.
+/// off, for the headline response — between arms that differ only in valence
+/// (`valence_on`/`valence_off`, or a run's `X/valence_on` and `X/valence_off`: `group` X).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ValenceEffect {
+    #[serde(default)]
+    pub group: String,
     pub stimulus: String,
     pub response: String,
     pub valence_on: Proportion,
     pub valence_off: Proportion,
+    pub on_ci: Option<[f64; 2]>,
+    pub off_ci: Option<[f64; 2]>,
     pub diff: Option<f64>,
+    /// Newcombe's interval of the difference.
     pub ci: Option<[f64; 2]>,
+    pub p_value: Option<f64>,
+}
+
+/// An arm's group and valence: `valence_on` → ("", true), `llm/valence_off` → ("llm", false).
+pub fn valence_arm(arm: &str) -> Option<(&str, bool)> {
+    let (group, v) = arm.rsplit_once('/').unwrap_or(("", arm));
+    match v {
+        "valence_on" => Some((group, true)),
+        "valence_off" => Some((group, false)),
+        _ => None,
+    }
 }
 
 pub fn valence_effects(trials: &[Trial]) -> Vec<ValenceEffect> {
-    let mut kinds: Vec<&str> = trials.iter().map(|t| t.stimulus.as_str()).collect();
-    kinds.sort_unstable();
-    kinds.dedup();
-    kinds
+    // (group, stimulus) → the trials with valence on, and off.
+    type Arms<'a> = (Vec<&'a Trial>, Vec<&'a Trial>);
+    let mut cells: BTreeMap<(&str, &str), Arms> = BTreeMap::new();
+    for t in trials.iter().filter(|t| t.counted && t.memory) {
+        if let Some((group, on)) = valence_arm(&t.arm) {
+            let c = cells.entry((group, t.stimulus.as_str())).or_default();
+            if on {
+                c.0.push(t)
+            } else {
+                c.1.push(t)
+            }
+        }
+    }
+    cells
         .into_iter()
-        .map(|s| {
+        .filter(|(_, (on, off))| !on.is_empty() && !off.is_empty())
+        .map(|((group, s), (on_t, off_t))| {
             let r = headline(s);
-            let p = |arm: &str| tally(trials.iter().filter(|t| t.arm == arm && t.stimulus == s && t.memory), r);
-            let (on, off) = (p("valence_on"), p("valence_off"));
+            let (on, off) = (tally(on_t.into_iter(), r), tally(off_t.into_iter(), r));
             ValenceEffect {
+                group: group.into(),
                 stimulus: s.into(),
                 response: r.into(),
                 valence_on: on,
                 valence_off: off,
+                on_ci: wilson(on),
+                off_ci: wilson(off),
                 diff: on.p.zip(off.p).map(|(a, b)| a - b),
-                ci: diff_interval(on, off, false),
+                ci: newcombe(on, off),
+                p_value: fisher_exact(on, off),
             }
         })
-        .filter(|e| e.valence_on.n > 0 && e.valence_off.n > 0)
         .collect()
 }

@@ -44,16 +44,16 @@ pub struct Cost {
     pub dream_ms_max: Option<f64>,
 }
 
-pub fn cost(ds: &Dataset, arm_of: &dyn Fn(bool) -> String) -> Vec<Cost> {
+pub fn cost(ds: &Dataset, arm_of: &dyn Fn(&str, bool) -> String) -> Vec<Cost> {
     let mut arms: BTreeMap<String, (Cost, Vec<f64>, Vec<f64>)> = BTreeMap::new();
     let mut model_ms: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for s in &ds.sessions {
-        let arm = arm_of(s.valence);
+        let arm = arm_of(&s.agent, s.valence);
         let (c, _, _) = arms.entry(arm.clone()).or_insert_with(|| (Cost { arm, ..Default::default() }, Vec::new(), Vec::new()));
         c.agent_hours += s.ended_us.map_or(0.0, |e| e.saturating_sub(s.started_us) as f64 / 3.6e9);
     }
     for d in &ds.decisions {
-        let arm = arm_of(ds.sessions[d.session].valence);
+        let arm = arm_of(&ds.sessions[d.session].agent, ds.sessions[d.session].valence);
         if d.model_calls > 0 {
             model_ms.entry(arm.clone()).or_default().push(d.model_ms);
         }
@@ -71,7 +71,7 @@ pub fn cost(ds: &Dataset, arm_of: &dyn Fn(bool) -> String) -> Vec<Cost> {
     let mut last: BTreeMap<&str, (u64, String, u64)> = BTreeMap::new();
     for d in &ds.dreams {
         let s = &d.snap;
-        let arm = arm_of(s.sessions_valence_off * 2 <= s.sessions);
+        let arm = arm_of(&d.agent, s.sessions_valence_off * 2 <= s.sessions);
         let (c, _, ms) =
             arms.entry(arm.clone()).or_insert_with(|| (Cost { arm: arm.clone(), ..Default::default() }, Vec::new(), Vec::new()));
         c.dreams += 1;

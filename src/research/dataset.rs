@@ -17,6 +17,25 @@ pub struct Filter {
     pub agents: Vec<String>,
     /// Sessions started at or after this (unix µs).
     pub since_us: u64,
+    /// And before this, when given.
+    #[serde(default)]
+    pub until_us: Option<u64>,
+    /// The run the selection was made from, if any (`runs.rs`).
+    #[serde(default)]
+    pub run: Option<String>,
+    /// The arm of each agent, as its run named it (`By::Arm`).
+    #[serde(default)]
+    pub arms: std::collections::BTreeMap<String, String>,
+}
+
+impl Filter {
+    /// Whether a session is in the selection (agents only).
+    pub fn takes(&self, s: &SessionMeta) -> bool {
+        s.is_agent
+            && s.started_us >= self.since_us
+            && self.until_us.is_none_or(|u| s.started_us < u)
+            && (self.agents.is_empty() || self.agents.contains(&s.agent))
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -92,12 +111,7 @@ impl Dataset {
     /// Reads the chosen agents' sessions (agents only), in time order per agent, with
     /// `progress(sessions read, sessions)` after each.
     pub fn read(store: &Store, filter: &Filter, progress: &mut dyn FnMut(usize, usize)) -> Result<Dataset, StoreError> {
-        let mut metas: Vec<SessionMeta> = store
-            .all_sessions()?
-            .into_iter()
-            .filter(|s| s.is_agent && s.started_us >= filter.since_us)
-            .filter(|s| filter.agents.is_empty() || filter.agents.contains(&s.agent))
-            .collect();
+        let mut metas: Vec<SessionMeta> = store.all_sessions()?.into_iter().filter(|s| filter.takes(s)).collect();
         metas.sort_by(|a, b| (&a.agent, a.started_us, a.session).cmp(&(&b.agent, b.started_us, b.session)));
         let total = metas.len();
         // Decoding the record is most of the work: sessions are read on every core, in

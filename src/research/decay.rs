@@ -83,7 +83,7 @@ impl Acc {
 }
 
 /// An agent's dream counts as valence-off when most sessions it read were.
-pub fn decay(ds: &Dataset, arm_of: &dyn Fn(bool) -> String) -> Vec<DecayBand> {
+pub fn decay(ds: &Dataset, arm_of: &dyn Fn(&str, bool) -> String) -> Vec<DecayBand> {
     let mut acc: BTreeMap<(String, &'static str), Acc> = BTreeMap::new();
     let mut by_agent: BTreeMap<&str, Vec<&super::dataset::DreamRow>> = BTreeMap::new();
     for d in &ds.dreams {
@@ -95,7 +95,7 @@ pub fn decay(ds: &Dataset, arm_of: &dyn Fn(bool) -> String) -> Vec<DecayBand> {
         let mut born: HashMap<&str, (u64, &'static str)> = HashMap::new();
         for d in dreams.iter() {
             let s = &d.snap;
-            let arm = arm_of(s.sessions_valence_off * 2 <= s.sessions);
+            let arm = arm_of(&d.agent, s.sessions_valence_off * 2 <= s.sessions);
             for m in &s.memories {
                 let (c0, band) = *born.entry(m.id.as_str()).or_insert_with(|| {
                     acc.entry((arm.clone(), band_of(m.game_valence))).or_default().memories += 1;

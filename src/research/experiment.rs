@@ -32,6 +32,9 @@ pub struct ExperimentOptions {
     /// Least time between two decisions of one agent.
     pub pace: Duration,
     pub seed: u64,
+    /// Agents beside the two arms that play on the model (`--policy llm` at
+    /// `llm_endpoint`), valence on: a third arm, `llm/valence_on`, named `{prefix}llm01…`.
+    pub llm_agents: usize,
 }
 
 /// One agent of the fleet.
@@ -39,6 +42,14 @@ pub struct ExperimentOptions {
 pub struct Member {
     pub name: String,
     pub valence: bool,
+    pub policy: Policy,
+}
+
+impl Member {
+    /// Its arm: the policy and the valence (`fsm/valence_on`).
+    pub fn arm(&self) -> String {
+        format!("{}/{}", self.policy.name(), if self.valence { "valence_on" } else { "valence_off" })
+    }
 }
 
 /// What the fleet did.
@@ -55,16 +66,38 @@ pub struct FleetReport {
     pub secs: f64,
 }
 
-/// The fleet's names and arms: the first half (rounded up) valence on.
-pub fn members(prefix: &str, n: usize) -> Vec<Member> {
+/// The fleet's names and arms: of the `n` playing `policy` the first half (rounded up)
+/// valence on; then `llm` more on the model, valence on.
+pub fn members(prefix: &str, n: usize, policy: Policy, llm: usize) -> Vec<Member> {
     let on = n.div_ceil(2);
-    (0..n)
+    let mut out: Vec<Member> = (0..n)
         .map(|i| {
             let valence = i < on;
             let k = if valence { i + 1 } else { i + 1 - on };
-            Member { name: format!("{prefix}{}{k:02}", if valence { "on" } else { "off" }), valence }
+            Member { name: format!("{prefix}{}{k:02}", if valence { "on" } else { "off" }), valence, policy }
         })
-        .collect()
+        .collect();
+    out.extend((0..llm).map(|i| Member { name: format!("{prefix}llm{:02}", i + 1), valence: true, policy: Policy::Llm }));
+    out
+}
+
+/// The run's arms for a fleet.
+pub fn arms(fleet: &[Member], model: &str) -> Vec<super::runs::Arm> {
+    let mut out: Vec<super::runs::Arm> = Vec::new();
+    for m in fleet {
+        let name = m.arm();
+        match out.iter_mut().find(|a| a.name == name) {
+            Some(a) => a.agents.push(m.name.clone()),
+            None => out.push(super::runs::Arm {
+                name,
+                policy: m.policy.name().into(),
+                model: if m.policy == Policy::Llm { model.to_string() } else { String::new() },
+                valence: m.valence,
+                agents: vec![m.name.clone()],
+            }),
+        }
+    }
+    out
 }
 
 /// When the agent's last dream ended (0: it has not dreamed).
@@ -106,10 +139,10 @@ pub async fn run_fleet(opts: &ExperimentOptions, progress: Progress) -> Result<F
     if opts.agents == 0 {
         return Err("--agents must be at least 1".into());
     }
-    if opts.policy == Policy::Llm && opts.llm_endpoint.is_empty() {
-        return Err("--policy llm needs --llm-endpoint".into());
+    if (opts.policy == Policy::Llm || opts.llm_agents > 0) && opts.llm_endpoint.is_empty() {
+        return Err("--policy llm and --llm-agents need --llm-endpoint".into());
     }
-    let fleet = members(&opts.prefix, opts.agents);
+    let fleet = members(&opts.prefix, opts.agents, opts.policy, opts.llm_agents);
     let mut configs = Vec::new();
     for m in &fleet {
         let key = crate::client::create_key(&opts.server, &m.name).await.map_err(|e| format!("making a key for {}: {e:#}", m.name))?;
@@ -129,6 +162,7 @@ pub async fn run_fleet(opts: &ExperimentOptions, progress: Progress) -> Result<F
     let mut tasks = Vec::new();
     for (i, cfg) in configs.into_iter().enumerate() {
         let (opts, report, progress) = (opts.clone(), report.clone(), progress.clone());
+        let policy = fleet[i].policy;
         tasks.push(tokio::spawn(async move {
             // Logins are spread out: the server limits how fast one address logs in.
             tokio::time::sleep(Duration::from_millis(250 * i as u64)).await;
@@ -137,7 +171,7 @@ pub async fn run_fleet(opts: &ExperimentOptions, progress: Progress) -> Result<F
             while Instant::now() + Duration::from_secs(5) < deadline {
                 let left = deadline.saturating_duration_since(Instant::now());
                 let run_opts = RunOptions {
-                    policy: opts.policy,
+                    policy,
                     duration: Some(opts.session.min(left)),
                     pace: opts.pace,
                     seed: Some(opts.seed.wrapping_add(i as u64 * 1_000 + n)),
@@ -195,9 +229,23 @@ mod tests {
 
     #[test]
     fn the_fleet_is_split_in_two_arms_with_valid_names() {
-        let m = members("exp", 5);
+        let m = members("exp", 5, Policy::Fsm, 2);
         let names: Vec<(&str, bool)> = m.iter().map(|m| (m.name.as_str(), m.valence)).collect();
-        assert_eq!(names, vec![("expon01", true), ("expon02", true), ("expon03", true), ("expoff01", false), ("expoff02", false)]);
+        assert_eq!(
+            names,
+            vec![
+                ("expon01", true),
+                ("expon02", true),
+                ("expon03", true),
+                ("expoff01", false),
+                ("expoff02", false),
+                ("expllm01", true),
+                ("expllm02", true)
+            ]
+        );
+        let a = arms(&m, "smollm2");
+        let a: Vec<(&str, usize, &str)> = a.iter().map(|a| (a.name.as_str(), a.agents.len(), a.model.as_str())).collect();
+        assert_eq!(a, vec![("fsm/valence_on", 3, ""), ("fsm/valence_off", 2, ""), ("llm/valence_on", 2, "smollm2")]);
         assert!(m.iter().all(|m| crate::auth::names::check(&m.name).is_ok()));
         assert_eq!(host_port("http://127.0.0.1:4350/").unwrap(), ("127.0.0.1".to_string(), 4350));
         assert!(host_port("127.0.0.1:4350").is_err());

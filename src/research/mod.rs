@@ -18,7 +18,9 @@ pub mod decay;
 pub mod experiment;
 pub mod parquet;
 pub mod plots;
+pub mod quality;
 pub mod report;
+pub mod runs;
 pub mod scs;
 pub mod stats;
 
@@ -35,6 +37,9 @@ pub enum By {
     Valence,
     /// One arm, `all`.
     None,
+    /// The arms a run gave its agents (`Filter::arms`); an agent it names none of is
+    /// split by valence.
+    Arm,
 }
 
 impl By {
@@ -42,15 +47,26 @@ impl By {
         match s {
             "valence" => Ok(By::Valence),
             "none" => Ok(By::None),
-            other => Err(format!("{other:?} is not a split: use valence or none")),
+            "arm" => Ok(By::Arm),
+            other => Err(format!("{other:?} is not a split: use valence, arm (a run's arms) or none")),
         }
     }
 
-    pub fn arm(&self, valence: bool) -> String {
+    pub fn name(&self) -> &'static str {
+        match self {
+            By::Valence => "valence",
+            By::None => "none",
+            By::Arm => "arm",
+        }
+    }
+
+    /// The arm of an agent's session.
+    pub fn arm(&self, filter: &Filter, agent: &str, valence: bool) -> String {
         match (self, valence) {
             (By::None, _) => "all".into(),
-            (By::Valence, true) => "valence_on".into(),
-            (By::Valence, false) => "valence_off".into(),
+            (By::Arm, _) if filter.arms.contains_key(agent) => filter.arms[agent].clone(),
+            (_, true) => "valence_on".into(),
+            (_, false) => "valence_off".into(),
         }
     }
 }
@@ -61,7 +77,10 @@ pub struct Sample {
     pub agents: usize,
     pub sessions: usize,
     pub decisions: usize,
+    /// Encounters counted (see `bps`), and all of them.
     pub trials: usize,
+    #[serde(default)]
+    pub encounters: usize,
     pub social_events: usize,
     pub dreams: usize,
 }
@@ -76,6 +95,12 @@ pub struct Evaluation {
     pub arms: Vec<(String, usize)>,
     pub bps: Vec<bps::Bps>,
     pub valence_effect: Vec<bps::ValenceEffect>,
+    /// Every encounter, counted or not and why: the BPS can be checked from it.
+    #[serde(default)]
+    pub trials: Vec<bps::Trial>,
+    /// What the metrics could not use.
+    #[serde(default)]
+    pub quality: quality::Quality,
     pub scs: scs::Scs,
     pub decay: Vec<decay::DecayBand>,
     pub cost: Vec<cost::Cost>,
@@ -85,14 +110,14 @@ pub struct Evaluation {
 
 /// Computes every metric over a dataset.
 pub fn evaluate(ds: &Dataset, filter: &Filter, by: By) -> Evaluation {
-    let arm_of = move |v: bool| by.arm(v);
+    let arm_of = |agent: &str, v: bool| by.arm(filter, agent, v);
     let trials = bps::trials(ds, &arm_of);
     let mut agents: Vec<&str> = ds.sessions.iter().map(|s| s.agent.as_str()).collect();
     agents.sort_unstable();
     agents.dedup();
     let mut arms: std::collections::BTreeMap<String, usize> = Default::default();
     for s in &ds.sessions {
-        *arms.entry(by.arm(s.valence)).or_default() += 1;
+        *arms.entry(by.arm(filter, &s.agent, s.valence)).or_default() += 1;
     }
     let scs = scs::scs(ds, &arm_of);
     Evaluation {
@@ -102,16 +127,19 @@ pub fn evaluate(ds: &Dataset, filter: &Filter, by: By) -> Evaluation {
             agents: agents.len(),
             sessions: ds.sessions.len(),
             decisions: ds.decisions.len(),
-            trials: trials.len(),
+            trials: trials.iter().filter(|t| t.counted).count(),
+            encounters: trials.len(),
             social_events: ds.socials.len(),
             dreams: ds.dreams.len(),
         },
         arms: arms.into_iter().collect(),
         bps: bps::scores(&trials),
-        valence_effect: if by == By::Valence { bps::valence_effects(&trials) } else { Vec::new() },
+        valence_effect: if by == By::None { Vec::new() } else { bps::valence_effects(&trials) },
+        quality: quality::quality(ds, &trials, &arm_of),
         scs,
         decay: decay::decay(ds, &arm_of),
         cost: cost::cost(ds, &arm_of),
+        trials,
         elapsed_ms: 0.0,
     }
 }

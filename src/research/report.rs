@@ -22,6 +22,55 @@ fn prop(p: &Proportion) -> String {
     }
 }
 
+/// A proportion and its Wilson interval.
+fn prop_ci(p: &Proportion, c: Option<[f64; 2]>) -> String {
+    match c {
+        Some(_) => format!("{} {}", prop(p), ci(c)),
+        None => prop(p),
+    }
+}
+
+/// What the metrics could not use: decisions by status, encounters not counted, agents
+/// stuck, sessions with no decision.
+fn quality(w: &mut String, e: &Evaluation) {
+    let q = &e.quality;
+    let _ = writeln!(w, "## Data quality\n");
+    let _ = writeln!(
+        w,
+        "Only commands the game took (status `ok`) are responses: a move refused for exhaustion (`failed`), a flee while resting (`wrong_position`), a missing target, an unknown or rate-limited command is passed over. Decisions by status:\n"
+    );
+    let _ = writeln!(w, "| arm | status | decisions | share |\n|---|---|---:|---:|");
+    for x in &q.statuses {
+        let _ = writeln!(w, "| {} | {} | {} | {:.1} % |", x.arm, x.status, x.n, x.share * 100.0);
+    }
+    let _ = writeln!(w, "\nEncounters: {} counted of {}.", e.sample.trials, e.sample.encounters);
+    if !q.uncounted.is_empty() {
+        let _ = writeln!(w, "\n| arm | not counted because | encounters |\n|---|---|---:|");
+        for u in &q.uncounted {
+            let why = match u.why.as_str() {
+                "refused" => "the game refused every act (refused)",
+                "informed_only" => "it only looked (informed_only)",
+                other => other,
+            };
+            let _ = writeln!(w, "| {} | {why} | {} |", u.arm, u.n);
+        }
+    }
+    if q.stuck.is_empty() {
+        let _ = writeln!(w, "\nNo session repeated a refused command {} times in a row.", super::quality::STUCK_RUN);
+    } else {
+        let _ = writeln!(
+            w,
+            "\nSessions stuck: the same command refused {} times or more in a row ({} sessions; the longest 20):\n\n| agent | session | command | status | in a row | from seq |\n|---|---:|---|---|---:|---:|",
+            super::quality::STUCK_RUN,
+            q.stuck.len()
+        );
+        for x in q.stuck.iter().take(20) {
+            let _ = writeln!(w, "| {} | {} | {} | {} | {} | {} |", x.agent, x.session, x.verb, x.status, x.run, x.from_seq);
+        }
+    }
+    let _ = writeln!(w, "\nSessions with no decision: {}.\n", q.silent_sessions.len());
+}
+
 fn when(us: u64) -> String {
     chrono::DateTime::from_timestamp_micros(us as i64).map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string()).unwrap_or_default()
 }
@@ -35,8 +84,13 @@ pub fn markdown(e: &Evaluation, plots: &[String]) -> String {
     let since = if e.filter.since_us == 0 { "the whole record".to_string() } else { format!("sessions since {}", when(e.filter.since_us)) };
     let _ = writeln!(
         w,
-        "Agents: {who}; {since}; split by {}.\n",
-        if e.by == super::By::Valence { "the sessions' valence flag" } else { "nothing" }
+        "{}Agents: {who}; {since}; split by {}.\n",
+        e.filter.run.as_deref().map(|r| format!("Run `{r}`. ")).unwrap_or_default(),
+        match e.by {
+            super::By::Valence => "the sessions' valence flag",
+            super::By::Arm => "the run's arms",
+            super::By::None => "nothing",
+        }
     );
     let x = &e.sample;
     let _ = writeln!(
@@ -50,21 +104,25 @@ pub fn markdown(e: &Evaluation, plots: &[String]) -> String {
     let _ = writeln!(w, "## Behavioral Persistence Score\n");
     let _ = writeln!(
         w,
-        "|P(response \\| stimulus, memory) − P(response \\| stimulus, no memory)| over encounters (≥ 0.3 strong, < 0.1 none); all agents, the stimulus's headline response.\n"
+        "|P(response \\| stimulus, memory) − P(response \\| stimulus, no memory)| over the encounters counted — only commands the game took are responses (see Data quality) — with Wilson intervals per group, Newcombe's interval of the difference and Fisher's exact p; bands (≥ 0.3 strong, < 0.1 none) only with at least {} trials in each group, else `too_few`. All agents, the stimulus's headline response.\n",
+        super::bps::MIN_N
     );
-    let _ =
-        writeln!(w, "| arm | stimulus | response | with memory | without | BPS | 95 % CI | band |\n|---|---|---|---:|---:|---:|---|---|");
+    let _ = writeln!(
+        w,
+        "| arm | stimulus | response | with memory | without | BPS | 95 % CI | p | band |\n|---|---|---|---:|---:|---:|---|---:|---|"
+    );
     for b in e.bps.iter().filter(|b| b.agent == "*" && b.response == headline(&b.stimulus)) {
         let _ = writeln!(
             w,
-            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             b.arm,
             b.stimulus,
             b.response,
-            prop(&b.memory),
-            prop(&b.no_memory),
+            prop_ci(&b.memory, b.memory_ci),
+            prop_ci(&b.no_memory, b.no_memory_ci),
             f(b.bps),
             ci(b.ci),
+            f(b.p_value),
             b.band
         );
     }
@@ -90,22 +148,32 @@ pub fn markdown(e: &Evaluation, plots: &[String]) -> String {
         let _ = writeln!(w);
     }
     if !e.valence_effect.is_empty() {
-        let _ = writeln!(w, "### Valence effect\n\nP(response | stimulus, memory): valence on − valence off.\n");
-        let _ = writeln!(w, "| stimulus | response | valence on | valence off | difference | 95 % CI |\n|---|---|---:|---:|---:|---|");
+        let _ = writeln!(
+            w,
+            "### Valence effect\n\nP(response | stimulus, memory): valence on − valence off, between arms of one group (policy) that differ only in valence; Newcombe's interval, Fisher's exact p.\n"
+        );
+        let _ = writeln!(
+            w,
+            "| group | stimulus | response | valence on | valence off | difference | 95 % CI | p |\n|---|---|---|---:|---:|---:|---|---:|"
+        );
         for v in &e.valence_effect {
             let _ = writeln!(
                 w,
-                "| {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} |",
+                if v.group.is_empty() { "—" } else { &v.group },
                 v.stimulus,
                 v.response,
-                prop(&v.valence_on),
-                prop(&v.valence_off),
+                prop_ci(&v.valence_on, v.on_ci),
+                prop_ci(&v.valence_off, v.off_ci),
                 f(v.diff),
-                ci(v.ci)
+                ci(v.ci),
+                f(v.p_value)
             );
         }
         let _ = writeln!(w);
     }
+
+    quality(w, e);
 
     let _ = writeln!(w, "## Social Consequence Score\n\nStance change toward a player after their act, divided by the act's valence.\n");
     let _ = writeln!(w, "| arm | act | scored | unscored | mean SCS | 95 % CI |\n|---|---|---:|---:|---:|---|");

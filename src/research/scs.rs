@@ -90,7 +90,7 @@ fn mean(xs: &[i8]) -> Option<f64> {
     (!xs.is_empty()).then(|| xs.iter().map(|x| f64::from(*x)).sum::<f64>() / xs.len() as f64)
 }
 
-pub fn scs(ds: &Dataset, arm_of: &dyn Fn(bool) -> String) -> Scs {
+pub fn scs(ds: &Dataset, arm_of: &dyn Fn(&str, bool) -> String) -> Scs {
     // (agent, other) → the stances toward them, in time order.
     let mut toward: HashMap<(&str, &str), Vec<(u64, i8)>> = HashMap::new();
     for d in &ds.decisions {
@@ -122,7 +122,7 @@ pub fn scs(ds: &Dataset, arm_of: &dyn Fn(bool) -> String) -> Scs {
         let after: Vec<i8> = list.iter().filter(|(t, _)| *t > s.at_us && *t < next).take(WINDOW).map(|(_, v)| *v).collect();
         let (b, a) = (mean(before).unwrap_or(0.0), mean(&after));
         events.push(ScsEvent {
-            arm: arm_of(session.valence),
+            arm: arm_of(&session.agent, session.valence),
             agent: session.agent.clone(),
             other: s.other.clone(),
             act: s.act.clone(),

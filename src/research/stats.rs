@@ -121,6 +121,65 @@ pub fn fit_line(points: &[(f64, f64)]) -> Option<(f64, f64)> {
     Some((slope, my - slope * mx))
 }
 
+/// z for a two-sided 95 % interval.
+const Z95: f64 = 1.959_963_984_540_054;
+
+/// Wilson's score interval for k of n (95 %): it stays inside [0, 1] and keeps a width
+/// at 0 and at n, where the bootstrap and the normal approximation give a point.
+pub fn wilson(p: Proportion) -> Option<[f64; 2]> {
+    let n = p.n as f64;
+    let ph = p.p?;
+    let z2 = Z95 * Z95;
+    let centre = (ph + z2 / (2.0 * n)) / (1.0 + z2 / n);
+    let half = Z95 / (1.0 + z2 / n) * (ph * (1.0 - ph) / n + z2 / (4.0 * n * n)).sqrt();
+    Some([(centre - half).max(0.0), (centre + half).min(1.0)])
+}
+
+/// Newcombe's hybrid score interval (his method 10, 1998) for p₁ − p₂ (95 %), from each
+/// proportion's Wilson interval.
+pub fn newcombe(a: Proportion, b: Proportion) -> Option<[f64; 2]> {
+    let (pa, pb) = (a.p?, b.p?);
+    let ([la, ua], [lb, ub]) = (wilson(a)?, wilson(b)?);
+    let d = pa - pb;
+    let lower = d - ((pa - la).powi(2) + (ub - pb).powi(2)).sqrt();
+    let upper = d + ((ua - pa).powi(2) + (pb - lb).powi(2)).sqrt();
+    Some([lower, upper])
+}
+
+/// The interval of |p₁ − p₂| that Newcombe's interval of the difference implies: from 0
+/// when the difference's interval holds 0.
+pub fn abs_interval(ci: [f64; 2]) -> [f64; 2] {
+    let [l, u] = ci;
+    if l <= 0.0 && u >= 0.0 {
+        [0.0, l.abs().max(u.abs())]
+    } else {
+        [l.abs().min(u.abs()), l.abs().max(u.abs())]
+    }
+}
+
+/// Fisher's exact test of two proportions (two-sided: the tables no likelier than the
+/// one seen): the p-value that the arms do not differ. None without trials in both.
+pub fn fisher_exact(a: Proportion, b: Proportion) -> Option<f64> {
+    if a.n == 0 || b.n == 0 {
+        return None;
+    }
+    let (n1, n2, k) = (a.n, b.n, a.k + b.k);
+    let n = n1 + n2;
+    let ln_fact: Vec<f64> = std::iter::once(0.0)
+        .chain((1..=n).scan(0.0, |acc, i| {
+            *acc += (i as f64).ln();
+            Some(*acc)
+        }))
+        .collect();
+    let ln_choose = |n: u64, r: u64| ln_fact[n as usize] - ln_fact[r as usize] - ln_fact[(n - r) as usize];
+    // P(X = x) for x successes in the first group, the margins fixed.
+    let ln_p = |x: u64| ln_choose(n1, x) + ln_choose(n2, k - x) - ln_choose(n, k);
+    let (lo, hi) = (k.saturating_sub(n2), k.min(n1));
+    let seen = ln_p(a.k);
+    let p: f64 = (lo..=hi).map(ln_p).filter(|l| *l <= seen + 1e-7).map(f64::exp).sum();
+    Some(p.min(1.0))
+}
+
 /// The median of `xs` (sorted here).
 pub fn median(mut xs: Vec<f64>) -> Option<f64> {
     if xs.is_empty() {
@@ -144,6 +203,49 @@ mod tests {
         assert_eq!(median(vec![3.0, 1.0, 2.0]), Some(2.0));
         assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), Some(2.5));
         assert_eq!(interval((0..=1000).map(f64::from).collect()), Some([25.0, 975.0]));
+    }
+
+    /// Worked examples: Wilson and Newcombe's method 10 as in Newcombe (1998) Table II
+    /// (56/70 − 48/80 → [0.0524, 0.3339]) and as statsmodels computes them
+    /// (`proportion_confint(method='wilson')`, `confint_proportions_2indep(method=
+    /// 'newcomb')`); Fisher's exact p as scipy's `fisher_exact` gives it.
+    #[test]
+    fn wilson_newcombe_and_fisher_match_worked_examples() {
+        let close = |got: [f64; 2], want: [f64; 2]| (got[0] - want[0]).abs() < 1e-6 && (got[1] - want[1]).abs() < 1e-6;
+        let p = Proportion::new;
+        for (k, n, want) in [
+            (81, 263, [0.255_288_519_878, 0.366_209_576_983]),
+            (0, 10, [0.0, 0.277_532_799_863]),
+            (10, 10, [0.722_467_200_137, 1.0]),
+            (1, 1, [0.206_549_314_377, 1.0]),
+        ] {
+            let got = wilson(p(k, n)).unwrap();
+            assert!(close(got, want), "{k}/{n}: {got:?}");
+        }
+        assert_eq!(wilson(p(0, 0)), None);
+        for ((a, b), want) in [
+            ((p(56, 70), p(48, 80)), [0.052_431_472_402, 0.333_872_654_037]),
+            ((p(9, 10), p(3, 10)), [0.170_522_723_935, 0.809_017_973_535]),
+            ((p(5, 56), p(0, 29)), [-0.038_137_147_904, 0.192_560_013_855]),
+            ((p(10, 10), p(1, 1)), [-0.277_532_799_863, 0.793_450_685_623]),
+        ] {
+            let got = newcombe(a, b).unwrap();
+            assert!(close(got, want), "{a:?} {b:?}: {got:?}");
+        }
+        // n = 1 against 10: a wide interval, never the point [0, 0].
+        assert_eq!(abs_interval([-0.2775, 0.7935]), [0.0, 0.7935]);
+        assert_eq!(abs_interval([-0.5, -0.1]), [0.1, 0.5]);
+        for ((a, b), want) in [
+            ((p(56, 70), p(48, 80)), 0.012_521_129_749),
+            ((p(9, 10), p(3, 10)), 0.019_766_611_098),
+            ((p(5, 56), p(0, 29)), 0.160_621_443_209),
+            ((p(6, 7), p(2, 7)), 0.102_564_102_564),
+            ((p(10, 10), p(1, 1)), 1.0),
+        ] {
+            let got = fisher_exact(a, b).unwrap();
+            assert!((got - want).abs() < 1e-9, "{a:?} {b:?}: {got}");
+        }
+        assert_eq!(fisher_exact(p(1, 2), p(0, 0)), None);
     }
 
     #[test]

@@ -120,20 +120,28 @@ fn bps_is_the_difference_a_hand_computes() {
     let ann = find("valence_on", "*", "killer", "avoid");
     assert_eq!((ann.memory.k, ann.memory.n, ann.no_memory.k, ann.no_memory.n), (2, 3, 1, 2));
     assert!(close(ann.bps, 1.0 / 6.0), "{ann:?}");
-    assert_eq!(ann.band, "moderate");
+    assert_eq!(ann.band, "too_few", "no band under 10 trials a group");
     let ci = ann.ci.unwrap();
-    assert!(ci[0] <= 1.0 / 6.0 && 1.0 / 6.0 <= ci[1], "{ci:?}");
+    assert!(ci[0] == 0.0 && 1.0 / 6.0 <= ci[1], "Newcombe's interval holds 0 here: {ci:?}");
+    let [lo, hi] = ann.memory_ci.unwrap();
+    assert!(lo < 2.0 / 3.0 && hi > 2.0 / 3.0 && hi <= 1.0);
+    assert!(ann.p_value.is_some_and(|p| p > 0.5), "{ann:?}");
     assert_eq!(find("valence_on", "ann", "killer", "avoid").bps, ann.bps, "one agent: the pooled score is hers");
     let attack = find("valence_on", "*", "killer", "attack");
     assert!(close(attack.bps, (0.5f64 - 1.0 / 3.0).abs()), "{attack:?}");
     // Bob, valence off: never avoided with memory (0/2), always without (1/1).
     let bob = find("valence_off", "*", "killer", "avoid");
-    assert!(close(bob.bps, 1.0) && bob.band == "strong", "{bob:?}");
+    assert!(close(bob.bps, 1.0) && bob.band == "too_few", "{bob:?}");
+    // 0/2 against 1/1 is no point interval (the bootstrap gave [1, 1]).
+    assert!(bob.ci.unwrap()[0] < 0.5, "{bob:?}");
     // The valence effect: 2/3 with felt memory against 0/2 with flat memory.
     let v = e.valence_effect.iter().find(|v| v.stimulus == "killer").unwrap();
     assert!(close(v.diff, 2.0 / 3.0), "{v:?}");
-    // Trials: 2 + 3 (ann, bear) + 3 (bob) + the encounter with Cora in room 7 (attack).
-    assert_eq!(e.sample.trials, 9);
+    // Trials: 2 + 3 (ann, bear) + 3 (bob) + the encounter with Cora in room 7 (attack);
+    // the encounter in room 5 only looked (`score`): kept in the table, not counted.
+    assert_eq!((e.sample.trials, e.sample.encounters), (9, 10));
+    let looked = e.trials.iter().find(|t| t.room == 5).unwrap();
+    assert_eq!((looked.counted, looked.why.as_str()), (false, "informed_only"));
     assert_eq!((e.sample.sessions, e.sample.decisions, e.sample.agents), (3, 15, 2));
 }
 
@@ -209,10 +217,80 @@ fn the_report_and_its_plots_are_written() {
     assert!(decay.contains("valence_on -3..-2 (slope -0.100)"), "the legend names each band with its slope");
     let names: Vec<String> = plots.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
     let md = report::markdown(&e, &names);
-    assert!(md.contains("| valence_on | killer | avoid | 0.67 (2/3) | 0.50 (1/2) | 0.167 |"), "{md}");
-    assert!(md.contains("| valence_off | killer | avoid | 0.00 (0/2) | 1.00 (1/1) | 1.000 |"), "{md}");
+    // Newcombe's interval as statsmodels gives it for 2/3 − 1/2: [−0.446, 0.655].
+    assert!(
+        md.contains("| valence_on | killer | avoid | 0.67 (2/3) [0.208, 0.939] | 0.50 (1/2) [0.095, 0.905] | 0.167 | [0.000, 0.655] | 1.000 | too_few |"),
+        "{md}"
+    );
+    assert!(md.contains("| valence_off | killer | avoid | 0.00 (0/2) [0.000, 0.658] | 1.00 (1/1) [0.207, 1.000] | 1.000 | [0.000, 1.000] | 0.333 | too_few |"), "{md}");
+    assert!(md.contains("## Data quality") && md.contains("Encounters: 9 counted of 10."), "{md}");
     assert!(md.contains("![Decay](decay.svg)") && md.contains("| valence_on | gift | 1 | 0 | 1.250 |"), "{md}");
     // The JSON round-trips (what the server sends the command line).
     let back: Evaluation = serde_json::from_str(&serde_json::to_string(&e).unwrap()).unwrap();
     assert_eq!(back, e);
+}
+
+/// Issue 54: a command the game refused ("You are too exhausted": `failed`; a flee while
+/// resting: `wrong_position`) is no response — the first command it took is; an
+/// encounter of refusals only is not counted, and data quality says so.
+#[test]
+fn a_refused_command_is_not_counted() {
+    let mut ds = fixture();
+    let refused = |mut x: DecisionRow, status: &str| {
+        x.status = status.into();
+        x
+    };
+    // Bob, facing the bear in room 8: two refused flees, then he attacks (taken).
+    ds.decisions.push(refused(d(2, 30, 8, "killer", true, "flee"), "wrong_position"));
+    ds.decisions.push(refused(d(2, 31, 8, "killer", true, "flee"), "wrong_position"));
+    ds.decisions.push(d(2, 32, 8, "killer", true, "kill bear"));
+    // In room 9 he only tries to walk, too tired.
+    for i in 0..12 {
+        ds.decisions.push(refused(d(2, 40 + i, 9, "killer", true, "north"), "failed"));
+    }
+    let e = evaluate(&ds, &Filter::default(), By::Valence);
+    let t8 = e.trials.iter().find(|t| t.room == 8).unwrap();
+    assert_eq!((t8.act, t8.response_seq, t8.counted), (Some(bps::Act::Attack), Some(32), true));
+    let t9 = e.trials.iter().find(|t| t.room == 9).unwrap();
+    assert_eq!((t9.counted, t9.why.as_str(), t9.decisions), (false, "refused", 12));
+    // Bob avoided 0 of 3 with the memory now (room 8 was an attack, not a flee).
+    let bob = e.bps.iter().find(|b| b.arm == "valence_off" && b.agent == "*" && b.stimulus == "killer" && b.response == "avoid").unwrap();
+    assert_eq!((bob.memory.k, bob.memory.n), (0, 3));
+    // Data quality: the statuses, the encounter not counted, Bob stuck walking.
+    let q = &e.quality;
+    let failed = q.statuses.iter().find(|s| s.arm == "valence_off" && s.status == "failed").unwrap();
+    assert_eq!(failed.n, 12);
+    assert!(q.uncounted.iter().any(|u| u.arm == "valence_off" && u.why == "refused" && u.n == 1), "{q:?}");
+    assert_eq!(q.stuck.len(), 1);
+    assert_eq!((q.stuck[0].verb.as_str(), q.stuck[0].status.as_str(), q.stuck[0].run, q.stuck[0].from_seq), ("north", "failed", 12, 40));
+}
+
+/// The per-trial table reproduces every pooled score: counting its counted rows by
+/// hand gives the same k/n as the report.
+#[test]
+fn the_trial_table_reproduces_the_scores() {
+    let e = evaluate(&fixture(), &Filter::default(), By::Valence);
+    for b in e.bps.iter().filter(|b| b.agent == "*") {
+        for (memory, p) in [(true, b.memory), (false, b.no_memory)] {
+            let rows: Vec<_> =
+                e.trials.iter().filter(|t| t.counted && t.arm == b.arm && t.stimulus == b.stimulus && t.memory == memory).collect();
+            let k = rows.iter().filter(|t| bps::counts_as(t.act.unwrap(), &b.response)).count() as u64;
+            assert_eq!((k, rows.len() as u64), (p.k, p.n), "{b:?}");
+        }
+    }
+}
+
+/// A run's arms split the sessions (`By::Arm`), and the valence effect pairs the arms
+/// of one group that differ only in valence.
+#[test]
+fn a_runs_arms_split_the_evaluation() {
+    let filter = Filter {
+        arms: [("ann", "fsm/valence_on"), ("bob", "fsm/valence_off")].into_iter().map(|(a, b)| (a.to_string(), b.to_string())).collect(),
+        ..Default::default()
+    };
+    let e = evaluate(&fixture(), &filter, By::Arm);
+    assert_eq!(e.arms, vec![("fsm/valence_off".to_string(), 1), ("fsm/valence_on".to_string(), 2)]);
+    let v = e.valence_effect.iter().find(|v| v.stimulus == "killer").unwrap();
+    assert_eq!(v.group, "fsm");
+    assert!(close(v.diff, 2.0 / 3.0), "{v:?}");
 }

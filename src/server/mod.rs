@@ -68,6 +68,9 @@ pub struct ServerConfig {
     pub residents: crate::resident::ResidentConfig,
     /// Where model calls go as OpenTelemetry GenAI spans (a traces URL), if anywhere.
     pub otlp_endpoint: Option<String>,
+    /// A name for this server run in the run registry (`serve --run NAME`): registered
+    /// at start (a name taken refuses the start), ended at shutdown.
+    pub run: Option<String>,
     /// How long a neural link request waits for its answer (§12: 2 minutes).
     pub link_window: std::time::Duration,
     /// Deadlines and budgets of connections before login, and of HTTP.
@@ -107,6 +110,7 @@ impl Default for ServerConfig {
             dream_opts: crate::memory::DreamOptions { tz: chrono_tz::America::New_York, ..Default::default() },
             residents: Default::default(),
             otlp_endpoint: None,
+            run: None,
             link_window: crate::mind::link::WINDOW,
             sockets: Default::default(),
             allow_origins: Vec::new(),
@@ -141,6 +145,8 @@ pub struct RunningServer {
     residents: (watch::Sender<bool>, tokio::task::JoinHandle<()>),
     /// The OTLP export of model calls (none without `--otlp-endpoint`).
     otlp: Option<crate::record::otlp::Otlp>,
+    /// The run this server registered (`serve --run`), ended at shutdown.
+    run: Option<String>,
 }
 
 impl RunningServer {
@@ -192,6 +198,14 @@ impl RunningServer {
         }
         if let Some(t) = self.dreamer {
             let _ = tokio::task::spawn_blocking(move || t.stop()).await;
+        }
+        if let Some(id) = self.run {
+            let store = self.shared.accounts.store().clone();
+            match tokio::task::spawn_blocking(move || crate::research::runs::end(&store, &id, None)).await {
+                Ok(Ok(r)) => tracing::info!(run = %r.id, "the server run ended"),
+                Ok(Err(e)) => tracing::warn!(%e, "the server run could not be ended"),
+                Err(_) => {}
+            }
         }
     }
 }
@@ -309,6 +323,24 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
     let (store, world) = tokio::task::spawn_blocking(move || prepare_store(&cfg2)).await??;
     let token_key = token_key(&store)?;
     let store = Arc::new(store);
+    let run = match &cfg.run {
+        Some(name) => {
+            let r = crate::research::runs::Run {
+                id: name.clone(),
+                kind: "serve".into(),
+                command_line: std::env::args().collect(),
+                seed: Some(cfg.engine.seed),
+                ..Default::default()
+            };
+            let st = store.clone();
+            let r = tokio::task::spawn_blocking(move || crate::research::runs::register(&st, r))
+                .await?
+                .map_err(|e| anyhow::anyhow!("--run: {e} ({})", e.code()))?;
+            tracing::info!(run = %r.id, "this server run is registered");
+            Some(r.id)
+        }
+        None => None,
+    };
     let unsaved = crate::game::records::persist::Unsaved::default();
     let (saves, writer) = spawn_writer(store.clone(), unsaved.clone());
     let (etx, erx) = mpsc::channel(65_536);
@@ -474,5 +506,6 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
         retention,
         residents: (resident_stop, manager),
         otlp,
+        run,
     })
 }

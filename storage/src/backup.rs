@@ -83,6 +83,7 @@ impl Store {
         copy(&rtx, &dst, tables::JOURNAL, &mut p)?;
         copy(&rtx, &dst, tables::RECORD_TAIL, &mut p)?;
         copy(&rtx, &dst, tables::RECORD_SWEEPS, &mut p)?;
+        copy(&rtx, &dst, tables::RUNS, &mut p)?;
         drop(dst);
         let inventory = {
             let copy = Store::open_read_only(new.tmp_path())?;
@@ -145,7 +146,8 @@ fn rows(rtx: &ReadTransaction) -> Result<u64, StoreError> {
         + count(rtx, tables::DREAM_LOG)?
         + count(rtx, tables::JOURNAL)?
         + count(rtx, tables::RECORD_TAIL)?
-        + count(rtx, tables::RECORD_SWEEPS)?)
+        + count(rtx, tables::RECORD_SWEEPS)?
+        + count(rtx, tables::RUNS)?)
 }
 
 /// Copies one table, a few thousand rows per write transaction.

@@ -17,6 +17,7 @@ pub mod pack;
 pub mod parts;
 pub mod recording;
 pub mod records;
+mod runs;
 pub mod tables;
 
 use std::path::{Path, PathBuf};

@@ -27,6 +27,8 @@ mod m0008;
 mod m0009;
 #[path = "../../migrations/0010_record_tail.rs"]
 mod m0010;
+#[path = "../../migrations/0011_runs.rs"]
+mod m0011;
 
 /// `(version, step)` in order. A step brings the file from `version - 1` to `version`.
 type Step = fn(&WriteTransaction) -> Result<(), StoreError>;
@@ -41,10 +43,11 @@ const STEPS: &[(u32, Step)] = &[
     (m0008::VERSION, |tx| m0008::apply(tx).map_err(StoreError::Redb)),
     (m0009::VERSION, |tx| m0009::apply(tx).map_err(StoreError::Redb)),
     (m0010::VERSION, |tx| m0010::apply(tx).map_err(StoreError::Redb)),
+    (m0011::VERSION, |tx| m0011::apply(tx).map_err(StoreError::Redb)),
 ];
 
 /// The schema version this build writes and reads.
-pub const CURRENT_VERSION: u32 = m0010::VERSION;
+pub const CURRENT_VERSION: u32 = m0011::VERSION;
 
 pub const VERSION_KEY: &str = "schema_version";
 

@@ -88,6 +88,12 @@ pub const DREAM_LOG: TableDefinition<(&str, u64), &[u8]> = TableDefinition::new(
 /// inputs in order), an encoded record whose type the server's replay module owns.
 pub const JOURNAL: TableDefinition<(u64, u64), &[u8]> = TableDefinition::new("journal");
 
+// The run registry (migration 11).
+
+/// Run id → one run (an experiment, a named server run, a branch), an encoded record
+/// whose type the server's research module owns.
+pub const RUNS: TableDefinition<&str, &[u8]> = TableDefinition::new("runs");
+
 // Retired: the version-3 record log, converted and dropped by migration 5.
 
 /// Batch id → every record one group commit wrote (`Vec<EventRecord>`), everyone's mixed.

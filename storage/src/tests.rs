@@ -65,8 +65,8 @@ fn a_version_1_file_is_upgraded_and_keeps_its_characters() {
         store.meta_put(migrate::VERSION_KEY, &1u32.to_le_bytes()).unwrap();
     }
     let (store, report) = Store::open(&path).unwrap();
-    assert_eq!(report.migrations_applied, vec![2, 3, 4, 5, 6, 7, 8, 9, 10]);
-    assert_eq!(store.schema_version().unwrap(), 10);
+    assert_eq!(report.migrations_applied, vec![2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    assert_eq!(store.schema_version().unwrap(), 11);
     assert_eq!(store.character("old").unwrap().unwrap().name, "Old");
     let h = HouseRecord { room_vnum: 8004, contents: vec![ObjRecord { vnum: 1, contains: vec![] }] };
     store.put_houses(std::slice::from_ref(&h)).unwrap();
@@ -481,3 +481,22 @@ fn journal_chunks_append_per_run_in_order() {
 
 mod log_tests;
 use log_tests::{obs_of, running};
+
+/// Runs: written once under a fresh id (a second is refused, the first kept), read
+/// back one and all, and carried by a backup.
+#[test]
+fn runs_are_kept_once_each_and_backed_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = Store::open(&dir.path().join("r.redb")).unwrap();
+    assert_eq!(store.run::<String>("a").unwrap(), None);
+    store.put_run("a", &"first".to_string(), true).unwrap();
+    assert!(matches!(store.put_run("a", &"again".to_string(), true), Err(StoreError::Exists(_))));
+    store.put_run("b", &"second".to_string(), true).unwrap();
+    store.put_run("a", &"ended".to_string(), false).unwrap();
+    assert_eq!(store.run::<String>("a").unwrap().as_deref(), Some("ended"));
+    assert_eq!(store.runs::<String>().unwrap(), vec!["ended".to_string(), "second".to_string()]);
+    let copy = dir.path().join("copy.redb");
+    store.backup_to(&copy, &mut |_, _| {}).unwrap();
+    let (back, _) = Store::open(&copy).unwrap();
+    assert_eq!(back.runs::<String>().unwrap().len(), 2);
+}

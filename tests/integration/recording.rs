@@ -200,7 +200,9 @@ async fn sessions_export_in_the_seed_shape_from_the_server_and_the_file() {
         assert_eq!(l.room_vnum, d.pre.room_vnum);
         assert_eq!(l.hp, d.pre.hp);
         assert_eq!(l.agent_level, d.pre.level);
-        assert_eq!(l.valence, Some(0), "valence:false sessions export valence 0");
+        assert_eq!(l.valence, Some(0), "nothing valenced followed these commands");
+        assert_eq!((l.agent.as_str(), l.valence_on), ("sage", false), "whose the line is, and its arm");
+        assert!(l.seq > 0 && l.at_us > 0 && l.session > 0);
         assert!(l.timestamp.ends_with('Z') && l.timestamp.len() == 24, "{}", l.timestamp);
     }
     let first: SessionLine = serde_json::from_str(lines[0]).unwrap();
@@ -218,13 +220,23 @@ async fn sessions_export_in_the_seed_shape_from_the_server_and_the_file() {
     let dir = s.shutdown_keep_dir().await;
     let (store, _) = pawns_storage::Store::open(&db).unwrap();
     let mut out = Vec::new();
-    assert_eq!(export::export(&store, "sage", 0, What::Sessions(Format::Jsonl), &mut out).unwrap(), 3);
+    assert_eq!(
+        export::export(
+            &store,
+            &pawns::research::Filter { agents: vec!["sage".into()], ..Default::default() },
+            What::Sessions(Format::Jsonl),
+            &mut out
+        )
+        .unwrap(),
+        3
+    );
     assert_eq!(String::from_utf8(out).unwrap(), body);
     let mut full = Vec::new();
-    export::export(&store, "", 0, What::Decisions, &mut full).unwrap();
+    export::export(&store, &pawns::research::Filter::default(), What::Decisions, &mut full).unwrap();
     let first: serde_json::Value = serde_json::from_str(String::from_utf8(full).unwrap().lines().next().unwrap()).unwrap();
     assert_eq!(first["agent"], "sage");
     assert_eq!(first["decision"]["command"], "say");
+    assert!(first["seq"].as_u64() > Some(0) && first["at_us"].as_u64() > Some(0), "joinable to observations: {first}");
     drop(dir);
 }
 

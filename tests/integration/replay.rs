@@ -52,6 +52,7 @@ async fn a_multi_agent_run_replays_to_the_same_records_byte_for_byte() {
         prefix: "rp".into(),
         pace: Duration::from_millis(20),
         seed: 5,
+        llm_agents: 0,
     };
     let fleet = tokio::spawn(async move { pawns::research::experiment::run_fleet(&opts, std::sync::Arc::new(|_: &_, _: &str| {})).await });
     // Meanwhile: a death to the bear, a gift, a greeting, talk, a quit.

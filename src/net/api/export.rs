@@ -30,11 +30,21 @@ pub async fn export(call: &Call, shared: &Arc<Shared>) -> Response<Body> {
         Some(Ok(v)) => v,
         Some(Err(_)) => return bad("since_us must be a number of microseconds"),
     };
-    let agent = call.param("agent").unwrap_or_default();
+    // `filter=` (JSON: what the command line resolved, a run's included), else `agent=`.
+    let filter = match call.param("filter") {
+        Some(f) => match serde_json::from_str::<crate::research::Filter>(&f) {
+            Ok(f) => f,
+            Err(e) => return bad(&format!("filter: {e}")),
+        },
+        None => {
+            let agent = call.param("agent").unwrap_or_default().to_ascii_lowercase();
+            crate::research::Filter { agents: if agent.is_empty() { vec![] } else { vec![agent] }, since_us: since, ..Default::default() }
+        }
+    };
     let store = shared.accounts.store().clone();
     let out = tokio::task::spawn_blocking(move || {
         let mut buf = Vec::new();
-        export::export(&store, &agent, since, what, &mut buf).map(|_| buf)
+        export::export(&store, &filter, what, &mut buf).map(|_| buf)
     })
     .await;
     match out {

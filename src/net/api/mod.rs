@@ -106,6 +106,9 @@ pub async fn route(call: Call, shared: &Arc<Shared>) -> Response<Body> {
         (&Method::POST, "/api/admin/keys/revoke") => admin::revoke_keys(&call, shared).await,
         (&Method::GET, "/api/admin/eval") => research::eval(&call, shared).await,
         (&Method::POST, "/api/admin/export/parquet") => research::parquet(&call, shared).await,
+        (&Method::GET | &Method::POST, p) if p == "/api/admin/runs" || p.starts_with("/api/admin/runs/") => {
+            research::runs(&call, &p["/api/admin/runs".len()..], shared).await
+        }
         (&Method::GET, p) if p.starts_with("/api/observe/") => observe::route(&call, &p["/api/observe/".len()..], shared).await,
         (m, p) if p.starts_with("/api/agents/") => match (m, p["/api/agents/".len()..].split_once('/')) {
             (&Method::GET, Some((name, "memory"))) => agents::memory(&call, name, shared).await,

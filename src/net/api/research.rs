@@ -1,7 +1,10 @@
 //! Research routes for the command line while a server holds the data file (local
 //! callers only): `GET /api/admin/eval` (what `pawns eval` reports, computed on the
 //! blocking pool from the record), `POST /api/admin/export/parquet` (the record as
-//! Parquet files, written by the server into a directory on this machine).
+//! Parquet files, written by the server into a directory on this machine), and the run
+//! registry: `GET /api/admin/runs[/ID]`, `POST /api/admin/runs` (registers one: a
+//! `research::runs::Run` as JSON, its id optional), `POST /api/admin/runs/ID/end`
+//! (`{"fleet": …}` optional).
 
 use std::sync::Arc;
 
@@ -12,8 +15,17 @@ use super::{error, json, Body, Call};
 use crate::net::shared::Shared;
 use crate::research::{By, Filter};
 
-/// The filter and split from `agents=a,b&since_us=N&by=valence|none`.
+/// The filter and split from `agents=a,b&since_us=N&by=valence|arm|none`, or from a
+/// whole filter as JSON (`filter=`: what the command line resolved, a run's included).
 pub fn filter_of(call: &Call) -> Result<(Filter, By), String> {
+    let by = By::parse(call.param("by").as_deref().unwrap_or("valence"))?;
+    if let Some(f) = call.param("filter") {
+        let f: Filter = serde_json::from_str(&f).map_err(|e| format!("filter: {e}"))?;
+        for a in f.agents.iter().chain(f.arms.keys()) {
+            crate::auth::names::check(a).map_err(|m| format!("filter: {a:?}: {m}"))?;
+        }
+        return Ok((f, by));
+    }
     let mut agents = Vec::new();
     for a in call.param("agents").unwrap_or_default().split(',').map(str::trim).filter(|a| !a.is_empty()) {
         crate::auth::names::check(a).map_err(|m| format!("agents: {a:?}: {m}"))?;
@@ -23,8 +35,7 @@ pub fn filter_of(call: &Call) -> Result<(Filter, By), String> {
         None => 0,
         Some(s) => s.parse::<u64>().map_err(|_| "since_us must be a number of microseconds".to_string())?,
     };
-    let by = By::parse(call.param("by").as_deref().unwrap_or("valence"))?;
-    Ok((Filter { agents, since_us }, by))
+    Ok((Filter { agents, since_us, ..Default::default() }, by))
 }
 
 /// `GET /api/admin/eval?agents=&since_us=&by=`: the evaluation as JSON.
@@ -74,5 +85,55 @@ pub async fn parquet(call: &Call, shared: &Arc<Shared>) -> Response<Body> {
         }
         Ok(Err(e)) => error(StatusCode::INTERNAL_SERVER_ERROR, e.code(), &e.to_string()),
         Err(_) => error(StatusCode::INTERNAL_SERVER_ERROR, "internal", "the export failed"),
+    }
+}
+
+/// `/api/admin/runs…`: the run registry.
+pub async fn runs(call: &Call, rest: &str, shared: &Arc<Shared>) -> Response<Body> {
+    use crate::research::runs::{self, Run, RunError};
+    if let Err(r) = local_only(call, "the admin API") {
+        return *r;
+    }
+    let store = shared.accounts.store().clone();
+    let method = call.method.clone();
+    let rest = rest.trim_matches('/').to_string();
+    let body = call.body.clone();
+    let answer = tokio::task::spawn_blocking(move || -> Result<(StatusCode, serde_json::Value), RunError> {
+        let v = |r: &Run| serde_json::to_value(r).unwrap_or_default();
+        match (method, rest.split_once('/')) {
+            (hyper::Method::GET, None) if rest.is_empty() => {
+                Ok((StatusCode::OK, serde_json::to_value(runs::list(&store).map_err(RunError::Store)?).unwrap_or_default()))
+            }
+            (hyper::Method::GET, None) => Ok((StatusCode::OK, v(&runs::get(&store, &rest)?))),
+            (hyper::Method::POST, None) if rest.is_empty() => {
+                let run: Run = serde_json::from_slice(&body).map_err(|e| RunError::BadInput(format!("the body is not a run: {e}")))?;
+                Ok((StatusCode::CREATED, v(&runs::register(&store, run)?)))
+            }
+            (hyper::Method::POST, Some((id, "end"))) => {
+                let fleet = if body.is_empty() {
+                    None
+                } else {
+                    let b: serde_json::Value =
+                        serde_json::from_slice(&body).map_err(|e| RunError::BadInput(format!("the body is not JSON: {e}")))?;
+                    b.get("fleet").cloned()
+                };
+                Ok((StatusCode::OK, v(&runs::end(&store, id, fleet)?)))
+            }
+            _ => Err(RunError::NotFound(rest.clone())),
+        }
+    })
+    .await;
+    match answer {
+        Ok(Ok((status, v))) => json(status, v),
+        Ok(Err(e)) => {
+            let status = match &e {
+                RunError::BadInput(_) => StatusCode::BAD_REQUEST,
+                RunError::NotFound(_) => StatusCode::NOT_FOUND,
+                RunError::Exists(_) => StatusCode::CONFLICT,
+                RunError::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            };
+            error(status, e.code(), &e.to_string())
+        }
+        Err(_) => error(StatusCode::INTERNAL_SERVER_ERROR, "internal", "the run registry failed"),
     }
 }
