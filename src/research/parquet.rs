@@ -1,27 +1,22 @@
 //! The record as Parquet, for the analysis world (DuckDB, pandas, polars, Spark): one
 //! file per table — `sessions`, `decisions`, `observations`, `transitions`, `llm_calls` (each model call behind a decision), `dreams` and
 //! `memory_snapshots` — written with the `parquet` crate's column writers (no Arrow),
-//! Snappy-compressed, 65,536 rows a row group. Times are unix µs (`*_us`, INT64); text is
-//! UTF-8; lists (the mobs present, the memories injected) are `|`-joined strings.
+//! Snappy-compressed, 65,536 rows a row group. Times (`*_us`: `at_us`, `started_us`…) are
+//! TIMESTAMP(µs, UTC) — a duration (`latency_us`) stays INT64 µs; text is UTF-8; lists (the
+//! mobs and players present, the memories injected) are LIST<UTF-8>. `sessions` and
+//! `decisions` carry the `arm` (the run's, else `valence_on`/`valence_off`); a decision's
+//! rooms are `pre_room_vnum` (where it decided) and `post_room_vnum` (after it ran).
 
-use std::fs::File;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::Path;
 
-use parquet::basic::Compression;
-use parquet::data_type::{BoolType, ByteArray, ByteArrayType, DoubleType, Int64Type};
-use parquet::file::properties::WriterProperties;
-use parquet::file::writer::SerializedFileWriter;
 use pawns_storage::{EventRecord, RecordBody, SessionMeta, StateSnapshot, Store, Transition};
 
 use super::dataset::Filter;
+use super::parquet_writer::{werr, Kind, Table, V};
 use crate::memory::DreamSnapshot;
 
-/// Rows per row group.
-const ROW_GROUP: usize = 65_536;
-
 /// The tables, by file stem.
-pub const TABLES: [&str; 7] = ["sessions", "decisions", "observations", "transitions", "llm_calls", "dreams", "memory_snapshots"];
+pub const TABLES: [&str; 8] = ["sessions", "decisions", "observations", "transitions", "llm_calls", "dreams", "memory_snapshots", "trials"];
 
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
@@ -46,176 +41,23 @@ impl ExportError {
     }
 }
 
-#[derive(Clone, Copy, PartialEq)]
-enum Kind {
-    I64,
-    F64,
-    Bool,
-    Str,
-}
-
-enum Data {
-    I64(Vec<i64>),
-    F64(Vec<f64>),
-    Bool(Vec<bool>),
-    Str(Vec<ByteArray>),
-}
-
-struct Column {
-    name: &'static str,
-    optional: bool,
-    data: Data,
-    /// Definition levels (optional columns): 1 present, 0 null.
-    def: Vec<i16>,
-}
-
-/// One table being written: its columns' buffers, flushed a row group at a time.
-struct Table {
-    path: PathBuf,
-    /// The file, under its temporary name until the table is complete.
-    new: pawns_storage::files::NewFile,
-    writer: SerializedFileWriter<File>,
-    cols: Vec<Column>,
-    /// The column the next value goes to.
-    at: usize,
-    rows: usize,
-    pub written: u64,
-}
-
-/// A value for the next column of the row.
-pub enum V<'a> {
-    I(Option<i64>),
-    F(Option<f64>),
-    B(Option<bool>),
-    S(Option<&'a str>),
-}
-
-fn werr(path: &Path, e: impl std::fmt::Display) -> ExportError {
-    ExportError::Write { path: path.display().to_string(), msg: e.to_string() }
-}
-
-impl Table {
-    /// `schema`: (name, kind, optional) in order.
-    fn create(dir: &Path, stem: &str, schema: &[(&'static str, Kind, bool)], force: bool) -> Result<Table, ExportError> {
-        let path = dir.join(format!("{stem}.parquet"));
-        let mut msg = format!("message {stem} {{\n");
-        for (name, kind, optional) in schema {
-            let rep = if *optional { "OPTIONAL" } else { "REQUIRED" };
-            let ty = match kind {
-                Kind::I64 => "INT64",
-                Kind::F64 => "DOUBLE",
-                Kind::Bool => "BOOLEAN",
-                Kind::Str => "BYTE_ARRAY",
-            };
-            let ann = if *kind == Kind::Str { " (UTF8)" } else { "" };
-            msg.push_str(&format!("  {rep} {ty} {name}{ann};\n"));
-        }
-        msg.push('}');
-        let schema_t = Arc::new(parquet::schema::parser::parse_message_type(&msg).map_err(|e| werr(&path, e))?);
-        let props = Arc::new(WriterProperties::builder().set_compression(Compression::SNAPPY).build());
-        let mut new = pawns_storage::files::create(&path, force)?;
-        let file = new.take_file().ok_or_else(|| werr(&path, "the file was not open"))?;
-        let writer = SerializedFileWriter::new(file, schema_t, props).map_err(|e| werr(&path, e))?;
-        let cols = schema
-            .iter()
-            .map(|(name, kind, optional)| Column {
-                name,
-                optional: *optional,
-                data: match kind {
-                    Kind::I64 => Data::I64(Vec::new()),
-                    Kind::F64 => Data::F64(Vec::new()),
-                    Kind::Bool => Data::Bool(Vec::new()),
-                    Kind::Str => Data::Str(Vec::new()),
-                },
-                def: Vec::new(),
-            })
-            .collect();
-        Ok(Table { path, new, writer, cols, at: 0, rows: 0, written: 0 })
-    }
-
-    /// Adds one row, its values in schema order.
-    fn row(&mut self, values: &[V<'_>]) -> Result<(), ExportError> {
-        debug_assert_eq!(values.len(), self.cols.len());
-        for v in values {
-            let c = &mut self.cols[self.at];
-            let present = match (v, &mut c.data) {
-                (V::I(x), Data::I64(d)) => x.map(|x| d.push(x)).is_some(),
-                (V::F(x), Data::F64(d)) => x.map(|x| d.push(x)).is_some(),
-                (V::B(x), Data::Bool(d)) => x.map(|x| d.push(x)).is_some(),
-                (V::S(x), Data::Str(d)) => x.map(|x| d.push(ByteArray::from(x))).is_some(),
-                _ => return Err(werr(&self.path, format!("column {} got a value of another type", c.name))),
-            };
-            if c.optional {
-                c.def.push(i16::from(present));
-            } else if !present {
-                return Err(werr(&self.path, format!("column {} is required", c.name)));
-            }
-            self.at += 1;
-        }
-        self.at = 0;
-        self.rows += 1;
-        if self.rows >= ROW_GROUP {
-            self.flush()?;
-        }
-        Ok(())
-    }
-
-    fn flush(&mut self) -> Result<(), ExportError> {
-        if self.rows == 0 {
-            return Ok(());
-        }
-        let path = self.path.clone();
-        let mut rg = self.writer.next_row_group().map_err(|e| werr(&path, e))?;
-        for c in &mut self.cols {
-            let mut w = rg.next_column().map_err(|e| werr(&path, e))?.ok_or_else(|| werr(&path, "fewer columns than the schema"))?;
-            let def = c.optional.then_some(c.def.as_slice());
-            let r = match &mut c.data {
-                Data::I64(d) => w.typed::<Int64Type>().write_batch(d, def, None),
-                Data::F64(d) => w.typed::<DoubleType>().write_batch(d, def, None),
-                Data::Bool(d) => w.typed::<BoolType>().write_batch(d, def, None),
-                Data::Str(d) => w.typed::<ByteArrayType>().write_batch(d, def, None),
-            };
-            r.map_err(|e| werr(&path, e))?;
-            w.close().map_err(|e| werr(&path, e))?;
-            match &mut c.data {
-                Data::I64(d) => d.clear(),
-                Data::F64(d) => d.clear(),
-                Data::Bool(d) => d.clear(),
-                Data::Str(d) => d.clear(),
-            }
-            c.def.clear();
-        }
-        rg.close().map_err(|e| werr(&path, e))?;
-        self.written += self.rows as u64;
-        self.rows = 0;
-        Ok(())
-    }
-
-    fn finish(mut self) -> Result<(PathBuf, u64), ExportError> {
-        self.flush()?;
-        let path = self.path.clone();
-        self.writer.close().map_err(|e| werr(&path, e))?;
-        self.new.commit()?;
-        Ok((path, self.written))
-    }
-}
-
-use Kind::{Bool as B, Str as S, F64 as F, I64 as I};
+use Kind::{Bool as B, List as L, Str as S, Ts as T, F64 as F, I64 as I};
 
 const SESSIONS: &[(&str, Kind, bool)] = &[
     ("session", I, false),
     ("agent", S, false),
     ("is_agent", B, false),
     ("valence", B, false),
-    ("started_us", I, false),
-    ("ended_us", I, true),
+    ("arm", S, false),
+    ("started_us", T, false),
+    ("ended_us", T, true),
     ("ended_how", S, true),
     ("harness", S, true),
     ("model", S, true),
     ("version", S, true),
     ("tier", S, true),
     ("records", I, false),
-    ("memory_ids", S, false),
+    ("memory_ids", L, false),
 ];
 
 const STATE: [&str; 12] =
@@ -226,8 +68,8 @@ fn decision_schema() -> Vec<(&'static str, Kind, bool)> {
         ("session", I, false),
         ("seq", I, false),
         ("agent", S, false),
-        ("at_us", I, false),
-        ("room_vnum", I, false),
+        ("at_us", T, false),
+        ("arm", S, false),
         ("turn", I, false),
         ("command", S, false),
         ("args", S, false),
@@ -268,19 +110,19 @@ fn decision_schema() -> Vec<(&'static str, Kind, bool)> {
         }
     }
     s.extend_from_slice(&[
-        ("received_us", I, false),
-        ("dispatched_us", I, false),
-        ("completed_us", I, false),
+        ("received_us", T, false),
+        ("dispatched_us", T, false),
+        ("completed_us", T, false),
         ("latency_us", I, false),
         ("stimulus_kind", S, false),
         ("stimulus_target", S, true),
         ("memory_id", S, true),
         ("memory_valence", F, true),
-        ("mobs_present", S, false),
-        ("players_present", S, false),
+        ("mobs_present", L, false),
+        ("players_present", L, false),
         ("last_entered", S, true),
         ("last_message", S, true),
-        ("memory_ids", S, false),
+        ("memory_ids", L, false),
         ("harness", S, true),
         ("model", S, true),
         ("tokens_prompt", I, true),
@@ -297,7 +139,7 @@ const LLM_CALLS: &[(&str, Kind, bool)] = &[
     ("session", I, false),
     ("seq", I, false),
     ("agent", S, false),
-    ("at_us", I, false),
+    ("at_us", T, false),
     ("call", I, false),
     ("model", S, false),
     ("form", S, false),
@@ -339,7 +181,7 @@ const OBSERVATIONS: &[(&str, Kind, bool)] = &[
     ("session", I, false),
     ("seq", I, false),
     ("agent", S, false),
-    ("at_us", I, false),
+    ("at_us", T, false),
     ("room_vnum", I, false),
     ("event_type", S, false),
     ("text", S, false),
@@ -350,7 +192,7 @@ const TRANSITIONS: &[(&str, Kind, bool)] = &[
     ("session", I, false),
     ("seq", I, false),
     ("agent", S, false),
-    ("at_us", I, false),
+    ("at_us", T, false),
     ("room_vnum", I, false),
     ("what", S, false),
     ("from_value", I, true),
@@ -366,7 +208,7 @@ const TRANSITIONS: &[(&str, Kind, bool)] = &[
 
 const DREAMS: &[(&str, Kind, bool)] = &[
     ("agent", S, false),
-    ("at_us", I, false),
+    ("at_us", T, false),
     ("cycle", I, false),
     ("trigger", S, false),
     ("records_read", I, false),
@@ -382,7 +224,7 @@ const DREAMS: &[(&str, Kind, bool)] = &[
 
 const SNAPSHOTS: &[(&str, Kind, bool)] = &[
     ("agent", S, false),
-    ("dream_at_us", I, false),
+    ("dream_at_us", T, false),
     ("cycle", I, false),
     ("memory_id", S, false),
     ("salience", F, true),
@@ -498,7 +340,11 @@ pub fn export(store: &Store, filter: &Filter, dir: &Path, tables: &[String], for
     let mut sessions: Vec<SessionMeta> = store
         .all_sessions()?
         .into_iter()
-        .filter(|s| s.started_us >= filter.since_us && (filter.agents.is_empty() || filter.agents.contains(&s.agent)))
+        .filter(|s| {
+            s.started_us >= filter.since_us
+                && filter.until_us.is_none_or(|u| s.started_us < u)
+                && (filter.agents.is_empty() || filter.agents.contains(&s.agent))
+        })
         .collect();
     sessions.sort_by_key(|s| (s.started_us, s.session));
     let dschema = decision_schema();
@@ -507,16 +353,18 @@ pub fn export(store: &Store, filter: &Filter, dir: &Path, tables: &[String], for
     let mut t_obs = want("observations").then(|| Table::create(dir, "observations", OBSERVATIONS, force)).transpose()?;
     let mut t_tr = want("transitions").then(|| Table::create(dir, "transitions", TRANSITIONS, force)).transpose()?;
     let mut t_llm = want("llm_calls").then(|| Table::create(dir, "llm_calls", LLM_CALLS, force)).transpose()?;
+
     // One reader for many sessions: the record's tail decompressed once per reader.
     let mut log = pawns_storage::SharedLog::default();
     for s in &sessions {
         if let Some(t) = t_sessions.as_mut() {
-            let ids = s.memory_ids.join("|");
+            let arm = arm_of(filter, s);
             t.row(&[
                 V::I(u(s.session)),
                 V::S(Some(&s.agent)),
                 V::B(Some(s.is_agent)),
                 V::B(Some(s.valence)),
+                V::S(Some(&arm)),
                 V::I(u(s.started_us)),
                 V::I(s.ended_us.and_then(u)),
                 V::S(s.ended_how.as_deref()),
@@ -525,7 +373,7 @@ pub fn export(store: &Store, filter: &Filter, dir: &Path, tables: &[String], for
                 V::S(s.version.as_deref()),
                 V::S(s.tier.as_deref()),
                 V::I(u(s.records)),
-                V::S(Some(&ids)),
+                V::L(s.memory_ids.iter().map(String::as_str).collect()),
             ])?;
         }
         if t_dec.is_none() && t_obs.is_none() && t_tr.is_none() && t_llm.is_none() {
@@ -534,7 +382,7 @@ pub fn export(store: &Store, filter: &Filter, dir: &Path, tables: &[String], for
         let mut failed = None;
         log.get(store)?.scan_session(s, 0, 0, &mut |_, r| {
             if failed.is_none() {
-                let written = record_row(&r, t_dec.as_mut(), t_obs.as_mut(), t_tr.as_mut())
+                let written = record_row(&r, &arm_of(filter, s), t_dec.as_mut(), t_obs.as_mut(), t_tr.as_mut())
                     .and_then(|()| t_llm.as_mut().map_or(Ok(()), |t| llm_rows(&r, t)));
                 if let Err(e) = written {
                     failed = Some(e);
@@ -546,6 +394,9 @@ pub fn export(store: &Store, filter: &Filter, dir: &Path, tables: &[String], for
         }
     }
     let mut out = Written::default();
+    if want("trials") {
+        out.files.push(trials(store, filter, dir, force)?);
+    }
     for t in [t_sessions, t_dec, t_obs, t_tr, t_llm].into_iter().flatten() {
         let (p, n) = t.finish()?;
         out.files.push((p.display().to_string(), n));
@@ -569,13 +420,24 @@ pub fn export(store: &Store, filter: &Filter, dir: &Path, tables: &[String], for
     Ok(out)
 }
 
-fn record_row(r: &EventRecord, dec: Option<&mut Table>, obs: Option<&mut Table>, tr: Option<&mut Table>) -> Result<(), ExportError> {
+/// A session's arm: its run's, else its valence flag's.
+fn arm_of(filter: &Filter, s: &SessionMeta) -> String {
+    super::By::Arm.arm(filter, &s.agent, s.valence)
+}
+
+fn record_row(
+    r: &EventRecord,
+    arm: &str,
+    dec: Option<&mut Table>,
+    obs: Option<&mut Table>,
+    tr: Option<&mut Table>,
+) -> Result<(), ExportError> {
     let head = [V::I(u(r.session)), V::I(u(r.seq)), V::S(Some(&r.agent)), V::I(u(r.at_us)), V::I(Some(r.room_vnum.into()))];
     match (&r.body, dec, obs, tr) {
         (RecordBody::Decision(d), Some(t), _, _) => {
-            let (mobs, players, ids) = (d.stimulus.mobs_present.join("|"), d.stimulus.players_present.join("|"), d.memory_ids.join("|"));
             let st = &d.stimulus;
-            let mut row: Vec<V<'_>> = head.into_iter().collect();
+            // Its rooms are the pre- and post-state's: the record's own room is neither named.
+            let mut row: Vec<V<'_>> = vec![V::I(u(r.session)), V::I(u(r.seq)), V::S(Some(&r.agent)), V::I(u(r.at_us)), V::S(Some(arm))];
             row.extend([V::I(u(d.turn)), V::S(Some(&d.command)), V::S(Some(&d.args)), V::S(Some(&d.status))]);
             row.extend(state_values(&d.pre));
             row.extend(state_values(&d.post));
@@ -588,11 +450,11 @@ fn record_row(r: &EventRecord, dec: Option<&mut Table>, obs: Option<&mut Table>,
                 V::S(st.target.as_deref()),
                 V::S(st.memory_id.as_deref()),
                 V::F(st.memory_valence.map(f64::from)),
-                V::S(Some(&mobs)),
-                V::S(Some(&players)),
+                V::L(st.mobs_present.iter().map(|m| &**m).collect()),
+                V::L(st.players_present.iter().map(|m| &**m).collect()),
                 V::S(st.last_entered.as_deref()),
                 V::S(st.last_message.as_deref()),
-                V::S(Some(&ids)),
+                V::L(d.memory_ids.iter().map(String::as_str).collect()),
                 V::S(d.client.harness.as_deref()),
                 V::S(d.client.model.as_deref()),
                 V::I(d.client.tokens_prompt.and_then(u)),
@@ -678,4 +540,52 @@ fn dream_rows(agent: &str, at: u64, d: &DreamSnapshot, dr: Option<&mut Table>, s
         }
     }
     Ok(())
+}
+
+const TRIALS: &[(&str, Kind, bool)] = &[
+    ("encounter", I, false),
+    ("agent", S, false),
+    ("session", I, false),
+    ("arm", S, false),
+    ("stimulus", S, false),
+    ("target", S, true),
+    ("room_vnum", I, false),
+    ("seq", I, false),
+    ("decisions", I, false),
+    ("memory_id", S, true),
+    ("memory", B, false),
+    ("response", S, true),
+    ("response_seq", I, true),
+    ("counted", B, false),
+    ("why", S, true),
+];
+
+/// `trials.parquet`: every encounter the BPS reads, counted or not and why (`bps::Trial`),
+/// split by the run's arms when the selection is a run.
+fn trials(store: &Store, filter: &Filter, dir: &Path, force: bool) -> Result<(String, u64), ExportError> {
+    let ds = super::Dataset::read(store, filter, &mut |_, _| {})?;
+    let by = super::By::Arm;
+    let mut t = Table::create(dir, "trials", TRIALS, force)?;
+    for x in super::bps::trials(&ds, &|a, v| by.arm(filter, a, v)) {
+        let act = x.act.map(|a| serde_json::to_value(a).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default());
+        t.row(&[
+            V::I(u(x.encounter)),
+            V::S(Some(&x.agent)),
+            V::I(u(x.session)),
+            V::S(Some(&x.arm)),
+            V::S(Some(&x.stimulus)),
+            V::S(x.target.as_deref()),
+            V::I(Some(x.room.into())),
+            V::I(u(x.seq)),
+            V::I(Some(x.decisions.into())),
+            V::S(x.memory_id.as_deref()),
+            V::B(Some(x.memory)),
+            V::S(act.as_deref()),
+            V::I(x.response_seq.and_then(u)),
+            V::B(Some(x.counted)),
+            V::S(Some(&x.why).filter(|w| !w.is_empty()).map(String::as_str)),
+        ])?;
+    }
+    let (path, rows) = t.finish()?;
+    Ok((path.display().to_string(), rows))
 }

@@ -262,9 +262,39 @@ async fn the_record_exports_as_parquet_that_duckdb_reads() {
     let (ok, stdout, stderr) = output(c).await;
     assert!(ok, "{stdout}{stderr}");
     assert!(!out.path().join("no.redb").exists(), "asking the server makes no data file here");
-    for t in ["sessions", "decisions", "observations", "transitions", "dreams", "memory_snapshots"] {
+    for t in ["sessions", "decisions", "observations", "transitions", "dreams", "memory_snapshots", "trials"] {
         assert!(stdout.contains(&format!("{t}.parquet: ")), "{stdout}");
     }
+    // Issue 54: times are TIMESTAMP(µs, UTC), lists are LISTs, a decision's rooms are
+    // named pre and post (no bare room_vnum), and sessions and decisions carry the arm.
+    let types = duckdb(
+        out.path(),
+        "select column_name, column_type from (describe select at_us, memory_ids, mobs_present, arm, pre_room_vnum, post_room_vnum from 'decisions.parquet')",
+    );
+    assert_eq!(
+        types,
+        json!([
+            ["at_us", "TIMESTAMP WITH TIME ZONE"],
+            ["memory_ids", "VARCHAR[]"],
+            ["mobs_present", "VARCHAR[]"],
+            ["arm", "VARCHAR"],
+            ["pre_room_vnum", "BIGINT"],
+            ["post_room_vnum", "BIGINT"]
+        ]),
+        "{types}"
+    );
+    let bare = duckdb(out.path(), "select count(*) from (describe select * from 'decisions.parquet') where column_name = 'room_vnum'");
+    assert_eq!(bare[0][0], 0);
+    let listed =
+        duckdb(out.path(), "select list_contains(mobs_present, 'a grizzly bear') from 'decisions.parquet' where stimulus_kind = 'killer' order by at_us limit 1");
+    assert_eq!(listed[0], json!([true]), "{listed}");
+    let started = duckdb(out.path(), "select typeof(started_us), arm, year(started_us) >= 2026 from 'sessions.parquet'");
+    assert_eq!(started[0], json!(["TIMESTAMP WITH TIME ZONE", "valence_on", true]), "{started}");
+    // The per-trial table agrees with the evaluation's count of trials.
+    let counted = duckdb(out.path(), "select count(*) filter (where counted), count(*) from 'trials.parquet'");
+    let (_, body) = http_get(s.addr, "/api/admin/eval?agents=vex").await;
+    let e: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(counted[0], json!([e["sample"]["trials"], e["sample"]["encounters"]]), "{counted}");
     let n = duckdb(out.path(), "select count(*) from 'decisions.parquet' where agent = 'vex'");
     assert_eq!(n[0][0], all.len(), "every decision, as the JSONL export has them");
     let killer = duckdb(
