@@ -88,11 +88,49 @@ const CONSIDER: [(&str, i32); 11] = [
     ("are you mad", 6),
 ];
 
-/// The level difference a `consider` answer means.
+/// Dark Pawns' `consider` (its own `do_consider`): three clauses — damage, hit points,
+/// level — each read as a difference; the answer means the most dangerous of them.
+const DP_CONSIDER: [(&str, i32); 21] = [
+    ("could eat you for lunch", 6),
+    ("could tear you up in a fight", 3),
+    ("could hurt you in a fight", 1),
+    ("looks like a fair fight", 0),
+    ("looks like a very easy kill", -2),
+    ("looks like an easy kill", -1),
+    ("might not even be worth the effort", -5),
+    ("in much better physical shape", 4),
+    ("in a lot better physical shape", 2),
+    ("in better physical shape", 1),
+    ("in about the same physical shape", 0),
+    ("in a little worse physical shape", -1),
+    ("in a worse physical shape", -2),
+    ("in a lot worse physical shape", -3),
+    ("of many won battles", 4),
+    ("seems to know", 2),
+    ("about as confident", 0),
+    ("seems less confident", -1),
+    ("much less confident", -3),
+    ("ready to run from a fight", -5),
+    ("never been in battle before", -7),
+];
+
+/// The level difference a `consider` answer means: CircleMUD's lines, or Dark Pawns'
+/// three clauses (the most dangerous counts).
 pub fn consider_diff(text: &str) -> Option<i32> {
     let t = text.trim().to_ascii_lowercase();
-    CONSIDER.iter().find(|(p, _)| t.starts_with(p)).map(|(_, d)| *d)
+    if let Some((_, d)) = CONSIDER.iter().find(|(p, _)| t.starts_with(p)) {
+        return Some(*d);
+    }
+    // Its clauses are wrapped over lines: read them as one.
+    let t = t.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut seen = DP_CONSIDER.iter().filter(|(p, _)| t.contains(p)).map(|(_, d)| *d).peekable();
+    seen.peek()?;
+    seen.max()
 }
+
+/// What the planner makes of a mob whose `consider` answer it could not read: not to
+/// be fought, and not asked again.
+const UNREADABLE: i32 = i32::MAX;
 
 fn mob_key(m: &Mob) -> String {
     if m.vnum != 0 {
@@ -254,6 +292,13 @@ impl Planner {
                 continue;
             }
             let key = mob_key(m);
+            // Asked, and no answer it could read came back: never ask again (it asked a
+            // Dark Pawns knight 1,048 times in a row).
+            if self.asking.as_ref() == Some(&key) && !self.considered.contains_key(&key) {
+                self.considered.insert(key.clone(), UNREADABLE);
+                self.asking = None;
+                continue;
+            }
             match self.considered.get(&key) {
                 None => {
                     self.asking = Some(key);
@@ -436,5 +481,17 @@ mod tests {
         assert_eq!(consider_diff("You ARE mad!"), Some(11));
         assert_eq!(consider_diff("Easy."), Some(-2));
         assert_eq!(consider_diff("Fairly easy."), Some(-1));
+        // Dark Pawns' answers, as its do_consider writes them (wrapped over lines).
+        let lunch = "The knight templar looks like he could eat you for lunch, looks to be\nin much better physical shape than you, and moves with an ease telling\nof many won battles.";
+        assert_eq!(consider_diff(lunch), Some(6));
+        let easy = "The beastly fido looks like an easy kill, looks to be\nin a little worse physical shape as you, and seems less confident in\nbattle than you do.";
+        assert_eq!(consider_diff(easy), Some(-1));
+        // An answer it cannot read: asked once, then left alone.
+        let mut p = Planner::new(SmallRng::seed_from_u64(1));
+        let s = st(100, false, vec![goblin(false)]);
+        assert_eq!(p.decide(&s).unwrap().command, "consider 2.goblin");
+        p.observe(&s, &said("It looks at you blankly."), None);
+        assert_eq!(p.decide(&s).unwrap().command, "north", "not asked again");
+        assert_eq!(p.decide(&s).unwrap().command, "north");
     }
 }

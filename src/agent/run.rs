@@ -512,7 +512,8 @@ impl Loop<'_> {
             .map_err(|_| AgentError::Connect("the connection has stopped".into()))?;
         if let Some(say) = a.say.as_deref().filter(|s| !s.trim().is_empty()) {
             self.out.say(say);
-            let _ = self.tx.send(Outbound::Command { command: format!("say {say}"), id: format!("{id}s"), meta: None }).await;
+            let why = serde_json::json!({"reason": format!("said with {}", a.command).chars().take(crate::protocol::MAX_REASON).collect::<String>()});
+            let _ = self.tx.send(Outbound::Command { command: format!("say {say}"), id: format!("{id}s"), meta: Some(why) }).await;
         }
         self.pending = Some(Pending {
             id,
@@ -580,11 +581,13 @@ impl Loop<'_> {
                 if !self.state.fighting && !quit_sent {
                     self.end_turn()?;
                     self.out.line("> quit");
-                    let _ = self.tx.send(Outbound::Command { command: "quit".into(), id: "quit".into(), meta: None }).await;
+                    let why = serde_json::json!({"reason": "the session's time is up"});
+                    let _ = self.tx.send(Outbound::Command { command: "quit".into(), id: "quit".into(), meta: Some(why) }).await;
                     quit_sent = true;
                 } else if self.state.fighting && last_flee.is_none_or(|t| t.elapsed() > Duration::from_millis(700)) {
                     self.out.line("> flee  [leaving: out of the fight first]");
-                    let _ = self.tx.send(Outbound::Command { command: "flee".into(), id: "leave".into(), meta: None }).await;
+                    let why = serde_json::json!({"reason": "the session's time is up: out of the fight first, to quit"});
+                    let _ = self.tx.send(Outbound::Command { command: "flee".into(), id: "leave".into(), meta: Some(why) }).await;
                     last_flee = Some(Instant::now());
                 }
                 match tokio::time::timeout(Duration::from_millis(200), rx.recv()).await {

@@ -29,6 +29,9 @@ pub struct CurvePoint {
     pub age: u64,
     pub n: u64,
     pub mean: f64,
+    /// The mean's 95 % interval (normal, from the saliences' spread); none for one point.
+    #[serde(default)]
+    pub ci: Option<[f64; 2]>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -55,7 +58,8 @@ struct Acc {
     sy: f64,
     sxx: f64,
     sxy: f64,
-    curve: BTreeMap<u64, (u64, f64)>,
+    /// Age → (n, Σy, Σy²).
+    curve: BTreeMap<u64, (u64, f64, f64)>,
     prune_ages: Vec<f64>,
 }
 
@@ -70,6 +74,7 @@ impl Acc {
         let c = self.curve.entry(age).or_default();
         c.0 += 1;
         c.1 += y;
+        c.2 += y * y;
     }
 
     fn fit(&self) -> Option<(f64, f64)> {
@@ -121,7 +126,20 @@ pub fn decay(ds: &Dataset, arm_of: &dyn Fn(&str, bool) -> String) -> Vec<DecayBa
                 points: a.n as u64,
                 slope: fit.map(|f| f.0),
                 intercept: fit.map(|f| f.1),
-                curve: a.curve.iter().map(|(age, (n, sum))| CurvePoint { age: *age, n: *n, mean: sum / *n as f64 }).collect(),
+                curve: a
+                    .curve
+                    .iter()
+                    .map(|(age, (n, sum, sq))| {
+                        let k = *n as f64;
+                        let mean = sum / k;
+                        let ci = (*n > 1).then(|| {
+                            let sd = ((sq - k * mean * mean) / (k - 1.0)).max(0.0).sqrt();
+                            let half = 1.96 * sd / k.sqrt();
+                            [mean - half, mean + half]
+                        });
+                        CurvePoint { age: *age, n: *n, mean, ci }
+                    })
+                    .collect(),
                 pruned: a.prune_ages.len() as u64,
                 median_prune_age: median(a.prune_ages),
             }

@@ -29,12 +29,18 @@ pub struct Uncounted {
     pub n: u64,
 }
 
-/// The longest run of one refused verb in a session, when it reaches `STUCK_RUN`.
+/// The longest run in a session, when it reaches `STUCK_RUN`, of one verb the game
+/// refused (`refused`), or of one command line said again and again whatever the game
+/// answered (`repeated`: a `consider` asked 1,000 times).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Stuck {
     pub agent: String,
     pub session: u64,
+    #[serde(default)]
+    pub kind: String,
     pub verb: String,
+    #[serde(default)]
+    pub args: String,
     pub status: String,
     pub run: u64,
     /// The run's first decision.
@@ -57,33 +63,45 @@ pub struct Quality {
     pub silent_sessions: Vec<Silent>,
 }
 
-pub fn quality(ds: &Dataset, trials: &[Trial], arm_of: &dyn Fn(&str, bool) -> String) -> Quality {
+pub fn quality<'a>(ds: &'a Dataset, trials: &[Trial], arm_of: &dyn Fn(&str, bool) -> String) -> Quality {
     let mut statuses: BTreeMap<(String, &str), u64> = BTreeMap::new();
     let mut per_arm: BTreeMap<String, u64> = BTreeMap::new();
     let mut decided = vec![0u64; ds.sessions.len()];
-    let mut stuck: BTreeMap<usize, Stuck> = BTreeMap::new();
-    // The run under way: (session, verb, status, length, first seq).
-    let mut run: Option<(usize, &str, &str, u64, u64)> = None;
+    // Per session: the longest run of each kind.
+    let mut stuck: BTreeMap<(usize, &str), Stuck> = BTreeMap::new();
+    // The runs under way: (session, key, status, length, first seq), keyed by the verb and
+    // status (refused) or by the whole line (repeated).
+    let mut refused: Option<(usize, (&str, &str), &str, u64, u64)> = None;
+    let mut repeated: Option<(usize, (&str, &str), &str, u64, u64)> = None;
     for d in &ds.decisions {
         let s = &ds.sessions[d.session];
         let arm = arm_of(&s.agent, s.valence);
         *statuses.entry((arm.clone(), d.status.as_str())).or_default() += 1;
         *per_arm.entry(arm).or_default() += 1;
         decided[d.session] += 1;
-        run = match run {
-            Some((sess, verb, status, n, from)) if d.status != "ok" && sess == d.session && verb == d.verb && status == d.status => {
-                Some((sess, verb, status, n + 1, from))
-            }
-            _ if d.status != "ok" => Some((d.session, d.verb.as_str(), d.status.as_str(), 1, d.seq)),
+        let next = |run: Option<(usize, (&'a str, &'a str), &'a str, u64, u64)>, key: (&'a str, &'a str), counts: bool| match run {
+            Some((sess, k, _, n, from)) if counts && sess == d.session && k == key => Some((sess, k, d.status.as_str(), n + 1, from)),
+            _ if counts => Some((d.session, key, d.status.as_str(), 1, d.seq)),
             _ => None,
         };
-        if let Some((sess, verb, status, n, from)) = run {
-            if n >= STUCK_RUN && stuck.get(&sess).is_none_or(|x| x.run < n) {
+        refused = next(refused, (d.verb.as_str(), d.status.as_str()), d.status != "ok");
+        repeated = next(repeated, (d.verb.as_str(), d.args.as_str()), true);
+        for (kind, run) in [("refused", refused), ("repeated", repeated)] {
+            let Some((sess, (verb, _), status, n, from)) = run else { continue };
+            if n >= STUCK_RUN && stuck.get(&(sess, kind)).is_none_or(|x| x.run < n) {
                 let agent = ds.sessions[sess].agent.clone();
-                stuck.insert(
-                    sess,
-                    Stuck { agent, session: ds.sessions[sess].session, verb: verb.into(), status: status.into(), run: n, from_seq: from },
-                );
+                let args = if kind == "repeated" { d.args.clone() } else { String::new() };
+                let x = Stuck {
+                    agent,
+                    session: ds.sessions[sess].session,
+                    kind: kind.into(),
+                    verb: verb.into(),
+                    args,
+                    status: status.into(),
+                    run: n,
+                    from_seq: from,
+                };
+                stuck.insert((sess, kind), x);
             }
         }
     }

@@ -56,16 +56,18 @@ fn quality(w: &mut String, e: &Evaluation) {
         }
     }
     if q.stuck.is_empty() {
-        let _ = writeln!(w, "\nNo session repeated a refused command {} times in a row.", super::quality::STUCK_RUN);
+        let _ = writeln!(w, "\nNo session repeated a command {} times in a row.", super::quality::STUCK_RUN);
     } else {
         let _ = writeln!(
             w,
-            "\nSessions stuck: the same command refused {} times or more in a row ({} sessions; the longest 20):\n\n| agent | session | command | status | in a row | from seq |\n|---|---:|---|---|---:|---:|",
+            "\nSessions stuck: one command refused (`refused`), or one command line said again whatever the answer (`repeated`), {} times or more in a row ({} runs; the longest 20):\n\n| agent | session | stuck | command | last status | in a row | from seq |\n|---|---:|---|---|---|---:|---:|",
             super::quality::STUCK_RUN,
             q.stuck.len()
         );
         for x in q.stuck.iter().take(20) {
-            let _ = writeln!(w, "| {} | {} | {} | {} | {} | {} |", x.agent, x.session, x.verb, x.status, x.run, x.from_seq);
+            let line = format!("{} {}", x.verb, x.args);
+            let _ =
+                writeln!(w, "| {} | {} | {} | {} | {} | {} | {} |", x.agent, x.session, x.kind, line.trim(), x.status, x.run, x.from_seq);
         }
     }
     let _ = writeln!(w, "\nSessions with no decision: {}.\n", q.silent_sessions.len());

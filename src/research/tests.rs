@@ -203,6 +203,25 @@ fn cost_counts_model_calls_and_tokens_per_agent_hour() {
     assert_eq!((off.model_calls, off.agent_hours, off.tokens_per_agent_hour), (0, 0.0, None));
 }
 
+/// No value is no bar: an `n/a` score is written as "n/a", never drawn as 0; an SCS plot
+/// with nothing scored draws no invented axis.
+#[test]
+fn plots_say_n_a_and_draw_no_axis_for_no_data() {
+    let mut e = evaluate(&fixture(), &Filter::default(), By::Valence);
+    for b in e.bps.iter_mut() {
+        if b.arm == "valence_off" {
+            b.bps = None;
+        }
+    }
+    e.scs.summary.clear();
+    let dir = tempfile::tempdir().unwrap();
+    plots::write_all(&e, dir.path(), false).unwrap();
+    let bps = std::fs::read_to_string(dir.path().join("bps.svg")).unwrap();
+    assert!(bps.contains("\nn/a\n"), "the missing bar says n/a: {bps}");
+    let scs = std::fs::read_to_string(dir.path().join("scs.svg")).unwrap();
+    assert!(scs.contains("no social act was scored") && !scs.contains("0.05"), "{scs}");
+}
+
 #[test]
 fn the_report_and_its_plots_are_written() {
     let e = evaluate(&fixture(), &Filter::default(), By::Valence);
@@ -215,6 +234,15 @@ fn the_report_and_its_plots_are_written() {
     }
     let decay = std::fs::read_to_string(dir.path().join("decay.svg")).unwrap();
     assert!(decay.contains("valence_on -3..-2 (slope -0.100)"), "the legend names each band with its slope");
+    // Issue 54: a band keeps its colour in every arm (two bands never share one), and the
+    // legend stands beside the plot (past its 800 px), over no line.
+    let colour = |band: &str| format!("{:?}", plots::band_colour(band));
+    assert_ne!(colour("-3..-2"), colour("0"));
+    assert!(decay.contains("width=\"1040\""), "the legend's column beside the plot");
+    let bps = std::fs::read_to_string(dir.path().join("bps.svg")).unwrap();
+    assert!(bps.contains("stimulus (headline response)"), "the x axis has a title");
+    let cost = std::fs::read_to_string(dir.path().join("cost.svg")).unwrap();
+    assert!(cost.contains("log"), "cost uses a log axis");
     let names: Vec<String> = plots.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
     let md = report::markdown(&e, &names);
     // Newcombe's interval as statsmodels gives it for 2/3 − 1/2: [−0.446, 0.655].
@@ -261,8 +289,17 @@ fn a_refused_command_is_not_counted() {
     let failed = q.statuses.iter().find(|s| s.arm == "valence_off" && s.status == "failed").unwrap();
     assert_eq!(failed.n, 12);
     assert!(q.uncounted.iter().any(|u| u.arm == "valence_off" && u.why == "refused" && u.n == 1), "{q:?}");
-    assert_eq!(q.stuck.len(), 1);
-    assert_eq!((q.stuck[0].verb.as_str(), q.stuck[0].status.as_str(), q.stuck[0].run, q.stuck[0].from_seq), ("north", "failed", 12, 40));
+    let kinds: Vec<(&str, &str, &str, u64, u64)> =
+        q.stuck.iter().map(|x| (x.kind.as_str(), x.verb.as_str(), x.status.as_str(), x.run, x.from_seq)).collect();
+    assert_eq!(kinds, vec![("refused", "north", "failed", 12, 40), ("repeated", "north", "failed", 12, 40)]);
+    // A command the game takes but that goes nowhere, again and again, is a loop too.
+    let mut ds = fixture();
+    for i in 0..15 {
+        ds.decisions.push(d(2, 60 + i, 10, "stranger", false, "consider knight"));
+    }
+    let e = evaluate(&ds, &Filter::default(), By::Valence);
+    let looped: Vec<(&str, &str, u64)> = e.quality.stuck.iter().map(|x| (x.kind.as_str(), x.args.as_str(), x.run)).collect();
+    assert_eq!(looped, vec![("repeated", "knight", 15)]);
 }
 
 /// The per-trial table reproduces every pooled score: counting its counted rows by

@@ -103,7 +103,7 @@ fn read_json(p: &std::path::Path) -> Value {
 }
 
 /// The report a run of `pawns eval`/`experiment` wrote: every file there, both arms.
-fn check_report(dir: &std::path::Path, agents: u64, memories: bool) -> Value {
+fn check_report(dir: &std::path::Path, agents: u64, memories: bool, want_arms: &[&str]) -> Value {
     let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
     for section in ["## Behavioral Persistence Score", "## Social Consequence Score", "## Salience decay", "## Cost"] {
         assert!(md.contains(section), "{section}:\n{md}");
@@ -115,7 +115,8 @@ fn check_report(dir: &std::path::Path, agents: u64, memories: bool) -> Value {
     let e = read_json(&dir.join("evaluation.json"));
     assert_eq!(e["sample"]["agents"], agents, "{}", e["sample"]);
     let arms: Vec<&str> = e["arms"].as_array().unwrap().iter().map(|a| a[0].as_str().unwrap()).collect();
-    assert_eq!(arms, vec!["valence_off", "valence_on"], "{}", e["arms"]);
+    assert_eq!(arms, want_arms, "{}", e["arms"]);
+    assert!(md.contains("## Data quality"), "{md}");
     assert!(e["sample"]["decisions"].as_u64().unwrap() > 10, "{}", e["sample"]);
     // Every session was dreamed: the dream log has them, and memories in decay bands.
     assert!(e["sample"]["dreams"].as_u64().unwrap() >= agents, "{}", e["sample"]);
@@ -128,7 +129,12 @@ fn check_report(dir: &std::path::Path, agents: u64, memories: bool) -> Value {
 
 #[tokio::test]
 async fn an_experiment_with_the_planner_plays_both_arms_and_eval_reads_the_same_offline() {
-    let s = TestServer::start_with(fast).await;
+    // A server run named by its operator, beside the experiment's own run.
+    let s = TestServer::start_with(|c| {
+        fast(c);
+        c.run = Some("whole-server".into());
+    })
+    .await;
     let out = tempfile::tempdir().unwrap();
     let mut c = pawns_bin();
     c.args(["experiment", "--agents", "4", "--minutes", "0.4", "--session-minutes", "0.12", "--pace", "50ms", "--prefix", "pl"])
@@ -139,10 +145,39 @@ async fn an_experiment_with_the_planner_plays_both_arms_and_eval_reads_the_same_
     let (ok, stdout, stderr) = output(c).await;
     assert!(ok, "{stdout}{stderr}");
     assert!(stdout.contains("4 agents (2 valence on, 2 off)") && stdout.contains("Report: "), "{stdout}");
+    // fleet.json is the run as registered: what ran, with what, and what the fleet did.
     let fleet = read_json(&out.path().join("fleet.json"));
-    assert!(fleet["sessions"].as_u64().unwrap() >= 8, "two sessions or more each: {fleet}");
-    assert_eq!(fleet["failures"], json!([]), "{fleet}");
-    let online = check_report(out.path(), 4, true);
+    assert!(fleet["fleet"]["sessions"].as_u64().unwrap() >= 8, "two sessions or more each: {fleet}");
+    assert_eq!(fleet["fleet"]["failures"], json!([]), "{fleet}");
+    assert_eq!((&fleet["kind"], &fleet["seed"], &fleet["pace_ms"]), (&json!("experiment"), &json!(1), &json!(50)), "{fleet}");
+    assert!(fleet["command_line"].to_string().contains("--prefix") && fleet["world_digest"].as_str().unwrap().len() == 64, "{fleet}");
+    assert!(fleet["version"].is_string() && fleet["ended_us"].as_u64() > fleet["started_us"].as_u64(), "{fleet}");
+    let run = fleet["id"].as_str().unwrap().to_string();
+    assert!(stdout.contains(&format!("Run {run} registered")), "{stdout}");
+    let online = check_report(out.path(), 4, true, &["fsm/valence_off", "fsm/valence_on"]);
+    // Every decision of the planner says why.
+    let (_, body) = http_get(s.addr, "/api/export?what=decisions&agent=plon01").await;
+    let without: Vec<&str> = body.lines().filter(|l| !l.contains("\"reason\":\"")).collect();
+    assert!(without.is_empty(), "{without:?}");
+    // The registry refuses what it cannot keep, with stable codes.
+    for (body, status, code) in [
+        (
+            json!({"id": "whole-server", "kind": "experiment", "started_us": 0, "version": "", "command_line": [], "world": "", "world_digest": "", "arms": []}),
+            409,
+            "run_exists",
+        ),
+        (
+            json!({"id": "no way!", "kind": "experiment", "started_us": 0, "version": "", "command_line": [], "world": "", "world_digest": "", "arms": []}),
+            400,
+            "bad_request",
+        ),
+        (json!({"kind": 3}), 400, "bad_request"),
+    ] {
+        let (st, b) = super::residents::post_json(s.addr, "/api/admin/runs", &body).await;
+        assert_eq!((st, b["error"]["code"].as_str().or(b["code"].as_str())), (status, Some(code)), "{b}");
+    }
+    let (st, _) = http_get(s.addr, "/api/admin/runs/nothing-here").await;
+    assert_eq!(st, 404);
     // The planner's decisions carry their stimuli.
     let (_, body) = http_get(s.addr, "/api/export?what=decisions&agent=plon01").await;
     let first: Value = serde_json::from_str(body.lines().next().unwrap()).unwrap();
@@ -152,20 +187,60 @@ async fn an_experiment_with_the_planner_plays_both_arms_and_eval_reads_the_same_
     let dir = s.shutdown_keep_dir().await;
     let offline = tempfile::tempdir().unwrap();
     let mut c = pawns_bin();
+    c.args(["eval", "--run", &run]).arg("--db").arg(dir.path().join("test.redb")).arg("--out").arg(offline.path());
+    let (ok, stdout, stderr) = output(c).await;
+    assert!(ok, "{stdout}{stderr}");
+    assert!(stdout.contains("Evaluated 4 agents"), "{stdout}");
+    let again = check_report(offline.path(), 4, true, &["fsm/valence_off", "fsm/valence_on"]);
+    for part in ["sample", "bps", "scs", "decay", "trials", "quality"] {
+        assert_eq!(again[part], online[part], "{part}");
+    }
+    // The same selection by hand: agents (repeated or comma-separated) and a time.
+    let by_hand = tempfile::tempdir().unwrap();
+    let mut c = pawns_bin();
     c.args(["eval", "--agents", "plon01,plon02", "--agents", "ploff01,ploff02"])
         .arg("--since")
         .arg(chrono::DateTime::from_timestamp_micros(fleet["started_us"].as_i64().unwrap()).unwrap().to_rfc3339())
         .arg("--db")
         .arg(dir.path().join("test.redb"))
         .arg("--out")
-        .arg(offline.path());
+        .arg(by_hand.path());
     let (ok, stdout, stderr) = output(c).await;
     assert!(ok, "{stdout}{stderr}");
-    assert!(stdout.contains("Evaluated 4 agents"), "{stdout}");
-    let again = check_report(offline.path(), 4, true);
-    for part in ["sample", "bps", "scs", "decay"] {
-        assert_eq!(again[part], online[part], "{part}");
-    }
+    let split = check_report(by_hand.path(), 4, true, &["valence_off", "valence_on"]);
+    assert_eq!(split["sample"], online["sample"]);
+    // The registry, offline: both runs, one shown, the two compared.
+    let db = dir.path().join("test.redb");
+    let mut c = pawns_bin();
+    c.args(["runs", "list"]).arg("--db").arg(&db);
+    let (ok, stdout, stderr) = output(c).await;
+    assert!(ok && stdout.contains("whole-server  serve") && stdout.contains(&format!("{run}  experiment")), "{stdout}{stderr}");
+    assert!(stdout.contains("fsm/valence_on ×2"), "{stdout}");
+    let mut c = pawns_bin();
+    c.args(["runs", "show", &run]).arg("--db").arg(&db);
+    let (ok, stdout, _) = output(c).await;
+    assert!(
+        ok && stdout.contains("seed 1, pace 50 ms") && stdout.contains("arm fsm/valence_off: policy fsm, valence off, 2 agents"),
+        "{stdout}"
+    );
+    let mut c = pawns_bin();
+    c.args(["runs", "compare", "whole-server", &run]).arg("--db").arg(&db);
+    let (ok, stdout, stderr) = output(c).await;
+    assert!(ok, "{stderr}");
+    assert!(stdout.contains("whole-server") && stdout.contains("decisions the game took") && stdout.contains("fsm/valence_on"), "{stdout}");
+    let decisions = |line: &str| line.split_whitespace().skip(1).map(str::to_string).collect::<Vec<_>>();
+    let row = stdout.lines().find(|l| l.starts_with("decisions ")).unwrap();
+    assert_eq!(decisions(row)[0], decisions(row)[1], "the server run holds the experiment's decisions and no others: {stdout}");
+    let mut c = pawns_bin();
+    c.args(["runs", "compare", "whole-server", "nope"]).arg("--db").arg(&db);
+    let (ok, _, stderr) = output(c).await;
+    assert!(!ok && stderr.contains("no_such_run"), "{stderr}");
+    // The server run was ended at shutdown.
+    let mut c = pawns_bin();
+    c.args(["runs", "show", "whole-server", "--json"]).arg("--db").arg(&db);
+    let (_, stdout, _) = output(c).await;
+    let whole: Value = serde_json::from_str(&stdout).unwrap();
+    assert!(whole["ended_us"].as_u64() > Some(0) && whole["kind"] == "serve", "{whole}");
     // --json prints what the report was written from.
     let mut c = pawns_bin();
     c.args(["eval", "--json", "--by", "none"]).arg("--db").arg(dir.path().join("test.redb"));
@@ -213,7 +288,7 @@ async fn an_experiment_with_a_language_model_records_its_tokens() {
     assert!(ok, "{stdout}{stderr}");
     assert!(seen.lock().unwrap().len() > 4, "the model was asked");
     // Walking east remembers no event (only the map): no decay curve.
-    let e = check_report(out.path(), 2, false);
+    let e = check_report(out.path(), 2, false, &["llm/valence_off", "llm/valence_on"]);
     for c in e["cost"].as_array().unwrap() {
         assert!(c["with_tokens"].as_u64().unwrap() > 0 && c["prompt_mean"].as_f64().unwrap() > 10.0, "{c}");
     }
