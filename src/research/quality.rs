@@ -63,6 +63,9 @@ pub struct Quality {
     pub silent_sessions: Vec<Silent>,
 }
 
+/// A run under way: (session index, its key, the last status, its length, its first seq).
+type Run<'a> = (usize, (&'a str, &'a str), &'a str, u64, u64);
+
 pub fn quality<'a>(ds: &'a Dataset, trials: &[Trial], arm_of: &dyn Fn(&str, bool) -> String) -> Quality {
     let mut statuses: BTreeMap<(String, &str), u64> = BTreeMap::new();
     let mut per_arm: BTreeMap<String, u64> = BTreeMap::new();
@@ -71,15 +74,15 @@ pub fn quality<'a>(ds: &'a Dataset, trials: &[Trial], arm_of: &dyn Fn(&str, bool
     let mut stuck: BTreeMap<(usize, &str), Stuck> = BTreeMap::new();
     // The runs under way: (session, key, status, length, first seq), keyed by the verb and
     // status (refused) or by the whole line (repeated).
-    let mut refused: Option<(usize, (&str, &str), &str, u64, u64)> = None;
-    let mut repeated: Option<(usize, (&str, &str), &str, u64, u64)> = None;
+    let mut refused: Option<Run<'a>> = None;
+    let mut repeated: Option<Run<'a>> = None;
     for d in &ds.decisions {
         let s = &ds.sessions[d.session];
         let arm = arm_of(&s.agent, s.valence);
         *statuses.entry((arm.clone(), d.status.as_str())).or_default() += 1;
         *per_arm.entry(arm).or_default() += 1;
         decided[d.session] += 1;
-        let next = |run: Option<(usize, (&'a str, &'a str), &'a str, u64, u64)>, key: (&'a str, &'a str), counts: bool| match run {
+        let next = |run: Option<Run<'a>>, key: (&'a str, &'a str), counts: bool| match run {
             Some((sess, k, _, n, from)) if counts && sess == d.session && k == key => Some((sess, k, d.status.as_str(), n + 1, from)),
             _ if counts => Some((d.session, key, d.status.as_str(), 1, d.seq)),
             _ => None,
