@@ -241,6 +241,9 @@ pub fn markdown(e: &Evaluation, plots: &[String]) -> String {
     if plots.iter().any(|p| p == "cost.svg") {
         let _ = writeln!(w, "\n![Cost](cost.svg)\n");
     }
-    let _ = writeln!(w, "\nDefinitions: `docs/research.md`. Intervals are seeded percentile bootstraps (1,000 resamples).");
+    let _ = writeln!(
+        w,
+        "\nDefinitions: `docs/research.md`. Proportions: Wilson intervals; differences: Newcombe's hybrid score interval, Fisher's exact p; means (SCS): seeded percentile bootstraps (1,000 resamples); decay: normal intervals of each mean."
+    );
     s
 }
