@@ -192,7 +192,7 @@ mod tests {
         let p = a.finish().unwrap();
         assert!(p.starts_with(dir.path().join("ula")));
         let v: serde_json::Value = serde_json::from_str(std::fs::read_to_string(&p).unwrap().trim()).unwrap();
-        for f in crate::record::export::SESSION_FIELDS.iter().chain(&["tokens"]) {
+        for f in crate::record::export::SEED_FIELDS.iter().chain(&["tokens"]) {
             assert!(v.get(*f).is_some(), "missing {f}: {v}");
         }
         assert_eq!(

@@ -19,6 +19,23 @@ use serde::Serialize;
 
 use crate::research::Filter;
 
+/// The seed's own fields (what an agent client's session log writes too).
+pub const SEED_FIELDS: [&str; 13] = [
+    "timestamp",
+    "room_vnum",
+    "room_name",
+    "hp",
+    "max_hp",
+    "agent_level",
+    "mobs_present",
+    "fighting",
+    "action",
+    "args",
+    "say_line",
+    "latency_ms",
+    "valence",
+];
+
 /// The seed's field list, in its order, then whose the line is (also the CSV header).
 pub const SESSION_FIELDS: [&str; 18] = [
     "timestamp",

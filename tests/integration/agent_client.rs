@@ -103,7 +103,7 @@ async fn the_fsm_policy_fights_what_it_can_flees_what_it_cannot_and_survives() {
     }
     // Every line has the seed's fields.
     for l in &lines {
-        for f in pawns::record::export::SESSION_FIELDS.iter().chain(&["tokens"]) {
+        for f in pawns::record::export::SEED_FIELDS.iter().chain(&["tokens"]) {
             assert!(l.get(*f).is_some(), "{f} missing in {l}");
         }
     }
