@@ -356,7 +356,7 @@ pub async fn export(args: ExportArgs, decisions: bool) -> anyhow::Result<()> {
     let (f, out, force) = (filter.clone(), args.out.clone(), args.force);
     let offline = read_offline(&args.place, move |store| {
         let mut sink = Sink::open(out.as_deref(), force)?;
-        let n = pawns::record::export::export(store, &f, what, &mut sink)?;
+        let n = pawns::research::lines::export(store, &f, what, &mut sink)?;
         sink.finish()?;
         Ok(n)
     })

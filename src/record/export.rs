@@ -14,10 +14,8 @@
 //! compared on it. `decisions` lines carry `session`, `agent`, `seq`, `at_us` and the
 //! full decision record.
 
-use pawns_storage::{DecisionRecord, EventRecord, RecordBody, SessionMeta, Store, StoreError};
+use pawns_storage::{DecisionRecord, EventRecord, SessionMeta, StoreError};
 use serde::Serialize;
-
-use crate::research::Filter;
 
 /// The seed's own fields (what an agent client's session log writes too).
 pub const SEED_FIELDS: [&str; 13] = [
@@ -109,34 +107,7 @@ pub fn session_line(meta: &SessionMeta, r: &EventRecord, d: &DecisionRecord, val
     }
 }
 
-/// A session's decisions, each with the valence of the strongest event that followed it
-/// (before the next decision), as the memory extractor reads the record.
-fn decisions(records: &[EventRecord]) -> Vec<(&EventRecord, &DecisionRecord, i8)> {
-    let mut x = crate::memory::extract::Extractor::new();
-    for r in records {
-        x.feed(r);
-    }
-    let mut out: Vec<(&EventRecord, &DecisionRecord, i8)> = records
-        .iter()
-        .filter_map(|r| match &r.body {
-            RecordBody::Decision(d) => Some((r, d.as_ref(), 0)),
-            RecordBody::Observation { .. } | RecordBody::Transition(_) => None,
-        })
-        .collect();
-    for e in &x.events {
-        let seq = e.id.rsplit_once(':').and_then(|(_, s)| s.parse::<u64>().ok()).unwrap_or(0);
-        let v = pawns_graph::valence::valence(&e.kind);
-        let at = out.partition_point(|(r, _, _)| r.seq <= seq);
-        if let Some((_, _, best)) = at.checked_sub(1).and_then(|i| out.get_mut(i)) {
-            if v.abs() > best.abs() {
-                *best = v;
-            }
-        }
-    }
-    out
-}
-
-fn csv_field(s: &str) -> String {
+pub(crate) fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
@@ -193,42 +164,6 @@ pub enum What {
     Decisions,
 }
 
-/// Writes the record of the sessions `filter` selects (humans' too when it names no
-/// agent). Returns the number of lines written (the CSV header not counted).
-pub fn export(store: &Store, filter: &Filter, what: What, out: &mut dyn std::io::Write) -> Result<u64, ExportError> {
-    let sessions: Vec<SessionMeta> =
-        if filter.agents.len() == 1 { store.agent_sessions(&filter.agents[0], filter.since_us)? } else { store.all_sessions()? };
-    let sessions: Vec<SessionMeta> = sessions
-        .into_iter()
-        .filter(|s| {
-            s.started_us >= filter.since_us
-                && filter.until_us.is_none_or(|u| s.started_us < u)
-                && (filter.agents.is_empty() || filter.agents.contains(&s.agent))
-        })
-        .collect();
-    let mut n = 0;
-    if what == What::Sessions(Format::Csv) {
-        writeln!(out, "{}", SESSION_FIELDS.join(","))?;
-    }
-    let mut all = store.sessions_records(&sessions)?;
-    for meta in sessions {
-        let records = all.remove(&meta.session).unwrap_or_default();
-        for (r, d, valence) in decisions(&records) {
-            match what {
-                What::Sessions(Format::Jsonl) => writeln!(out, "{}", serde_json::to_string(&session_line(&meta, r, d, valence))?)?,
-                What::Sessions(Format::Csv) => writeln!(out, "{}", csv_line(&session_line(&meta, r, d, valence)))?,
-                What::Decisions => {
-                    let line =
-                        serde_json::json!({"session": meta.session, "agent": meta.agent, "seq": r.seq, "at_us": r.at_us, "decision": d});
-                    writeln!(out, "{line}")?
-                }
-            }
-            n += 1;
-        }
-    }
-    Ok(n)
-}
-
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
     #[error("{0}")]
@@ -267,7 +202,7 @@ mod tests {
             agent: "ann".into(),
             at_us: 99,
             room_vnum: 0,
-            body: RecordBody::Decision(Box::new(d.clone())),
+            body: pawns_storage::RecordBody::Decision(Box::new(d.clone())),
         };
         let l = session_line(&meta, &r, &d, -2);
         assert_eq!(l.say_line.as_deref(), Some("hello, you"));

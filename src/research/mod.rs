@@ -16,6 +16,7 @@ pub mod cost;
 pub mod dataset;
 pub mod decay;
 pub mod experiment;
+pub mod lines;
 pub mod parquet;
 pub mod parquet_writer;
 pub mod plots;

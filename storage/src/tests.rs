@@ -46,7 +46,7 @@ fn new_file_gets_current_schema_and_reopens() {
     let path = dir.path().join("t.redb");
     let (store, report) = Store::open(&path).unwrap();
     assert!(report.created);
-    assert_eq!(report.migrations_applied, vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    assert_eq!(report.migrations_applied, vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
     assert_eq!(store.schema_version().unwrap(), migrate::CURRENT_VERSION);
     drop(store);
     let (_store, report) = Store::open(&path).unwrap();
@@ -345,7 +345,7 @@ fn a_version_3_file_gains_memories_and_keeps_its_record() {
         store.meta_put(migrate::VERSION_KEY, &3u32.to_le_bytes()).unwrap();
     }
     let (store, report) = Store::open(&path).unwrap();
-    assert_eq!(report.migrations_applied, vec![4, 5, 6, 7, 8, 9, 10]);
+    assert_eq!(report.migrations_applied, vec![4, 5, 6, 7, 8, 9, 10, 11]);
     assert_eq!(store.session_records(7).unwrap().len(), 1);
     assert_eq!(store.memory::<Vec<String>>("ann").unwrap(), None);
     store.put_memory("Ann", &vec!["a memory".to_string()]).unwrap();
@@ -389,7 +389,7 @@ fn a_version_4_record_log_is_converted_to_session_chunks() {
         store.meta_put(migrate::VERSION_KEY, &4u32.to_le_bytes()).unwrap();
     }
     let (store, report) = Store::open(&path).unwrap();
-    assert_eq!(report.migrations_applied, vec![5, 6, 7, 8, 9, 10]);
+    assert_eq!(report.migrations_applied, vec![5, 6, 7, 8, 9, 10, 11]);
     assert_eq!(store.last_record_id().unwrap(), 3);
     let seqs = |s: u64| store.session_records(s).unwrap().iter().map(|r| r.seq).collect::<Vec<_>>();
     assert_eq!(seqs(1), [1, 2, 3]);
@@ -410,7 +410,7 @@ fn a_version_5_file_gains_chat_rooms_and_residents() {
         store.meta_put(migrate::VERSION_KEY, &5u32.to_le_bytes()).unwrap();
     }
     let (store, report) = Store::open(&path).unwrap();
-    assert_eq!(report.migrations_applied, vec![6, 7, 8, 9, 10]);
+    assert_eq!(report.migrations_applied, vec![6, 7, 8, 9, 10, 11]);
     assert_eq!(store.character("old").unwrap().unwrap().name, "Old");
     assert!(store.chat_rooms().unwrap().is_empty() && store.residents().unwrap().is_empty());
     let room = ChatRoomRecord {

@@ -167,7 +167,7 @@ async fn valence_off_is_stored_and_deaths_and_items_are_transitions() {
 
 #[tokio::test]
 async fn sessions_export_in_the_seed_shape_from_the_server_and_the_file() {
-    use pawns::record::export::{self, Format, SessionLine, What, SESSION_FIELDS};
+    use pawns::record::export::{Format, SessionLine, What, SESSION_FIELDS};
     let s = TestServer::start().await;
     let key = s.key("sage").await;
     let mut a = WsClient::connect(s.addr).await;
@@ -223,7 +223,7 @@ async fn sessions_export_in_the_seed_shape_from_the_server_and_the_file() {
     let (store, _) = pawns_storage::Store::open(&db).unwrap();
     let mut out = Vec::new();
     assert_eq!(
-        export::export(
+        pawns::research::lines::export(
             &store,
             &pawns::research::Filter { agents: vec!["sage".into()], ..Default::default() },
             What::Sessions(Format::Jsonl),
@@ -234,7 +234,7 @@ async fn sessions_export_in_the_seed_shape_from_the_server_and_the_file() {
     );
     assert_eq!(String::from_utf8(out).unwrap(), body);
     let mut full = Vec::new();
-    export::export(&store, &pawns::research::Filter::default(), What::Decisions, &mut full).unwrap();
+    pawns::research::lines::export(&store, &pawns::research::Filter::default(), What::Decisions, &mut full).unwrap();
     let first: serde_json::Value = serde_json::from_str(String::from_utf8(full).unwrap().lines().next().unwrap()).unwrap();
     assert_eq!(first["agent"], "sage");
     assert_eq!(first["decision"]["command"], "say");

@@ -9,7 +9,7 @@ use hyper::{Response, StatusCode};
 use super::guard::local_only;
 use super::{error, text, Body, Call};
 use crate::net::shared::Shared;
-use crate::record::export::{self, Format, What};
+use crate::record::export::{Format, What};
 
 pub async fn export(call: &Call, shared: &Arc<Shared>) -> Response<Body> {
     if let Err(r) = local_only(call, "the export API") {
@@ -44,7 +44,7 @@ pub async fn export(call: &Call, shared: &Arc<Shared>) -> Response<Body> {
     let store = shared.accounts.store().clone();
     let out = tokio::task::spawn_blocking(move || {
         let mut buf = Vec::new();
-        export::export(&store, &filter, what, &mut buf).map(|_| buf)
+        crate::research::lines::export(&store, &filter, what, &mut buf).map(|_| buf)
     })
     .await;
     match out {
