@@ -387,6 +387,44 @@ impl MemoryGraph {
     }
 }
 
+/// What an entity did to the agent and the agent to it, from the events remembered about
+/// them (felt ones only: a `valence: false` memory counts for nothing).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Dealings {
+    /// It killed the agent, hurt it badly, or the agent fled from it.
+    pub killed_agent: u32,
+    pub hurt_agent: u32,
+    pub fled_from: u32,
+    /// The agent killed one of it.
+    pub killed: u32,
+}
+
+impl Dealings {
+    /// Whether it ever harmed the agent.
+    pub fn harmed(&self) -> bool {
+        self.killed_agent + self.hurt_agent + self.fled_from > 0
+    }
+}
+
+impl MemoryGraph {
+    /// What an entity (by id, `entity_id`) and the agent did to each other.
+    pub fn dealings(&self, entity: &str) -> Dealings {
+        let mut d = Dealings::default();
+        let Some(&ent) = self.ids.get(entity) else { return d };
+        for i in self.g.neighbors_directed(ent, petgraph::Direction::Incoming) {
+            let Some(e) = self.g[i].event.as_ref().filter(|e| !e.valence_off) else { continue };
+            match &e.kind {
+                EventKind::Death { .. } => d.killed_agent += 1,
+                EventKind::Hurt { .. } => d.hurt_agent += 1,
+                EventKind::Flee { .. } => d.fled_from += 1,
+                EventKind::Kill { .. } => d.killed += 1,
+                _ => {}
+            }
+        }
+        d
+    }
+}
+
 /// Running mean of every encounter's valence.
 pub fn blend(old: f32, encounters: u32, v: f32) -> f32 {
     (old * encounters as f32 + v) / (encounters as f32 + 1.0)

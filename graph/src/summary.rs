@@ -7,7 +7,7 @@ use chrono::{DateTime, FixedOffset, TimeZone};
 use serde::{Deserialize, Serialize};
 
 use crate::event::{EventKind, MemEvent, SocialAct};
-use crate::graph::{MemoryGraph, Node, NodeKind};
+use crate::graph::{entity_id, Dealings, MemoryGraph, Node, NodeKind};
 use crate::profile::Profile;
 use crate::valence::parenthetical;
 
@@ -140,9 +140,21 @@ fn capital(s: &str) -> String {
     c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
 }
 
-/// How the agent feels about an entity, from its blended valence.
-pub fn relationship(n: &Node) -> &'static str {
+/// How the agent feels about an entity. A player: from the blended valence of what passed
+/// between them. A mob: from what it did to the agent — it killed or hurt it, or the agent
+/// fled from it, and the agent never beat it: `dangerous`; it fought back and lost:
+/// `worthy foe`; the agent killed it unharmed: `easy prey`; nothing felt: `known`.
+pub fn relationship(n: &Node, d: &Dealings) -> &'static str {
     let v = n.valence;
+    if !n.is_player {
+        return match (d.harmed(), d.killed > 0) {
+            (true, false) => "dangerous",
+            (true, true) if d.killed_agent > 0 => "dangerous",
+            (true, true) => "worthy foe",
+            (false, true) => "easy prey",
+            (false, false) => "known",
+        };
+    }
     if n.is_player {
         match v {
             v if v >= 1.5 => "trusted ally",
@@ -166,8 +178,103 @@ struct Line {
     salience: f32,
     at_us: u64,
     session: usize,
-    id: Option<String>,
+    /// The memories it tells (a merged line tells several).
+    ids: Vec<String>,
     tokens: usize,
+}
+
+/// The chosen events as lines, one per thing that happened in a session: the same line
+/// again is one line with how many times ("Killed a cellar rat (2 times)."), and picking
+/// up again, after dying, what one had picked up before is one line saying so ("Took back
+/// its gear after dying (3 times): a canvas bag, a jacket, a dagger.").
+fn merged_lines(events: &[&Node], chosen: &[bool], session_of: &[usize]) -> Vec<Line> {
+    struct Draft {
+        base: String,
+        valence: i8,
+        salience: f32,
+        at_us: u64,
+        session: usize,
+        ids: Vec<String>,
+        times: u32,
+        /// Gear taken back: the items, and the deaths before them in the session.
+        gear: Option<(Vec<String>, u32)>,
+    }
+    let mut drafts: Vec<Draft> = Vec::new();
+    let mut at: std::collections::HashMap<(usize, String), usize> = std::collections::HashMap::new();
+    // Items picked up before (any session), and deaths so far in each session.
+    let mut had: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut deaths: std::collections::HashMap<usize, u32> = std::collections::HashMap::new();
+    for (i, n) in events.iter().enumerate() {
+        let Some(e) = n.event.as_ref() else { continue };
+        let session = session_of[i];
+        let item = match &e.kind {
+            EventKind::Acquire { item, from: None, .. } => Some(item.to_lowercase()),
+            _ => None,
+        };
+        let died = deaths.get(&session).copied().unwrap_or(0);
+        if matches!(e.kind, EventKind::Death { .. }) {
+            *deaths.entry(session).or_default() += 1;
+        }
+        let retaken = item.as_ref().is_some_and(|it| died > 0 && had.contains(it));
+        if let Some(it) = &item {
+            had.insert(it.clone());
+        }
+        if !chosen[i] {
+            continue;
+        }
+        let (key, base) = if retaken { ("took back".to_string(), String::new()) } else { (describe(e), describe(e)) };
+        match at.get(&(session, key.clone())) {
+            Some(&d) => {
+                let d = &mut drafts[d];
+                d.ids.push(n.id.clone());
+                d.salience = d.salience.max(n.salience);
+                if let (Some((items, n_deaths)), EventKind::Acquire { item, .. }) = (d.gear.as_mut(), &e.kind) {
+                    if !items.iter().any(|x| x.eq_ignore_ascii_case(item)) {
+                        items.push(item.clone());
+                    }
+                    *n_deaths = (*n_deaths).max(died);
+                } else {
+                    d.times += 1;
+                }
+            }
+            None => {
+                at.insert((session, key), drafts.len());
+                let gear = match (&e.kind, retaken) {
+                    (EventKind::Acquire { item, .. }, true) => Some((vec![item.clone()], died)),
+                    _ => None,
+                };
+                drafts.push(Draft {
+                    base,
+                    valence: e.valence(),
+                    salience: n.salience,
+                    at_us: e.at_us,
+                    session,
+                    ids: vec![n.id.clone()],
+                    times: 1,
+                    gear,
+                });
+            }
+        }
+    }
+    drafts
+        .into_iter()
+        .map(|d| {
+            let mut text = match &d.gear {
+                Some((items, n)) => {
+                    let times = if *n > 1 { format!(" ({n} times)") } else { String::new() };
+                    format!("Took back its gear after dying{times}: {}.", items.join(", "))
+                }
+                None if d.times > 1 => format!("{} ({} times).", d.base.trim_end_matches('.'), d.times),
+                None => d.base,
+            };
+            if let Some(p) = parenthetical(d.valence) {
+                text.pop();
+                text.push_str(&format!(" ({p})."));
+            }
+            let tokens = count_tokens(&text) + 1;
+            Line { text, salience: d.salience, at_us: d.at_us, session: d.session, ids: d.ids, tokens }
+        })
+        .collect()
 }
 
 /// The summary of what the graph remembers.
@@ -209,17 +316,7 @@ pub fn build_summary_with(g: &MemoryGraph, profile: Option<&Profile>, opts: &Sum
             chosen[i] = true;
         }
     }
-    let mut lines: Vec<Line> = Vec::new();
-    for (i, n) in events.iter().enumerate() {
-        let Some(e) = n.event.as_ref().filter(|_| chosen[i]) else { continue };
-        let mut text = describe(e);
-        if let Some(p) = parenthetical(e.valence()) {
-            text.pop();
-            text.push_str(&format!(" ({p})."));
-        }
-        let tokens = count_tokens(&text) + 1;
-        lines.push(Line { text, salience: n.salience, at_us: e.at_us, session: session_of[i], id: Some(n.id.clone()), tokens });
-    }
+    let lines = merged_lines(&events, &chosen, &session_of);
     let mut people: Vec<&Node> = g.nodes().filter(|n| n.kind == NodeKind::Entity).collect();
     people.sort_by(|a, b| b.salience.total_cmp(&a.salience).then(b.encounters.cmp(&a.encounters)).then(a.id.cmp(&b.id)));
     let rels: Vec<Line> = people
@@ -227,12 +324,12 @@ pub fn build_summary_with(g: &MemoryGraph, profile: Option<&Profile>, opts: &Sum
         .take(MAX_RELATIONSHIPS)
         .map(|n| {
             let times = if n.encounters == 1 { "once".to_string() } else { format!("{} times", n.encounters) };
-            let mut text = format!("{} — {} (met {times})", capital(&n.label), relationship(n));
+            let mut text = format!("{} — {} (met {times})", capital(&n.label), relationship(n, &g.dealings(&entity_id(&n.label))));
             if let Some(note) = profile.filter(|_| n.is_player).and_then(|p| p.ledger_note(&n.label)) {
                 text.push_str(&format!(" — {note}"));
             }
             let tokens = count_tokens(&text) + 1;
-            Line { text, salience: n.salience, at_us: n.last_us, session: usize::MAX, id: None, tokens }
+            Line { text, salience: n.salience, at_us: n.last_us, session: usize::MAX, ids: Vec::new(), tokens }
         })
         .collect();
     let tz = FixedOffset::east_opt(opts.utc_offset_secs).unwrap_or(FixedOffset::east_opt(0).expect("UTC"));
@@ -244,7 +341,7 @@ pub fn build_summary_with(g: &MemoryGraph, profile: Option<&Profile>, opts: &Sum
         let text = render(&lines, &keep_ev, &rels, &keep_rel, &sessions, &tz, &prof);
         let tokens = count_tokens(&text);
         if tokens <= opts.budget_tokens {
-            let memory_ids = lines.iter().zip(&keep_ev).filter(|(_, k)| **k).filter_map(|(l, _)| l.id.clone()).collect();
+            let memory_ids = lines.iter().zip(&keep_ev).filter(|(_, k)| **k).flat_map(|(l, _)| l.ids.iter().cloned()).collect();
             let kept_sessions: std::collections::BTreeSet<usize> =
                 lines.iter().zip(&keep_ev).filter(|(_, k)| **k).map(|(l, _)| l.session).collect();
             let latest_block = kept_sessions

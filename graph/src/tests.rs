@@ -131,7 +131,7 @@ Brenda helped you in Room 102 (a good moment).
 
 Brenda — friendly (met 3 times)
 A cave bear — dangerous (met once)
-A cave troll — worthy foe (met once)
+A cave troll — easy prey (met once)
 ";
     assert_eq!(s.text, want);
     assert_eq!(s.tokens, count_tokens(want));
@@ -337,4 +337,56 @@ fn an_ablation_session_remembers_with_valence_zero() {
         off.dream(&[walk], &p);
     }
     assert!(off.node("ev:1:1").is_none() && on.node("ev:1:1").is_some());
+}
+
+/// Issue 55: a planner's summary spent 12 of its 20 session lines on the same three
+/// pickups (its own gear, taken back from its corpse) and "Killed a cellar rat" twice,
+/// while the goblin warrior that drove it to 18 %, 22 % and 13 % health was "known" and
+/// the rat a "worthy foe". Repeats merge with their count and meaning, and a mob's
+/// relationship follows what it did to the agent.
+#[test]
+fn repeats_merge_and_relationships_follow_what_the_other_did() {
+    let p = Params::default();
+    let mut g = MemoryGraph::new();
+    let take = |n: u64, at: u64, item: &str| ev(n, at, 7, EventKind::Acquire { item: item.into(), item_level: 1, from: None });
+    let mut events = vec![take(1, T0, "a canvas bag"), take(2, T0 + 1, "a jacket"), take(3, T0 + 2, "a dagger")];
+    let mut n = 4;
+    for death in 0..3u64 {
+        let t = T0 + (death + 1) * 5 * MIN;
+        events.push(ev(n, t, 7, EventKind::Death { killer: Some("a goblin warrior".into()) }));
+        for (k, item) in ["a canvas bag", "a jacket", "a dagger"].iter().enumerate() {
+            events.push(take(n + 1 + k as u64, t + MIN + k as u64, item));
+        }
+        n += 4;
+    }
+    let t = T0 + 25 * MIN;
+    for (k, hp) in [18u8, 22].iter().enumerate() {
+        events.push(ev(n + k as u64, t + k as u64 * MIN, 8, EventKind::Flee { from: Some("a goblin warrior".into()), hp_pct: *hp }));
+    }
+    events.push(ev(n + 2, t + 2 * MIN, 8, EventKind::Hurt { by: Some("a goblin warrior".into()), hp: 13, max_hp: 100 }));
+    events.push(kill(n + 3, t + 3 * MIN, "a cellar rat", 1, 5));
+    events.push(kill(n + 4, t + 4 * MIN, "a cellar rat", 1, 5));
+    g.dream(&events, &p);
+    let s = build_summary(&g, &SummaryOptions { budget_tokens: 2_000, ..Default::default() });
+    let t = &s.text;
+    assert_eq!(t.matches("Picked up a canvas bag").count(), 1, "{t}");
+    assert!(t.contains("Took back its gear after dying (3 times): a canvas bag, a jacket, a dagger."), "{t}");
+    assert!(t.contains("Killed a cellar rat in Room 100 (2 times)"), "{t}");
+    assert!(t.contains("A goblin warrior — dangerous"), "{t}");
+    assert!(t.contains("A cellar rat — easy prey"), "{t}");
+    // Every memory merged into a line is still named as held.
+    assert_eq!(s.memory_ids.len(), events.len(), "{:?}", s.memory_ids);
+    // Felt as nothing (valence off): no feeling in the relationships.
+    let mut flat = MemoryGraph::new();
+    let off: Vec<MemEvent> = events
+        .iter()
+        .cloned()
+        .map(|mut e| {
+            e.valence_off = true;
+            e
+        })
+        .collect();
+    flat.dream(&off, &p);
+    let s = build_summary(&flat, &SummaryOptions { budget_tokens: 2_000, ..Default::default() });
+    assert!(s.text.contains("A goblin warrior — known") && s.text.contains("A cellar rat — known"), "{}", s.text);
 }
