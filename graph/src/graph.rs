@@ -397,6 +397,9 @@ pub struct Dealings {
     pub fled_from: u32,
     /// The agent killed one of it.
     pub killed: u32,
+    /// When it last harmed the agent, and when the agent last killed one (unix µs).
+    pub last_harm_us: u64,
+    pub last_kill_us: u64,
 }
 
 impl Dealings {
@@ -417,9 +420,14 @@ impl MemoryGraph {
                 EventKind::Death { .. } => d.killed_agent += 1,
                 EventKind::Hurt { .. } => d.hurt_agent += 1,
                 EventKind::Flee { .. } => d.fled_from += 1,
-                EventKind::Kill { .. } => d.killed += 1,
-                _ => {}
+                EventKind::Kill { .. } => {
+                    d.killed += 1;
+                    d.last_kill_us = d.last_kill_us.max(e.at_us);
+                    continue;
+                }
+                _ => continue,
             }
+            d.last_harm_us = d.last_harm_us.max(e.at_us);
         }
         d
     }

@@ -141,15 +141,16 @@ fn capital(s: &str) -> String {
 }
 
 /// How the agent feels about an entity. A player: from the blended valence of what passed
-/// between them. A mob: from what it did to the agent — it killed or hurt it, or the agent
-/// fled from it, and the agent never beat it: `dangerous`; it fought back and lost:
-/// `worthy foe`; the agent killed it unharmed: `easy prey`; nothing felt: `known`.
+/// between them. A mob: from what it did to the agent, as it stands now — it killed or
+/// hurt it, or the agent fled from it, since the agent last beat it: `dangerous`; it
+/// fought back and lost last: `worthy foe`; the agent killed it unharmed: `easy prey`;
+/// nothing felt: `known`.
 pub fn relationship(n: &Node, d: &Dealings) -> &'static str {
     let v = n.valence;
     if !n.is_player {
         return match (d.harmed(), d.killed > 0) {
             (true, false) => "dangerous",
-            (true, true) if d.killed_agent > 0 => "dangerous",
+            (true, true) if d.last_harm_us > d.last_kill_us => "dangerous",
             (true, true) => "worthy foe",
             (false, true) => "easy prey",
             (false, false) => "known",

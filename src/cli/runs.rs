@@ -159,7 +159,7 @@ pub fn compare(ra: &Run, ea: &Evaluation, rb: &Run, eb: &Evaluation) -> String {
         ("encounters", |e| e.sample.encounters),
         ("trials counted", |e| e.sample.trials),
         ("sessions with no decision", |e| e.quality.silent_sessions.len()),
-        ("sessions stuck repeating a refused command", |e| e.quality.stuck.len()),
+        ("stuck runs (a command 10+ times in a row)", |e| e.quality.stuck.len()),
     ] {
         row(w, what, f(ea).to_string(), f(eb).to_string());
     }

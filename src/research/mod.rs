@@ -17,6 +17,7 @@ pub mod dataset;
 pub mod decay;
 pub mod experiment;
 pub mod lines;
+pub mod memcheck;
 pub mod parquet;
 pub mod parquet_writer;
 pub mod plots;
