@@ -31,6 +31,7 @@ async fn a_multi_agent_run_replays_to_the_same_records_byte_for_byte() {
         cfg.cmd_burst = 1000.0;
         cfg.engine.pulse = Duration::from_millis(5);
         cfg.dream_daily = None;
+        cfg.run = Some("replayed".into());
     })
     .await;
     let started = pawns::record::unix_us();
@@ -93,6 +94,13 @@ async fn a_multi_agent_run_replays_to_the_same_records_byte_for_byte() {
     assert!(sessions.len() >= 8, "{r}");
     assert!(sessions.iter().all(|s| s["identical"] == true && s["records"].as_u64().unwrap() > 0), "{r}");
     assert!(sessions.iter().any(|s| s["agent"] == "vex") && sessions.iter().any(|s| s["agent"] == "bram"), "{r}");
+
+    // The same by the run's name (a server run: from its start to its end).
+    let mut c = pawns_bin();
+    c.args(["replay", "--json", "--run", "replayed"]).arg("--db").arg(&db);
+    let (ok, stdout, stderr) = output(c).await;
+    let by_run: Value = serde_json::from_str(&stdout).unwrap_or_else(|_| panic!("{stdout}{stderr}"));
+    assert!(ok && by_run["sessions"] == r["sessions"], "{stdout}{stderr}");
 
     // One session, in words.
     let vex_session = sessions.iter().find(|s| s["agent"] == "vex").unwrap()["session"].as_u64().unwrap();
