@@ -59,6 +59,7 @@ fn main() -> ExitCode {
             Cmd::Experiment(args) => cli::research::experiment(args).await,
             Cmd::Replay(args) => cli::research::replay(args).await,
             Cmd::Runs { what } => cli::runs::main(what).await,
+            Cmd::Memcheck(args) => cli::memcheck::memcheck(args).await,
             Cmd::Export { what: ExportCmd::Decisions(args) } if args.format == "parquet" => cli::research::parquet(args, "decisions").await,
             Cmd::Export { what: ExportCmd::Sessions(args) } if args.format == "parquet" => cli::research::parquet(args, "sessions").await,
             Cmd::Export { what: ExportCmd::Tables(args) } => cli::research::parquet(args, "").await,

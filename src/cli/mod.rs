@@ -5,6 +5,7 @@ pub mod bench_args;
 pub mod commands;
 pub mod dream;
 pub mod mcp;
+pub mod memcheck;
 pub mod research;
 pub mod resident;
 pub mod runs;
@@ -70,6 +71,10 @@ pub enum Cmd {
     /// in two arms (valence on / off), dreaming between sessions, then the evaluation
     /// of exactly those agents is written as a report.
     Experiment(ExperimentArgs),
+    /// Ask the agents' memory what the record knows: probes in five abilities made from
+    /// their own recorded events, answered from what they would be given at their next
+    /// login (a deterministic reader; a model too with --llm-endpoint), scored.
+    Memcheck(memcheck::MemcheckArgs),
     /// The run registry: experiments and named server runs, what each ran with, and
     /// two runs' metrics side by side.
     Runs {

@@ -361,12 +361,12 @@ pub fn held_curve(probes: &[Probe], dreams: &HashMap<String, Vec<Vec<String>>>) 
     let mut at: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
     for p in probes.iter().filter(|p| p.ability != "abstention") {
         let Some(cycles) = dreams.get(&p.agent) else { continue };
-        let Some(born) = cycles.iter().position(|held| p.evidence.iter().any(|e| held.iter().any(|h| h.ends_with(e.as_str())))) else {
-            continue;
-        };
+        // Memory ids are the event's, `ev:` and its `session:seq`.
+        let holds = |held: &Vec<String>| p.evidence.iter().any(|e| held.iter().any(|h| h.strip_prefix("ev:") == Some(e.as_str())));
+        let Some(born) = cycles.iter().position(holds) else { continue };
         for (age, held) in cycles[born..].iter().enumerate() {
             let c = at.entry(age as u64).or_default();
-            c.0 += u64::from(p.evidence.iter().any(|e| held.iter().any(|h| h.ends_with(e.as_str()))));
+            c.0 += u64::from(holds(held));
             c.1 += 1;
         }
     }

@@ -18,6 +18,7 @@ pub mod decay;
 pub mod experiment;
 pub mod lines;
 pub mod memcheck;
+pub mod memcheck_run;
 pub mod parquet;
 pub mod parquet_writer;
 pub mod plots;
@@ -104,6 +105,10 @@ pub struct Evaluation {
     /// What the metrics could not use.
     #[serde(default)]
     pub quality: quality::Quality,
+    /// The agents' memory asked what the record knows (issue 55): the deterministic
+    /// reader's answers; `pawns memcheck` adds a model's.
+    #[serde(default)]
+    pub memcheck: Option<memcheck_run::Memcheck>,
     pub scs: scs::Scs,
     pub decay: Vec<decay::DecayBand>,
     pub cost: Vec<cost::Cost>,
@@ -143,6 +148,7 @@ pub fn evaluate(ds: &Dataset, filter: &Filter, by: By) -> Evaluation {
         decay: decay::decay(ds, &arm_of),
         cost: cost::cost(ds, &arm_of),
         trials,
+        memcheck: None,
         elapsed_ms: 0.0,
     }
 }
@@ -157,6 +163,7 @@ pub fn evaluate_store(
     let started = std::time::Instant::now();
     let ds = Dataset::read(store, filter, progress)?;
     let mut e = evaluate(&ds, filter, by);
+    e.memcheck = Some(memcheck_run::memcheck_store(store, filter)?);
     e.elapsed_ms = started.elapsed().as_secs_f64() * 1e3;
     Ok(e)
 }

@@ -30,6 +30,27 @@ fn prop_ci(p: &Proportion, c: Option<[f64; 2]>) -> String {
     }
 }
 
+/// Memory against the record: the probes' scores by ability, band and valence arm, for
+/// each reader, and the share of probes whose events the graph still held by dream age.
+pub fn memcheck(w: &mut String, m: &super::memcheck_run::Memcheck) {
+    let _ = writeln!(
+        w,
+        "## Memory against the record\n\n{} probes made from the agents' own recorded events (LongMemEval's five abilities; abstention's right answer is \"I don't know\"), answered from what each agent would be given at its next login. Share right, Wilson interval:\n",
+        m.probes
+    );
+    let _ = writeln!(w, "| reader | by | group | right | 95 % CI |\n|---|---|---|---:|---|");
+    for s in &m.scores {
+        let _ = writeln!(w, "| {} | {} | {} | {} | {} |", s.reader, s.by, s.group, prop(&s.right), ci(s.ci));
+    }
+    if !m.held.is_empty() {
+        let _ = writeln!(w, "\nThe forgetting curve against the truth — probes whose events the memory graph still holds, by dream cycles since it took them in:\n\n| cycles | held |\n|---:|---:|");
+        for (age, p) in &m.held {
+            let _ = writeln!(w, "| {age} | {} |", prop(p));
+        }
+    }
+    let _ = writeln!(w);
+}
+
 /// What the metrics could not use: decisions by status, encounters not counted, agents
 /// stuck, sessions with no decision.
 fn quality(w: &mut String, e: &Evaluation) {
@@ -176,6 +197,9 @@ pub fn markdown(e: &Evaluation, plots: &[String]) -> String {
     }
 
     quality(w, e);
+    if let Some(m) = &e.memcheck {
+        memcheck(w, m);
+    }
 
     let _ = writeln!(w, "## Social Consequence Score\n\nStance change toward a player after their act, divided by the act's valence.\n");
     let _ = writeln!(w, "| arm | act | scored | unscored | mean SCS | 95 % CI |\n|---|---|---:|---:|---:|---|");

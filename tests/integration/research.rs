@@ -421,3 +421,76 @@ async fn the_record_exports_as_parquet_that_duckdb_reads() {
     let (ok, _, stderr) = output(c).await;
     assert!(!ok && stderr.contains("--out DIR"), "{stderr}");
 }
+
+/// Issue 55: memcheck asks an agent's memory what its record knows. Vex dies to the bear
+/// and dreams; the probes hold the answer the record gives (the bear), the reader finds
+/// it in the summary Vex would be given, and a model's answers (the stand-in: it names
+/// the bear for any room) are scored beside the reader's — wrong where it should abstain.
+#[tokio::test]
+async fn memcheck_asks_the_memory_what_the_record_knows() {
+    let (endpoint, seen) = llm_stub_with(|req: &Value| {
+        let q = req["messages"][1]["content"].as_str().unwrap_or("").rsplit("Question: ").next().unwrap_or("").to_string();
+        StubAnswer::Text(if q.starts_with("Who killed you in") { "A grizzly bear.".into() } else { "I don't know.".into() })
+    })
+    .await;
+    let s = TestServer::start_with(fast).await;
+    let key = s.key("vex").await;
+    die_and_return(&s, "vex", &key, true).await;
+    memory_of(&s, "vex").await;
+    // Through the server that holds the file: the reader's answers.
+    let (status, body) = http_get(s.addr, "/api/admin/memcheck?agents=vex").await;
+    assert_eq!(status, 200, "{body}");
+    let online: Value = serde_json::from_str(&body).unwrap();
+    let dir = s.shutdown_keep_dir().await;
+    let out = tempfile::tempdir().unwrap();
+    let mut c = pawns_bin();
+    c.args(["memcheck", "--agents", "vex", "--model", "stand-in", "--llm-endpoint", &endpoint])
+        .arg("--db")
+        .arg(dir.path().join("test.redb"))
+        .arg("--out")
+        .arg(out.path().join("m"));
+    let (ok, stdout, stderr) = output(c).await;
+    assert!(ok, "{stdout}{stderr}");
+    let m = read_json(&out.path().join("m/memcheck.json"));
+    let answers = m["answers"].as_array().unwrap();
+    let killed = answers
+        .iter()
+        .find(|a| {
+            a["by"] == "reader"
+                && a["probe"]["ability"] == "extraction"
+                && a["probe"]["question"].as_str().unwrap().starts_with("Who killed you in")
+        })
+        .unwrap_or_else(|| panic!("{m:#}"));
+    assert_eq!(killed["probe"]["expected"], "A grizzly bear", "{killed}");
+    assert_eq!(killed["correct"], true, "the summary Vex is given says who: {}", m["memories"]);
+    assert!(!killed["probe"]["evidence"].as_array().unwrap().is_empty());
+    assert_eq!(online["answers"].as_array().unwrap().len(), answers.iter().filter(|a| a["by"] == "reader").count());
+    // The model's answers are scored beside the reader's.
+    let score = |reader: &str, group: &str| {
+        m["scores"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["reader"] == reader && x["group"] == group)
+            .map(|x| x["right"]["p"].as_f64().unwrap())
+    };
+    assert_eq!(score("stand-in", "extraction"), Some(1.0), "{}", m["scores"]);
+    assert!(score("stand-in", "abstention").is_some_and(|p| p < 1.0), "it named the bear where it should not have: {}", m["scores"]);
+    assert_eq!(seen.lock().unwrap().len(), answers.iter().filter(|a| a["by"] == "stand-in").count(), "one call a probe");
+    let md = std::fs::read_to_string(out.path().join("m/memcheck.md")).unwrap();
+    assert!(md.contains("## Memory against the record") && md.contains("| reader | ability | extraction |"), "{md}");
+    assert!(out.path().join("m/probes.parquet").exists() && stdout.contains("probes.parquet"), "{stdout}");
+    if duckdb_ready() {
+        let rows = duckdb(
+            &out.path().join("m"),
+            "select count(*), count(*) filter (where correct) > 0, max(len(evidence)) >= 1 from 'probes.parquet'",
+        );
+        assert_eq!(rows[0][0], answers.len());
+        assert_eq!((&rows[0][1], &rows[0][2]), (&json!(true), &json!(true)), "{rows}");
+    }
+    // Nobody to ask about: a clear error.
+    let mut c = pawns_bin();
+    c.args(["memcheck", "--agents", "nobody"]).arg("--db").arg(dir.path().join("test.redb")).arg("--out").arg(out.path().join("n"));
+    let (ok, _, stderr) = output(c).await;
+    assert!(!ok && stderr.contains("no_probes"), "{stderr}");
+}

@@ -105,6 +105,7 @@ pub async fn route(call: Call, shared: &Arc<Shared>) -> Response<Body> {
         (&Method::POST, "/api/admin/token/rotate") => admin::rotate_token(&call, shared).await,
         (&Method::POST, "/api/admin/keys/revoke") => admin::revoke_keys(&call, shared).await,
         (&Method::GET, "/api/admin/eval") => research::eval(&call, shared).await,
+        (&Method::GET, "/api/admin/memcheck") => research::memcheck(&call, shared).await,
         (&Method::POST, "/api/admin/export/parquet") => research::parquet(&call, shared).await,
         (&Method::GET | &Method::POST, p) if p == "/api/admin/runs" || p.starts_with("/api/admin/runs/") => {
             research::runs(&call, &p["/api/admin/runs".len()..], shared).await

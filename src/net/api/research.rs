@@ -137,3 +137,20 @@ pub async fn runs(call: &Call, rest: &str, shared: &Arc<Shared>) -> Response<Bod
         Err(_) => error(StatusCode::INTERNAL_SERVER_ERROR, "internal", "the run registry failed"),
     }
 }
+
+/// `GET /api/admin/memcheck?filter=`: the probes and the deterministic reader's answers.
+pub async fn memcheck(call: &Call, shared: &Arc<Shared>) -> Response<Body> {
+    if let Err(r) = local_only(call, "the admin API") {
+        return *r;
+    }
+    let (filter, _) = match filter_of(call) {
+        Ok(f) => f,
+        Err(m) => return error(StatusCode::BAD_REQUEST, "bad_request", &m),
+    };
+    let store = shared.accounts.store().clone();
+    match tokio::task::spawn_blocking(move || crate::research::memcheck_run::memcheck_store(&store, &filter)).await {
+        Ok(Ok(m)) => json(StatusCode::OK, serde_json::to_value(m).unwrap_or_default()),
+        Ok(Err(e)) => error(StatusCode::INTERNAL_SERVER_ERROR, e.code(), &e.to_string()),
+        Err(_) => error(StatusCode::INTERNAL_SERVER_ERROR, "internal", "memcheck failed"),
+    }
+}
