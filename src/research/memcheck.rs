@@ -136,7 +136,7 @@ pub fn probes(agent: &str, events: &[MemEvent]) -> Vec<Probe> {
     for pair in firsts.windows(2).filter(|w| w[0].0.at_us < w[1].0.at_us).take(PER_KIND) {
         let ((a, pa), (b, pb)) = (&pair[0], &pair[1]);
         // Asked in both orders across probes: the first named is not always the answer.
-        let q = if out.len() % 2 == 0 { format!("Which came first: {pa} or {pb}?") } else { format!("Which came first: {pb} or {pa}?") };
+        let q = if out.len().is_multiple_of(2) { format!("Which came first: {pa} or {pb}?") } else { format!("Which came first: {pb} or {pa}?") };
         out.push(probe(agent, "temporal", q, pa.clone(), &[a, b]));
     }
     // Knowledge updates: someone the agent beat who later beat it, or the other way.
