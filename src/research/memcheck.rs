@@ -136,7 +136,11 @@ pub fn probes(agent: &str, events: &[MemEvent]) -> Vec<Probe> {
     for pair in firsts.windows(2).filter(|w| w[0].0.at_us < w[1].0.at_us).take(PER_KIND) {
         let ((a, pa), (b, pb)) = (&pair[0], &pair[1]);
         // Asked in both orders across probes: the first named is not always the answer.
-        let q = if out.len().is_multiple_of(2) { format!("Which came first: {pa} or {pb}?") } else { format!("Which came first: {pb} or {pa}?") };
+        let q = if out.len().is_multiple_of(2) {
+            format!("Which came first: {pa} or {pb}?")
+        } else {
+            format!("Which came first: {pb} or {pa}?")
+        };
         out.push(probe(agent, "temporal", q, pa.clone(), &[a, b]));
     }
     // Knowledge updates: someone the agent beat who later beat it, or the other way.
@@ -340,7 +344,11 @@ pub fn scores(answers: &[Answer]) -> Vec<Score> {
             ("band", a.probe.band.clone()),
             ("valence", if a.probe.valence_on { "on".into() } else { "off".into() }),
         ];
-        for (by, group) in keys {
+        // Facts (every ability but abstention) by arm: abstention is right whenever a
+        // memory is empty, so it would flatter the arm that forgets.
+        let facts =
+            (a.probe.ability != "abstention").then(|| ("facts_valence", if a.probe.valence_on { "on".to_string() } else { "off".into() }));
+        for (by, group) in keys.into_iter().chain(facts) {
             let c = cells.entry((a.by.clone(), by.to_string(), group)).or_default();
             c.0 += u64::from(a.correct);
             c.1 += 1;
@@ -494,6 +502,7 @@ mod tests {
         assert_eq!(by("ability", "abstention").p, Some(1.0));
         assert_eq!(by("ability", "multi_session").p, Some(0.5), "the rats it counted, not the deaths it forgot");
         assert!(s.iter().all(|x| x.ci.is_some()));
+        assert_eq!(by("facts_valence", "on").n, 8, "abstention is left out of the facts");
     }
 
     #[test]

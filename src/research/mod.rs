@@ -15,6 +15,7 @@ pub mod bps;
 pub mod cost;
 pub mod dataset;
 pub mod decay;
+pub mod drift;
 pub mod experiment;
 pub mod lines;
 pub mod memcheck;
@@ -105,6 +106,9 @@ pub struct Evaluation {
     /// What the metrics could not use.
     #[serde(default)]
     pub quality: quality::Quality,
+    /// What consolidation changed in how each agent acts, session to session.
+    #[serde(default)]
+    pub drift: drift::Drift,
     /// The agents' memory asked what the record knows (issue 55): the deterministic
     /// reader's answers; `pawns memcheck` adds a model's.
     #[serde(default)]
@@ -147,6 +151,7 @@ pub fn evaluate(ds: &Dataset, filter: &Filter, by: By) -> Evaluation {
         scs,
         decay: decay::decay(ds, &arm_of),
         cost: cost::cost(ds, &arm_of),
+        drift: drift::drift(ds, &arm_of),
         trials,
         memcheck: None,
         elapsed_ms: 0.0,

@@ -200,6 +200,17 @@ pub fn markdown(e: &Evaluation, plots: &[String]) -> String {
     if let Some(m) = &e.memcheck {
         memcheck(w, m);
     }
+    if !e.drift.arms.is_empty() {
+        let _ = writeln!(
+            w,
+            "## Drift across dreams\n\nBetween an agent's consecutive sessions: the Jensen–Shannon divergence of its decisions over acts (0 the same, 1 nothing shared), mean per arm with a bootstrap interval; {} steps in all (`evaluation.json` `drift` has each, with the words' Jaccard distance and the change of stance toward players met in both).\n\n| arm | steps | JS, a dream between | 95 % CI | JS, no dream between |\n|---|---:|---:|---|---:|",
+            e.drift.steps.len()
+        );
+        for a in &e.drift.arms {
+            let _ = writeln!(w, "| {} | {} | {} | {} | {} |", a.arm, a.steps, f(a.acts_js_dreamed), ci(a.ci), f(a.acts_js_undreamed));
+        }
+        let _ = writeln!(w);
+    }
 
     let _ = writeln!(w, "## Social Consequence Score\n\nStance change toward a player after their act, divided by the act's valence.\n");
     let _ = writeln!(w, "| arm | act | scored | unscored | mean SCS | 95 % CI |\n|---|---|---:|---:|---:|---|");
