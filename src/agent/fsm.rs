@@ -164,6 +164,8 @@ pub struct Planner {
     /// summary it was read from.
     feared: HashSet<String>,
     read_summary: String,
+    /// A room with no exit seen: the room, and how many ways out were tried there.
+    blind: Option<(i64, usize)>,
 }
 
 /// Whom a memory summary's `### Relationships` call dangerous (mobs) or a rival or wary
@@ -197,6 +199,7 @@ impl Planner {
             last_move: None,
             feared: HashSet::new(),
             read_summary: String::new(),
+            blind: None,
         }
     }
 
@@ -320,7 +323,20 @@ impl Planner {
 
     fn explore(&mut self, s: &GameState) -> Option<Action> {
         if s.exits.is_empty() {
-            return Some(Action::new("look", "no way out seen"));
+            // Look once; then try each way in turn rather than look again and again (a
+            // planner looked 233 times in a row in a room whose exits it could not see).
+            const WAYS: [&str; 6] = ["north", "east", "south", "west", "up", "down"];
+            return Some(match self.blind {
+                Some((room, tried)) if room == s.room_vnum => {
+                    self.blind = Some((room, tried + 1));
+                    let way = WAYS[tried % WAYS.len()];
+                    Action::new(way, format!("no way out seen: trying {way}"))
+                }
+                _ => {
+                    self.blind = Some((s.room_vnum, 0));
+                    Action::new("look", "no way out seen")
+                }
+            });
         }
         let mut options: Vec<(u32, &String)> =
             s.exits.iter().map(|d| (*self.used.get(&(s.room_vnum, d.clone())).unwrap_or(&0), d)).collect();
@@ -410,6 +426,18 @@ mod tests {
         let mut dead = st(1, true, vec![goblin(true)]);
         dead.position = "stunned".into();
         assert_eq!(survival(&dead), None);
+    }
+
+    /// A room with no exit it can see: one look, then each way in turn.
+    #[test]
+    fn the_planner_looks_once_then_tries_the_ways_out() {
+        let mut p = Planner::new(SmallRng::seed_from_u64(1));
+        let mut s = st(100, false, vec![]);
+        s.exits.clear();
+        let got: Vec<String> = (0..4).map(|_| p.decide(&s).unwrap().command).collect();
+        assert_eq!(got, vec!["look", "north", "east", "south"]);
+        s.room_vnum += 1;
+        assert_eq!(p.decide(&s).unwrap().command, "look", "a new room: look first");
     }
 
     /// Issue 54: the planner fled and fought while resting (the game refused 34 of 46
