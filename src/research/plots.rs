@@ -214,6 +214,20 @@ fn decay(e: &Evaluation, path: &Path) -> Result<(), String> {
         legend.draw(&PathElement::new(vec![(4, y), (24, y)], color.stroke_width(if a == 0 { 3 } else { 1 }))).map_err(err)?;
         legend.draw(&Text::new(label, (30, y - 7), ("sans-serif", 12).into_font())).map_err(err)?;
     }
+    // Beside it, the forgetting curve against the truth (memcheck): the share of probes
+    // whose events the graph still holds, by cycles since it took them in.
+    if let Some(held) = e.memcheck.as_ref().map(|m| &m.held).filter(|h| !h.is_empty()) {
+        let pts: Vec<(f64, f64)> = held.iter().filter_map(|(age, p)| p.p.map(|v| (*age as f64, v))).collect();
+        chart.draw_series(LineSeries::new(pts.clone(), BLACK.stroke_width(2))).map_err(err)?;
+        chart.draw_series(pts.iter().map(|p| Cross::new(*p, 4, BLACK.stroke_width(2)))).map_err(err)?;
+        let whiskers = held.iter().filter_map(|(age, p)| {
+            super::stats::wilson(*p).map(|c| PathElement::new(vec![(*age as f64, c[0]), (*age as f64, c[1])], BLACK.stroke_width(1)))
+        });
+        chart.draw_series(whiskers).map_err(err)?;
+        let y = 40 + e.decay.len() as i32 * 22 + 10;
+        legend.draw(&PathElement::new(vec![(4, y), (24, y)], BLACK.stroke_width(2))).map_err(err)?;
+        legend.draw(&Text::new("probes' events still held (memcheck)", (30, y - 7), ("sans-serif", 12).into_font())).map_err(err)?;
+    }
     root.present().map_err(err)
 }
 

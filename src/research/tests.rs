@@ -214,8 +214,14 @@ fn plots_say_n_a_and_draw_no_axis_for_no_data() {
         }
     }
     e.scs.summary.clear();
+    e.memcheck = Some(memcheck_run::Memcheck {
+        held: vec![(0, stats::Proportion::new(2, 2)), (1, stats::Proportion::new(1, 2))],
+        ..Default::default()
+    });
     let dir = tempfile::tempdir().unwrap();
     plots::write_all(&e, dir.path(), false).unwrap();
+    let decay = std::fs::read_to_string(dir.path().join("decay.svg")).unwrap();
+    assert!(decay.contains("events still held (memcheck)"), "the forgetting curve beside the decay curves");
     let bps = std::fs::read_to_string(dir.path().join("bps.svg")).unwrap();
     assert!(bps.contains("\nn/a\n"), "the missing bar says n/a: {bps}");
     let scs = std::fs::read_to_string(dir.path().join("scs.svg")).unwrap();

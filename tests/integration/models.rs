@@ -165,6 +165,41 @@ async fn a_resident_agent_plays_on_a_real_model() {
     s.shutdown().await;
 }
 
+/// memcheck's model reader on the real model (issue 55): an agent killed by the bear is
+/// asked what its memory holds; SmolLM2 answers every probe (right or not: the score
+/// says which) beside the deterministic reader.
+#[tokio::test]
+async fn memcheck_asks_a_real_model() {
+    let Some(py) = llama::python() else { return };
+    let model = llama::gguf(&py);
+    let server = llama::start(&py, &model).await;
+    let s = TestServer::start_with(super::research::fast_research).await;
+    let key = s.key("vex").await;
+    super::research::die_and_return(&s, "vex", &key, true).await;
+    memory_of(&s, "vex").await;
+    let dir = s.shutdown_keep_dir().await;
+    let out = tempfile::tempdir().unwrap();
+    let mut c = super::research::pawns_bin();
+    c.args(["memcheck", "--agents", "vex", "--model", "smollm2", "--llm-endpoint", &server.endpoint])
+        .arg("--db")
+        .arg(dir.path().join("test.redb"))
+        .arg("--out")
+        .arg(out.path());
+    let (ok, stdout, stderr) = super::research::output(c).await;
+    assert!(ok, "{stdout}{stderr}");
+    let m = super::research::read_json(&out.path().join("memcheck.json"));
+    let by_model: Vec<&Value> = m["answers"].as_array().unwrap().iter().filter(|a| a["by"] == "smollm2").collect();
+    let by_reader = m["answers"].as_array().unwrap().iter().filter(|a| a["by"] == "reader").count();
+    assert!(by_reader > 0 && by_model.len() == by_reader, "every probe asked: {m}");
+    assert!(by_model.iter().all(|a| !a["answer"].as_str().unwrap().starts_with("(no answer")), "{by_model:?}");
+    let all = m["scores"].as_array().unwrap().iter().find(|x| x["reader"] == "smollm2" && x["by"] == "all").unwrap();
+    eprintln!(
+        "memcheck on SmolLM2: {} (reader: {})",
+        all["right"],
+        m["scores"].as_array().unwrap().iter().find(|x| x["reader"] == "reader" && x["by"] == "all").unwrap()["right"]
+    );
+}
+
 mod llama {
     use std::path::{Path, PathBuf};
     use std::process::{Child, Command, Stdio};

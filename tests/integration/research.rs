@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use super::common::*;
 
-fn fast(cfg: &mut pawns::server::ServerConfig) {
+pub(crate) fn fast_research(cfg: &mut pawns::server::ServerConfig) {
     cfg.cmd_rate = 1000.0;
     cfg.cmd_burst = 1000.0;
     cfg.engine.pulse = Duration::from_millis(10);
@@ -40,7 +40,7 @@ async fn decisions_until(s: &TestServer, agent: &str, command: &str, count: usiz
 }
 
 /// Dies to the bear, walks back and looks at it; then logs out (and dreams).
-async fn die_and_return(s: &TestServer, name: &str, key: &str, valence: bool) {
+pub(crate) async fn die_and_return(s: &TestServer, name: &str, key: &str, valence: bool) {
     let (mut c, _) = login(s, name, key, valence).await;
     to_the_lair(&mut c).await;
     c.cmd("kill bear", "attack").await;
@@ -54,7 +54,7 @@ async fn die_and_return(s: &TestServer, name: &str, key: &str, valence: bool) {
 
 #[tokio::test]
 async fn a_decision_records_who_it_faced_and_the_memory_it_was_given_about_them() {
-    let s = TestServer::start_with(fast).await;
+    let s = TestServer::start_with(fast_research).await;
     for (name, valence) in [("vex", true), ("wren", false)] {
         let key = s.key(name).await;
         die_and_return(&s, name, &key, valence).await;
@@ -89,16 +89,16 @@ async fn a_decision_records_who_it_faced_and_the_memory_it_was_given_about_them(
     s.shutdown().await;
 }
 
-fn pawns_bin() -> std::process::Command {
+pub(crate) fn pawns_bin() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_pawns"))
 }
 
-async fn output(mut c: std::process::Command) -> (bool, String, String) {
+pub(crate) async fn output(mut c: std::process::Command) -> (bool, String, String) {
     let o = tokio::time::timeout(WAIT * 6, tokio::task::spawn_blocking(move || c.output().unwrap())).await.unwrap().unwrap();
     (o.status.success(), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
 }
 
-fn read_json(p: &std::path::Path) -> Value {
+pub(crate) fn read_json(p: &std::path::Path) -> Value {
     serde_json::from_slice(&std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))).unwrap()
 }
 
@@ -131,7 +131,7 @@ fn check_report(dir: &std::path::Path, agents: u64, memories: bool, want_arms: &
 async fn an_experiment_with_the_planner_plays_both_arms_and_eval_reads_the_same_offline() {
     // A server run named by its operator, beside the experiment's own run.
     let s = TestServer::start_with(|c| {
-        fast(c);
+        fast_research(c);
         c.run = Some("whole-server".into());
     })
     .await;
@@ -275,7 +275,7 @@ async fn an_experiment_with_a_language_model_records_its_tokens() {
         StubAnswer::Text(format!("{{\"command\": \"{cmd}\"}}"))
     })
     .await;
-    let s = TestServer::start_with(fast).await;
+    let s = TestServer::start_with(fast_research).await;
     let out = tempfile::tempdir().unwrap();
     let mut c = pawns_bin();
     c.args(["experiment", "--agents", "2", "--minutes", "0.25", "--session-minutes", "0.1", "--pace", "50ms", "--prefix", "lm"])
@@ -324,7 +324,7 @@ async fn the_record_exports_as_parquet_that_duckdb_reads() {
     if !duckdb_ready() {
         return;
     }
-    let s = TestServer::start_with(fast).await;
+    let s = TestServer::start_with(fast_research).await;
     let key = s.key("vex").await;
     die_and_return(&s, "vex", &key, true).await;
     memory_of(&s, "vex").await;
@@ -433,7 +433,7 @@ async fn memcheck_asks_the_memory_what_the_record_knows() {
         StubAnswer::Text(if q.starts_with("Who killed you in") { "A grizzly bear.".into() } else { "I don't know.".into() })
     })
     .await;
-    let s = TestServer::start_with(fast).await;
+    let s = TestServer::start_with(fast_research).await;
     let key = s.key("vex").await;
     die_and_return(&s, "vex", &key, true).await;
     memory_of(&s, "vex").await;
