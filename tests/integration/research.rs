@@ -494,3 +494,24 @@ async fn memcheck_asks_the_memory_what_the_record_knows() {
     let (ok, _, stderr) = output(c).await;
     assert!(!ok && stderr.contains("no_probes"), "{stderr}");
 }
+
+/// `serve --run NAME`: a server run registered at start and ended at shutdown; a name
+/// already taken refuses the start with `run_exists`, and the file is left as it was.
+#[tokio::test]
+async fn a_named_server_run_is_kept_once() {
+    let mut s = TestServer::start_with(|c| c.run = Some("night-1".into())).await;
+    let (_, body) = http_get(s.addr, "/api/admin/runs/night-1").await;
+    let run: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!((&run["kind"], &run["seed"], &run["ended_us"]), (&json!("serve"), &json!(7), &Value::Null), "{run}");
+    s.stop().await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let err = pawns::server::start(s.cfg.clone(), listener).await.err().expect("a taken name refuses the start");
+    assert!(format!("{err:#}").contains("run_exists"), "{err:#}");
+    s.cfg.run = Some("night-2".into());
+    s.start_again().await;
+    let (_, body) = http_get(s.addr, "/api/admin/runs").await;
+    let runs: Vec<Value> = serde_json::from_str(&body).unwrap();
+    let ids: Vec<(&str, bool)> = runs.iter().map(|r| (r["id"].as_str().unwrap(), r["ended_us"].is_u64())).collect();
+    assert_eq!(ids, vec![("night-1", true), ("night-2", false)], "{body}");
+    s.shutdown().await;
+}
