@@ -34,27 +34,23 @@ pub const SEED_FIELDS: [&str; 13] = [
     "valence",
 ];
 
-/// The seed's field list, in its order, then whose the line is (also the CSV header).
-pub const SESSION_FIELDS: [&str; 18] = [
-    "timestamp",
-    "room_vnum",
-    "room_name",
-    "hp",
-    "max_hp",
-    "agent_level",
-    "mobs_present",
-    "fighting",
-    "action",
-    "args",
-    "say_line",
-    "latency_ms",
-    "valence",
-    "agent",
-    "session",
-    "seq",
-    "at_us",
-    "valence_on",
-];
+/// What the server adds after the seed's fields: whose the line is, and its arm.
+pub const ADDED_FIELDS: [&str; 5] = ["agent", "session", "seq", "at_us", "valence_on"];
+
+/// The seed's field list, in its order, then the server's additions (also the CSV header).
+pub const SESSION_FIELDS: [&str; 18] = {
+    let mut out = [""; 18];
+    let mut i = 0;
+    while i < SEED_FIELDS.len() {
+        out[i] = SEED_FIELDS[i];
+        i += 1;
+    }
+    while i < out.len() {
+        out[i] = ADDED_FIELDS[i - SEED_FIELDS.len()];
+        i += 1;
+    }
+    out
+};
 
 #[derive(Debug, Clone, Serialize, PartialEq, serde::Deserialize)]
 pub struct SessionLine {

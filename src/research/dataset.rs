@@ -31,8 +31,13 @@ pub struct Filter {
 impl Filter {
     /// Whether a session is in the selection (agents only).
     pub fn takes(&self, s: &SessionMeta) -> bool {
-        s.is_agent
-            && s.started_us >= self.since_us
+        s.is_agent && self.selects(s)
+    }
+
+    /// Whether a session is in the selection's time and names (humans' sessions too,
+    /// when it names no agent: the exports').
+    pub fn selects(&self, s: &SessionMeta) -> bool {
+        s.started_us >= self.since_us
             && self.until_us.is_none_or(|u| s.started_us < u)
             && (self.agents.is_empty() || self.agents.contains(&s.agent))
     }

@@ -39,14 +39,7 @@ fn decisions(records: &[EventRecord]) -> Vec<(&EventRecord, &DecisionRecord, i8)
 pub fn export(store: &Store, filter: &Filter, what: What, out: &mut dyn std::io::Write) -> Result<u64, ExportError> {
     let sessions: Vec<SessionMeta> =
         if filter.agents.len() == 1 { store.agent_sessions(&filter.agents[0], filter.since_us)? } else { store.all_sessions()? };
-    let sessions: Vec<SessionMeta> = sessions
-        .into_iter()
-        .filter(|s| {
-            s.started_us >= filter.since_us
-                && filter.until_us.is_none_or(|u| s.started_us < u)
-                && (filter.agents.is_empty() || filter.agents.contains(&s.agent))
-        })
-        .collect();
+    let sessions: Vec<SessionMeta> = sessions.into_iter().filter(|s| filter.selects(s)).collect();
     let mut n = 0;
     if what == What::Sessions(Format::Csv) {
         writeln!(out, "{}", SESSION_FIELDS.join(","))?;

@@ -337,15 +337,7 @@ pub fn export(store: &Store, filter: &Filter, dir: &Path, tables: &[String], for
     for t in TABLES.iter().filter(|t| want(t)) {
         pawns_storage::files::check_dest(&dir.join(format!("{t}.parquet")), force)?;
     }
-    let mut sessions: Vec<SessionMeta> = store
-        .all_sessions()?
-        .into_iter()
-        .filter(|s| {
-            s.started_us >= filter.since_us
-                && filter.until_us.is_none_or(|u| s.started_us < u)
-                && (filter.agents.is_empty() || filter.agents.contains(&s.agent))
-        })
-        .collect();
+    let mut sessions: Vec<SessionMeta> = store.all_sessions()?.into_iter().filter(|s| filter.selects(s)).collect();
     sessions.sort_by_key(|s| (s.started_us, s.session));
     let dschema = decision_schema();
     let mut t_sessions = want("sessions").then(|| Table::create(dir, "sessions", SESSIONS, force)).transpose()?;

@@ -24,6 +24,16 @@ const PALETTE: [RGBColor; 6] = [
 /// (drawn faint); none: no value (`n/a`, written where the bar would be — never a 0).
 type Bar = Option<(f64, Option<[f64; 2]>, bool)>;
 
+/// A group's name under the middle of its bars (the axis' other ticks unnamed).
+fn group_label(names: &[String], x: f64) -> String {
+    let i = x.floor() as usize;
+    if (x - i as f64 - 0.5).abs() < 0.01 {
+        names.get(i).cloned().unwrap_or_default()
+    } else {
+        String::new()
+    }
+}
+
 fn err(e: impl std::fmt::Display) -> String {
     e.to_string()
 }
@@ -49,14 +59,7 @@ fn bars(path: &Path, title: &str, axes: (&str, &str), groups: &[String], series:
         .configure_mesh()
         .disable_x_mesh()
         .x_labels(n * 2 + 1)
-        .x_label_formatter(&move |x| {
-            let i = x.floor() as usize;
-            if (x - i as f64 - 0.5).abs() < 0.01 {
-                names.get(i).cloned().unwrap_or_default()
-            } else {
-                String::new()
-            }
-        })
+        .x_label_formatter(&move |x| group_label(&names, *x))
         .x_desc(x_label)
         .y_desc(y_label)
         .draw()
@@ -258,14 +261,7 @@ fn cost(e: &Evaluation, path: &Path) -> Result<(), String> {
         .configure_mesh()
         .disable_x_mesh()
         .x_labels(n * 2 + 1)
-        .x_label_formatter(&move |x| {
-            let i = x.floor() as usize;
-            if (x - i as f64 - 0.5).abs() < 0.01 {
-                names.get(i).cloned().unwrap_or_default()
-            } else {
-                String::new()
-            }
-        })
+        .x_label_formatter(&move |x| group_label(&names, *x))
         .x_desc("arm")
         .y_desc("tokens (log)")
         .draw()
