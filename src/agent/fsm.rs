@@ -514,6 +514,9 @@ mod tests {
         assert_eq!(consider_diff(lunch), Some(6));
         let easy = "The beastly fido looks like an easy kill, looks to be\nin a little worse physical shape as you, and seems less confident in\nbattle than you do.";
         assert_eq!(consider_diff(easy), Some(-1));
+        // The original Dark Pawns server's answer, as typed into it side by side.
+        let zealot = "A zealot looks like an easy kill, looks to be\nin about the same physical shape as you, and seems about as confident in\nbattle as you do.";
+        assert_eq!(consider_diff(zealot), Some(0), "an even match: it fights");
         // An answer it cannot read: asked once, then left alone.
         let mut p = Planner::new(SmallRng::seed_from_u64(1));
         let s = st(100, false, vec![goblin(false)]);
