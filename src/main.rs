@@ -58,6 +58,7 @@ fn main() -> ExitCode {
             Cmd::Eval(args) => cli::research::eval(args).await,
             Cmd::Experiment(args) => cli::research::experiment(args).await,
             Cmd::Replay(args) => cli::research::replay(args).await,
+            Cmd::Branch(args) => cli::branch::branch(args).await,
             Cmd::Runs { what } => cli::runs::main(what).await,
             Cmd::Memcheck(args) => cli::memcheck::memcheck(args).await,
             Cmd::Export { what: ExportCmd::Decisions(args) } if args.format == "parquet" => cli::research::parquet(args, "decisions").await,

@@ -21,6 +21,21 @@ pub struct LlmClient {
     /// How the answer is asked for, and what `auto` learned of the endpoint.
     structured: Structured,
     learned: Arc<Learned>,
+    /// The model-call journal to ask before the model (`with_journal`).
+    journal: Option<Journal>,
+}
+
+/// Answers journaled by prompt (model, system, user), if any (`record::model_journal`).
+#[derive(Clone)]
+pub struct Journal(pub Arc<JournalFn>);
+
+/// Model, system prompt, user message → the journaled call.
+pub type JournalFn = dyn Fn(&str, &str, &str) -> Option<LlmCall> + Send + Sync;
+
+impl std::fmt::Debug for Journal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Journal")
+    }
 }
 
 /// A decision the model made.
@@ -95,12 +110,20 @@ impl LlmClient {
             models,
             structured: Structured::Off,
             learned: Arc::default(),
+            journal: None,
         }
     }
 
     /// Asks for structured answers (`--structured`): the schema of `decide`'s choices.
     pub fn with_structured(mut self, mode: Structured) -> LlmClient {
         self.structured = mode;
+        self
+    }
+
+    /// Asks `journal` first: a prompt it holds is answered from it (form `journal`, no
+    /// tokens spent), as a branch of a run does with the parent's calls.
+    pub fn with_journal(mut self, journal: Journal) -> LlmClient {
+        self.journal = Some(journal);
         self
     }
 
@@ -120,6 +143,9 @@ impl LlmClient {
         let mut calls = Vec::new();
         for model in &self.models {
             let t0 = Instant::now();
+            if let Some(d) = self.journaled(model, p, t0) {
+                return Ok(d);
+            }
             tracing::debug!(%model, prompt_tokens = p.tokens, url = %self.chat.url(), "asking the model");
             let asked = self.ask(model, p, choices).await;
             let mut call = LlmCall {
@@ -163,6 +189,32 @@ impl LlmClient {
             failed.push((String::new(), "no model configured (set model_fast)".into()));
         }
         Err(failed)
+    }
+
+    /// The journal's answer to this prompt, when it holds one with a command in it.
+    fn journaled(&self, model: &str, p: &Prompt, t0: Instant) -> Option<Decided> {
+        let found = (self.journal.as_ref()?.0)(model, &p.system, &p.user)?;
+        let text = found.answer?;
+        let reply = parse_reply(&text)?;
+        let call = LlmCall {
+            model: model.to_string(),
+            form: "journal".into(),
+            system: p.system.clone(),
+            user: p.user.clone(),
+            answer: Some(text),
+            latency_ms: t0.elapsed().as_secs_f64() * 1000.0,
+            ..Default::default()
+        };
+        Some(Decided {
+            reply,
+            model: model.to_string(),
+            latency: t0.elapsed(),
+            prompt_tokens: 0,
+            completion_tokens: 0,
+            failed: Vec::new(),
+            form: "journal",
+            calls: vec![call],
+        })
     }
 
     /// An answer to a HUD (the response format: `responses` and `actions`), asked in the

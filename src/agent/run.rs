@@ -48,6 +48,8 @@ pub struct RunOptions {
     pub stop: Option<watch::Receiver<bool>>,
     /// Print what others say and do, not only the agent's own feedback.
     pub chatter: bool,
+    /// Model answers journaled by prompt, asked before the model (a branch's agents).
+    pub model_journal: Option<super::llm::Journal>,
 }
 
 impl Default for RunOptions {
@@ -65,6 +67,7 @@ impl Default for RunOptions {
             otlp_endpoint: None,
             stop: None,
             chatter: true,
+            model_journal: None,
         }
     }
 }
@@ -216,7 +219,11 @@ pub async fn run(cfg: &AgentConfig, opts: RunOptions, out: &mut (dyn Write + Sen
         Policy::Llm => Some(
             LlmClient::new(&cfg.llm_endpoint, &cfg.llm_key, &cfg.model_fast, &cfg.model_fallback, cfg.temperature, opts.llm_timeout)
                 .with_structured(opts.structured),
-        ),
+        )
+        .map(|c| match &opts.model_journal {
+            Some(j) => c.with_journal(j.clone()),
+            None => c,
+        }),
         _ => None,
     };
     let stats = Arc::new(Mutex::new(SeqStats::default()));

@@ -2,6 +2,7 @@
 
 pub mod agent;
 pub mod bench_args;
+pub mod branch;
 pub mod commands;
 pub mod dream;
 pub mod mcp;
@@ -84,6 +85,10 @@ pub enum Cmd {
     /// Re-run the engine from a run's boot and its journaled inputs, and check that it
     /// makes the same records, byte for byte (the first difference is named).
     Replay(ReplayArgs),
+    /// Play a run again to a time from its journal into a new data file (its past checked
+    /// against the record), then on from there with one change: a branch, compared with
+    /// the parent's own future by `runs compare`.
+    Branch(branch::BranchArgs),
     /// Operator tools: `pawns admin token` prints the observatory's admin token.
     Admin {
         #[command(subcommand)]

@@ -24,6 +24,9 @@ pub enum RunsCmd {
     Compare {
         a: String,
         b: String,
+        /// B's data file, when it is not A's (a branch's own file).
+        #[arg(long)]
+        b_db: Option<std::path::PathBuf>,
         #[command(flatten)]
         args: RunsArgs,
     },
@@ -107,10 +110,15 @@ pub async fn main(cmd: RunsCmd) -> anyhow::Result<()> {
                 println!("  fleet: {f}");
             }
         }
-        RunsCmd::Compare { a, b, args } => {
-            let (ra, rb) = (super::select::run(&args.place, &a).await?, super::select::run(&args.place, &b).await?);
-            let ea = super::research::evaluate(&args.place, ra.filter(), By::Arm, true).await?;
-            let eb = super::research::evaluate(&args.place, rb.filter(), By::Arm, true).await?;
+        RunsCmd::Compare { a, b, b_db, args } => {
+            let place_b = match b_db {
+                Some(f) => super::Place { db: Some(f), server: None },
+                None => super::Place { db: args.place.db.clone(), server: args.place.server.clone() },
+            };
+            let (ra, rb) = (super::select::run(&args.place, &a).await?, super::select::run(&place_b, &b).await?);
+            let (fa, fb) = futures(&ra, &rb);
+            let ea = super::research::evaluate(&args.place, fa, By::Arm, true).await?;
+            let eb = super::research::evaluate(&place_b, fb, By::Arm, true).await?;
             if args.json {
                 println!(
                     "{}",
@@ -124,6 +132,23 @@ pub async fn main(cmd: RunsCmd) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// What each run's side reads: a branch beside its parent is compared with the parent's
+/// own future — its sessions begun after the branch point.
+pub fn futures(a: &Run, b: &Run) -> (pawns::research::Filter, pawns::research::Filter) {
+    let (mut fa, mut fb) = (a.filter(), b.filter());
+    if let (Some(p), Some(at)) = (&b.parent, b.branched_at_us) {
+        if p == &a.id {
+            fa.since_us = fa.since_us.max(at);
+        }
+    }
+    if let (Some(p), Some(at)) = (&a.parent, a.branched_at_us) {
+        if p == &b.id {
+            fb.since_us = fb.since_us.max(at);
+        }
+    }
+    (fa, fb)
 }
 
 async fn list(place: &Place) -> anyhow::Result<Vec<Run>> {
@@ -151,6 +176,11 @@ pub fn compare(ra: &Run, ea: &Evaluation, rb: &Run, eb: &Evaluation) -> String {
         let _ = writeln!(w, "{what:<44} {a:>28} {b:>28}");
     };
     row(w, "length", length(ra), length(rb));
+    let change = |r: &Run| match (&r.parent, &r.change) {
+        (Some(p), Some(c)) => format!("{c} (from {p})"),
+        _ => "—".into(),
+    };
+    row(w, "branch of", change(ra), change(rb));
     row(w, "world digest", ra.world_digest.chars().take(12).collect(), rb.world_digest.chars().take(12).collect());
     for (what, f) in [
         ("agents", (|e: &Evaluation| e.sample.agents) as fn(&Evaluation) -> usize),

@@ -8,6 +8,7 @@ pub mod dream;
 pub mod dreamer;
 pub mod encounters;
 pub mod extract;
+pub mod forget;
 pub mod import;
 pub mod llm;
 pub mod login;

@@ -2,6 +2,7 @@
 //! the engine emits into the data file.
 
 pub mod export;
+pub mod model_journal;
 pub mod otlp;
 pub mod recorder;
 pub mod watch;

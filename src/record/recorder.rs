@@ -449,6 +449,7 @@ fn commit(
         batch.packs = Some(slice);
     }
     let t = Instant::now();
+    batch.model_calls = super::model_journal::calls_of(&batch.records);
     match store.write_records(&batch) {
         Ok(id) => {
             if st.failing.swap(false, Ordering::Relaxed) {

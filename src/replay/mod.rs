@@ -11,6 +11,9 @@
 //! with the time the step began (`Engine.now_us`), read from the wall clock once and
 //! journaled, so a replay stamps the same.
 
+pub mod branch;
+mod branch_file;
+pub mod change;
 pub mod run;
 
 /// What the engine journals: its types (it writes them), read back by `run.rs`.

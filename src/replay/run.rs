@@ -118,7 +118,7 @@ pub fn boot_of(
 }
 
 /// A run's journal, in order, and its size in the file (bytes).
-fn entries(store: &Store, run: u64) -> Result<(Vec<Entry>, u64), ReplayError> {
+pub(super) fn entries(store: &Store, run: u64) -> Result<(Vec<Entry>, u64), ReplayError> {
     let (mut out, mut bytes) = (Vec::new(), 0u64);
     store.journal_chunks(run, &mut |b| {
         bytes += b.len() as u64 + 4;
@@ -129,7 +129,7 @@ fn entries(store: &Store, run: u64) -> Result<(Vec<Entry>, u64), ReplayError> {
 }
 
 /// The engine as the run began.
-fn rebuild(store: &Store, boot: &Boot) -> Result<Engine, ReplayError> {
+pub(super) fn rebuild(store: &Store, boot: &Boot) -> Result<Engine, ReplayError> {
     if boot.version != JOURNAL_VERSION {
         return Err(ReplayError::BadJournal(format!("journal version {} (this build reads {JOURNAL_VERSION})", boot.version)));
     }
@@ -169,11 +169,11 @@ fn rebuild(store: &Store, boot: &Boot) -> Result<Engine, ReplayError> {
 }
 
 /// Which run holds a session (the last to boot before it began).
-fn run_of(runs: &[u64], at_us: u64) -> Option<u64> {
+pub(super) fn run_of(runs: &[u64], at_us: u64) -> Option<u64> {
     runs.iter().copied().filter(|r| *r <= at_us).max()
 }
 
-fn encode(r: &EventRecord) -> Vec<u8> {
+pub(super) fn encode(r: &EventRecord) -> Vec<u8> {
     pawns_storage::codec::encode(r).unwrap_or_default()
 }
 

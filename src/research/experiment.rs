@@ -135,14 +135,27 @@ fn host_port(server: &str) -> Result<(String, u16), String> {
 pub type Progress = Arc<dyn Fn(&FleetReport, &str) + Send + Sync>;
 
 pub async fn run_fleet(opts: &ExperimentOptions, progress: Progress) -> Result<FleetReport, String> {
-    let (host, port) = host_port(&opts.server)?;
     if opts.agents == 0 {
         return Err("--agents must be at least 1".into());
     }
-    if (opts.policy == Policy::Llm || opts.llm_agents > 0) && opts.llm_endpoint.is_empty() {
-        return Err("--policy llm and --llm-agents need --llm-endpoint".into());
+    play(opts, members(&opts.prefix, opts.agents, opts.policy, opts.llm_agents), None, progress).await
+}
+
+/// Plays `fleet` (a branch's: the parent's, changed) as `opts` says (its agent counts and
+/// policy unread); the agents on the model ask `journal` first, if given.
+pub async fn play(
+    opts: &ExperimentOptions,
+    fleet: Vec<Member>,
+    journal: Option<crate::agent::llm::Journal>,
+    progress: Progress,
+) -> Result<FleetReport, String> {
+    let (host, port) = host_port(&opts.server)?;
+    if fleet.is_empty() {
+        return Err("no agent is left to play".into());
     }
-    let fleet = members(&opts.prefix, opts.agents, opts.policy, opts.llm_agents);
+    if fleet.iter().any(|m| m.policy == Policy::Llm) && opts.llm_endpoint.is_empty() {
+        return Err("agents on the model need --llm-endpoint".into());
+    }
     let mut configs = Vec::new();
     for m in &fleet {
         let key = crate::client::create_key(&opts.server, &m.name).await.map_err(|e| format!("making a key for {}: {e:#}", m.name))?;
@@ -161,7 +174,7 @@ pub async fn run_fleet(opts: &ExperimentOptions, progress: Progress) -> Result<F
     let report = Arc::new(Mutex::new(FleetReport { agents: fleet.len(), started_us: crate::record::unix_us(), ..Default::default() }));
     let mut tasks = Vec::new();
     for (i, cfg) in configs.into_iter().enumerate() {
-        let (opts, report, progress) = (opts.clone(), report.clone(), progress.clone());
+        let (opts, report, progress, journal) = (opts.clone(), report.clone(), progress.clone(), journal.clone());
         let policy = fleet[i].policy;
         tasks.push(tokio::spawn(async move {
             // Logins are spread out: the server limits how fast one address logs in.
@@ -176,6 +189,7 @@ pub async fn run_fleet(opts: &ExperimentOptions, progress: Progress) -> Result<F
                     pace: opts.pace,
                     seed: Some(opts.seed.wrapping_add(i as u64 * 1_000 + n)),
                     chatter: false,
+                    model_journal: journal.clone(),
                     ..RunOptions::default()
                 };
                 n += 1;

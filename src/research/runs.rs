@@ -46,6 +46,9 @@ pub struct Run {
     pub parent: Option<String>,
     #[serde(default)]
     pub change: Option<String>,
+    /// A branch: where it left its parent (unix µs); the parent's future is from here.
+    #[serde(default)]
+    pub branched_at_us: Option<u64>,
     /// What the fleet did (an experiment's `FleetReport`).
     #[serde(default)]
     pub fleet: Option<serde_json::Value>,

@@ -318,6 +318,16 @@ pub fn token_key(store: &Store) -> anyhow::Result<[u8; 32]> {
 }
 
 pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<RunningServer> {
+    start_with(cfg, listener, None).await
+}
+
+/// A branch's server (`pawns branch`): it plays on from `engine`, replayed to the branch
+/// point into `cfg.db`, its journal going on as run `journal_run` (the parent's).
+pub async fn start_branch(cfg: ServerConfig, listener: TcpListener, engine: Engine, journal_run: u64) -> anyhow::Result<RunningServer> {
+    start_with(cfg, listener, Some((engine, journal_run))).await
+}
+
+async fn start_with(cfg: ServerConfig, listener: TcpListener, prebuilt: Option<(Engine, u64)>) -> anyhow::Result<RunningServer> {
     let addr = listener.local_addr()?;
     let cfg2 = cfg.clone();
     let (store, world) = tokio::task::spawn_blocking(move || prepare_store(&cfg2)).await??;
@@ -351,7 +361,13 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
     // hut) included.
     let kit = Arc::new(if cfg.engine.start_room.is_some() { kit.starting_at_the_start_room() } else { kit });
     let start_name = world.rooms.iter().find(|r| r.vnum == start_vnum).map(|r| r.name.clone()).unwrap_or_default();
-    let mut engine = Engine::new(world, cfg.engine.clone(), saves.clone());
+    let (mut engine, journal_run) = match prebuilt {
+        Some((mut e, run)) => {
+            e.set_saves(saves.clone());
+            (e, Some(run))
+        }
+        None => (Engine::new(world, cfg.engine.clone(), saves.clone()), None),
+    };
     let (residents, resident_rx) = crate::resident::Residents::new();
     engine.resident_cmds = Some(residents.tx.clone());
     let wakes = engine.wakes.clone();
@@ -360,19 +376,27 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
         let store = store.clone();
         tokio::task::spawn_blocking(move || store.houses()).await??
     };
-    engine.restore_houses(&houses);
+    // A branch's engine holds its houses, chat rooms and boards as they were at its
+    // branch point.
+    if journal_run.is_none() {
+        engine.restore_houses(&houses);
+    }
     let rooms = {
         let store = store.clone();
         tokio::task::spawn_blocking(move || store.chat_rooms()).await??
     };
     let rooms_saved = rooms.clone();
-    engine.chat = crate::game::model::chat_rooms::ChatBook::restore(rooms);
+    if journal_run.is_none() {
+        engine.chat = crate::game::model::chat_rooms::ChatBook::restore(rooms);
+    }
     let boards = {
         let store = store.clone();
         tokio::task::spawn_blocking(move || store.boards()).await??
     };
     let boards_saved = boards.clone();
-    engine.boards = crate::game::rules::specials::board::BoardBook::restore(boards);
+    if journal_run.is_none() {
+        engine.boards = crate::game::rules::specials::board::BoardBook::restore(boards);
+    }
     engine.registered = {
         let store = store.clone();
         tokio::task::spawn_blocking(move || store.character_names()).await??.into_iter().collect()
@@ -400,7 +424,9 @@ pub async fn start(cfg: ServerConfig, listener: TcpListener) -> anyhow::Result<R
         None
     };
     engine.recorder = recorder.as_ref().map(|(h, _)| Arc::new(h.clone()) as Arc<dyn crate::game::records::record_sink::RecordSink>);
-    if cfg.record && cfg.journal {
+    if let (Some(run), true) = (journal_run, cfg.record && cfg.journal) {
+        engine.continue_journal(run);
+    } else if cfg.record && cfg.journal {
         // The run's journal: with it `pawns replay` rebuilds this engine and its record.
         let st = store.clone();
         let (digest, source) = tokio::task::spawn_blocking(move || crate::replay::run::world_digest(&st)).await??;

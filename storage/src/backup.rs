@@ -84,6 +84,7 @@ impl Store {
         copy(&rtx, &dst, tables::RECORD_TAIL, &mut p)?;
         copy(&rtx, &dst, tables::RECORD_SWEEPS, &mut p)?;
         copy(&rtx, &dst, tables::RUNS, &mut p)?;
+        copy(&rtx, &dst, tables::MODEL_CALLS, &mut p)?;
         drop(dst);
         let inventory = {
             let copy = Store::open_read_only(new.tmp_path())?;
@@ -91,6 +92,35 @@ impl Store {
         };
         new.commit().map_err(StoreError::File)?;
         Ok(inventory)
+    }
+
+    /// Starts a branch's file at `out` (which must not exist): who may play (accounts,
+    /// characters, keys), the world, the resident agents, the run registry and the
+    /// model-call journal; not the record, the journal, memory or the house, chat room
+    /// and board contents, which `pawns branch` writes as they stood at the branch point.
+    pub fn branch_to(&self, out: &Path) -> Result<(), StoreError> {
+        let mut new = crate::files::create(out, false).map_err(|e| match e {
+            crate::files::FileError::Exists(p) => StoreError::Exists(p),
+            other => StoreError::File(other),
+        })?;
+        let rtx = self.begin_read()?;
+        let file = new.take_file().ok_or_else(|| StoreError::Corrupt("the branch's file was not open".into()))?;
+        let dst = redb::Builder::new().create_with_backend(redb::backends::FileBackend::new(file).map_err(redb_err)?).map_err(redb_err)?;
+        let mut p = |_: u64| {};
+        copy(&rtx, &dst, tables::META, &mut p)?;
+        {
+            // The record's packing state is the parent's: the branch's record starts empty.
+            let wtx = dst.begin_write().map_err(redb_err)?;
+            wtx.open_table(tables::META).map_err(redb_err)?.remove(tables::SPANS_THROUGH).map_err(redb_err)?;
+            wtx.commit().map_err(redb_err)?;
+        }
+        for def in [tables::ACCOUNTS, tables::CHARACTERS, tables::AGENT_KEYS, tables::RESIDENTS, tables::RUNS, tables::MODEL_CALLS] {
+            copy(&rtx, &dst, def, &mut p)?;
+        }
+        copy(&rtx, &dst, tables::WORLD_ZONES, &mut p)?;
+        drop(dst);
+        new.commit().map_err(StoreError::File)?;
+        Ok(())
     }
 
     /// Counts what the file holds.

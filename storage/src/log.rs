@@ -71,6 +71,14 @@ impl Store {
                     j.insert((run, n), row.as_slice()).map_err(redb_err)?;
                 }
             }
+            if !batch.model_calls.is_empty() {
+                let mut calls = tx.open_table(tables::MODEL_CALLS).map_err(redb_err)?;
+                for (hash, call) in &batch.model_calls {
+                    if calls.get(hash.as_str()).map_err(redb_err)?.is_none() {
+                        calls.insert(hash.as_str(), codec::encode(call)?.as_slice()).map_err(redb_err)?;
+                    }
+                }
+            }
             if !batch.records.is_empty() {
                 id = next;
                 // Each session's records, in the order they came (seq order).
@@ -134,6 +142,28 @@ impl Store {
         }
         tx.commit().map_err(redb_err)?;
         Ok(id)
+    }
+
+    /// The model call journaled under a prompt hash, if any.
+    pub fn model_call(&self, hash: &str) -> Result<Option<crate::LlmCall>, StoreError> {
+        let tx = self.begin_read()?;
+        let t = match tx.open_table(tables::MODEL_CALLS) {
+            Ok(t) => t,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
+            Err(e) => return Err(redb_err(e)),
+        };
+        let row = t.get(hash).map_err(redb_err)?;
+        row.map(|v| codec::decode(v.value())).transpose()
+    }
+
+    /// How many prompts the model-call journal holds.
+    pub fn model_calls_count(&self) -> Result<u64, StoreError> {
+        let tx = self.begin_read()?;
+        match tx.open_table(tables::MODEL_CALLS) {
+            Ok(t) => t.len().map_err(redb_err),
+            Err(redb::TableError::TableDoesNotExist(_)) => Ok(0),
+            Err(e) => Err(redb_err(e)),
+        }
     }
 
     /// The last batch id committed (0: none).

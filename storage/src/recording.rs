@@ -300,6 +300,8 @@ pub struct RecordBatch {
     pub packs: Option<crate::pack::Packs>,
     /// Chunks of the engine's journal: (run, encoded chunk), appended to the run in order.
     pub journal: Vec<(u64, Vec<u8>)>,
+    /// Model calls to journal by prompt hash (kept only where the hash is new).
+    pub model_calls: Vec<(String, LlmCall)>,
 }
 
 /// Days since 1970-01-01 (UTC) of a Unix µs time.

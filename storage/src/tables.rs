@@ -93,6 +93,10 @@ pub const JOURNAL: TableDefinition<(u64, u64), &[u8]> = TableDefinition::new("jo
 /// Run id → one run (an experiment, a named server run, a branch), an encoded record
 /// whose type the server's research module owns.
 pub const RUNS: TableDefinition<&str, &[u8]> = TableDefinition::new("runs");
+/// The model-call journal: a prompt's hash (hex SHA-256 of model, system and user
+/// message, made by the server) → the first answered `LlmCall` with that prompt. Filled
+/// from the decisions' traces as they are committed; a branch's agents read it first.
+pub const MODEL_CALLS: TableDefinition<&str, &[u8]> = TableDefinition::new("model_calls");
 
 // Retired: the version-3 record log, converted and dropped by migration 5.
 

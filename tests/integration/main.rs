@@ -3,6 +3,7 @@
 mod agent_client;
 mod agents;
 mod bench;
+mod branch;
 mod browser;
 mod browser_observatory;
 mod browser_play;

@@ -63,6 +63,12 @@ impl Engine {
         self.journal = Some(Journal { run: boot.run, entries: vec![Entry::Boot(Box::new(boot))], tick_start_us: 0, tick_flush_us: 0 });
     }
 
+    /// Goes on journaling run `run` (a branch: its journal so far is the parent's,
+    /// written by `pawns branch`, up to the branch point).
+    pub fn continue_journal(&mut self, run: u64) {
+        self.journal = Some(Journal { run, entries: Vec::new(), tick_start_us: 0, tick_flush_us: 0 });
+    }
+
     fn push_entry(&mut self, e: Entry) {
         if let Some(j) = self.journal.as_mut() {
             j.entries.push(e);
@@ -318,6 +324,10 @@ impl Engine {
             Input::ResidentTell { to, text } => EngineMsg::Resident(crate::game::run::agents::ResidentNote::Tell { to, text }),
             Input::Shutdown => {
                 self.shutdown();
+                return;
+            }
+            Input::Branch => {
+                self.branch_point();
                 return;
             }
         };

@@ -142,6 +142,9 @@ pub enum Input {
     },
     /// The server stopped: every session ended.
     Shutdown,
+    /// A branch of the run begins here (`pawns branch`): every player is saved where it
+    /// stands and leaves the world, its session ended `branched`; scripts start afresh.
+    Branch,
 }
 
 /// One journal entry.

@@ -87,6 +87,13 @@ impl SaveQueue {
         SaveQueue { tx, unsaved: Unsaved::default() }
     }
 
+    /// A queue whose messages the caller reads itself (`pawns branch` writes the saves of
+    /// a replay into the branch's file).
+    pub fn caught() -> (SaveQueue, mpsc::UnboundedReceiver<SaveMsg>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        (SaveQueue { tx, unsaved: Unsaved::default() }, rx)
+    }
+
     pub fn save(&self, r: CharacterRecord) {
         let generation = self.unsaved.put(&r);
         let _ = self.tx.send(SaveMsg::Save(Box::new(r), generation));
