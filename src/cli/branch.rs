@@ -112,7 +112,7 @@ pub async fn branch(args: BranchArgs) -> anyhow::Result<()> {
     if fleet.is_empty() && !args.no_play {
         bail!("run {} has no fleet of its own (a server run): pass --no-play to make the branch's file only (bad_request)", parent.id);
     }
-    change.apply_to_fleet(&mut fleet, &mut model);
+    pawns::research::experiment::change_fleet(&change, &mut fleet, &mut model);
 
     // The past, replayed into the branch's file.
     let (db, out, ch, quiet) = (args.db.clone(), args.out.clone(), change.clone(), args.json);
@@ -232,6 +232,12 @@ fn say_past(r: &BranchReport) {
         "  dreams dreamt again: {} ({} made what the parent's did); {} characters saved; {} records of the agents' own memory kept",
         r.dreams, r.dreams_matching, r.characters_saved, r.mind_records
     );
+    if r.earlier_records > 0 {
+        println!("  the record before the run came along: {} records", r.earlier_records);
+    }
+    for d in &r.dreams_differing {
+        println!("  ! {d}");
+    }
     if !r.branched.is_empty() {
         println!("  playing at the branch point (saved where they stood): {}", r.branched.join(", "));
     }

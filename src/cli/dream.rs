@@ -19,6 +19,7 @@ pub async fn dream(args: DreamArgs) -> anyhow::Result<()> {
         dry_run: args.dry_run,
         llm: args.llm.config()?,
         cancel: None,
+        max_records: None,
     };
     let results = if let Some(dir) = args.sessions.clone() {
         let out = args.output.clone().context("--sessions needs --output DIR: where the agents' memory is kept between dreams")?;

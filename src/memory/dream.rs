@@ -33,11 +33,22 @@ pub struct DreamOptions {
     /// Set when the server stops: a dream in progress gives up between sessions,
     /// writing nothing.
     pub cancel: Option<Arc<AtomicBool>>,
+    /// Read at most this many records past the watermark (a branch dreams a parent's
+    /// dream again over exactly the records that dream read).
+    pub max_records: Option<u64>,
 }
 
 impl Default for DreamOptions {
     fn default() -> Self {
-        DreamOptions { params: Params::default(), tz: chrono_tz::UTC, trigger: "admin".into(), dry_run: false, llm: None, cancel: None }
+        DreamOptions {
+            params: Params::default(),
+            tz: chrono_tz::UTC,
+            trigger: "admin".into(),
+            dry_run: false,
+            llm: None,
+            cancel: None,
+            max_records: None,
+        }
     }
 }
 
@@ -110,12 +121,17 @@ pub fn dream_agent_in(store: &Store, log: &LogReader, agent: &str, opts: &DreamO
         let (after, from_batch) = if s.session == wm.session { (wm.seq, wm.batch) } else { (0, 0) };
         x.valence_off = !s.valence;
         let mut last = None;
+        let before = x.records;
         let scan = log.scan_session(s, after, from_batch, &mut |b, r| {
+            if opts.max_records.is_some_and(|max| x.records >= max) {
+                return;
+            }
             last = Some((r.seq, b));
             raw_tokens += tokens_of(&crate::search::doc::search_doc(&r).text);
             x.feed(&r);
         })?;
-        if scan.records > 0 {
+        // Capped, a session may be scanned and none of it read.
+        if scan.records > 0 && x.records > before {
             sessions_read += 1;
             sessions_off += usize::from(!s.valence);
         }

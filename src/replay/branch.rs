@@ -36,6 +36,8 @@ pub struct BranchReport {
     pub at_us: u64,
     pub pulse: u64,
     pub inputs: u64,
+    /// Records of sessions begun before the run (copied as they were).
+    pub earlier_records: u64,
     /// Records replayed up to T, each compared with the parent's.
     pub records: u64,
     pub sessions: usize,
@@ -48,6 +50,8 @@ pub struct BranchReport {
     /// The parent's dreams before T, dreamt again; how many made what the parent's did.
     pub dreams: usize,
     pub dreams_matching: usize,
+    /// The first few that did not, and how.
+    pub dreams_differing: Vec<String>,
     /// The change, and what it did to memory.
     pub change: String,
     pub changed: String,
@@ -147,6 +151,7 @@ pub fn prepare(
     let branch = Store::open(out)?.0;
     branch_file::as_at_start(&branch, &boot, after)?;
     let mind_records = branch_file::mind_at(parent, &branch, at_us)?;
+    let earlier_records = branch_file::before_the_run(parent, &branch, jrun)?;
 
     let mut engine = rebuild(&branch, &boot)?;
     let (recorder, capture) = RecorderHandle::capture();
@@ -174,9 +179,17 @@ pub fn prepare(
     let dreams = branch_file::dreams_before(parent, at_us)?;
     let mut next_dream = 0;
     let (mut pending, mut saves) = (Pending::default(), Saves::default());
-    let mut report =
-        BranchReport { journal_run: jrun, at_us, change: change.to_string(), out: out.to_path_buf(), mind_records, ..Default::default() };
+    let mut report = BranchReport {
+        journal_run: jrun,
+        at_us,
+        change: change.to_string(),
+        out: out.to_path_buf(),
+        mind_records,
+        earlier_records,
+        ..Default::default()
+    };
     let mut dreamt_alike = 0;
+    let mut differing = Vec::new();
     // Writes what was gathered, then dreams each dream due by `now` (the parent's, in its
     // order, over the record as it stood).
     let mut catch_up = |engine: &mut Engine, pending: &mut Pending, saves: &mut Saves, now: u64, force: bool| -> Result<(), ReplayError> {
@@ -190,8 +203,10 @@ pub fn prepare(
         }
         while let Some((at, agent, snap)) = dreams.get(next_dream).filter(|d| d.0 <= now) {
             let _ = at;
-            if branch_file::dream_again(parent, &branch, agent, &snap.trigger, Some(snap)).map_err(ReplayError::BadJournal)? {
-                dreamt_alike += 1;
+            match branch_file::dream_again(parent, &branch, agent, &snap.trigger, Some(snap)).map_err(ReplayError::BadJournal)? {
+                None => dreamt_alike += 1,
+                Some(why) if differing.len() < 10 => differing.push(why),
+                Some(_) => {}
             }
             next_dream += 1;
         }
@@ -218,9 +233,10 @@ pub fn prepare(
     progress(engine.pulse, last_pulse);
     report.dreams = next_dream;
     report.dreams_matching = dreamt_alike;
+    report.dreams_differing = differing;
 
     // The past, compared: every record the replay made is the parent's at the same place.
-    let made = branch.all_sessions()?;
+    let made: Vec<SessionMeta> = branch.all_sessions()?.into_iter().filter(|m| m.session >= jrun).collect();
     report.sessions = made.len();
     report.identical = true;
     for m in &made {

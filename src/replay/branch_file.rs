@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use pawns_storage::{mind::layer, CharacterRecord, Store, StoreError};
+use pawns_storage::{mind::layer, CharacterRecord, RecordBatch, SessionMeta, Store, StoreError};
 
 use super::{Boot, Entry, Input};
 use crate::game::records::persist::SaveMsg;
@@ -67,6 +67,45 @@ pub(super) fn as_at_start(store: &Store, boot: &Boot, after_cut: &[Entry]) -> Re
     store.save_characters(&chars)
 }
 
+/// What the file held before the run began: every session begun before its boot
+/// (`run`), its records in the order they were committed, and the journals of those
+/// earlier runs. The dreams of that time are dreamt again over it (memory carried into
+/// the run). Returns the records copied.
+pub(super) fn before_the_run(parent: &Store, branch: &Store, run: u64) -> Result<u64, StoreError> {
+    let metas: Vec<SessionMeta> = parent.all_sessions()?.into_iter().filter(|m| m.session < run).collect();
+    let mut n = 0;
+    let mut after = 0;
+    loop {
+        let batches = parent.batches_after(after, 256)?;
+        let Some(last) = batches.last().map(|b| b.0) else { break };
+        after = last;
+        let records: Vec<_> = batches.into_iter().flat_map(|(_, rs)| rs).filter(|r| r.session < run).collect();
+        if records.is_empty() {
+            continue;
+        }
+        n += records.len() as u64;
+        // Running until all their records are in: an ended session's row bounds its reads.
+        let open =
+            metas.iter().map(|m| SessionMeta { ended_us: None, ended_how: None, first_batch: 0, last_batch: 0, ..m.clone() }).collect();
+        branch.write_records(&RecordBatch {
+            sessions: if n == records.len() as u64 { open } else { Vec::new() },
+            records,
+            sweep: true,
+            ..Default::default()
+        })?;
+    }
+    let ended = metas.into_iter().map(|m| SessionMeta { first_batch: 0, last_batch: 0, ..m }).collect();
+    let mut journal = Vec::new();
+    for r in parent.journal_runs()?.into_iter().filter(|r| *r < run) {
+        parent.journal_chunks(r, &mut |c| {
+            journal.push((r, c.to_vec()));
+            Ok(())
+        })?;
+    }
+    branch.write_records(&RecordBatch { sessions: ended, journal, ..Default::default() })?;
+    Ok(n)
+}
+
 /// The memory agents keep themselves, as it stood at `at_us`: records made after are
 /// left out, and what was ended or rewritten after is as it was then.
 pub(super) fn mind_at(parent: &Store, branch: &Store, at_us: u64) -> Result<usize, StoreError> {
@@ -113,20 +152,42 @@ pub(super) fn dreams_before(parent: &Store, at_us: u64) -> Result<Vec<(u64, Stri
     Ok(out)
 }
 
-/// Dreams `agent` in the branch's file with the parameters its memory in the parent had;
-/// whether it made what the parent's dream did (the same memories, at the same cycle).
+/// Dreams `agent` in the branch's file with the parameters its memory in the parent had
+/// (over as many records as the parent's dream read, when it is one of the parent's
+/// dreams). Then what differs from the parent's dream, if anything (none: the same
+/// memories at the same cycle from the same records).
 pub(super) fn dream_again(
     parent: &Store,
     branch: &Store,
     agent: &str,
     trigger: &str,
     parent_made: Option<&DreamSnapshot>,
-) -> Result<bool, String> {
+) -> Result<Option<String>, String> {
     let params = parent.memory::<AgentMemory>(agent).map_err(|e| e.to_string())?.map(|m| m.params).unwrap_or_default();
-    let opts = DreamOptions { params, trigger: trigger.into(), tz: chrono_tz::America::New_York, ..Default::default() };
+    let opts = DreamOptions {
+        params,
+        trigger: trigger.into(),
+        tz: chrono_tz::America::New_York,
+        max_records: parent_made.map(|s| s.records_read),
+        ..Default::default()
+    };
     crate::memory::dream::dream_agent(branch, agent, &opts).map_err(|e| format!("dreaming {agent} again: {e}"))?;
-    let Some(theirs) = parent_made else { return Ok(false) };
-    let ours = branch.dream_log::<DreamSnapshot>(agent).map_err(|e| e.to_string())?.pop().map(|(_, s)| s);
+    let Some(theirs) = parent_made else { return Ok(None) };
+    let Some(ours) = branch.dream_log::<DreamSnapshot>(agent).map_err(|e| e.to_string())?.pop().map(|(_, s)| s) else {
+        return Ok(Some(format!("{agent}: the {} dream found nothing to read", theirs.trigger)));
+    };
     let ids = |s: &DreamSnapshot| s.memories.iter().map(|m| m.id.clone()).collect::<Vec<_>>();
-    Ok(ours.is_some_and(|o| o.cycle == theirs.cycle && ids(&o) == ids(theirs) && o.records_read == theirs.records_read))
+    if ours.cycle == theirs.cycle && ids(&ours) == ids(theirs) && ours.records_read == theirs.records_read {
+        return Ok(None);
+    }
+    Ok(Some(format!(
+        "{agent}: the {} dream: cycle {} (parent {}), {} records read ({}), {} memories ({})",
+        theirs.trigger,
+        ours.cycle,
+        theirs.cycle,
+        ours.records_read,
+        theirs.records_read,
+        ours.memories.len(),
+        theirs.memories.len()
+    )))
 }

@@ -7,7 +7,6 @@ use pawns_storage::{mind::layer, Store, StoreError};
 
 use crate::agent::Policy;
 use crate::memory::AgentMemory;
-use crate::research::experiment::Member;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Change {
@@ -108,18 +107,6 @@ impl Change {
             _ => Ok(String::new()),
         }
     }
-
-    /// Makes the change to the fleet that plays on; the model its agents on the model ask.
-    pub fn apply_to_fleet(&self, fleet: &mut Vec<Member>, model: &mut String) {
-        let is = |m: &Member, a: &Option<String>| a.as_deref().is_none_or(|a| m.name.eq_ignore_ascii_case(a));
-        match self {
-            Change::ValenceOff { agent } => fleet.iter_mut().filter(|m| is(m, agent)).for_each(|m| m.valence = false),
-            Change::Policy { agent, policy } => fleet.iter_mut().filter(|m| is(m, agent)).for_each(|m| m.policy = *policy),
-            Change::Model { model: m } => *model = m.clone(),
-            Change::Remove { agent } => fleet.retain(|m| !m.name.eq_ignore_ascii_case(agent)),
-            _ => {}
-        }
-    }
 }
 
 /// Ends every live record of the agent's own layers (soul, memories, diary,
@@ -182,13 +169,5 @@ mod tests {
         for bad in ["", "forget", "forget:", "swap:a1:a1", "policy:dance", "model:", "teleport:x", "remove:no such"] {
             assert!(Change::parse(bad).is_err(), "{bad:?}");
         }
-        let mut fleet = crate::research::experiment::members("b", 4, Policy::Fsm, 0);
-        let mut model = String::new();
-        Change::parse("valence-off:bon01").unwrap().apply_to_fleet(&mut fleet, &mut model);
-        assert!(!fleet[0].valence && fleet[1].valence);
-        Change::parse("remove:boff02").unwrap().apply_to_fleet(&mut fleet, &mut model);
-        assert_eq!(fleet.len(), 3);
-        Change::parse("policy:llm").unwrap().apply_to_fleet(&mut fleet, &mut model);
-        assert!(fleet.iter().all(|m| m.policy == Policy::Llm));
     }
 }

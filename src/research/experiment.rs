@@ -100,6 +100,20 @@ pub fn arms(fleet: &[Member], model: &str) -> Vec<super::runs::Arm> {
     out
 }
 
+/// A branch's change made to the fleet that plays on (`pawns branch`), and to the model
+/// its agents on the model ask; changes to memory leave it as it is.
+pub fn change_fleet(change: &crate::replay::change::Change, fleet: &mut Vec<Member>, model: &mut String) {
+    use crate::replay::change::Change;
+    let is = |m: &Member, a: &Option<String>| a.as_deref().is_none_or(|a| m.name.eq_ignore_ascii_case(a));
+    match change {
+        Change::ValenceOff { agent } => fleet.iter_mut().filter(|m| is(m, agent)).for_each(|m| m.valence = false),
+        Change::Policy { agent, policy } => fleet.iter_mut().filter(|m| is(m, agent)).for_each(|m| m.policy = *policy),
+        Change::Model { model: m } => *model = m.clone(),
+        Change::Remove { agent } => fleet.retain(|m| !m.name.eq_ignore_ascii_case(agent)),
+        _ => {}
+    }
+}
+
 /// When the agent's last dream ended (0: it has not dreamed).
 async fn last_dream_us(base: &str, agent: &str) -> u64 {
     match crate::client::get(&format!("{base}/api/agents/{agent}/memory")).await {
@@ -262,6 +276,23 @@ mod tests {
         assert_eq!(a, vec![("fsm/valence_on", 3, ""), ("fsm/valence_off", 2, ""), ("llm/valence_on", 2, "smollm2")]);
         assert!(m.iter().all(|m| crate::auth::names::check(&m.name).is_ok()));
         assert_eq!(host_port("http://127.0.0.1:4350/").unwrap(), ("127.0.0.1".to_string(), 4350));
+    }
+
+    #[test]
+    fn a_branch_changes_the_fleet_it_names() {
+        use crate::replay::change::Change;
+        let mut fleet = members("b", 4, Policy::Fsm, 0);
+        let mut model = String::new();
+        change_fleet(&Change::parse("valence-off:bon01").unwrap(), &mut fleet, &mut model);
+        assert!(!fleet[0].valence && fleet[1].valence);
+        change_fleet(&Change::parse("remove:boff02").unwrap(), &mut fleet, &mut model);
+        assert_eq!(fleet.len(), 3);
+        change_fleet(&Change::parse("policy:llm").unwrap(), &mut fleet, &mut model);
+        assert!(fleet.iter().all(|m| m.policy == Policy::Llm));
+        change_fleet(&Change::parse("model:smollm2").unwrap(), &mut fleet, &mut model);
+        assert_eq!(model, "smollm2");
+        change_fleet(&Change::parse("forget:bon01").unwrap(), &mut fleet, &mut model);
+        assert_eq!(fleet.len(), 3);
         assert!(host_port("127.0.0.1:4350").is_err());
     }
 }

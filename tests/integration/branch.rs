@@ -24,9 +24,23 @@ fn encode(r: &pawns_storage::EventRecord) -> Vec<u8> {
 }
 
 /// An experiment of the planner on the test server, kept: (its data file's directory, run id).
-async fn experiment(prefix: &str, extra: &[&str]) -> (tempfile::TempDir, String) {
-    let s = TestServer::start_with(fast_research).await;
+/// With `earlier`, the same fleet played a short run before, on the server's last start:
+/// they come into this one remembering it.
+async fn experiment(prefix: &str, extra: &[&str], earlier: bool) -> (tempfile::TempDir, String) {
+    let mut s = TestServer::start_with(fast_research).await;
     let out = tempfile::tempdir().unwrap();
+    if earlier {
+        let mut c = pawns_bin();
+        c.args(["experiment", "--minutes", "0.15", "--session-minutes", "0.07", "--pace", "50ms", "--prefix", prefix, "--run", "earlier"])
+            .args(extra)
+            .arg("--server")
+            .arg(format!("http://{}", s.addr))
+            .arg("--out")
+            .arg(out.path().join("earlier"));
+        let (ok, stdout, stderr) = output(c).await;
+        assert!(ok, "{stdout}{stderr}");
+        s = s.restart().await;
+    }
     let mut c = pawns_bin();
     c.args(["experiment", "--minutes", "0.4", "--session-minutes", "0.12", "--pace", "50ms", "--prefix", prefix, "--run", "parent"])
         .args(extra)
@@ -41,7 +55,7 @@ async fn experiment(prefix: &str, extra: &[&str]) -> (tempfile::TempDir, String)
 
 #[tokio::test]
 async fn a_branch_is_its_parent_up_to_the_branch_point_and_plays_another_future() {
-    let (dir, parent) = experiment("br", &["--agents", "4"]).await;
+    let (dir, parent) = experiment("br", &["--agents", "4"], true).await;
     let db = dir.path().join("test.redb");
     let out = dir.path().join("branch.redb");
     let mut c = pawns_bin();
@@ -59,6 +73,7 @@ async fn a_branch_is_its_parent_up_to_the_branch_point_and_plays_another_future(
     assert!(!b["branched"].as_array().unwrap().is_empty(), "someone was playing at 13 s: {b}");
     assert!(b["dreams"].as_u64().unwrap() >= 1, "a session ended and dreamt before 13 s: {b}");
     assert_eq!(b["dreams"], b["dreams_matching"], "every dream made what the parent's did: {b}");
+    assert!(b["earlier_records"].as_u64().unwrap() > 100, "the earlier run's record came along: {b}");
     assert!(b["changed"].as_str().unwrap().starts_with("bron01's memory removed"), "{b}");
     assert_eq!(
         (&r["run"]["kind"], &r["run"]["parent"], &r["run"]["change"]),
@@ -143,7 +158,7 @@ async fn a_model_driven_run_replays_with_no_model_call_and_its_calls_are_journal
         StubAnswer::Text(format!("{{\"command\": \"{cmd}\"}}"))
     })
     .await;
-    let (dir, _) = experiment("mj", &["--agents", "2", "--policy", "llm", "--model", "stand-in", "--llm-endpoint", &endpoint]).await;
+    let (dir, _) = experiment("mj", &["--agents", "2", "--policy", "llm", "--model", "stand-in", "--llm-endpoint", &endpoint], false).await;
     let asked = seen.lock().unwrap().len();
     assert!(asked > 4, "the model was asked");
     let db = dir.path().join("test.redb");
