@@ -51,6 +51,7 @@ fn main() -> ExitCode {
             Cmd::Mcp(args) => cli::mcp::bridge(args).await,
             Cmd::Agent(args) => cli::agent::agent(args).await,
             Cmd::Backup(args) => cli::commands::backup(args).await,
+            Cmd::Compact(args) => cli::commands::compact(args).await,
             Cmd::Admin { what: cli::AdminCmd::Token(args) } => cli::commands::admin_token(args).await,
             Cmd::Admin { what: cli::AdminCmd::RotateToken(args) } => cli::commands::rotate_token(args).await,
             Cmd::Admin { what: cli::AdminCmd::RevokeKey(args) } => cli::commands::revoke_key(args).await,

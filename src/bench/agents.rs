@@ -123,6 +123,8 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
             (b.1 as f64 - e.1 as f64) / args.count as f64
         );
     }
+    let disk_before = spawned.as_ref().map(|s| super::serve::disk_bytes(&s.dir));
+    let disk_dir = spawned.as_ref().map(|s| s.dir.clone());
     let histograms_before = super::serve::server_histograms(&base).await;
     let own_before = super::serve::own_cpu();
     let start = Instant::now();
@@ -149,7 +151,8 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
             let after = server_pid.and_then(proc_sample);
             let threads = server_pid.and_then(super::threads::sample);
             let own = super::serve::own_cpu();
-            (after, threads, own, super::serve::server_histograms(&base).await)
+            let disk = disk_dir.as_deref().map(super::serve::disk_bytes);
+            (after, threads, own, super::serve::server_histograms(&base).await, disk)
         })
     };
     let mut total = Stats::default();
@@ -159,7 +162,13 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
         }
     }
     let elapsed = args.duration.as_secs_f64().min(start.elapsed().as_secs_f64());
-    let (after, threads_after, own_after, histograms_after) = closing.await.unwrap_or((None, None, super::serve::own_cpu(), None));
+    let (after, threads_after, own_after, histograms_after, disk_after) =
+        closing.await.unwrap_or((None, None, super::serve::own_cpu(), None, None));
+    // The record's bytes on disk per command answered in the window (data file + index).
+    let disk = match (disk_before, disk_after) {
+        (Some(b), Some(a)) if total.replies > 0 => Some((a.0.saturating_sub(b.0), a.1.saturating_sub(b.1))),
+        _ => None,
+    };
     let own_cpu = own_after - own_before;
     // Where the server's CPU went in the window, by thread.
     let threads = match (&threads_before, &threads_after, before, after) {
@@ -221,6 +230,7 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
         "server_reply_ms": server_reply.map(|(p50, p99, n)| json!({"p50_at_most": p50, "p99_at_most": p99, "commands": n})),
         "record_durable": durable.map(|(p99, late, commits)| json!({"p99_ms_at_most": p99, "late_commits": late, "commits": commits})),
         "frames_received": total.frames.iter().map(|(k, n, b)| (k.clone(), json!({"frames": n, "bytes": b}))).collect::<serde_json::Map<_, _>>(),
+        "record_disk": disk.map(|(f, i)| json!({"data_file_bytes": f, "index_bytes": i, "bytes_per_command": (f + i) as f64 / total.replies as f64})),
         "logged_out": total.logged_out,
         "huds": total.huds,
         "dreams": dreams.map(|(secs, n)| json!({"all_done_s": secs, "dreams": n})),
@@ -289,6 +299,14 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
                 bytes as f64 / 1e6,
                 frames as f64 / total.sent.max(1) as f64,
                 per.join(" · ")
+            );
+        }
+        if let Some((f, i)) = disk {
+            println!(
+                "  record on disk:    +{:.1} MB data file, +{:.1} MB index in the window: {:.0} bytes per command",
+                f as f64 / 1e6,
+                i as f64 / 1e6,
+                (f + i) as f64 / total.replies.max(1) as f64
             );
         }
         if !args.no_logout {

@@ -214,6 +214,17 @@ pub fn describe_buckets(delta: &[(f64, u64)]) -> String {
         .join(" · ")
 }
 
+/// The spawned server's data file and search index on disk (bytes): what the record
+/// costs, read at the measured window's ends.
+pub fn disk_bytes(dir: &std::path::Path) -> (u64, u64) {
+    let db = dir.join("bench.redb");
+    let file = std::fs::metadata(&db).map(|m| m.len()).unwrap_or(0);
+    let index = std::fs::read_dir(pawns::search::index::index_dir(&db))
+        .map(|d| d.flatten().filter_map(|e| e.metadata().ok()).filter(|m| m.is_file()).map(|m| m.len()).sum())
+        .unwrap_or(0);
+    (file, index)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -417,6 +417,31 @@ pub async fn export_memory(args: crate::cli::ExportMemoryArgs) -> anyhow::Result
 /// `pawns backup OUT`: a snapshot from the file when no server holds it, else from the
 /// server (which writes OUT itself, from one read transaction, while it keeps playing).
 /// The file is read only; OUT is written new and put in place when complete.
+/// `pawns compact`: the data file's free pages given back, offline.
+pub async fn compact(args: super::CompactArgs) -> anyhow::Result<()> {
+    if !args.db.is_file() {
+        bail!("no data file at {} (db_missing); pass --db FILE", args.db.display());
+    }
+    let db = args.db.clone();
+    let (before, after) = tokio::task::spawn_blocking(move || -> Result<(u64, u64), StoreError> {
+        let mut store = Store::open_existing(&db)?.0;
+        store.compact()
+    })
+    .await?
+    .map_err(|e| match e {
+        StoreError::Locked { .. } => anyhow::anyhow!("{} is held by a running server: stop it first (store_locked)", args.db.display()),
+        e => anyhow::anyhow!("{e} ({})", e.code()),
+    })?;
+    println!(
+        "Compacted {}: {:.1} MB → {:.1} MB ({:.0} % given back).",
+        args.db.display(),
+        before as f64 / 1e6,
+        after as f64 / 1e6,
+        before.saturating_sub(after) as f64 * 100.0 / before.max(1) as f64
+    );
+    Ok(())
+}
+
 pub async fn backup(args: BackupArgs) -> anyhow::Result<()> {
     pawns_storage::files::check_dest(&args.out, false).map_err(file_err)?;
     let out = args.out.clone();

@@ -51,6 +51,8 @@ pub enum Cmd {
     Dream(DreamArgs),
     /// Write a consistent snapshot of the data file (offline, or through a running server).
     Backup(BackupArgs),
+    /// Give the data file's free pages back (the server must be stopped).
+    Compact(CompactArgs),
     /// Check that a backup opens and report what it holds; `--to` puts it in place.
     Restore(RestoreArgs),
     /// An MCP server on standard input and output for a harness that starts a process:
@@ -492,6 +494,13 @@ pub struct BackupArgs {
     pub out: PathBuf,
     #[command(flatten)]
     pub place: Place,
+}
+
+#[derive(Args, Debug)]
+pub struct CompactArgs {
+    /// The data file.
+    #[arg(long, default_value = "pawns.redb")]
+    pub db: PathBuf,
 }
 
 #[derive(Args, Debug)]

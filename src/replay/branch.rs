@@ -21,9 +21,8 @@ use serde::Serialize;
 
 use super::branch_file::{self, Saves};
 use super::change::Change;
-use super::run::{encode, entries, rebuild, run_of, Divergence, ReplayError};
+use super::run::{encode, entries, feed_of, rebuild, run_of, Divergence, ReplayError};
 use super::{Entry, Input};
-use crate::game::records::journal::ReplayFeed;
 use crate::game::records::persist::SaveQueue;
 use crate::game::run::engine::Engine;
 use crate::record::{RecItem, RecorderHandle};
@@ -158,22 +157,7 @@ pub fn prepare(
     engine.recorder = Some(std::sync::Arc::new(recorder));
     let (saves_q, mut saves_rx) = SaveQueue::caught();
     engine.set_saves(saves_q);
-    let mut feed = ReplayFeed::default();
-    let mut last_pulse = 0;
-    for e in prefix {
-        match e {
-            Entry::Tick { pulse, start_us, flush_us } => {
-                feed.ticks.insert(*pulse, (*start_us, *flush_us));
-                last_pulse = last_pulse.max(*pulse);
-            }
-            Entry::Input { pulse, drain, at_us, input } if *drain > 0 => feed.mid.push_back((*pulse, *drain, *at_us, input.clone())),
-            Entry::Input { pulse, .. } => last_pulse = last_pulse.max(*pulse),
-            Entry::Cut { char_id, nth } => {
-                feed.cuts.insert((*char_id, *nth));
-            }
-            Entry::Boot(_) => {}
-        }
-    }
+    let (feed, last_pulse) = feed_of(prefix);
     engine.replay = Some(Box::new(feed));
 
     let dreams = branch_file::dreams_before(parent, at_us)?;

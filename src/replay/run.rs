@@ -168,6 +168,28 @@ pub(super) fn rebuild(store: &Store, boot: &Boot) -> Result<Engine, ReplayError>
     Ok(e)
 }
 
+/// What a replay feeds the engine inside pulses (their times, the inputs handled in the
+/// middle of one, where sessions were cut), and the last pulse the entries reach.
+pub(super) fn feed_of(entries: &[Entry]) -> (ReplayFeed, u64) {
+    let mut feed = ReplayFeed::default();
+    let mut last_pulse = 0;
+    for e in entries {
+        match e {
+            Entry::Tick { pulse, start_us, flush_us } => {
+                feed.ticks.insert(*pulse, (*start_us, *flush_us));
+                last_pulse = last_pulse.max(*pulse);
+            }
+            Entry::Input { pulse, drain, at_us, input } if *drain > 0 => feed.mid.push_back((*pulse, *drain, *at_us, input.clone())),
+            Entry::Input { pulse, .. } => last_pulse = last_pulse.max(*pulse),
+            Entry::Cut { char_id, nth } => {
+                feed.cuts.insert((*char_id, *nth));
+            }
+            Entry::Boot(_) => {}
+        }
+    }
+    (feed, last_pulse)
+}
+
 /// Which run holds a session (the last to boot before it began).
 pub(super) fn run_of(runs: &[u64], at_us: u64) -> Option<u64> {
     runs.iter().copied().filter(|r| *r <= at_us).max()
@@ -205,22 +227,7 @@ pub fn replay(store: &Store, opts: &ReplayOptions, progress: &mut dyn FnMut(u64,
     let mut engine = rebuild(store, boot)?;
     let (recorder, capture) = RecorderHandle::capture();
     engine.recorder = Some(std::sync::Arc::new(recorder));
-    let mut feed = ReplayFeed::default();
-    let mut last_pulse = 0;
-    for e in &entries {
-        match e {
-            Entry::Tick { pulse, start_us, flush_us } => {
-                feed.ticks.insert(*pulse, (*start_us, *flush_us));
-                last_pulse = last_pulse.max(*pulse);
-            }
-            Entry::Input { pulse, drain, at_us, input } if *drain > 0 => feed.mid.push_back((*pulse, *drain, *at_us, input.clone())),
-            Entry::Input { pulse, .. } => last_pulse = last_pulse.max(*pulse),
-            Entry::Cut { char_id, nth } => {
-                feed.cuts.insert((*char_id, *nth));
-            }
-            Entry::Boot(_) => {}
-        }
-    }
+    let (feed, last_pulse) = feed_of(&entries);
     engine.replay = Some(Box::new(feed));
     // The sessions the replay makes, and their records, as it makes them.
     let mut metas: BTreeMap<u64, SessionMeta> = BTreeMap::new();

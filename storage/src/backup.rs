@@ -123,6 +123,19 @@ impl Store {
         Ok(())
     }
 
+    /// Gives the file's free pages back (redb's compaction, in two-phase commits: a crash
+    /// midway leaves the file as a commit left it). The file's size before and after.
+    /// Only a file opened for writing, with no transaction open, can be compacted.
+    pub fn compact(&mut self) -> Result<(u64, u64), StoreError> {
+        let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+        let before = size(&self.path);
+        let crate::Db::Rw(db) = &mut self.db else {
+            return Err(StoreError::Corrupt("a file opened read-only cannot be compacted".into()));
+        };
+        while db.compact().map_err(|e| StoreError::Redb(redb::Error::from(e)))? {}
+        Ok((before, size(&self.path)))
+    }
+
     /// Counts what the file holds.
     pub fn inventory(&self) -> Result<Inventory, StoreError> {
         let rtx = self.begin_read()?;

@@ -8,6 +8,7 @@ pub mod backup;
 mod body_de;
 pub mod codec;
 pub mod files;
+pub mod journal;
 pub mod log;
 mod log_view;
 pub mod memory;

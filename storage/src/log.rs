@@ -59,16 +59,9 @@ impl Store {
                     runs.entry(*run).or_default().push(bytes);
                 }
                 let mut j = tx.open_table(tables::JOURNAL).map_err(redb_err)?;
+                let mut meta = tx.open_table(tables::META).map_err(redb_err)?;
                 for (run, chunks) in runs {
-                    let last = j.range((run, 0)..=(run, u64::MAX)).map_err(redb_err)?.next_back().transpose().map_err(redb_err)?;
-                    let n = last.map(|(k, _)| k.value().1 + 1).unwrap_or(0);
-                    // Each chunk framed by its length (u32 LE).
-                    let mut row = Vec::with_capacity(chunks.iter().map(|c| c.len() + 4).sum());
-                    for c in chunks {
-                        row.extend_from_slice(&(c.len() as u32).to_le_bytes());
-                        row.extend_from_slice(c);
-                    }
-                    j.insert((run, n), row.as_slice()).map_err(redb_err)?;
+                    crate::journal::append(&mut j, &mut meta, run, &chunks)?;
                 }
             }
             if !batch.model_calls.is_empty() {
@@ -353,70 +346,6 @@ impl Store {
             out.push((k.value(), rs));
         }
         Ok(out)
-    }
-
-    /// The runs with a journal (their ids: boot times in µs), oldest first.
-    pub fn journal_runs(&self) -> Result<Vec<u64>, StoreError> {
-        let tx = self.begin_read()?;
-        let t = match tx.open_table(tables::JOURNAL) {
-            Ok(t) => t,
-            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
-            Err(e) => return Err(redb_err(e)),
-        };
-        let mut out: Vec<u64> = Vec::new();
-        for row in t.iter().map_err(redb_err)? {
-            let (k, _) = row.map_err(redb_err)?;
-            let run = k.value().0;
-            if out.last() != Some(&run) {
-                out.push(run);
-            }
-        }
-        Ok(out)
-    }
-
-    /// Retention: drops the journals of runs that ended (the next run began) before
-    /// `before_us` — their observations are going, so they could no longer be compared.
-    /// The newest run is always kept. Returns the runs dropped.
-    pub fn drop_journals_before(&self, before_us: u64) -> Result<usize, StoreError> {
-        let runs = self.journal_runs()?;
-        let doomed: Vec<u64> = runs.windows(2).filter(|w| w[1] < before_us).map(|w| w[0]).collect();
-        if doomed.is_empty() {
-            return Ok(0);
-        }
-        let tx = self.begin_write()?;
-        {
-            let mut t = tx.open_table(tables::JOURNAL).map_err(redb_err)?;
-            for run in &doomed {
-                t.retain_in((*run, 0)..=(*run, u64::MAX), |_, _| false).map_err(redb_err)?;
-            }
-        }
-        tx.commit().map_err(redb_err)?;
-        Ok(doomed.len())
-    }
-
-    /// One run's journal chunks, in order, each to `f`.
-    pub fn journal_chunks(&self, run: u64, f: &mut dyn FnMut(&[u8]) -> Result<(), StoreError>) -> Result<u64, StoreError> {
-        let tx = self.begin_read()?;
-        let t = match tx.open_table(tables::JOURNAL) {
-            Ok(t) => t,
-            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(0),
-            Err(e) => return Err(redb_err(e)),
-        };
-        let mut n = 0;
-        for row in t.range((run, 0)..=(run, u64::MAX)).map_err(redb_err)? {
-            let (_, v) = row.map_err(redb_err)?;
-            let mut rest = v.value();
-            while rest.len() >= 4 {
-                let len = u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
-                let Some(chunk) = rest.get(4..4 + len) else {
-                    return Err(StoreError::Codec(format!("run {run}: a journal row ends inside a chunk")));
-                };
-                f(chunk)?;
-                n += 1;
-                rest = &rest[4 + len..];
-            }
-        }
-        Ok(n)
     }
 
     /// Retention: drops the observations of every batch committed before day

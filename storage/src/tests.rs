@@ -500,3 +500,49 @@ fn runs_are_kept_once_each_and_backed_up() {
     let (back, _) = Store::open(&copy).unwrap();
     assert_eq!(back.runs::<String>().unwrap().len(), 2);
 }
+
+/// Compaction gives back the pages freed by dropped rows and keeps every row that is left;
+/// a file opened read-only is refused, not touched.
+#[test]
+fn compaction_gives_back_free_pages_and_keeps_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c.redb");
+    let (mut store, _) = Store::open(&path).unwrap();
+    // Bytes that do not compress (the journal's packs would shrink repeats to nothing).
+    let noise = |seed: u64| {
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        (0..4000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect::<Vec<u8>>()
+    };
+    for run in 1..=2u64 {
+        for i in 0..1500 {
+            store.write_records(&RecordBatch { journal: vec![(run, noise(run * 10_000 + i))], ..Default::default() }).unwrap();
+        }
+    }
+    store.save_characters(&[sample("Ann")]).unwrap();
+    // Run 1's journal goes: its pages are free, the file as big as it was.
+    assert_eq!(store.drop_journals_before(u64::MAX).unwrap(), 1);
+    let (before, after) = store.compact().unwrap();
+    assert!(after * 10 < before * 7, "{before} → {after}");
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), after);
+    let mut n = 0;
+    store
+        .journal_chunks(2, &mut |c| {
+            assert_eq!(c, noise(20_000 + n).as_slice());
+            n += 1;
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(n, 1500);
+    assert_eq!(store.character("ann").unwrap().unwrap().gold, 40);
+    drop(store);
+    let mut ro = Store::open_read_only(&path).unwrap();
+    assert!(ro.compact().is_err());
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), after);
+}

@@ -152,12 +152,7 @@ async fn a_branch_is_its_parent_up_to_the_branch_point_and_plays_another_future(
 
 #[tokio::test]
 async fn a_model_driven_run_replays_with_no_model_call_and_its_calls_are_journaled_by_prompt() {
-    let (endpoint, seen) = llm_stub_with(|req: &Value| {
-        let prompt = req["messages"].to_string();
-        let cmd = if prompt.contains("dangerous") { "flee" } else { "east" };
-        StubAnswer::Text(format!("{{\"command\": \"{cmd}\"}}"))
-    })
-    .await;
+    let (endpoint, seen) = wary_walker().await;
     let (dir, _) = experiment("mj", &["--agents", "2", "--policy", "llm", "--model", "stand-in", "--llm-endpoint", &endpoint], false).await;
     let asked = seen.lock().unwrap().len();
     assert!(asked > 4, "the model was asked");

@@ -466,6 +466,17 @@ pub async fn llm_stub_with(answer: impl Fn(&Value) -> StubAnswer + Send + Sync +
     (format!("http://{addr}"), seen)
 }
 
+/// A stand-in model for agents: leaves a room where it remembers being hurt (its prompt
+/// calls someone dangerous), else walks east.
+pub async fn wary_walker() -> (String, Seen) {
+    llm_stub_with(|req: &Value| {
+        let prompt = req["messages"].to_string();
+        let cmd = if prompt.contains("dangerous") { "flee" } else { "east" };
+        StubAnswer::Text(format!("{{\"command\": \"{cmd}\"}}"))
+    })
+    .await
+}
+
 /// The same reply to every request; `""` answers 500.
 pub async fn llm_stub(reply: &'static str) -> (String, Seen) {
     llm_stub_with(move |_| if reply.is_empty() { StubAnswer::Status(500) } else { StubAnswer::Text(reply.into()) }).await

@@ -153,3 +153,34 @@ fn huge_pages_are_off_unless_mimalloc_is_asked_for_large_pages() {
     assert_eq!(thp_of(Some("1")).as_deref(), Some("1"), "on when mimalloc is asked for large pages, whatever the parent said");
     assert_eq!(thp_of(Some("0")).as_deref(), Some("0"), "a 0 asks for nothing");
 }
+
+/// `pawns compact` gives a stopped server's free pages back and the file still serves;
+/// a file held by a running server is refused (`store_locked`), and a missing one named.
+#[tokio::test]
+async fn compact_shrinks_a_stopped_servers_file_and_refuses_a_held_one() {
+    let mut s = crate::common::TestServer::start().await;
+    let key = s.key("vex").await;
+    let mut c = crate::common::WsClient::connect(s.addr).await;
+    c.login_key("vex", &key).await;
+    for i in 0..8 {
+        c.cmd("look", &format!("l{i}")).await;
+        c.reply_text(&format!("l{i}")).await;
+    }
+    let db = s._dir.path().join("test.redb");
+    let held = Command::new(env!("CARGO_BIN_EXE_pawns")).args(["compact", "--db"]).arg(&db).output().unwrap();
+    assert!(!held.status.success() && String::from_utf8_lossy(&held.stderr).contains("store_locked"), "{held:?}");
+    drop(c);
+    s.stop().await;
+    let out = Command::new(env!("CARGO_BIN_EXE_pawns")).args(["compact", "--db"]).arg(&db).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && text.contains("Compacted") && text.contains("given back"), "{out:?}");
+    s.start_again().await;
+    let key = s.key("vex").await;
+    let mut c = crate::common::WsClient::connect(s.addr).await;
+    c.login_key("vex", &key).await;
+    c.cmd("look", "again").await;
+    c.reply_text("again").await;
+    let none = Command::new(env!("CARGO_BIN_EXE_pawns")).args(["compact", "--db"]).arg(s._dir.path().join("nope.redb")).output().unwrap();
+    assert!(!none.status.success() && String::from_utf8_lossy(&none.stderr).contains("db_missing"));
+    s.shutdown().await;
+}

@@ -120,13 +120,13 @@ async fn a_multi_agent_run_replays_to_the_same_records_byte_for_byte() {
             let rows: Vec<((u64, u64), Vec<u8>)> =
                 t.iter().unwrap().map(|r| r.unwrap()).map(|(k, v)| (k.value(), v.value().to_vec())).collect();
             let mut changed = false;
+            let packed = rows.iter().filter(|(_, v)| v.starts_with(&[0xFF; 4])).count();
+            assert!(packed > 0, "45 s of commits: the journal's rows were packed");
             for (k, v) in rows {
-                // A row: chunks, each framed by its length (u32 LE).
-                let (mut rest, mut row) = (v.as_slice(), Vec::new());
-                while rest.len() >= 4 {
-                    let len = u32::from_le_bytes(rest[..4].try_into().unwrap()) as usize;
-                    let mut entries: Vec<pawns::replay::Entry> = pawns_storage::codec::decode(&rest[4..4 + len]).unwrap();
-                    rest = &rest[4 + len..];
+                // A row: chunks (packed together, or each framed by its length).
+                let mut chunks = Vec::new();
+                for c in pawns_storage::journal::row_chunks(&v).unwrap() {
+                    let mut entries: Vec<pawns::replay::Entry> = pawns_storage::codec::decode(&c).unwrap();
                     for e in &mut entries {
                         if let pawns::replay::Entry::Input { input: pawns::replay::Input::Command { line, .. }, .. } = e {
                             if line == "kill bear" && !changed {
@@ -135,10 +135,9 @@ async fn a_multi_agent_run_replays_to_the_same_records_byte_for_byte() {
                             }
                         }
                     }
-                    let chunk = pawns_storage::codec::encode(&entries).unwrap();
-                    row.extend_from_slice(&(chunk.len() as u32).to_le_bytes());
-                    row.extend_from_slice(&chunk);
+                    chunks.push(pawns_storage::codec::encode(&entries).unwrap());
                 }
+                let row = pawns_storage::journal::framed(&chunks.iter().map(Vec::as_slice).collect::<Vec<_>>());
                 t.insert(k, row.as_slice()).unwrap();
             }
             assert!(changed);

@@ -268,13 +268,7 @@ async fn an_experiment_with_the_planner_plays_both_arms_and_eval_reads_the_same_
 
 #[tokio::test]
 async fn an_experiment_with_a_language_model_records_its_tokens() {
-    // The stand-in model: leaves a room where it remembers being hurt, else walks east.
-    let (endpoint, seen) = llm_stub_with(|req: &Value| {
-        let prompt = req["messages"].to_string();
-        let cmd = if prompt.contains("dangerous") { "flee" } else { "east" };
-        StubAnswer::Text(format!("{{\"command\": \"{cmd}\"}}"))
-    })
-    .await;
+    let (endpoint, seen) = wary_walker().await;
     let s = TestServer::start_with(fast_research).await;
     let out = tempfile::tempdir().unwrap();
     let mut c = pawns_bin();
