@@ -170,4 +170,50 @@ mod tests {
             assert!(Change::parse(bad).is_err(), "{bad:?}");
         }
     }
+
+    /// The changes to memory, made in a data file: a swap exchanges graphs and summaries
+    /// but each keeps its own watermark and name; forgetting all of it empties the graph
+    /// and ends the agent's own records (as `removed`, still there to read).
+    #[test]
+    fn memory_changes_land_in_the_file() {
+        use pawns_storage::MindRecord;
+        let dir = tempfile::tempdir().unwrap();
+        let (store, _) = Store::open(dir.path().join("m.redb")).unwrap();
+        let mem = |label: &str, session: u64| {
+            let mut m = AgentMemory::default();
+            m.graph.nodes.push(pawns_graph::Node {
+                id: format!("ent:{label}"),
+                kind: pawns_graph::NodeKind::Entity,
+                label: label.into(),
+                salience: 1.0,
+                valence: -1.0,
+                first_us: 1,
+                last_us: 1,
+                encounters: 1,
+                is_player: false,
+                event: None,
+            });
+            m.watermark.session = session;
+            m.profile.identity.name = label.into();
+            m
+        };
+        store.put_memory("ann", &mem("a goblin", 11)).unwrap();
+        store.put_memory("bram", &mem("a cellar rat", 22)).unwrap();
+        let soul = MindRecord { id: 1, layer: layer::SOUL, text: "I fear goblins.".into(), at_us: 5, ..Default::default() };
+        store.mind_put("ann", &[soul], &store.mind_meta("ann").unwrap()).unwrap();
+
+        let did = Change::parse("swap:ann:bram").unwrap().apply_to_memory(&store).unwrap();
+        assert!(did.contains("exchanged"), "{did}");
+        let (a, b): (AgentMemory, AgentMemory) = (store.memory("ann").unwrap().unwrap(), store.memory("bram").unwrap().unwrap());
+        assert_eq!((a.graph.nodes[0].label.as_str(), a.watermark.session, a.profile.identity.name.as_str()), ("a cellar rat", 11, "ann"));
+        assert_eq!((b.graph.nodes[0].label.as_str(), b.watermark.session, b.profile.identity.name.as_str()), ("a goblin", 22, "bram"));
+
+        let did = Change::parse("forget:ann").unwrap().apply_to_memory(&store).unwrap();
+        assert!(did.contains("1 graph nodes, 1 records"), "{did}");
+        let a: AgentMemory = store.memory("ann").unwrap().unwrap();
+        assert!(a.graph.nodes.is_empty() && a.watermark.session == 11);
+        let souls = store.mind_layer("ann", layer::SOUL).unwrap();
+        assert_eq!((souls.len(), souls[0].ended.as_deref()), (1, Some("removed")));
+        assert_eq!(Change::parse("valence-off").unwrap().apply_to_memory(&store).unwrap(), "");
+    }
 }
