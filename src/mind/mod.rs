@@ -389,7 +389,7 @@ impl Mind {
                     since_us: 0,
                     limit: n,
                 };
-                index.search(&sq).map_err(|e| (e.code(), e.to_string()))
+                index.search_in(&store, &sq).map_err(|e| (e.code(), e.to_string()))
             };
             // Memories the index knows (forgotten ones are dropped after, so ask for more).
             let mut found: Vec<pawns_storage::MindRecord> = Vec::new();

@@ -19,7 +19,7 @@ use super::doc::{search_doc, CATEGORIES, KINDS};
 
 /// Bumped whenever the schema or the text of documents changes: an index of another
 /// version is rebuilt from the data file.
-pub const INDEX_VERSION: u32 = 5;
+pub const INDEX_VERSION: u32 = 6;
 /// The indexing thread's memory budget (tantivy's floor is 15 MB).
 const WRITER_BYTES: usize = 64 * 1024 * 1024;
 /// Most hits one search returns.
@@ -42,6 +42,9 @@ pub enum SearchError {
     Index(#[from] tantivy::TantivyError),
     #[error("search index: {0}")]
     Io(#[from] std::io::Error),
+    /// A hit's record could not be read back from the data file.
+    #[error("reading the record: {0}")]
+    Record(String),
 }
 
 impl SearchError {
@@ -51,6 +54,7 @@ impl SearchError {
             SearchError::BadQuery(_) => "bad_query",
             SearchError::BadKind(_) => "bad_kind",
             SearchError::Index(_) | SearchError::Io(_) => "index_failed",
+            SearchError::Record(_) => "store_failed",
         }
     }
 }
@@ -61,15 +65,12 @@ fn kinds_list() -> String {
 
 #[derive(Clone, Copy)]
 struct Fields {
-    /// What a hit shows (stored, not searched).
-    text: Field,
     /// What a document is found by (searched, not stored): `doc::index_words`.
     words: Field,
     kind: Field,
     agent: Field,
     session: Field,
     seq: Field,
-    room: Field,
     at: Field,
 }
 
@@ -79,17 +80,16 @@ fn schema() -> (Schema, Fields) {
         TextFieldIndexing::default().set_tokenizer(super::stem::ANALYZER).set_index_option(IndexRecordOption::WithFreqsAndPositions),
     );
     let fields = Fields {
-        text: b.add_text_field("text", TextOptions::default().set_stored()),
         words: b.add_text_field("words", words_opts),
-        // Two values per document: the record kind and its category.
-        kind: b.add_text_field("kind", STRING | STORED),
+        // Two values per document: the record kind and its category (searched by; what a
+        // hit shows is read from its record).
+        kind: b.add_text_field("kind", STRING),
         // One value per character who saw the event; session and seq in the same order.
         agent: b.add_text_field("agent", STRING | STORED),
         // Shown with a hit, never searched by: stored only. (Indexed, each document's
         // sessions and time were terms of their own; v5 left that out.)
         session: b.add_u64_field("session", STORED),
         seq: b.add_u64_field("seq", STORED),
-        room: b.add_u64_field("room", STORED),
         // A range on a fast field is read from the column (tantivy's `RangeQuery` picks
         // it), so `since` and retention's deletes need no term per document.
         at: b.add_u64_field("at", STORED | FAST),
@@ -213,7 +213,6 @@ impl SearchIndex {
         let f = &self.fields;
         let mut doc = TantivyDocument::default();
         doc.add_text(f.words, super::doc::index_words(first, &d.text).as_ref());
-        doc.add_text(f.text, d.text);
         doc.add_text(f.kind, d.kind);
         doc.add_text(f.kind, d.category);
         for r in group {
@@ -221,7 +220,6 @@ impl SearchIndex {
             doc.add_u64(f.session, r.session);
             doc.add_u64(f.seq, r.seq);
         }
-        doc.add_u64(f.room, first.room_vnum as u64);
         doc.add_u64(f.at, group.iter().map(|r| r.at_us).min().unwrap_or(first.at_us));
         Some(doc)
     }
@@ -255,7 +253,16 @@ impl SearchIndex {
         self.reader.searcher().num_docs()
     }
 
-    /// Finds records, newest first.
+    /// Finds records, newest first, each hit's text, kind and room read back from the record in `store`
+    /// (the index keeps none: v6). A hit whose record is gone (retention) keeps no text.
+    pub fn search_in(&self, store: &pawns_storage::Store, q: &SearchQuery) -> Result<SearchResults, SearchError> {
+        let mut found = self.search(q)?;
+        fill_texts(store, &mut found.hits)?;
+        Ok(found)
+    }
+
+    /// Finds records, newest first: who, where in the record and when — not what they
+    /// said, their kind or their room (`search_in` reads those back).
     pub fn search(&self, q: &SearchQuery) -> Result<SearchResults, SearchError> {
         let f = self.fields;
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
@@ -290,9 +297,7 @@ impl SearchIndex {
         let mut hits = Vec::with_capacity(found.len());
         for (_, addr) in found {
             let doc: TantivyDocument = searcher.doc(addr)?;
-            let text_of = |field: Field| doc.get_first(field).and_then(|v| v.as_str()).unwrap_or("").to_string();
             let u64_of = |field: Field| doc.get_first(field).and_then(|v| v.as_u64()).unwrap_or(0);
-            let mut kinds = doc.get_all(f.kind).filter_map(|v| v.as_str());
             let mut agents: Vec<String> = doc.get_all(f.agent).filter_map(|v| v.as_str()).map(str::to_string).collect();
             let sessions: Vec<u64> = doc.get_all(f.session).filter_map(|v| v.as_u64()).collect();
             let seqs: Vec<u64> = doc.get_all(f.seq).filter_map(|v| v.as_u64()).collect();
@@ -304,15 +309,39 @@ impl SearchIndex {
                 agent,
                 session: sessions.get(i).copied().unwrap_or(0),
                 seq: seqs.get(i).copied().unwrap_or(0),
-                kind: kinds.next().unwrap_or("").to_string(),
-                category: kinds.next().unwrap_or("").to_string(),
-                room_vnum: u64_of(f.room) as u32,
-                text: text_of(f.text),
+                kind: String::new(),
+                category: String::new(),
+                room_vnum: 0,
+                // Read back from the record (`search_in`): the index keeps no copy.
+                text: String::new(),
                 also_seen_by: agents,
             });
         }
         Ok(SearchResults { total, hits, indexed_batch })
     }
+}
+
+/// Each hit's text, as its document was made from its record (`doc::search_doc`): the
+/// sessions the hits are in are read once each.
+pub fn fill_texts(store: &pawns_storage::Store, hits: &mut [SearchHit]) -> Result<(), SearchError> {
+    let mut by_session: std::collections::BTreeMap<u64, Vec<usize>> = std::collections::BTreeMap::new();
+    for (i, h) in hits.iter().enumerate() {
+        by_session.entry(h.session).or_default().push(i);
+    }
+    for (session, idx) in by_session {
+        let records = store.session_records(session).map_err(|e| SearchError::Record(e.to_string()))?;
+        for i in idx {
+            let seq = hits[i].seq;
+            // Records are in seq order from 1: the place is the seq, or found by looking.
+            let r = records.get(seq.saturating_sub(1) as usize).filter(|r| r.seq == seq).or_else(|| records.iter().find(|r| r.seq == seq));
+            if let Some(r) = r {
+                let d = search_doc(r);
+                let h = &mut hits[i];
+                (h.text, h.kind, h.category, h.room_vnum) = (d.text, d.kind.to_string(), d.category.to_string(), r.room_vnum);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Groups a batch's records into index documents: one message sent to a whole room at
@@ -358,13 +387,34 @@ mod tests {
 
     fn obs(agent: &str, text: &str, room: u32) -> EventRecord {
         EventRecord {
-            session: agent.len() as u64,
+            session: agent.bytes().fold(0u64, |h, b| h * 131 + b as u64),
             seq: 1,
             agent: agent.into(),
             at_us: 1,
             room_vnum: room,
             body: RecordBody::Observation { event_type: "enter".into(), text: text.into(), from: None },
         }
+    }
+
+    /// The records in a data file of their own, as the recorder writes them: a hit's text
+    /// is read back from there.
+    fn stored(records: &[&EventRecord]) -> (tempfile::TempDir, pawns_storage::Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, _) = pawns_storage::Store::open(dir.path().join("r.redb")).unwrap();
+        let mut sessions: Vec<pawns_storage::SessionMeta> = Vec::new();
+        for r in records {
+            if !sessions.iter().any(|m| m.session == r.session) {
+                sessions.push(pawns_storage::SessionMeta {
+                    session: r.session,
+                    agent: r.agent.to_string(),
+                    started_us: 1,
+                    ..Default::default()
+                });
+            }
+        }
+        let records = records.iter().map(|r| (*r).clone()).collect();
+        store.write_records(&pawns_storage::RecordBatch { sessions, records, ..Default::default() }).unwrap();
+        (dir, store)
     }
 
     #[test]
@@ -397,7 +447,8 @@ mod tests {
         look.body = RecordBody::Observation { event_type: "text".into(), text: shown.into(), from: None };
         ix.add(&w, &[&look]).unwrap();
         ix.commit(&mut w, 1).unwrap();
-        let find = |q: &str| ix.search(&SearchQuery { q: q.into(), limit: 10, ..Default::default() }).unwrap();
+        let (_d, store) = stored(&[&look]);
+        let find = |q: &str| ix.search_in(&store, &SearchQuery { q: q.into(), limit: 10, ..Default::default() }).unwrap();
         for q in ["brenda", "temple", "rat", "north", "\"temple of the ember\""] {
             assert_eq!(find(q).total, 1, "{q}");
         }
@@ -418,20 +469,25 @@ mod tests {
         let mut w = ix.writer().unwrap();
         let mut gold = obs("ann", "", 8004);
         gold.body = RecordBody::Transition(pawns_storage::Transition::Gold { from: 1, to: 2 });
+        gold.seq = 2;
         let records = [obs("ann", "Bo arrives.", 8004), obs("cy", "Bo arrives.", 8004), gold, obs("dee", "Di leaves north.", 8005)];
+        let (_d, store) = stored(&records.iter().collect::<Vec<_>>());
         assert_eq!(ix.add_records(&w, &records).unwrap(), 3);
         assert_eq!(ix.add_records(&w, &[]).unwrap(), 0);
         ix.commit(&mut w, 1).unwrap();
         assert_eq!(ix.docs(), 3);
-        let found = ix.search(&SearchQuery { q: "arrives".into(), limit: 10, ..Default::default() }).unwrap();
+        let found = ix.search_in(&store, &SearchQuery { q: "arrives".into(), limit: 10, ..Default::default() }).unwrap();
         assert_eq!(found.total, 1);
         let hit = &found.hits[0];
         assert_eq!((hit.text.as_str(), hit.room_vnum), ("Bo arrives.", 8004));
         assert_eq!(hit.agent, "ann");
         assert_eq!(hit.also_seen_by.len(), 1, "{:?}", hit.also_seen_by);
         assert!(hit.also_seen_by[0].starts_with("cy"), "{:?}", hit.also_seen_by);
-        let left = ix.search(&SearchQuery { q: "north".into(), limit: 10, ..Default::default() }).unwrap();
-        assert_eq!((left.total, left.hits[0].agent.as_str()), (1, "dee"));
+        let left = ix.search_in(&store, &SearchQuery { q: "north".into(), limit: 10, ..Default::default() }).unwrap();
+        assert_eq!((left.total, left.hits[0].agent.as_str(), left.hits[0].text.as_str()), (1, "dee", "Di leaves north."));
+        // The index alone knows where the hits are, not what they said: no copy of the text.
+        let bare = ix.search(&SearchQuery { q: "north".into(), limit: 10, ..Default::default() }).unwrap();
+        assert_eq!((bare.hits[0].session, bare.hits[0].seq, bare.hits[0].text.as_str()), (left.hits[0].session, 1, ""));
     }
 
     /// `since` and retention's forgetting work on the time column alone (v5 indexes no
@@ -447,13 +503,15 @@ mod tests {
         };
         let mut gold = obs("ann", "", 8004);
         gold.body = RecordBody::Transition(pawns_storage::Transition::Gold { from: 1, to: 2 });
+        gold.seq = 2;
         let records = [at(obs("ann", "Bo arrives.", 8004), 100), at(gold, 150), at(obs("cy", "Di arrives.", 8004), 300)];
         for r in &records {
             ix.add(&w, &[r]).unwrap();
         }
         ix.commit(&mut w, 1).unwrap();
+        let (_d, store) = stored(&records.iter().collect::<Vec<_>>());
         let find = |since_us: u64| {
-            let found = ix.search(&SearchQuery { since_us, limit: 10, ..Default::default() }).unwrap();
+            let found = ix.search_in(&store, &SearchQuery { since_us, limit: 10, ..Default::default() }).unwrap();
             found.hits.iter().map(|h| (h.at_us, h.kind.clone())).collect::<Vec<_>>()
         };
         assert_eq!(find(0), [(300, "observation".to_string()), (150, "transition".into()), (100, "observation".into())]);

@@ -22,7 +22,7 @@ pub fn offline_search(db: &Path, store: &Store, q: &SearchQuery) -> anyhow::Resu
     if let Ok(mut w) = ix.writer() {
         bring_up_to_date(store, &ix, &mut w, ix.watermark(), "indexing the record")?;
     }
-    Ok(ix.search(q)?)
+    Ok(ix.search_in(store, q)?)
 }
 
 pub fn bring_up_to_date(store: &Store, ix: &SearchIndex, w: &mut tantivy::IndexWriter, from: u64, what: &str) -> anyhow::Result<u64> {

@@ -54,8 +54,8 @@ pub async fn search(call: &Call, shared: &Arc<Shared>) -> hyper::Response<Body> 
         since_us,
         limit,
     };
-    let index = handle.index.clone();
-    match tokio::task::spawn_blocking(move || index.search(&q)).await {
+    let (index, store) = (handle.index.clone(), shared.accounts.store().clone());
+    match tokio::task::spawn_blocking(move || index.search_in(&store, &q)).await {
         Ok(Ok(found)) => reply(StatusCode::OK, serde_json::to_value(found).unwrap_or_default()),
         Ok(Err(e)) if matches!(e.code(), "bad_query" | "bad_kind") => bad(e.code(), e.to_string()),
         Ok(Err(e)) => reply(StatusCode::INTERNAL_SERVER_ERROR, json!({"code": e.code(), "message": e.to_string()})),
