@@ -97,6 +97,9 @@ pub async fn branch(args: BranchArgs) -> anyhow::Result<()> {
     if !args.db.is_file() {
         bail!("no data file at {} (db_missing); pass --db FILE", args.db.display());
     }
+    if let Some(dir) = args.out.parent().filter(|d| !d.as_os_str().is_empty() && !d.is_dir()) {
+        bail!("--out: there is no folder {} (bad_request)", dir.display());
+    }
     if args.out.exists() || args.out.is_symlink() {
         bail!("{} is there already (exists): a branch is written to a new file", args.out.display());
     }

@@ -137,10 +137,14 @@ async fn a_branch_is_its_parent_up_to_the_branch_point_and_plays_another_future(
         (vec!["--run", "parent", "--at", "13s", "--change", "forget:nobody"], "bad_request"),
         (vec!["--run", "parent", "--at", "3h", "--change", "none"], "bad_request"),
         (vec!["--run", "nosuch", "--at", "13s", "--change", "none"], "no_such_run"),
+        (vec!["--run", "parent", "--at", "13s", "--change", "none", "--out", "/nonexistent/folder/b.redb"], "no folder"),
     ] {
         let fresh = dir.path().join("never.redb");
         let mut c = pawns_bin();
-        c.arg("branch").args(&args).arg("--db").arg(&db).arg("--out").arg(&fresh);
+        c.arg("branch").args(&args).arg("--db").arg(&db);
+        if !args.contains(&"--out") {
+            c.arg("--out").arg(&fresh);
+        }
         let (ok, _, stderr) = output(c).await;
         assert!(!ok && stderr.contains(code) && !fresh.exists(), "{args:?}: {stderr}");
     }
