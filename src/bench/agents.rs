@@ -230,7 +230,12 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
         "server_reply_ms": server_reply.map(|(p50, p99, n)| json!({"p50_at_most": p50, "p99_at_most": p99, "commands": n})),
         "record_durable": durable.map(|(p99, late, commits)| json!({"p99_ms_at_most": p99, "late_commits": late, "commits": commits})),
         "frames_received": total.frames.iter().map(|(k, n, b)| (k.clone(), json!({"frames": n, "bytes": b}))).collect::<serde_json::Map<_, _>>(),
-        "record_disk": disk.map(|(f, i)| json!({"data_file_bytes": f, "index_bytes": i, "bytes_per_command": (f + i) as f64 / total.replies as f64})),
+        "record_disk": disk.map(|(f, i)| json!({
+            "data_file_bytes": f,
+            "index_bytes": i,
+            "bytes_per_command": (f + i) as f64 / total.replies as f64,
+            "mb_per_agent_hour": (f + i) as f64 / 1e6 / (args.count as f64 * elapsed / 3600.0),
+        })),
         "logged_out": total.logged_out,
         "huds": total.huds,
         "dreams": dreams.map(|(secs, n)| json!({"all_done_s": secs, "dreams": n})),
@@ -303,10 +308,12 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
         }
         if let Some((f, i)) = disk {
             println!(
-                "  record on disk:    +{:.1} MB data file, +{:.1} MB index in the window: {:.0} bytes per command",
+                "  record on disk:    +{:.1} MB data file, +{:.1} MB index in the window: {:.0} bytes per command, {:.1} MB per agent-hour \
+                 (file growth: redb grows in regions; `pawns compact` a kept copy for the bytes in use)",
                 f as f64 / 1e6,
                 i as f64 / 1e6,
-                (f + i) as f64 / total.replies.max(1) as f64
+                (f + i) as f64 / total.replies.max(1) as f64,
+                (f + i) as f64 / 1e6 / (args.count as f64 * elapsed / 3600.0)
             );
         }
         if !args.no_logout {
