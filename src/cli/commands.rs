@@ -422,6 +422,10 @@ pub async fn compact(args: super::CompactArgs) -> anyhow::Result<()> {
     if !args.db.is_file() {
         bail!("no data file at {} (db_missing); pass --db FILE", args.db.display());
     }
+    // Compaction rewrites the file in place: never through a link to somewhere else.
+    if args.db.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink()) {
+        bail!("{} is a symbolic link: compact the file itself (bad_request)", args.db.display());
+    }
     let db = args.db.clone();
     let (before, after) = tokio::task::spawn_blocking(move || -> Result<(u64, u64), StoreError> {
         let mut store = Store::open_existing(&db)?.0;

@@ -180,6 +180,10 @@ async fn compact_shrinks_a_stopped_servers_file_and_refuses_a_held_one() {
     c.login_key("vex", &key).await;
     c.cmd("look", "again").await;
     c.reply_text("again").await;
+    let link = s._dir.path().join("link.redb");
+    std::os::unix::fs::symlink(&db, &link).unwrap();
+    let linked = Command::new(env!("CARGO_BIN_EXE_pawns")).args(["compact", "--db"]).arg(&link).output().unwrap();
+    assert!(!linked.status.success() && String::from_utf8_lossy(&linked.stderr).contains("symbolic link"), "{linked:?}");
     let none = Command::new(env!("CARGO_BIN_EXE_pawns")).args(["compact", "--db"]).arg(s._dir.path().join("nope.redb")).output().unwrap();
     assert!(!none.status.success() && String::from_utf8_lossy(&none.stderr).contains("db_missing"));
     s.shutdown().await;

@@ -3,6 +3,7 @@ pub mod actions;
 pub mod admission;
 pub mod agents;
 pub mod boundary;
+pub mod branching;
 pub mod clean;
 pub mod engine;
 pub mod entering;
