@@ -85,7 +85,7 @@ impl Pending {
     }
 
     fn write(&mut self, store: &Store, journal: Vec<(u64, Vec<u8>)>) -> Result<u64, ReplayError> {
-        let batch = RecordBatch {
+        let mut batch = RecordBatch {
             sessions: std::mem::take(&mut self.sessions).into_values().collect(),
             records: std::mem::take(&mut self.records),
             journal,
@@ -93,7 +93,6 @@ impl Pending {
             ..Default::default()
         };
         let n = batch.records.len() as u64;
-        let mut batch = batch;
         batch.model_calls = crate::record::model_journal::calls_of(&batch.records);
         store.write_records(&batch)?;
         Ok(n)
@@ -185,8 +184,7 @@ pub fn prepare(
             report.records += pending.write(&branch, Vec::new())?;
             saves.write(&branch)?;
         }
-        while let Some((at, agent, snap)) = dreams.get(next_dream).filter(|d| d.0 <= now) {
-            let _ = at;
+        while let Some((_, agent, snap)) = dreams.get(next_dream).filter(|d| d.0 <= now) {
             match branch_file::dream_again(parent, &branch, agent, &snap.trigger, Some(snap)).map_err(ReplayError::BadJournal)? {
                 None => dreamt_alike += 1,
                 Some(why) if differing.len() < 10 => differing.push(why),
