@@ -1,4 +1,5 @@
-//! The search index: a tantivy index in a directory next to the data file.
+//! The search index: a tantivy index in a directory next to the data file, one document
+//! per agent command (`command_doc`), holding no copy of what was said.
 //!
 //! It is derived data. Each commit carries, as its payload, the id of the last record
 //! batch it holds, in the same atomic step as the documents, so after a crash the index
@@ -7,23 +8,29 @@
 
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
-use pawns_storage::{EventRecord, RecordBody};
+use pawns_storage::EventRecord;
 use tantivy::collector::{Count, TopDocs};
 use tantivy::indexer::UserOperation;
-use tantivy::query::{AllQuery, BooleanQuery, Occur, Query, QueryParser, RangeQuery, TermQuery};
-use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, FAST, STORED, STRING};
-use tantivy::{Index, IndexReader, IndexWriter, Order, ReloadPolicy, TantivyDocument, Term};
+use tantivy::query::{BooleanQuery, Occur, Query, QueryParser, RangeQuery, TermQuery};
+use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, STRING};
+use tantivy::{DocAddress, Index, IndexReader, IndexWriter, Order, ReloadPolicy, Searcher, TantivyDocument, Term};
 
+use super::command_doc::{CommandDoc, CommandDocs};
 use super::doc::{search_doc, CATEGORIES, KINDS};
+use super::split::{Place, Read};
 
 /// Bumped whenever the schema or the text of documents changes: an index of another
 /// version is rebuilt from the data file.
-pub const INDEX_VERSION: u32 = 6;
+pub const INDEX_VERSION: u32 = 7;
 /// The indexing thread's memory budget (tantivy's floor is 15 MB).
 const WRITER_BYTES: usize = 64 * 1024 * 1024;
 /// Most hits one search returns.
 pub const MAX_LIMIT: usize = 1000;
+/// Most documents one search splits into records, newest first: beyond them the total
+/// counts what these held (`total_capped`).
+pub const MAX_SPLIT: usize = 10_000;
 
 /// Where the index of a data file lives: `pawns.redb` → `pawns.redb.search/`.
 pub fn index_dir(db: &Path) -> PathBuf {
@@ -65,15 +72,22 @@ fn kinds_list() -> String {
 
 #[derive(Clone, Copy)]
 struct Fields {
-    /// What a document is found by (searched, not stored): `doc::index_words`.
+    /// What a document is found by (searched, not stored): each record's
+    /// `doc::index_words`, one value per record.
     words: Field,
+    /// The kinds and categories of its records.
     kind: Field,
     agent: Field,
     session: Field,
-    seq: Field,
-    at: Field,
+    seq_lo: Field,
+    seq_hi: Field,
+    at_lo: Field,
+    at_hi: Field,
 }
 
+/// One document per command (`command_doc`). Nothing is stored: where a document's
+/// records are (agent, session, seqs, time) is in columns (fast fields), what they said
+/// is in the data file.
 fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
     let words_opts = TextOptions::default().set_indexing_options(
@@ -81,18 +95,15 @@ fn schema() -> (Schema, Fields) {
     );
     let fields = Fields {
         words: b.add_text_field("words", words_opts),
-        // Two values per document: the record kind and its category (searched by; what a
-        // hit shows is read from its record).
         kind: b.add_text_field("kind", STRING),
-        // One value per character who saw the event; session and seq in the same order.
-        agent: b.add_text_field("agent", STRING | STORED),
-        // Shown with a hit, never searched by: stored only. (Indexed, each document's
-        // sessions and time were terms of their own; v5 left that out.)
-        session: b.add_u64_field("session", STORED),
-        seq: b.add_u64_field("seq", STORED),
+        agent: b.add_text_field("agent", STRING | FAST),
+        session: b.add_u64_field("session", FAST),
+        seq_lo: b.add_u64_field("seq_lo", FAST),
+        seq_hi: b.add_u64_field("seq_hi", FAST),
         // A range on a fast field is read from the column (tantivy's `RangeQuery` picks
-        // it), so `since` and retention's deletes need no term per document.
-        at: b.add_u64_field("at", STORED | FAST),
+        // it): `since`, retention's deletes and the newest-first order need no terms.
+        at_lo: b.add_u64_field("at_lo", FAST),
+        at_hi: b.add_u64_field("at_hi", FAST),
     };
     (b.build(), fields)
 }
@@ -122,8 +133,8 @@ pub struct SearchHit {
     pub category: String,
     pub room_vnum: u32,
     pub text: String,
-    /// The others who were sent the same message at the same moment (a room's crowd),
-    /// each with its session's seq of it; empty for what one character alone saw or did.
+    /// The others who were sent the same message at the same moment (a room's crowd);
+    /// empty for what one character alone saw or did.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub also_seen_by: Vec<String>,
 }
@@ -136,6 +147,10 @@ pub struct SearchResults {
     pub hits: Vec<SearchHit>,
     /// The last record batch the index held when it answered.
     pub indexed_batch: u64,
+    /// More than `MAX_SPLIT` commands matched: `total` counts what the newest of them
+    /// held, and there are more.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub total_capped: bool,
 }
 
 pub struct SearchIndex {
@@ -143,6 +158,10 @@ pub struct SearchIndex {
     reader: IndexReader,
     fields: Fields,
     dir: PathBuf,
+    /// The documents still gathering records; the writer's side (see `command_doc`).
+    open: Mutex<CommandDocs>,
+    /// Documents handed to the writer since this was opened.
+    added: std::sync::atomic::AtomicU64,
 }
 
 impl SearchIndex {
@@ -166,7 +185,7 @@ impl SearchIndex {
         let index = Index::open_in_dir(dir)?;
         index.tokenizers().register(super::stem::ANALYZER, super::stem::analyzer());
         let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
-        Ok((SearchIndex { index, reader, fields, dir: dir.to_path_buf() }, fresh))
+        Ok((SearchIndex { index, reader, fields, dir: dir.to_path_buf(), open: Mutex::default(), added: Default::default() }, fresh))
     }
 
     pub fn dir(&self) -> &Path {
@@ -183,66 +202,84 @@ impl SearchIndex {
         self.index.load_metas().ok().and_then(|m| m.payload).and_then(|p| p.parse().ok()).unwrap_or(0)
     }
 
-    /// Adds one event to what the writer will commit next: one record, or the records
-    /// of one message many characters were sent at once (see `shared_groups`).
-    pub fn add(&self, w: &IndexWriter, group: &[&EventRecord]) -> Result<(), SearchError> {
-        if let Some(doc) = self.document(group) {
-            w.add_document(doc)?;
-        }
-        Ok(())
+    fn open_docs(&self) -> std::sync::MutexGuard<'_, CommandDocs> {
+        self.open.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Adds a record batch to what the writer will commit next, one document per event
-    /// (`shared_groups`), handed to tantivy's indexing thread as one operation. Handed
-    /// one document at a time (`add`), the thread, idle between them, was woken for
-    /// each: a futex wake and two context switches per document, more than indexing
-    /// the document cost. Returns the documents added.
+    /// Adds a record batch (the next after what was added before) to what the writer
+    /// will commit next: its records join their sessions' open command documents, and
+    /// the documents they close go to tantivy's indexing thread as one operation (handed
+    /// one at a time, the thread was woken for each: a futex wake and two context
+    /// switches, more than indexing the document cost). Returns the documents added.
     pub fn add_records(&self, w: &IndexWriter, records: &[EventRecord]) -> Result<usize, SearchError> {
-        let ops: Vec<UserOperation> = shared_groups(records).iter().filter_map(|g| self.document(g)).map(UserOperation::Add).collect();
+        let closed = self.open_docs().push(records);
+        self.add_docs(w, &closed)
+    }
+
+    fn add_docs(&self, w: &IndexWriter, docs: &[CommandDoc]) -> Result<usize, SearchError> {
+        let ops: Vec<UserOperation> = docs.iter().map(|d| UserOperation::Add(self.document(d))).collect();
         let n = ops.len();
         if n > 0 {
             w.run(ops)?;
+            self.added.fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
         }
         Ok(n)
     }
 
-    /// The document of one event (`None` for an empty group).
-    fn document(&self, group: &[&EventRecord]) -> Option<TantivyDocument> {
-        let first = group.first()?;
-        let d = search_doc(first);
-        let f = &self.fields;
-        let mut doc = TantivyDocument::default();
-        doc.add_text(f.words, super::doc::index_words(first, &d.text).as_ref());
-        doc.add_text(f.kind, d.kind);
-        doc.add_text(f.kind, d.category);
-        for r in group {
-            doc.add_text(f.agent, &r.agent);
-            doc.add_u64(f.session, r.session);
-            doc.add_u64(f.seq, r.seq);
-        }
-        doc.add_u64(f.at, group.iter().map(|r| r.at_us).min().unwrap_or(first.at_us));
-        Some(doc)
+    /// Documents handed to the writer since this was opened.
+    pub fn added_docs(&self) -> u64 {
+        self.added.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// Commits what was added, with the batch it reaches, and lets searches see it.
-    pub fn commit(&self, w: &mut IndexWriter, batch: u64) -> Result<(), SearchError> {
+    fn document(&self, d: &CommandDoc) -> TantivyDocument {
+        let f = &self.fields;
+        let mut doc = TantivyDocument::default();
+        for words in &d.words {
+            doc.add_text(f.words, words);
+        }
+        for k in &d.kinds {
+            doc.add_text(f.kind, k);
+        }
+        doc.add_text(f.agent, &d.agent);
+        doc.add_u64(f.session, d.session);
+        doc.add_u64(f.seq_lo, d.seq_lo);
+        doc.add_u64(f.seq_hi, d.seq_hi);
+        doc.add_u64(f.at_lo, d.at_lo);
+        doc.add_u64(f.at_hi, d.at_hi);
+        doc
+    }
+
+    /// Commits what was added, with the batch it reaches, and lets searches see it. The
+    /// command documents still open are closed and added first: the commit holds every
+    /// record of the batches it names. Returns the documents this added.
+    pub fn commit(&self, w: &mut IndexWriter, batch: u64) -> Result<usize, SearchError> {
+        let rest = self.open_docs().close_all();
+        let n = self.add_docs(w, &rest)?;
         let mut prepared = w.prepare_commit()?;
         prepared.set_payload(&batch.to_string());
         prepared.commit()?;
         self.reader.reload()?;
-        Ok(())
+        Ok(n)
     }
 
-    /// Queues the removal of observations before `before_us` (retention); the next
-    /// commit applies it.
+    /// Drops the open documents unadded: the writer went back to its last commit (a
+    /// rollback, a rebuild), and what they held is read again from the file.
+    pub fn forget_open(&self) {
+        self.open_docs().clear();
+    }
+
+    /// Queues the removal of documents of observations alone from before `before_us`
+    /// (retention); the next commit applies it. A command's document keeps the words of
+    /// the observations retention dropped from the record: a search may find it by them,
+    /// and finds no record in it (the split reads the record as it is).
     pub fn forget_observations_before(&self, w: &IndexWriter, before_us: u64) -> Result<(), SearchError> {
         let f = self.fields;
+        let term = |k: &str| Box::new(TermQuery::new(Term::from_field_text(f.kind, k), IndexRecordOption::Basic)) as Box<dyn Query>;
         let q = BooleanQuery::new(vec![
-            (
-                Occur::Must,
-                Box::new(TermQuery::new(Term::from_field_text(f.kind, "observation"), IndexRecordOption::Basic)) as Box<dyn Query>,
-            ),
-            (Occur::Must, Box::new(RangeQuery::new(Bound::Unbounded, Bound::Excluded(Term::from_field_u64(f.at, before_us))))),
+            (Occur::Must, term("observation")),
+            (Occur::MustNot, term("action")),
+            (Occur::MustNot, term("transition")),
+            (Occur::Must, Box::new(RangeQuery::new(Bound::Unbounded, Bound::Excluded(Term::from_field_u64(f.at_hi, before_us))))),
         ]);
         w.delete_query(Box::new(q))?;
         Ok(())
@@ -253,24 +290,86 @@ impl SearchIndex {
         self.reader.searcher().num_docs()
     }
 
-    /// Finds records, newest first, each hit's text, kind and room read back from the record in `store`
-    /// (the index keeps none: v6). A hit whose record is gone (retention) keeps no text.
-    pub fn search_in(&self, store: &pawns_storage::Store, q: &SearchQuery) -> Result<SearchResults, SearchError> {
-        let mut found = self.search(q)?;
-        fill_texts(store, &mut found.hits)?;
-        Ok(found)
+    /// Where every committed document's records are (for checks: each record of the
+    /// batches the index holds is in exactly one document).
+    pub fn every_place(&self) -> Result<Vec<Place>, SearchError> {
+        let searcher = self.reader.searcher();
+        let found = searcher.search(&tantivy::query::AllQuery, &tantivy::collector::DocSetCollector)?;
+        found.into_iter().map(|addr| place(&searcher, addr)).collect()
     }
 
-    /// Finds records, newest first: who, where in the record and when — not what they
-    /// said, their kind or their room (`search_in` reads those back).
-    pub fn search(&self, q: &SearchQuery) -> Result<SearchResults, SearchError> {
+    /// Finds records, newest first: the commands whose documents could hold them, each
+    /// split into its records read back from `store` and asked the whole query
+    /// (`split`). A record retention dropped is not found.
+    pub fn search_in(&self, store: &pawns_storage::Store, q: &SearchQuery) -> Result<SearchResults, SearchError> {
+        let (places, matched_docs, indexed_batch) = self.places(q, &[], MAX_SPLIT)?;
+        let records = super::split::read(store, &places)?;
+        let found = super::split::matching(&records, q)?;
+        let events = super::split::events(&records, &found);
+        let wanted = q.agent.as_deref().filter(|a| !a.is_empty()).map(str::to_ascii_lowercase);
+        let limit = q.limit.clamp(1, MAX_LIMIT);
+        let mut hits: Vec<SearchHit> = events.iter().take(limit).map(|e| hit(e, wanted.as_deref())).collect();
+        if wanted.is_some() {
+            self.name_the_crowd(store, q, &events[..hits.len()], &mut hits)?;
+        }
+        Ok(SearchResults { total: events.len(), hits, indexed_batch, total_capped: matched_docs > places.len() })
+    }
+
+    /// Asked about one agent, a crowd's message it saw names the others who saw it: their
+    /// documents at that moment are found (the query without the agent) and read.
+    fn name_the_crowd(
+        &self,
+        store: &pawns_storage::Store,
+        q: &SearchQuery,
+        events: &[super::split::Event],
+        hits: &mut [SearchHit],
+    ) -> Result<(), SearchError> {
+        let others = SearchQuery { agent: None, ..q.clone() };
+        for (e, h) in events.iter().zip(hits.iter_mut()) {
+            let Some(seen) = e.members.first().filter(|m| matches!(m.record.body, pawns_storage::RecordBody::Observation { .. })) else {
+                continue;
+            };
+            let at = seen.record.at_us;
+            let f = self.fields;
+            let around: [(Occur, Box<dyn Query>); 3] = [
+                (Occur::Must, Box::new(RangeQuery::new(Bound::Unbounded, Bound::Included(Term::from_field_u64(f.at_lo, at))))),
+                (Occur::Must, Box::new(RangeQuery::new(Bound::Included(Term::from_field_u64(f.at_hi, at)), Bound::Unbounded))),
+                (
+                    Occur::MustNot,
+                    Box::new(TermQuery::new(
+                        Term::from_field_text(f.agent, &seen.record.agent.to_ascii_lowercase()),
+                        IndexRecordOption::Basic,
+                    )),
+                ),
+            ];
+            let (places, _, _) = self.places(&others, &around, MAX_LIMIT)?;
+            let records = super::split::read(store, &places)?;
+            let mut names: Vec<&str> = records.iter().filter(|r| super::split::same_message(seen, r)).map(|r| &*r.record.agent).collect();
+            names.dedup();
+            for n in names {
+                if !h.also_seen_by.iter().any(|x| x == n) {
+                    h.also_seen_by.push(n.to_string());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The documents the query could find records in, newest (last record) first, at
+    /// most `cap`, with how many matched and the batch the index holds.
+    fn places(&self, q: &SearchQuery, extra: &[(Occur, Box<dyn Query>)], cap: usize) -> Result<(Vec<Place>, usize, u64), SearchError> {
         let f = self.fields;
-        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = extra.iter().map(|(o, q)| (*o, q.box_clone())).collect();
         if !q.q.trim().is_empty() {
             let mut parser = QueryParser::for_index(&self.index, vec![f.words]);
             parser.set_conjunction_by_default();
-            let parsed = parser.parse_query(q.q.trim()).map_err(|e| SearchError::BadQuery(e.to_string()))?;
-            clauses.push((Occur::Must, parsed));
+            // The whole query must parse (its errors are the user's); documents are asked
+            // it without its exclusions (`query`).
+            parser.parse_query(q.q.trim()).map_err(|e| SearchError::BadQuery(e.to_string()))?;
+            let ast = super::query::without_exclusions(super::query::parse(q.q.trim())?);
+            if ast.is_some() {
+                clauses.push((Occur::Must, super::query::build(&parser, ast)?));
+            }
         }
         if let Some(agent) = q.agent.as_deref().filter(|a| !a.is_empty()) {
             let t = Term::from_field_text(f.agent, &agent.to_ascii_lowercase());
@@ -284,97 +383,45 @@ impl SearchIndex {
             clauses.push((Occur::Must, Box::new(TermQuery::new(Term::from_field_text(f.kind, &kind), IndexRecordOption::Basic))));
         }
         if q.since_us > 0 {
-            let lower = Bound::Included(Term::from_field_u64(f.at, q.since_us));
+            let lower = Bound::Included(Term::from_field_u64(f.at_hi, q.since_us));
             clauses.push((Occur::Must, Box::new(RangeQuery::new(lower, Bound::Unbounded))));
         }
-        let query: Box<dyn Query> = if clauses.is_empty() { Box::new(AllQuery) } else { Box::new(BooleanQuery::new(clauses)) };
-        let wanted_agent = q.agent.as_deref().map(str::to_ascii_lowercase);
+        if !clauses.iter().any(|(o, _)| *o != Occur::MustNot) {
+            clauses.push((Occur::Must, Box::new(tantivy::query::AllQuery)));
+        }
+        let query = BooleanQuery::new(clauses);
         let searcher = self.reader.searcher();
         let indexed_batch = searcher.index().load_metas().ok().and_then(|m| m.payload).and_then(|p| p.parse().ok()).unwrap_or(0);
-        let limit = q.limit.clamp(1, MAX_LIMIT);
-        let top = TopDocs::with_limit(limit).order_by_fast_field::<u64>("at", Order::Desc);
+        let top = TopDocs::with_limit(cap.max(1)).order_by_fast_field::<u64>("at_hi", Order::Desc);
         let (found, total) = searcher.search(&query, &(top, Count))?;
-        let mut hits = Vec::with_capacity(found.len());
-        for (_, addr) in found {
-            let doc: TantivyDocument = searcher.doc(addr)?;
-            let u64_of = |field: Field| doc.get_first(field).and_then(|v| v.as_u64()).unwrap_or(0);
-            let mut agents: Vec<String> = doc.get_all(f.agent).filter_map(|v| v.as_str()).map(str::to_string).collect();
-            let sessions: Vec<u64> = doc.get_all(f.session).filter_map(|v| v.as_u64()).collect();
-            let seqs: Vec<u64> = doc.get_all(f.seq).filter_map(|v| v.as_u64()).collect();
-            // The hit is told from the point of view of the agent asked about, if any.
-            let i = wanted_agent.as_ref().and_then(|a| agents.iter().position(|x| x == a)).unwrap_or(0);
-            let agent = if agents.is_empty() { String::new() } else { agents.remove(i) };
-            hits.push(SearchHit {
-                at_us: u64_of(f.at),
-                agent,
-                session: sessions.get(i).copied().unwrap_or(0),
-                seq: seqs.get(i).copied().unwrap_or(0),
-                kind: String::new(),
-                category: String::new(),
-                room_vnum: 0,
-                // Read back from the record (`search_in`): the index keeps no copy.
-                text: String::new(),
-                also_seen_by: agents,
-            });
-        }
-        Ok(SearchResults { total, hits, indexed_batch })
+        let places = found.into_iter().map(|(_, addr)| place(&searcher, addr)).collect::<Result<Vec<_>, _>>()?;
+        Ok((places, total, indexed_batch))
     }
 }
 
-/// Each hit's text, as its document was made from its record (`doc::search_doc`): the
-/// sessions the hits are in are read once each.
-pub fn fill_texts(store: &pawns_storage::Store, hits: &mut [SearchHit]) -> Result<(), SearchError> {
-    let mut by_session: std::collections::BTreeMap<u64, Vec<usize>> = std::collections::BTreeMap::new();
-    for (i, h) in hits.iter().enumerate() {
-        by_session.entry(h.session).or_default().push(i);
-    }
-    for (session, idx) in by_session {
-        let records = store.session_records(session).map_err(|e| SearchError::Record(e.to_string()))?;
-        for i in idx {
-            let seq = hits[i].seq;
-            // Records are in seq order from 1: the place is the seq, or found by looking.
-            let r = records.get(seq.saturating_sub(1) as usize).filter(|r| r.seq == seq).or_else(|| records.iter().find(|r| r.seq == seq));
-            if let Some(r) = r {
-                let d = search_doc(r);
-                let h = &mut hits[i];
-                (h.text, h.kind, h.category, h.room_vnum) = (d.text, d.kind.to_string(), d.category.to_string(), r.room_vnum);
-            }
-        }
-    }
-    Ok(())
+/// Where a document's records are, from its columns.
+fn place(searcher: &Searcher, addr: DocAddress) -> Result<Place, SearchError> {
+    let ff = searcher.segment_reader(addr.segment_ord).fast_fields();
+    let get = |name: &str| -> Result<u64, SearchError> { Ok(ff.u64(name)?.first(addr.doc_id).unwrap_or(0)) };
+    Ok(Place { session: get("session")?, seq_lo: get("seq_lo")?, seq_hi: get("seq_hi")? })
 }
 
-/// Groups a batch's records into index documents: one message sent to a whole room at
-/// once (the same observation, same room, within the batch, each character once) is one
-/// document listing everyone who saw it; everything else is a document of its own. A
-/// crowd's notices are most of what is observed, and this indexes each of them once.
-pub fn shared_groups(records: &[EventRecord]) -> Vec<Vec<&EventRecord>> {
-    let mut groups: Vec<Vec<&EventRecord>> = Vec::with_capacity(records.len());
-    // Fx, not SipHash: every observation's whole text is hashed here.
-    let mut open: rustc_hash::FxHashMap<(&str, &str, u32), usize> = Default::default();
-    // Who each open group holds: a crowd's message has hundreds of recipients, and a
-    // walk through the group for each one was quadratic.
-    let mut members: rustc_hash::FxHashSet<(usize, &str)> = Default::default();
-    for r in records {
-        let (event_type, text) = match &r.body {
-            RecordBody::Observation { event_type, text, .. } => (event_type, text),
-            // A decision or a transition is one agent's own: a document of its own.
-            RecordBody::Decision(_) | RecordBody::Transition(_) => {
-                groups.push(vec![r]);
-                continue;
-            }
-        };
-        let key = (&**text, event_type.as_str(), r.room_vnum);
-        match open.get(&key) {
-            Some(&g) if members.insert((g, &*r.agent)) => groups[g].push(r),
-            _ => {
-                open.insert(key, groups.len());
-                members.insert((groups.len(), &*r.agent));
-                groups.push(vec![r]);
-            }
-        }
+/// An event as a hit, told from the point of view of the agent asked about, if any.
+fn hit(e: &super::split::Event, wanted: Option<&str>) -> SearchHit {
+    let i = wanted.and_then(|a| e.members.iter().position(|m| m.record.agent.eq_ignore_ascii_case(a))).unwrap_or(0);
+    let r: &Read = e.members[i];
+    let d = search_doc(&r.record);
+    SearchHit {
+        at_us: e.at_us,
+        agent: r.record.agent.to_ascii_lowercase(),
+        session: r.record.session,
+        seq: r.record.seq,
+        kind: d.kind.to_string(),
+        category: d.category.to_string(),
+        room_vnum: r.record.room_vnum,
+        text: d.text,
+        also_seen_by: e.members.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, m)| m.record.agent.to_ascii_lowercase()).collect(),
     }
-    groups
 }
 
 fn version_of(dir: &Path) -> Option<u32> {
@@ -382,162 +429,5 @@ fn version_of(dir: &Path) -> Option<u32> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn obs(agent: &str, text: &str, room: u32) -> EventRecord {
-        EventRecord {
-            session: agent.bytes().fold(0u64, |h, b| h * 131 + b as u64),
-            seq: 1,
-            agent: agent.into(),
-            at_us: 1,
-            room_vnum: room,
-            body: RecordBody::Observation { event_type: "enter".into(), text: text.into(), from: None },
-        }
-    }
-
-    /// The records in a data file of their own, as the recorder writes them: a hit's text
-    /// is read back from there.
-    fn stored(records: &[&EventRecord]) -> (tempfile::TempDir, pawns_storage::Store) {
-        let dir = tempfile::tempdir().unwrap();
-        let (store, _) = pawns_storage::Store::open(dir.path().join("r.redb")).unwrap();
-        let mut sessions: Vec<pawns_storage::SessionMeta> = Vec::new();
-        for r in records {
-            if !sessions.iter().any(|m| m.session == r.session) {
-                sessions.push(pawns_storage::SessionMeta {
-                    session: r.session,
-                    agent: r.agent.to_string(),
-                    started_us: 1,
-                    ..Default::default()
-                });
-            }
-        }
-        let records = records.iter().map(|r| (*r).clone()).collect();
-        store.write_records(&pawns_storage::RecordBatch { sessions, records, ..Default::default() }).unwrap();
-        (dir, store)
-    }
-
-    #[test]
-    fn a_message_a_room_was_sent_at_once_is_one_document() {
-        let records = vec![
-            obs("ann", "Bo arrives from the west.", 8004),
-            obs("cy", "Bo arrives from the west.", 8004),
-            // The same words elsewhere are another event.
-            obs("dee", "Bo arrives from the west.", 8005),
-            // The same character told twice: two events (later ones join the newest).
-            obs("ann", "Bo arrives from the west.", 8004),
-            obs("eve", "Bo arrives from the west.", 8004),
-        ];
-        let groups: Vec<Vec<&str>> = shared_groups(&records).iter().map(|g| g.iter().map(|r| &*r.agent).collect()).collect();
-        assert_eq!(groups, vec![vec!["ann", "cy"], vec!["dee"], vec!["ann", "eve"]]);
-        let mut decision = obs("ann", "", 8004);
-        decision.body = RecordBody::Transition(pawns_storage::Transition::Gold { from: 1, to: 2 });
-        assert_eq!(shared_groups(&[decision.clone(), decision]).len(), 2, "only observations are shared");
-    }
-
-    #[test]
-    fn a_room_is_found_by_who_stood_there_and_shown_as_it_was_seen() {
-        let dir = tempfile::tempdir().unwrap();
-        let (ix, fresh) = SearchIndex::open(dir.path()).unwrap();
-        assert!(fresh);
-        let mut w = ix.writer().unwrap();
-        let shown =
-            "The Temple of the Ember\nYou stand in a vaulted hall.\n[ Exits: north ]\nA rat is here.\nBrenda [agent] is standing here.";
-        let mut look = obs("ann", shown, 8004);
-        look.body = RecordBody::Observation { event_type: "text".into(), text: shown.into(), from: None };
-        ix.add(&w, &[&look]).unwrap();
-        ix.commit(&mut w, 1).unwrap();
-        let (_d, store) = stored(&[&look]);
-        let find = |q: &str| ix.search_in(&store, &SearchQuery { q: q.into(), limit: 10, ..Default::default() }).unwrap();
-        for q in ["brenda", "temple", "rat", "north", "\"temple of the ember\""] {
-            assert_eq!(find(q).total, 1, "{q}");
-        }
-        // What every standing player's line repeats, and the description, find nothing.
-        assert_eq!(find("standing").total, 0);
-        assert_eq!(find("vaulted").total, 0);
-        // The hit shows the room as it was seen, less its description.
-        let hit = &find("brenda").hits[0];
-        assert_eq!(hit.text, "The Temple of the Ember\n[ Exits: north ]\nA rat is here.\nBrenda [agent] is standing here.");
-        assert_eq!(hit.agent, "ann");
-    }
-    /// A record batch goes to tantivy as one operation: one document per event, a
-    /// crowd's message once with everyone who was sent it, each document whole.
-    #[test]
-    fn a_batch_is_added_as_one_document_per_event() {
-        let dir = tempfile::tempdir().unwrap();
-        let (ix, _) = SearchIndex::open(dir.path()).unwrap();
-        let mut w = ix.writer().unwrap();
-        let mut gold = obs("ann", "", 8004);
-        gold.body = RecordBody::Transition(pawns_storage::Transition::Gold { from: 1, to: 2 });
-        gold.seq = 2;
-        let records = [obs("ann", "Bo arrives.", 8004), obs("cy", "Bo arrives.", 8004), gold, obs("dee", "Di leaves north.", 8005)];
-        let (_d, store) = stored(&records.iter().collect::<Vec<_>>());
-        assert_eq!(ix.add_records(&w, &records).unwrap(), 3);
-        assert_eq!(ix.add_records(&w, &[]).unwrap(), 0);
-        ix.commit(&mut w, 1).unwrap();
-        assert_eq!(ix.docs(), 3);
-        let found = ix.search_in(&store, &SearchQuery { q: "arrives".into(), limit: 10, ..Default::default() }).unwrap();
-        assert_eq!(found.total, 1);
-        let hit = &found.hits[0];
-        assert_eq!((hit.text.as_str(), hit.room_vnum), ("Bo arrives.", 8004));
-        assert_eq!(hit.agent, "ann");
-        assert_eq!(hit.also_seen_by.len(), 1, "{:?}", hit.also_seen_by);
-        assert!(hit.also_seen_by[0].starts_with("cy"), "{:?}", hit.also_seen_by);
-        let left = ix.search_in(&store, &SearchQuery { q: "north".into(), limit: 10, ..Default::default() }).unwrap();
-        assert_eq!((left.total, left.hits[0].agent.as_str(), left.hits[0].text.as_str()), (1, "dee", "Di leaves north."));
-        // The index alone knows where the hits are, not what they said: no copy of the text.
-        let bare = ix.search(&SearchQuery { q: "north".into(), limit: 10, ..Default::default() }).unwrap();
-        assert_eq!((bare.hits[0].session, bare.hits[0].seq, bare.hits[0].text.as_str()), (left.hits[0].session, 1, ""));
-    }
-
-    /// `since` and retention's forgetting work on the time column alone (v5 indexes no
-    /// term per document's time): only observations before the cut go, newest first.
-    #[test]
-    fn since_and_forgetting_read_the_time_column() {
-        let dir = tempfile::tempdir().unwrap();
-        let (ix, _) = SearchIndex::open(dir.path()).unwrap();
-        let mut w = ix.writer().unwrap();
-        let at = |mut r: EventRecord, at_us: u64| {
-            r.at_us = at_us;
-            r
-        };
-        let mut gold = obs("ann", "", 8004);
-        gold.body = RecordBody::Transition(pawns_storage::Transition::Gold { from: 1, to: 2 });
-        gold.seq = 2;
-        let records = [at(obs("ann", "Bo arrives.", 8004), 100), at(gold, 150), at(obs("cy", "Di arrives.", 8004), 300)];
-        for r in &records {
-            ix.add(&w, &[r]).unwrap();
-        }
-        ix.commit(&mut w, 1).unwrap();
-        let (_d, store) = stored(&records.iter().collect::<Vec<_>>());
-        let find = |since_us: u64| {
-            let found = ix.search_in(&store, &SearchQuery { since_us, limit: 10, ..Default::default() }).unwrap();
-            found.hits.iter().map(|h| (h.at_us, h.kind.clone())).collect::<Vec<_>>()
-        };
-        assert_eq!(find(0), [(300, "observation".to_string()), (150, "transition".into()), (100, "observation".into())]);
-        assert_eq!(find(151), [(300, "observation".to_string())]);
-        ix.forget_observations_before(&w, 200).unwrap();
-        ix.commit(&mut w, 2).unwrap();
-        assert_eq!(find(0), [(300, "observation".to_string()), (150, "transition".into())]);
-    }
-    /// An index another version wrote (v4 made terms of session, room and time) is
-    /// started over, to be rebuilt from the record; one of this version is kept.
-    #[test]
-    fn an_index_of_another_version_starts_over() {
-        let dir = tempfile::tempdir().unwrap();
-        {
-            let (ix, _) = SearchIndex::open(dir.path()).unwrap();
-            let mut w = ix.writer().unwrap();
-            ix.add(&w, &[&obs("ann", "Bo arrives.", 8004)]).unwrap();
-            ix.commit(&mut w, 7).unwrap();
-        }
-        let (ix, fresh) = SearchIndex::open(dir.path()).unwrap();
-        assert!(!fresh);
-        assert_eq!((ix.docs(), ix.watermark()), (1, 7));
-        drop(ix);
-        std::fs::write(dir.path().join("pawns-index-version"), "4").unwrap();
-        let (ix, fresh) = SearchIndex::open(dir.path()).unwrap();
-        assert!(fresh);
-        assert_eq!((ix.docs(), ix.watermark()), (0, 0));
-    }
-}
+#[path = "index_tests.rs"]
+mod tests;

@@ -31,8 +31,10 @@ const CATCH_UP_COMMIT_DOCS: u64 = 200_000;
 pub struct IndexerStats {
     /// The last record batch searchable.
     pub indexed_batch: AtomicU64,
-    /// Documents indexed since the server started.
+    /// Documents (commands) indexed since the server started.
     pub indexed_docs: AtomicU64,
+    /// Records they held.
+    pub indexed_records: AtomicU64,
     pub commits: AtomicU64,
     /// Index lag of the last commit: from the oldest record it made searchable happening
     /// to the commit, ms (max over that commit).
@@ -174,6 +176,7 @@ fn run(src: Source, ix: Arc<SearchIndex>, mut w: IndexWriter, rx: mpsc::Receiver
             }
             Ok(IndexMsg::Rebuild) => {
                 if w.delete_all_documents().is_ok() {
+                    ix.forget_open();
                     at = 0;
                     dirty = true;
                     st.rebuild_target.store(src.store.last_record_id().unwrap_or(0).max(1), Ordering::Relaxed);
@@ -191,6 +194,7 @@ fn run(src: Source, ix: Arc<SearchIndex>, mut w: IndexWriter, rx: mpsc::Receiver
                 tracing::warn!(code = e.code(), "search indexing failed: {e}; retrying");
                 // Start again from what the index committed.
                 let _ = w.rollback();
+                ix.forget_open();
                 at = ix.watermark();
             }
         }
@@ -248,7 +252,8 @@ fn step(
     *dirty = false;
     let now = crate::record::unix_us();
     st.indexed_batch.store(*at, Ordering::Relaxed);
-    st.indexed_docs.fetch_add(added, Ordering::Relaxed);
+    st.indexed_records.fetch_add(added, Ordering::Relaxed);
+    st.indexed_docs.store(ix.added_docs(), Ordering::Relaxed);
     st.commits.fetch_add(1, Ordering::Relaxed);
     if st.rebuild_target.load(Ordering::Relaxed) <= *at {
         st.rebuild_target.store(0, Ordering::Relaxed);
@@ -265,7 +270,7 @@ fn step(
 
 /// Adds every record committed after batch `*at` (moving `*at` along), committing on
 /// the way during long runs, until the end of the log or `deadline`. `progress(done, last)` is told the batch reached;
-/// `seen` sees each record. Returns the documents added.
+/// `seen` sees each record. Returns the records added.
 pub fn catch_up(
     store: &Store,
     ix: &SearchIndex,

@@ -79,6 +79,7 @@ pub fn status(call: &Call, shared: &Arc<Shared>) -> hyper::Response<Body> {
             "durable_batch": durable,
             "docs": h.index.docs(),
             "indexed_since_start": st.indexed_docs.load(Relaxed),
+            "records_indexed_since_start": st.indexed_records.load(Relaxed),
             "commits": st.commits.load(Relaxed),
             "lag_ms": {"last": st.last_lag_ms.load(Relaxed), "max": st.max_lag_ms.load(Relaxed),
                        "mean": st.lag_sum_ms.load(Relaxed).checked_div(count).unwrap_or(0)},

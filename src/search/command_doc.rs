@@ -1,0 +1,171 @@
+//! One search document per agent command (index v7): the decision, the transitions it
+//! made and the observations it caused — what a session records from one of its
+//! commands up to the next.
+//!
+//! Observations that arrive between commands go with the command before them. A
+//! session with no command yet (or one idle longer than `SPAN_US`) gets documents of
+//! observations alone. Every index commit closes the documents still open: the commit
+//! says which record batches the index holds, and holds all of each, so what a session
+//! records after a commit starts a document of its own (the indexer commits every
+//! `--index-every`, 2 s: the idle document of a session is at most that long). A
+//! document says where its records are (session, first and last seq); the text of a hit
+//! is read back from the data file and the document split into records at query time
+//! (`split`).
+
+use pawns_storage::{EventRecord, RecordBody};
+use rustc_hash::FxHashMap;
+
+use super::doc::{index_words, search_doc};
+
+/// A document spans at most this much time from its first record: a session that
+/// commands nothing for longer (a player reading, an agent waiting on a model) gets a
+/// new document for what it sees after.
+pub const SPAN_US: u64 = 10_000_000;
+/// A document holds at most this many records (an idle player in a crowded room).
+pub const MAX_RECORDS: usize = 256;
+
+/// A document being gathered, or one ready to add.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommandDoc {
+    pub session: u64,
+    pub agent: String,
+    pub seq_lo: u64,
+    pub seq_hi: u64,
+    pub at_lo: u64,
+    pub at_hi: u64,
+    /// What each record is found by (`doc::index_words`), one value per record: a
+    /// phrase never runs from one record into the next.
+    pub words: Vec<String>,
+    /// The kinds and categories of its records, each once.
+    pub kinds: Vec<&'static str>,
+}
+
+impl CommandDoc {
+    fn new(r: &EventRecord) -> CommandDoc {
+        let mut d = CommandDoc {
+            session: r.session,
+            agent: r.agent.to_ascii_lowercase(),
+            seq_lo: r.seq,
+            seq_hi: r.seq,
+            at_lo: r.at_us,
+            at_hi: r.at_us,
+            words: Vec::new(),
+            kinds: Vec::new(),
+        };
+        d.push(r);
+        d
+    }
+
+    fn push(&mut self, r: &EventRecord) {
+        let shown = search_doc(r);
+        self.words.push(index_words(r, &shown.text).into_owned());
+        for k in [shown.kind, shown.category] {
+            if !self.kinds.contains(&k) {
+                self.kinds.push(k);
+            }
+        }
+        self.seq_hi = self.seq_hi.max(r.seq);
+        self.at_lo = self.at_lo.min(r.at_us);
+        self.at_hi = self.at_hi.max(r.at_us);
+    }
+
+    /// Whether `r` (the session's next record) belongs to this document.
+    fn takes(&self, r: &EventRecord) -> bool {
+        !matches!(r.body, RecordBody::Decision(_)) && self.words.len() < MAX_RECORDS && r.at_us < self.at_lo.saturating_add(SPAN_US)
+    }
+}
+
+/// The open documents, one per session that recorded since the last commit.
+#[derive(Default)]
+pub struct CommandDocs {
+    open: FxHashMap<u64, CommandDoc>,
+}
+
+impl CommandDocs {
+    /// Takes a batch's records in order; returns the documents they closed.
+    pub fn push(&mut self, records: &[EventRecord]) -> Vec<CommandDoc> {
+        let mut closed = Vec::new();
+        for r in records {
+            match self.open.get_mut(&r.session) {
+                Some(d) if d.takes(r) => d.push(r),
+                Some(d) => closed.push(std::mem::replace(d, CommandDoc::new(r))),
+                None => {
+                    self.open.insert(r.session, CommandDoc::new(r));
+                }
+            }
+        }
+        closed
+    }
+
+    /// Closes every open document (an index commit holds whole batches).
+    pub fn close_all(&mut self) -> Vec<CommandDoc> {
+        let mut docs: Vec<CommandDoc> = self.open.drain().map(|(_, d)| d).collect();
+        docs.sort_by_key(|d| (d.session, d.seq_lo));
+        docs
+    }
+
+    /// Forgets the open documents unadded (the index went back to its last commit).
+    pub fn clear(&mut self) {
+        self.open.clear();
+    }
+
+    pub fn open(&self) -> usize {
+        self.open.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pawns_storage::{DecisionRecord, Transition};
+
+    fn rec(session: u64, seq: u64, at_us: u64, body: RecordBody) -> EventRecord {
+        EventRecord { session, seq, agent: format!("A{session}").into(), at_us, room_vnum: 3001, body }
+    }
+    fn cmd(session: u64, seq: u64, at_us: u64, command: &str) -> EventRecord {
+        let (verb, args) = command.split_once(' ').unwrap_or((command, ""));
+        let d = DecisionRecord { command: verb.into(), args: args.into(), status: "ok".into(), ..Default::default() };
+        rec(session, seq, at_us, RecordBody::Decision(Box::new(d)))
+    }
+    fn seen(session: u64, seq: u64, at_us: u64, text: &str) -> EventRecord {
+        rec(session, seq, at_us, RecordBody::Observation { event_type: "say".into(), text: text.into(), from: None })
+    }
+
+    #[test]
+    fn a_command_and_what_followed_it_are_one_document() {
+        let mut docs = CommandDocs::default();
+        let gold = rec(1, 3, 12, RecordBody::Transition(Transition::Gold { from: 1, to: 5 }));
+        // Session 1: seen before any command, a command, its transition and what was said after.
+        let closed = docs.push(&[seen(1, 1, 5, "hello"), cmd(1, 2, 10, "get coins"), seen(2, 1, 11, "hi"), gold, seen(1, 4, 20, "bye")]);
+        assert_eq!(closed.len(), 1, "the command closed what came before it");
+        assert_eq!((closed[0].seq_lo, closed[0].seq_hi, closed[0].kinds.clone()), (1, 1, vec!["observation", "social"]));
+        // The next batch: session 1's next command closes the first command's document.
+        let closed = docs.push(&[seen(1, 5, 30, "later"), cmd(1, 6, 40, "north")]);
+        assert_eq!(closed.len(), 1);
+        let d = &closed[0];
+        assert_eq!((d.session, d.agent.as_str(), d.seq_lo, d.seq_hi, d.at_lo, d.at_hi), (1, "a1", 2, 5, 10, 30));
+        assert_eq!(d.words, ["get coins", "gold 1 to 5", "bye", "later"]);
+        assert_eq!(d.kinds, ["action", "item", "transition", "observation", "social"]);
+        // A commit closes what is open: session 1's `north`, session 2's `hi`.
+        let rest = docs.close_all();
+        assert_eq!(rest.iter().map(|d| (d.session, d.seq_lo, d.seq_hi)).collect::<Vec<_>>(), [(1, 6, 6), (2, 1, 1)]);
+        assert_eq!(docs.open(), 0);
+    }
+
+    #[test]
+    fn an_idle_session_gets_documents_of_what_it_saw() {
+        let mut docs = CommandDocs::default();
+        let mut closed = docs.push(&[cmd(1, 1, 0, "rest")]);
+        // Talk in the room for 25 s: a document per `SPAN_US` after the command's.
+        let talk: Vec<EventRecord> = (0..25).map(|i| seen(1, 2 + i, 1_000_000 * (i + 1), "chatter")).collect();
+        closed.extend(docs.push(&talk));
+        closed.extend(docs.close_all());
+        let spans: Vec<(u64, u64)> = closed.iter().map(|d| (d.seq_lo, d.seq_hi)).collect();
+        assert_eq!(spans, [(1, 10), (11, 20), (21, 26)]);
+        // And never more than MAX_RECORDS records in one.
+        let flood: Vec<EventRecord> = (0..600).map(|i| seen(2, 1 + i, 5, "spam")).collect();
+        let mut closed = docs.push(&flood);
+        closed.extend(docs.close_all());
+        assert_eq!(closed.iter().map(|d| d.words.len()).collect::<Vec<_>>(), [MAX_RECORDS, MAX_RECORDS, 600 - 2 * MAX_RECORDS]);
+    }
+}

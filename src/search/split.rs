@@ -1,0 +1,171 @@
+//! A search's documents split into records: each command document's records are read
+//! back from the data file and asked the whole query, one record at a time, in an index
+//! of their own made in memory for the search — the same schema, words and analyzer the
+//! per-record index had (v6), so a record is found exactly when it was found before.
+//! Then a message a room was sent at once (the same observation, same room, same
+//! record batch) is one hit naming everyone who saw it, as before.
+
+use std::collections::BTreeMap;
+use std::ops::Bound;
+
+use pawns_storage::{EventRecord, RecordBody, SessionMeta, Store};
+use tantivy::collector::DocSetCollector;
+use tantivy::query::{BooleanQuery, Occur, Query, QueryParser, RangeQuery, TermQuery};
+use tantivy::schema::{IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, STRING};
+use tantivy::{Index, TantivyDocument, Term};
+
+use super::doc::{index_words, search_doc};
+use super::index::{SearchError, SearchQuery};
+
+/// Where a document's records are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Place {
+    pub session: u64,
+    pub seq_lo: u64,
+    pub seq_hi: u64,
+}
+
+/// A record read back, with the batch that committed it.
+pub struct Read {
+    pub batch: u64,
+    pub record: EventRecord,
+}
+
+fn store_err(e: impl std::fmt::Display) -> SearchError {
+    SearchError::Record(e.to_string())
+}
+
+/// The records the documents at `places` hold, read from `store` (each session once,
+/// from its first wanted record on). Records retention dropped are simply not there.
+pub fn read(store: &Store, places: &[Place]) -> Result<Vec<Read>, SearchError> {
+    let mut by_session: BTreeMap<u64, Vec<(u64, u64)>> = BTreeMap::new();
+    for p in places {
+        by_session.entry(p.session).or_default().push((p.seq_lo, p.seq_hi));
+    }
+    let reader = store.log_reader().map_err(store_err)?;
+    let mut out = Vec::new();
+    for (session, mut spans) in by_session {
+        spans.sort_unstable();
+        let meta =
+            store.session(session).map_err(store_err)?.unwrap_or(SessionMeta { session, first_batch: u64::MAX, ..Default::default() });
+        let after = spans[0].0.saturating_sub(1);
+        reader
+            .scan_session(&meta, after, 0, &mut |batch, r| {
+                // Spans are sorted and do not overlap: the last that starts at or before it.
+                let i = spans.partition_point(|s| s.0 <= r.seq);
+                if i > 0 && r.seq <= spans[i - 1].1 {
+                    out.push(Read { batch, record: r });
+                }
+            })
+            .map_err(store_err)?;
+    }
+    Ok(out)
+}
+
+/// Which of `records` the query finds, one record at a time (indices into `records`).
+/// The agent asked about is not asked here: a document is one agent's.
+pub fn matching(records: &[Read], q: &SearchQuery) -> Result<Vec<usize>, SearchError> {
+    if records.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut b = Schema::builder();
+    let words_opts = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default().set_tokenizer(super::stem::ANALYZER).set_index_option(IndexRecordOption::WithFreqsAndPositions),
+    );
+    let words = b.add_text_field("words", words_opts);
+    let kind = b.add_text_field("kind", STRING);
+    let at = b.add_u64_field("at", FAST);
+    let i_field = b.add_u64_field("i", FAST);
+    let index = Index::create_in_ram(b.build());
+    index.tokenizers().register(super::stem::ANALYZER, super::stem::analyzer());
+    let mut w = index.writer_with_num_threads(1, 15_000_000)?;
+    for (i, read) in records.iter().enumerate() {
+        let r = &read.record;
+        let shown = search_doc(r);
+        let mut doc = TantivyDocument::default();
+        doc.add_text(words, index_words(r, &shown.text).as_ref());
+        doc.add_text(kind, shown.kind);
+        doc.add_text(kind, shown.category);
+        doc.add_u64(at, r.at_us);
+        doc.add_u64(i_field, i as u64);
+        w.add_document(doc)?;
+    }
+    w.commit()?;
+    let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+    if !q.q.trim().is_empty() {
+        let mut parser = QueryParser::for_index(&index, vec![words]);
+        parser.set_conjunction_by_default();
+        clauses.push((Occur::Must, parser.parse_query(q.q.trim()).map_err(|e| SearchError::BadQuery(e.to_string()))?));
+    }
+    if let Some(k) = q.kind.as_deref().filter(|k| !k.is_empty()) {
+        let t = Term::from_field_text(kind, &k.to_ascii_lowercase());
+        clauses.push((Occur::Must, Box::new(TermQuery::new(t, IndexRecordOption::Basic))));
+    }
+    if q.since_us > 0 {
+        let lower = Bound::Included(Term::from_field_u64(at, q.since_us));
+        clauses.push((Occur::Must, Box::new(RangeQuery::new(lower, Bound::Unbounded))));
+    }
+    let query: Box<dyn Query> = if clauses.is_empty() { Box::new(tantivy::query::AllQuery) } else { Box::new(BooleanQuery::new(clauses)) };
+    let searcher = index.reader()?.searcher();
+    let found = searcher.search(&query, &DocSetCollector)?;
+    let mut out = Vec::with_capacity(found.len());
+    for addr in found {
+        let column = searcher.segment_reader(addr.segment_ord).fast_fields().u64("i")?;
+        if let Some(i) = column.first(addr.doc_id) {
+            out.push(i as usize);
+        }
+    }
+    out.sort_unstable();
+    Ok(out)
+}
+
+/// One hit before it is shown: the records of one event (a crowd's message: every
+/// character who was sent it; anything else: one record).
+pub struct Event<'a> {
+    pub at_us: u64,
+    pub members: Vec<&'a Read>,
+}
+
+/// Groups found records into events, newest first (ties: the later session and seq
+/// first). A crowd's message is one event: the same observation (type, text) in the
+/// same room in the same batch, each character once — as v6 grouped a batch, in the
+/// order of time: told it again, a character starts a new event, which later
+/// characters join.
+pub fn events<'a>(records: &'a [Read], found: &[usize]) -> Vec<Event<'a>> {
+    let mut order: Vec<&Read> = found.iter().map(|&i| &records[i]).collect();
+    order.sort_by_key(|r| (r.batch, r.record.at_us, r.record.session, r.record.seq));
+    let mut out: Vec<Event<'a>> = Vec::with_capacity(order.len());
+    let mut newest: rustc_hash::FxHashMap<(u64, &str, &str, u32), usize> = Default::default();
+    for read in order {
+        let r = &read.record;
+        let RecordBody::Observation { event_type, text, .. } = &r.body else {
+            out.push(Event { at_us: r.at_us, members: vec![read] });
+            continue;
+        };
+        let key = (read.batch, event_type.as_str(), &**text, r.room_vnum);
+        match newest.get(&key) {
+            Some(&g) if out[g].members.iter().all(|m| m.record.agent != r.agent) => {
+                out[g].at_us = out[g].at_us.min(r.at_us);
+                out[g].members.push(read);
+            }
+            _ => {
+                newest.insert(key, out.len());
+                out.push(Event { at_us: r.at_us, members: vec![read] });
+            }
+        }
+    }
+    let first = |e: &Event| e.members.first().map(|m| (m.record.session, m.record.seq)).unwrap_or_default();
+    out.sort_by(|a, b| b.at_us.cmp(&a.at_us).then_with(|| first(b).cmp(&first(a))));
+    out
+}
+
+/// Whether `r` is the same message a crowd was sent as `of` (for naming who else saw a
+/// hit found for one agent).
+pub fn same_message(of: &Read, r: &Read) -> bool {
+    match (&of.record.body, &r.record.body) {
+        (RecordBody::Observation { event_type: t1, text: x1, .. }, RecordBody::Observation { event_type: t2, text: x2, .. }) => {
+            of.batch == r.batch && of.record.room_vnum == r.record.room_vnum && t1 == t2 && x1 == x2
+        }
+        _ => false,
+    }
+}
