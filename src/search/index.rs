@@ -14,8 +14,8 @@ use pawns_storage::EventRecord;
 use tantivy::collector::{Count, TopDocs};
 use tantivy::indexer::UserOperation;
 use tantivy::query::{BooleanQuery, Occur, Query, QueryParser, RangeQuery, TermQuery};
-use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, STRING};
-use tantivy::{DocAddress, Index, IndexReader, IndexWriter, Order, ReloadPolicy, Searcher, TantivyDocument, Term};
+use tantivy::schema::{Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST};
+use tantivy::{Index, IndexReader, IndexWriter, Order, ReloadPolicy, Searcher, TantivyDocument, Term};
 
 use super::command_doc::{CommandDoc, CommandDocs};
 use super::doc::{search_doc, CATEGORIES, KINDS};
@@ -28,9 +28,12 @@ pub const INDEX_VERSION: u32 = 7;
 const WRITER_BYTES: usize = 64 * 1024 * 1024;
 /// Most hits one search returns.
 pub const MAX_LIMIT: usize = 1000;
-/// Most documents one search splits into records, newest first: beyond them the total
-/// counts what these held (`total_capped`).
-pub const MAX_SPLIT: usize = 10_000;
+/// Most documents one search looks at, newest first (their columns only; it splits as
+/// many of them as it takes to fill the page).
+pub const MAX_SPLIT: usize = 100_000;
+/// Documents split into records in the first round of a search (then twice as many each
+/// round until the page is full).
+const FIRST_SPLIT: usize = 64;
 
 /// Where the index of a data file lives: `pawns.redb` → `pawns.redb.search/`.
 pub fn index_dir(db: &Path) -> PathBuf {
@@ -95,8 +98,9 @@ fn schema() -> (Schema, Fields) {
     );
     let fields = Fields {
         words: b.add_text_field("words", words_opts),
-        kind: b.add_text_field("kind", STRING),
-        agent: b.add_text_field("agent", STRING | FAST),
+        // Matched, never scored: no field norms (a byte per document each).
+        kind: b.add_text_field("kind", exact()),
+        agent: b.add_text_field("agent", exact().set_fast("raw")),
         session: b.add_u64_field("session", FAST),
         seq_lo: b.add_u64_field("seq_lo", FAST),
         seq_hi: b.add_u64_field("seq_hi", FAST),
@@ -106,6 +110,13 @@ fn schema() -> (Schema, Fields) {
         at_hi: b.add_u64_field("at_hi", FAST),
     };
     (b.build(), fields)
+}
+
+/// A field matched whole (a kind, a name), never scored.
+fn exact() -> TextOptions {
+    TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default().set_tokenizer("raw").set_fieldnorms(false).set_index_option(IndexRecordOption::Basic),
+    )
 }
 
 /// What a search asks for.
@@ -147,10 +158,11 @@ pub struct SearchResults {
     pub hits: Vec<SearchHit>,
     /// The last record batch the index held when it answered.
     pub indexed_batch: u64,
-    /// More than `MAX_SPLIT` commands matched: `total` counts what the newest of them
-    /// held, and there are more.
+    /// `total` is estimated: the page was filled before every command that could hold a
+    /// match was read, and the rest are counted at the rate of those read (the hits are
+    /// exact either way). A page as large as the total makes it exact.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub total_capped: bool,
+    pub total_estimated: bool,
 }
 
 pub struct SearchIndex {
@@ -294,32 +306,64 @@ impl SearchIndex {
     /// batches the index holds is in exactly one document).
     pub fn every_place(&self) -> Result<Vec<Place>, SearchError> {
         let searcher = self.reader.searcher();
-        let found = searcher.search(&tantivy::query::AllQuery, &tantivy::collector::DocSetCollector)?;
-        found.into_iter().map(|addr| place(&searcher, addr)).collect()
+        let all = BooleanQuery::new(vec![(Occur::Must, Box::new(tantivy::query::AllQuery) as Box<dyn Query>)]);
+        Ok(Self::places(&searcher, &all, searcher.num_docs() as usize)?.0)
     }
 
     /// Finds records, newest first: the commands whose documents could hold them, each
     /// split into its records read back from `store` and asked the whole query
     /// (`split`). A record retention dropped is not found.
     pub fn search_in(&self, store: &pawns_storage::Store, q: &SearchQuery) -> Result<SearchResults, SearchError> {
-        let (places, matched_docs, indexed_batch) = self.places(q, &[], MAX_SPLIT)?;
-        let records = super::split::read(store, &places)?;
-        let found = super::split::matching(&records, q)?;
-        let events = super::split::events(&records, &found);
-        let wanted = q.agent.as_deref().filter(|a| !a.is_empty()).map(str::to_ascii_lowercase);
+        let query = self.doc_query(q, &[])?;
+        let searcher = self.reader.searcher();
+        let indexed_batch = searcher.index().load_metas().ok().and_then(|m| m.payload).and_then(|p| p.parse().ok()).unwrap_or(0);
         let limit = q.limit.clamp(1, MAX_LIMIT);
+        // The documents' columns are read for a few pages' worth first, more if it takes more.
+        let mut cap = FIRST_SPLIT.max(limit) * 8;
+        let (mut places, matched_docs) = Self::places(&searcher, &query, cap)?;
+        // Newest documents first, more each round, until `limit` events are whole: every
+        // record of an event at or after the next document's last record has been read.
+        let (mut records, mut found, mut split) = (Vec::new(), Vec::new(), 0);
+        let mut reader = super::split::Reader::new(store)?;
+        let mut round = FIRST_SPLIT.max(limit);
+        let events = loop {
+            if split + round > places.len() && matched_docs > places.len() && cap < MAX_SPLIT {
+                cap = (cap * 8).min(MAX_SPLIT);
+                // Ties in time may come in another order: what was split stays split.
+                let done: rustc_hash::FxHashSet<(u64, u64)> = places[..split].iter().map(|p| (p.session, p.seq_lo)).collect();
+                let more = Self::places(&searcher, &query, cap)?.0;
+                places.truncate(split);
+                places.extend(more.into_iter().filter(|p| !done.contains(&(p.session, p.seq_lo))));
+            }
+            let next = places.len().min(split + round);
+            let mut read = reader.read(&places[split..next])?;
+            let at = records.len();
+            found.extend(super::split::matching(&read, q)?.into_iter().map(|i| i + at));
+            records.append(&mut read);
+            split = next;
+            round *= 2;
+            let events = super::split::events(&records, &found);
+            let after = places.get(split).map(|p| p.at_hi);
+            let whole = after.map_or(events.len(), |t| events.iter().take_while(|e| e.at_us > t).count());
+            if whole >= limit || split == places.len() {
+                break events;
+            }
+        };
+        let exact = split == places.len() && matched_docs == places.len();
+        let total = if exact { events.len() } else { (events.len() as f64 * matched_docs as f64 / split.max(1) as f64).round() as usize };
+        let wanted = q.agent.as_deref().filter(|a| !a.is_empty()).map(str::to_ascii_lowercase);
         let mut hits: Vec<SearchHit> = events.iter().take(limit).map(|e| hit(e, wanted.as_deref())).collect();
         if wanted.is_some() {
-            self.name_the_crowd(store, q, &events[..hits.len()], &mut hits)?;
+            self.name_the_crowd(&mut reader, q, &events[..hits.len()], &mut hits)?;
         }
-        Ok(SearchResults { total: events.len(), hits, indexed_batch, total_capped: matched_docs > places.len() })
+        Ok(SearchResults { total: total.max(hits.len()), hits, indexed_batch, total_estimated: !exact })
     }
 
     /// Asked about one agent, a crowd's message it saw names the others who saw it: their
     /// documents at that moment are found (the query without the agent) and read.
     fn name_the_crowd(
         &self,
-        store: &pawns_storage::Store,
+        reader: &mut super::split::Reader,
         q: &SearchQuery,
         events: &[super::split::Event],
         hits: &mut [SearchHit],
@@ -331,33 +375,32 @@ impl SearchIndex {
             };
             let at = seen.record.at_us;
             let f = self.fields;
-            let around: [(Occur, Box<dyn Query>); 3] = [
+            let around: [(Occur, Box<dyn Query>); 2] = [
                 (Occur::Must, Box::new(RangeQuery::new(Bound::Unbounded, Bound::Included(Term::from_field_u64(f.at_lo, at))))),
                 (Occur::Must, Box::new(RangeQuery::new(Bound::Included(Term::from_field_u64(f.at_hi, at)), Bound::Unbounded))),
-                (
-                    Occur::MustNot,
-                    Box::new(TermQuery::new(
-                        Term::from_field_text(f.agent, &seen.record.agent.to_ascii_lowercase()),
-                        IndexRecordOption::Basic,
-                    )),
-                ),
             ];
-            let (places, _, _) = self.places(&others, &around, MAX_LIMIT)?;
-            let records = super::split::read(store, &places)?;
-            let mut names: Vec<&str> = records.iter().filter(|r| super::split::same_message(seen, r)).map(|r| &*r.record.agent).collect();
-            names.dedup();
-            for n in names {
-                if !h.also_seen_by.iter().any(|x| x == n) {
-                    h.also_seen_by.push(n.to_string());
-                }
-            }
+            let query = self.doc_query(&others, &around)?;
+            let (places, _) = Self::places(&self.reader.searcher(), &query, MAX_LIMIT)?;
+            let records = reader.read(&places)?;
+            // The crowd's message as a search without the agent groups it (`split::events`):
+            // the one event of everyone's copies that holds this agent's.
+            let copies: Vec<usize> = (0..records.len()).filter(|&i| super::split::same_message(seen, &records[i])).collect();
+            let mine = (seen.record.session, seen.record.seq);
+            let crowd = super::split::events(&records, &copies);
+            let Some(event) = crowd.iter().find(|e| e.members.iter().any(|m| (m.record.session, m.record.seq) == mine)) else { continue };
+            h.also_seen_by = event
+                .members
+                .iter()
+                .filter(|m| (m.record.session, m.record.seq) != mine)
+                .map(|m| m.record.agent.to_ascii_lowercase())
+                .collect();
         }
         Ok(())
     }
 
-    /// The documents the query could find records in, newest (last record) first, at
-    /// most `cap`, with how many matched and the batch the index holds.
-    fn places(&self, q: &SearchQuery, extra: &[(Occur, Box<dyn Query>)], cap: usize) -> Result<(Vec<Place>, usize, u64), SearchError> {
+    /// The query documents are asked: the records they hold could answer `q` (its words
+    /// without exclusions, its agent, kind and time), and `extra`.
+    fn doc_query(&self, q: &SearchQuery, extra: &[(Occur, Box<dyn Query>)]) -> Result<BooleanQuery, SearchError> {
         let f = self.fields;
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = extra.iter().map(|(o, q)| (*o, q.box_clone())).collect();
         if !q.q.trim().is_empty() {
@@ -389,21 +432,29 @@ impl SearchIndex {
         if !clauses.iter().any(|(o, _)| *o != Occur::MustNot) {
             clauses.push((Occur::Must, Box::new(tantivy::query::AllQuery)));
         }
-        let query = BooleanQuery::new(clauses);
-        let searcher = self.reader.searcher();
-        let indexed_batch = searcher.index().load_metas().ok().and_then(|m| m.payload).and_then(|p| p.parse().ok()).unwrap_or(0);
-        let top = TopDocs::with_limit(cap.max(1)).order_by_fast_field::<u64>("at_hi", Order::Desc);
-        let (found, total) = searcher.search(&query, &(top, Count))?;
-        let places = found.into_iter().map(|(_, addr)| place(&searcher, addr)).collect::<Result<Vec<_>, _>>()?;
-        Ok((places, total, indexed_batch))
+        Ok(BooleanQuery::new(clauses))
     }
-}
 
-/// Where a document's records are, from its columns.
-fn place(searcher: &Searcher, addr: DocAddress) -> Result<Place, SearchError> {
-    let ff = searcher.segment_reader(addr.segment_ord).fast_fields();
-    let get = |name: &str| -> Result<u64, SearchError> { Ok(ff.u64(name)?.first(addr.doc_id).unwrap_or(0)) };
-    Ok(Place { session: get("session")?, seq_lo: get("seq_lo")?, seq_hi: get("seq_hi")? })
+    /// The documents `query` finds, newest (last record) first, at most `cap`, and how
+    /// many it finds.
+    fn places(searcher: &Searcher, query: &BooleanQuery, cap: usize) -> Result<(Vec<Place>, usize), SearchError> {
+        let top = TopDocs::with_limit(cap.max(1)).order_by_fast_field::<u64>("at_hi", Order::Desc);
+        let (found, total) = searcher.search(query, &(top, Count))?;
+        let mut columns: rustc_hash::FxHashMap<u32, [tantivy::columnar::Column<u64>; 4]> = Default::default();
+        let mut places = Vec::with_capacity(found.len());
+        for (_, addr) in found {
+            let c = match columns.entry(addr.segment_ord) {
+                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    let ff = searcher.segment_reader(addr.segment_ord).fast_fields();
+                    e.insert([ff.u64("session")?, ff.u64("seq_lo")?, ff.u64("seq_hi")?, ff.u64("at_hi")?])
+                }
+            };
+            let get = |i: usize| c[i].first(addr.doc_id).unwrap_or(0);
+            places.push(Place { session: get(0), seq_lo: get(1), seq_hi: get(2), at_hi: get(3) });
+        }
+        Ok((places, total))
+    }
 }
 
 /// An event as a hit, told from the point of view of the agent asked about, if any.

@@ -59,10 +59,11 @@ pub fn render(found: &SearchResults) -> String {
         ));
     }
     let shown = found.hits.len();
+    let about = if found.total_estimated { "about " } else { "" };
     out.push_str(&match found.total {
         0 => "no records match\n".to_string(),
-        t if t == shown => format!("{t} record(s)\n"),
-        t => format!("{shown} of {t} records (newest first; --limit shows more)\n"),
+        t if t == shown && !found.total_estimated => format!("{t} record(s)\n"),
+        t => format!("{shown} of {about}{t} records (newest first; --limit shows more)\n"),
     });
     out
 }

@@ -3,9 +3,8 @@
 //! of their own made in memory for the search — the same schema, words and analyzer the
 //! per-record index had (v6), so a record is found exactly when it was found before.
 //! Then a message a room was sent at once (the same observation, same room, same
-//! record batch) is one hit naming everyone who saw it, as before.
+//! moment) is one hit naming everyone who saw it, as before.
 
-use std::collections::BTreeMap;
 use std::ops::Bound;
 
 use pawns_storage::{EventRecord, RecordBody, SessionMeta, Store};
@@ -23,11 +22,12 @@ pub struct Place {
     pub session: u64,
     pub seq_lo: u64,
     pub seq_hi: u64,
+    /// When its last record was.
+    pub at_hi: u64,
 }
 
-/// A record read back, with the batch that committed it.
+/// A record read back.
 pub struct Read {
-    pub batch: u64,
     pub record: EventRecord,
 }
 
@@ -35,31 +35,38 @@ fn store_err(e: impl std::fmt::Display) -> SearchError {
     SearchError::Record(e.to_string())
 }
 
-/// The records the documents at `places` hold, read from `store` (each session once,
-/// from its first wanted record on). Records retention dropped are simply not there.
-pub fn read(store: &Store, places: &[Place]) -> Result<Vec<Read>, SearchError> {
-    let mut by_session: BTreeMap<u64, Vec<(u64, u64)>> = BTreeMap::new();
-    for p in places {
-        by_session.entry(p.session).or_default().push((p.seq_lo, p.seq_hi));
+/// Reads documents' records back from the data file, each session once per search
+/// (rounds of a search and the crowds it names come back to the same sessions).
+pub struct Reader<'s> {
+    store: &'s Store,
+    log: pawns_storage::LogReader,
+    sessions: rustc_hash::FxHashMap<u64, Vec<EventRecord>>,
+}
+
+impl<'s> Reader<'s> {
+    pub fn new(store: &'s Store) -> Result<Reader<'s>, SearchError> {
+        Ok(Reader { store, log: store.log_reader().map_err(store_err)?, sessions: Default::default() })
     }
-    let reader = store.log_reader().map_err(store_err)?;
-    let mut out = Vec::new();
-    for (session, mut spans) in by_session {
-        spans.sort_unstable();
-        let meta =
-            store.session(session).map_err(store_err)?.unwrap_or(SessionMeta { session, first_batch: u64::MAX, ..Default::default() });
-        let after = spans[0].0.saturating_sub(1);
-        reader
-            .scan_session(&meta, after, 0, &mut |batch, r| {
-                // Spans are sorted and do not overlap: the last that starts at or before it.
-                let i = spans.partition_point(|s| s.0 <= r.seq);
-                if i > 0 && r.seq <= spans[i - 1].1 {
-                    out.push(Read { batch, record: r });
-                }
-            })
-            .map_err(store_err)?;
+
+    /// The records the documents at `places` hold, in the order of `places`. Records
+    /// retention dropped are simply not there.
+    pub fn read(&mut self, places: &[Place]) -> Result<Vec<Read>, SearchError> {
+        let mut out = Vec::new();
+        for p in places {
+            if !self.sessions.contains_key(&p.session) {
+                let meta = self.store.session(p.session).map_err(store_err)?;
+                let meta = meta.unwrap_or(SessionMeta { session: p.session, first_batch: u64::MAX, ..Default::default() });
+                let mut records = Vec::new();
+                self.log.scan_session(&meta, 0, 0, &mut |_, r| records.push(r)).map_err(store_err)?;
+                self.sessions.insert(p.session, records);
+            }
+            let records = &self.sessions[&p.session];
+            let from = records.partition_point(|r| r.seq < p.seq_lo);
+            let to = records.partition_point(|r| r.seq <= p.seq_hi);
+            out.extend(records[from..to].iter().map(|r| Read { record: r.clone() }));
+        }
+        Ok(out)
     }
-    Ok(out)
 }
 
 /// Which of `records` the query finds, one record at a time (indices into `records`).
@@ -128,12 +135,13 @@ pub struct Event<'a> {
 
 /// Groups found records into events, newest first (ties: the later session and seq
 /// first). A crowd's message is one event: the same observation (type, text) in the
-/// same room in the same batch, each character once — as v6 grouped a batch, in the
-/// order of time: told it again, a character starts a new event, which later
-/// characters join.
+/// same room at the same moment, each character once (v6 grouped a record batch, and
+/// the engine sends a crowd's message in one step: its records share their time and
+/// their batch; a packed file no longer says which batch a record came in). Told it
+/// again, a character starts a new event, which later characters join.
 pub fn events<'a>(records: &'a [Read], found: &[usize]) -> Vec<Event<'a>> {
     let mut order: Vec<&Read> = found.iter().map(|&i| &records[i]).collect();
-    order.sort_by_key(|r| (r.batch, r.record.at_us, r.record.session, r.record.seq));
+    order.sort_by_key(|r| (r.record.at_us, r.record.session, r.record.seq));
     let mut out: Vec<Event<'a>> = Vec::with_capacity(order.len());
     let mut newest: rustc_hash::FxHashMap<(u64, &str, &str, u32), usize> = Default::default();
     for read in order {
@@ -142,7 +150,7 @@ pub fn events<'a>(records: &'a [Read], found: &[usize]) -> Vec<Event<'a>> {
             out.push(Event { at_us: r.at_us, members: vec![read] });
             continue;
         };
-        let key = (read.batch, event_type.as_str(), &**text, r.room_vnum);
+        let key = (r.at_us, event_type.as_str(), &**text, r.room_vnum);
         match newest.get(&key) {
             Some(&g) if out[g].members.iter().all(|m| m.record.agent != r.agent) => {
                 out[g].at_us = out[g].at_us.min(r.at_us);
@@ -164,7 +172,7 @@ pub fn events<'a>(records: &'a [Read], found: &[usize]) -> Vec<Event<'a>> {
 pub fn same_message(of: &Read, r: &Read) -> bool {
     match (&of.record.body, &r.record.body) {
         (RecordBody::Observation { event_type: t1, text: x1, .. }, RecordBody::Observation { event_type: t2, text: x2, .. }) => {
-            of.batch == r.batch && of.record.room_vnum == r.record.room_vnum && t1 == t2 && x1 == x2
+            of.record.at_us == r.record.at_us && of.record.room_vnum == r.record.room_vnum && t1 == t2 && x1 == x2
         }
         _ => false,
     }
