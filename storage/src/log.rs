@@ -458,6 +458,11 @@ fn strip_value(batch: u64, v: &[u8], strip: impl Fn(u64) -> bool) -> Result<Opti
     if dropped == 0 {
         return Ok(None);
     }
-    w.finish(&mut buf);
+    // A pack stays zstd, a tail row LZ4.
+    if v.first() == Some(&crate::parts::PARTS_ZSTD) {
+        w.finish_zstd(&mut buf);
+    } else {
+        w.finish(&mut buf);
+    }
     Ok(Some((dropped, buf)))
 }

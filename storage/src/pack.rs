@@ -1,4 +1,6 @@
-//! Sweeps: the log's tail packed into one chunk per session (see `log`).
+//! Sweeps: the log's tail packed into one chunk per session (see `log`), zstd-compressed
+//! (`PartsWriter::finish_zstd`: a third smaller than LZ4 on a 10,000-agent record; the
+//! tail's rows, read back while they are the tail, stay LZ4).
 //!
 //! Building the packs (decompressing a sweep's worth of tail rows, gathering each
 //! session's parts, compressing them again) is most of a sweep's work; on a busy server
@@ -86,7 +88,7 @@ pub(crate) fn packs_of(rows: &[(u64, Parts)], packed: &dyn Fn(u64, u64) -> Resul
             w.push(b, bytes);
         }
         let mut value = Vec::new();
-        w.finish(&mut value);
+        w.finish_zstd(&mut value);
         packs.push((session, value));
     }
     Ok(Some(Packs { through, packs, rows: rows.len() as u64, complete: true }))
