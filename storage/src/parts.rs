@@ -38,6 +38,12 @@ pub fn is_parts(v: &[u8]) -> bool {
     matches!(v.first(), Some(&PARTS_VERSION | &PARTS_ZSTD))
 }
 
+thread_local! {
+    /// Each thread's zstd contexts, made once (see `finish_zstd`).
+    static ZSTD: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> = const { std::cell::RefCell::new(None) };
+    static UNZSTD: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { std::cell::RefCell::new(None) };
+}
+
 /// Gathers parts and compresses them into one value.
 #[derive(Default)]
 pub struct PartsWriter {
@@ -86,10 +92,18 @@ impl PartsWriter {
         out.clear();
         out.push(PARTS_ZSTD);
         out.extend_from_slice(&(self.raw.len() as u32).to_le_bytes());
-        match zstd::bulk::compress(&self.raw, ZSTD_LEVEL) {
-            Ok(z) => out.extend_from_slice(&z),
+        // One compression context per thread, kept: making one (a few hundred KB of
+        // tables) for each of a sweep's ten thousand packs was the packer's largest cost.
+        let z = ZSTD.with_borrow_mut(|c| {
+            if c.is_none() {
+                *c = zstd::bulk::Compressor::new(ZSTD_LEVEL).ok();
+            }
+            c.as_mut().map(|c| c.compress(&self.raw))
+        });
+        match z {
+            Some(Ok(z)) => out.extend_from_slice(&z),
             // zstd fails only on allocation: the value is written as LZ4 instead.
-            Err(_) => return self.finish(out),
+            _ => return self.finish(out),
         }
         self.raw.clear();
         self.n = 0;
@@ -114,7 +128,16 @@ impl Parts {
             if len > body.len().saturating_mul(ZSTD_MAX_RATIO) {
                 return Err(bad("claims more than zstd makes of its bytes"));
             }
-            let raw = zstd::bulk::decompress(body, len).map_err(|e| bad(&e.to_string()))?;
+            let raw = UNZSTD.with_borrow_mut(|d| {
+                if d.is_none() {
+                    *d = zstd::bulk::Decompressor::new().ok();
+                }
+                match d.as_mut() {
+                    Some(d) => d.decompress(body, len),
+                    None => zstd::bulk::decompress(body, len),
+                }
+            });
+            let raw = raw.map_err(|e| bad(&e.to_string()))?;
             if raw.len() != len {
                 return Err(bad("shorter than its length"));
             }
