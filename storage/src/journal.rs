@@ -170,7 +170,7 @@ mod tests {
     #[test]
     fn journal_rows_pack_and_read_back_in_order() {
         let dir = tempfile::tempdir().unwrap();
-        let (store, _) = Store::open(&dir.path().join("j.redb")).unwrap();
+        let (store, _) = Store::open(dir.path().join("j.redb")).unwrap();
         let chunk = |i: u64| format!("{{\"Tick\":[{i},1795840811171338,1795840811171999]}}").into_bytes();
         // An old file's rows: framed, unpacked, with no META row.
         {

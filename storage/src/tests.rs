@@ -487,7 +487,7 @@ use log_tests::{obs_of, running};
 #[test]
 fn runs_are_kept_once_each_and_backed_up() {
     let dir = tempfile::tempdir().unwrap();
-    let (store, _) = Store::open(&dir.path().join("r.redb")).unwrap();
+    let (store, _) = Store::open(dir.path().join("r.redb")).unwrap();
     assert_eq!(store.run::<String>("a").unwrap(), None);
     store.put_run("a", &"first".to_string(), true).unwrap();
     assert!(matches!(store.put_run("a", &"again".to_string(), true), Err(StoreError::Exists(_))));
