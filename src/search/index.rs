@@ -19,7 +19,7 @@ use tantivy::{Index, IndexReader, IndexWriter, Order, ReloadPolicy, Searcher, Ta
 
 use super::command_doc::{CommandDoc, CommandDocs};
 use super::doc::{search_doc, CATEGORIES, KINDS};
-use super::split::{Place, Read};
+use super::split::Place;
 
 /// Bumped whenever the schema or the text of documents changes: an index of another
 /// version is rebuilt from the data file.
@@ -370,10 +370,10 @@ impl SearchIndex {
     ) -> Result<(), SearchError> {
         let others = SearchQuery { agent: None, ..q.clone() };
         for (e, h) in events.iter().zip(hits.iter_mut()) {
-            let Some(seen) = e.members.first().filter(|m| matches!(m.record.body, pawns_storage::RecordBody::Observation { .. })) else {
+            let Some(seen) = e.members.first().filter(|m| matches!(m.body, pawns_storage::RecordBody::Observation { .. })) else {
                 continue;
             };
-            let at = seen.record.at_us;
+            let at = seen.at_us;
             let f = self.fields;
             let around: [(Occur, Box<dyn Query>); 2] = [
                 (Occur::Must, Box::new(RangeQuery::new(Bound::Unbounded, Bound::Included(Term::from_field_u64(f.at_lo, at))))),
@@ -385,15 +385,10 @@ impl SearchIndex {
             // The crowd's message as a search without the agent groups it (`split::events`):
             // the one event of everyone's copies that holds this agent's.
             let copies: Vec<usize> = (0..records.len()).filter(|&i| super::split::same_message(seen, &records[i])).collect();
-            let mine = (seen.record.session, seen.record.seq);
+            let mine = (seen.session, seen.seq);
             let crowd = super::split::events(&records, &copies);
-            let Some(event) = crowd.iter().find(|e| e.members.iter().any(|m| (m.record.session, m.record.seq) == mine)) else { continue };
-            h.also_seen_by = event
-                .members
-                .iter()
-                .filter(|m| (m.record.session, m.record.seq) != mine)
-                .map(|m| m.record.agent.to_ascii_lowercase())
-                .collect();
+            let Some(event) = crowd.iter().find(|e| e.members.iter().any(|m| (m.session, m.seq) == mine)) else { continue };
+            h.also_seen_by = event.members.iter().filter(|m| (m.session, m.seq) != mine).map(|m| m.agent.to_ascii_lowercase()).collect();
         }
         Ok(())
     }
@@ -459,19 +454,19 @@ impl SearchIndex {
 
 /// An event as a hit, told from the point of view of the agent asked about, if any.
 fn hit(e: &super::split::Event, wanted: Option<&str>) -> SearchHit {
-    let i = wanted.and_then(|a| e.members.iter().position(|m| m.record.agent.eq_ignore_ascii_case(a))).unwrap_or(0);
-    let r: &Read = e.members[i];
-    let d = search_doc(&r.record);
+    let i = wanted.and_then(|a| e.members.iter().position(|m| m.agent.eq_ignore_ascii_case(a))).unwrap_or(0);
+    let r: &EventRecord = e.members[i];
+    let d = search_doc(r);
     SearchHit {
         at_us: e.at_us,
-        agent: r.record.agent.to_ascii_lowercase(),
-        session: r.record.session,
-        seq: r.record.seq,
+        agent: r.agent.to_ascii_lowercase(),
+        session: r.session,
+        seq: r.seq,
         kind: d.kind.to_string(),
         category: d.category.to_string(),
-        room_vnum: r.record.room_vnum,
+        room_vnum: r.room_vnum,
         text: d.text,
-        also_seen_by: e.members.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, m)| m.record.agent.to_ascii_lowercase()).collect(),
+        also_seen_by: e.members.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, m)| m.agent.to_ascii_lowercase()).collect(),
     }
 }
 

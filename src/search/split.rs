@@ -26,11 +26,6 @@ pub struct Place {
     pub at_hi: u64,
 }
 
-/// A record read back.
-pub struct Read {
-    pub record: EventRecord,
-}
-
 fn store_err(e: impl std::fmt::Display) -> SearchError {
     SearchError::Record(e.to_string())
 }
@@ -50,7 +45,7 @@ impl<'s> Reader<'s> {
 
     /// The records the documents at `places` hold, in the order of `places`. Records
     /// retention dropped are simply not there.
-    pub fn read(&mut self, places: &[Place]) -> Result<Vec<Read>, SearchError> {
+    pub fn read(&mut self, places: &[Place]) -> Result<Vec<EventRecord>, SearchError> {
         let mut out = Vec::new();
         for p in places {
             if !self.sessions.contains_key(&p.session) {
@@ -63,7 +58,7 @@ impl<'s> Reader<'s> {
             let records = &self.sessions[&p.session];
             let from = records.partition_point(|r| r.seq < p.seq_lo);
             let to = records.partition_point(|r| r.seq <= p.seq_hi);
-            out.extend(records[from..to].iter().map(|r| Read { record: r.clone() }));
+            out.extend_from_slice(&records[from..to]);
         }
         Ok(out)
     }
@@ -71,7 +66,7 @@ impl<'s> Reader<'s> {
 
 /// Which of `records` the query finds, one record at a time (indices into `records`).
 /// The agent asked about is not asked here: a document is one agent's.
-pub fn matching(records: &[Read], q: &SearchQuery) -> Result<Vec<usize>, SearchError> {
+pub fn matching(records: &[EventRecord], q: &SearchQuery) -> Result<Vec<usize>, SearchError> {
     if records.is_empty() {
         return Ok(Vec::new());
     }
@@ -86,8 +81,7 @@ pub fn matching(records: &[Read], q: &SearchQuery) -> Result<Vec<usize>, SearchE
     let index = Index::create_in_ram(b.build());
     index.tokenizers().register(super::stem::ANALYZER, super::stem::analyzer());
     let mut w = index.writer_with_num_threads(1, 15_000_000)?;
-    for (i, read) in records.iter().enumerate() {
-        let r = &read.record;
+    for (i, r) in records.iter().enumerate() {
         let shown = search_doc(r);
         let mut doc = TantivyDocument::default();
         doc.add_text(words, index_words(r, &shown.text).as_ref());
@@ -130,7 +124,7 @@ pub fn matching(records: &[Read], q: &SearchQuery) -> Result<Vec<usize>, SearchE
 /// character who was sent it; anything else: one record).
 pub struct Event<'a> {
     pub at_us: u64,
-    pub members: Vec<&'a Read>,
+    pub members: Vec<&'a EventRecord>,
 }
 
 /// Groups found records into events, newest first (ties: the later session and seq
@@ -139,40 +133,39 @@ pub struct Event<'a> {
 /// the engine sends a crowd's message in one step: its records share their time and
 /// their batch; a packed file no longer says which batch a record came in). Told it
 /// again, a character starts a new event, which later characters join.
-pub fn events<'a>(records: &'a [Read], found: &[usize]) -> Vec<Event<'a>> {
-    let mut order: Vec<&Read> = found.iter().map(|&i| &records[i]).collect();
-    order.sort_by_key(|r| (r.record.at_us, r.record.session, r.record.seq));
+pub fn events<'a>(records: &'a [EventRecord], found: &[usize]) -> Vec<Event<'a>> {
+    let mut order: Vec<&EventRecord> = found.iter().map(|&i| &records[i]).collect();
+    order.sort_by_key(|r| (r.at_us, r.session, r.seq));
     let mut out: Vec<Event<'a>> = Vec::with_capacity(order.len());
     let mut newest: rustc_hash::FxHashMap<(u64, &str, &str, u32), usize> = Default::default();
-    for read in order {
-        let r = &read.record;
+    for r in order {
         let RecordBody::Observation { event_type, text, .. } = &r.body else {
-            out.push(Event { at_us: r.at_us, members: vec![read] });
+            out.push(Event { at_us: r.at_us, members: vec![r] });
             continue;
         };
         let key = (r.at_us, event_type.as_str(), &**text, r.room_vnum);
         match newest.get(&key) {
-            Some(&g) if out[g].members.iter().all(|m| m.record.agent != r.agent) => {
+            Some(&g) if out[g].members.iter().all(|m| m.agent != r.agent) => {
                 out[g].at_us = out[g].at_us.min(r.at_us);
-                out[g].members.push(read);
+                out[g].members.push(r);
             }
             _ => {
                 newest.insert(key, out.len());
-                out.push(Event { at_us: r.at_us, members: vec![read] });
+                out.push(Event { at_us: r.at_us, members: vec![r] });
             }
         }
     }
-    let first = |e: &Event| e.members.first().map(|m| (m.record.session, m.record.seq)).unwrap_or_default();
+    let first = |e: &Event| e.members.first().map(|m| (m.session, m.seq)).unwrap_or_default();
     out.sort_by(|a, b| b.at_us.cmp(&a.at_us).then_with(|| first(b).cmp(&first(a))));
     out
 }
 
 /// Whether `r` is the same message a crowd was sent as `of` (for naming who else saw a
 /// hit found for one agent).
-pub fn same_message(of: &Read, r: &Read) -> bool {
-    match (&of.record.body, &r.record.body) {
+pub fn same_message(of: &EventRecord, r: &EventRecord) -> bool {
+    match (&of.body, &r.body) {
         (RecordBody::Observation { event_type: t1, text: x1, .. }, RecordBody::Observation { event_type: t2, text: x2, .. }) => {
-            of.record.at_us == r.record.at_us && of.record.room_vnum == r.record.room_vnum && t1 == t2 && x1 == x2
+            of.at_us == r.at_us && of.room_vnum == r.room_vnum && t1 == t2 && x1 == x2
         }
         _ => false,
     }
