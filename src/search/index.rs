@@ -58,6 +58,13 @@ pub enum SearchError {
 }
 
 impl SearchError {
+    /// A query tantivy refused, its words (echoed in the message) with control
+    /// characters written as escapes: a query's escape bytes never reach a terminal.
+    pub fn bad_query(e: impl std::fmt::Display) -> SearchError {
+        let said = e.to_string();
+        SearchError::BadQuery(said.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect())
+    }
+
     /// Stable code for the HTTP API and the CLI.
     pub fn code(&self) -> &'static str {
         match self {
@@ -403,7 +410,7 @@ impl SearchIndex {
             parser.set_conjunction_by_default();
             // The whole query must parse (its errors are the user's); documents are asked
             // it without its exclusions (`query`).
-            parser.parse_query(q.q.trim()).map_err(|e| SearchError::BadQuery(e.to_string()))?;
+            parser.parse_query(q.q.trim()).map_err(SearchError::bad_query)?;
             let ast = super::query::without_exclusions(super::query::parse(q.q.trim())?);
             if ast.is_some() {
                 clauses.push((Occur::Must, super::query::build(&parser, ast)?));

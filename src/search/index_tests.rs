@@ -138,6 +138,9 @@ fn a_commands_records_are_found_one_by_one() {
     assert_eq!(find("goblin OR north -kill").total, 2, "everything but the kill");
     let only_not = ix.search_in(&store, &query("-kill")).unwrap_err();
     assert_eq!(only_not.code(), "bad_query", "as before: nothing but exclusions asks nothing");
+    // A refused query's words come back without their escape bytes.
+    let refused = ix.search_in(&store, &query("gob\u{1b}[31mlin")).unwrap_err().to_string();
+    assert!(refused.contains("gob\\u{1b}[31mlin") && !refused.contains('\u{1b}'), "{refused}");
     assert_eq!(find("\"rat the goblin\"").total, 0, "a phrase does not run from one record into the next");
 }
 

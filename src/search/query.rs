@@ -48,7 +48,7 @@ pub fn without_exclusions(ast: UserInputAst) -> Option<UserInputAst> {
 pub fn build(parser: &QueryParser, ast: Option<UserInputAst>) -> Result<Box<dyn Query>, SearchError> {
     match ast {
         None => Ok(Box::new(AllQuery)),
-        Some(ast) => parser.build_query_from_user_input_ast(ast).map_err(|e| SearchError::BadQuery(e.to_string())),
+        Some(ast) => parser.build_query_from_user_input_ast(ast).map_err(SearchError::bad_query),
     }
 }
 

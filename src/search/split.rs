@@ -96,7 +96,7 @@ pub fn matching(records: &[EventRecord], q: &SearchQuery) -> Result<Vec<usize>, 
     if !q.q.trim().is_empty() {
         let mut parser = QueryParser::for_index(&index, vec![words]);
         parser.set_conjunction_by_default();
-        clauses.push((Occur::Must, parser.parse_query(q.q.trim()).map_err(|e| SearchError::BadQuery(e.to_string()))?));
+        clauses.push((Occur::Must, parser.parse_query(q.q.trim()).map_err(SearchError::bad_query)?));
     }
     if let Some(k) = q.kind.as_deref().filter(|k| !k.is_empty()) {
         let t = Term::from_field_text(kind, &k.to_ascii_lowercase());
