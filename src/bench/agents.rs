@@ -175,15 +175,17 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
         (Some(tb), Some(ta), Some(b), Some(a)) => Some(super::threads::by_role_within(tb, ta, a.0 - b.0)),
         _ => None,
     };
-    let (pulses, server_replies, durable) = match (histograms_before, histograms_after) {
+    let (pulses, server_replies, durable, handover) = match (histograms_before, histograms_after) {
         (Some(b), Some(a)) => (
             Some(super::serve::bucket_delta(&b.pulses, &a.pulses)),
             Some(super::serve::bucket_delta(&b.replies, &a.replies)),
             Some(super::serve::bucket_delta(&b.durable, &a.durable)),
+            Some(super::serve::bucket_delta(&b.handover, &a.handover)),
         ),
-        _ => (None, None, None),
+        _ => (None, None, None, None),
     };
     let durable = durable.and_then(|d| super::serve::durable_summary(&d));
+    let handover_p99 = handover.and_then(|d| super::serve::bucket_quantile(&d, 0.99)).map(|s| s * 1000.0);
     // The server's share of the round trip, as its own histogram bounds it.
     let server_reply = server_replies.as_ref().and_then(|d| {
         let (p50, p99) = (super::serve::bucket_quantile(d, 0.5)?, super::serve::bucket_quantile(d, 0.99)?);
@@ -228,7 +230,7 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
         "latency_ms": {"p50": percentile(l, 0.5), "p99": percentile(l, 0.99), "max": percentile(l, 1.0)},
         // Upper bounds of the buckets of the server's own histogram (read → written).
         "server_reply_ms": server_reply.map(|(p50, p99, n)| json!({"p50_at_most": p50, "p99_at_most": p99, "commands": n})),
-        "record_durable": durable.map(|(p99, late, commits)| json!({"p99_ms_at_most": p99, "late_commits": late, "commits": commits})),
+        "record_durable": durable.map(|(p99, late, commits)| json!({"p99_ms_at_most": p99, "late_commits": late, "commits": commits, "handover_age_p99_ms_at_most": handover_p99})),
         "frames_received": total.frames.iter().map(|(k, n, b)| (k.clone(), json!({"frames": n, "bytes": b}))).collect::<serde_json::Map<_, _>>(),
         "record_disk": disk.map(|(f, i)| json!({
             "data_file_bytes": f,
@@ -292,8 +294,11 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
         }
         if let Some((p99, late, commits)) = durable {
             println!(
-                "  record durable:    p99 ≤ {p99} ms after happening, {late} of {commits} commits later than {} ms (the promise)",
-                pawns::metrics::DURABLE_PROMISE_US / 1000
+                "  record durable:    p99 ≤ {p99} ms after the engine handed it over, {late} of {commits} commits later than {} ms (the promise){}",
+                pawns::metrics::DURABLE_PROMISE_US / 1000,
+                handover_p99.map_or(String::new(), |h| format!(
+                    "; the oldest record of a commit was ≤ {h} ms old at the hand-over (p99: a decision is handed over when its pulse ends)"
+                ))
             );
         }
         let (frames, bytes) = total.frames.iter().fold((0, 0), |(f, b), (_, n, by)| (f + n, b + by));

@@ -130,13 +130,15 @@ pub fn own_cpu() -> f64 {
 }
 
 /// Histograms of a server's `/metrics`, as (upper bound s, cumulative count): its
-/// pulses' durations, its commands' way from being read to their reply written, and how
-/// long after happening each commit made its oldest record durable (empty when the
-/// server records nothing).
+/// pulses' durations, its commands' way from being read to their reply written, how
+/// long after the engine handed them over each commit made its records durable, and how
+/// old its oldest record was at the hand-over (both empty when the server records
+/// nothing).
 pub struct ServerHistograms {
     pub pulses: Vec<(f64, u64)>,
     pub replies: Vec<(f64, u64)>,
     pub durable: Vec<(f64, u64)>,
+    pub handover: Vec<(f64, u64)>,
 }
 
 /// One scrape of the server's [`ServerHistograms`].
@@ -146,6 +148,7 @@ pub async fn server_histograms(base: &str) -> Option<ServerHistograms> {
         pulses: parse_buckets(&page, "pawns_pulse_duration_seconds_bucket"),
         replies: parse_buckets(&page, "pawns_command_reply_seconds_bucket"),
         durable: parse_buckets(&page, "pawns_record_durable_lag_seconds_bucket"),
+        handover: parse_buckets(&page, "pawns_record_handover_age_seconds_bucket"),
     })
 }
 

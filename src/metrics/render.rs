@@ -176,8 +176,13 @@ pub fn render(s: &Sources) -> String {
         p.histogram("pawns_record_commit_batch_records", "Records in each group commit.", &r.batch);
         p.histogram(
             "pawns_record_durable_lag_seconds",
-            "From a record happening to its commit ending, for the oldest record of each commit (the promise is 50 ms).",
+            "From the engine handing a commit's records to the recorder to the commit ending, for the first hand-over of each commit (the promise is 50 ms).",
             &r.durable_lag,
+        );
+        p.histogram(
+            "pawns_record_handover_age_seconds",
+            "From a record happening to the engine handing it to the recorder, for the oldest record of each commit (a decision is handed over when its pulse ends, with its post state).",
+            &r.handover_age,
         );
     }
 

@@ -57,8 +57,9 @@ const SLICE_PACKS: usize = 1_000;
 const REPORT_EVERY: Duration = Duration::from_secs(30);
 
 enum RecMsg {
-    /// What the engine emitted since it last handed over, in order.
-    Many(Vec<RecItem>),
+    /// What the engine emitted since it last handed over, in order, and when it handed
+    /// them over (unix µs): the promise is counted from then.
+    Many(Vec<RecItem>, u64),
     /// Resolves once everything sent before it is committed.
     Flush(oneshot::Sender<()>),
 }
@@ -93,8 +94,12 @@ pub struct RecorderStats {
     /// Each group commit's duration and size.
     pub commit: Histogram,
     pub batch: Histogram,
-    /// Per commit: its oldest record happening → the commit ending.
+    /// Per commit: its first hand-over by the engine → the commit ending (the promise).
     pub durable_lag: Histogram,
+    /// Per commit: its oldest record happening → the engine handing it over (a decision
+    /// is handed over when its pulse ends, holding its post state, and what its session
+    /// saw after it waits with it, in `seq` order).
+    pub handover_age: Histogram,
     /// Commits later than the 50 ms promise in the last full window (`/health`).
     pub late_recent: AtomicU64,
     /// Unix µs when the last commit ended.
@@ -131,6 +136,7 @@ impl Default for RecorderStats {
             commit: Histogram::seconds(),
             batch: Histogram::counts(),
             durable_lag: Histogram::seconds(),
+            handover_age: Histogram::seconds(),
             late_recent: AtomicU64::new(0),
             last_commit_end_us: AtomicU64::new(0),
             packed: AtomicU64::new(0),
@@ -166,7 +172,7 @@ impl Capture {
     pub fn drain(&self) -> Vec<RecItem> {
         let mut out = Vec::new();
         while let Ok(m) = self.0.try_recv() {
-            if let RecMsg::Many(items) = m {
+            if let RecMsg::Many(items, _) = m {
                 out.extend(items);
             }
         }
@@ -189,7 +195,7 @@ impl RecorderHandle {
         }
         let n = items.iter().filter(|i| matches!(i, RecItem::Record(_))).count() as u64;
         self.stats.backlog.fetch_add(n, Ordering::Relaxed);
-        if self.tx.send(RecMsg::Many(items)).is_err() {
+        if self.tx.send(RecMsg::Many(items, super::unix_us())).is_err() {
             self.stats.backlog.fetch_sub(n, Ordering::Relaxed);
         }
     }
@@ -294,18 +300,17 @@ fn run(
         let mut batch = RecordBatch::default();
         let mut flushes = Vec::new();
         let started = super::unix_us();
-        let mut oldest_us = u64::MAX;
+        // The batch's first hand-over (the promise counts from it).
+        let mut handed_us = u64::MAX;
         let mut next = Some(first);
         loop {
             while let Some(msg) = next.take() {
                 match msg {
-                    RecMsg::Many(items) => {
+                    RecMsg::Many(items, at) => {
+                        handed_us = handed_us.min(at);
                         for item in items {
                             match item {
-                                RecItem::Record(r) => {
-                                    oldest_us = oldest_us.min(r.at_us);
-                                    batch.records.push(r)
-                                }
+                                RecItem::Record(r) => batch.records.push(r),
                                 // A later version of the same session replaces the earlier one.
                                 RecItem::Session(s) => {
                                     batch.sessions.retain(|x| x.session != s.session);
@@ -332,7 +337,7 @@ fn run(
             // nothing; a flush, asked only at stop when the engine is gone, waits at most
             // the gathering's 45 ms.)
             let now = super::unix_us();
-            let from = oldest_us.min(started);
+            let from = handed_us.min(started);
             let deadline = from + DURABLE_PROMISE_US.saturating_sub(2 * commit_avg_us + GATHER_MARGIN_US);
             let deadline = deadline.min(started + MAX_GATHER.as_micros() as u64);
             if now >= deadline {
@@ -350,7 +355,7 @@ fn run(
             }
         }
         let t = Instant::now();
-        commit(&store, &st, &mut sweeps, batch, feed.as_deref(), dream.as_deref_mut(), &mut late);
+        commit(&store, &st, &mut sweeps, Gathered { batch, handed_us }, feed.as_deref(), dream.as_deref_mut(), &mut late);
         let took = t.elapsed().as_micros() as u64;
         commit_avg_us = (commit_avg_us * 4 + took) / 5;
         for f in flushes {
@@ -412,11 +417,18 @@ impl Sweeps {
     }
 }
 
+/// A group commit's batch and its first hand-over by the engine (unix µs; `u64::MAX`:
+/// none, a batch of session rows or journal alone).
+struct Gathered {
+    batch: RecordBatch,
+    handed_us: u64,
+}
+
 fn commit(
     store: &Store,
     st: &RecorderStats,
     sweeps: &mut Sweeps,
-    mut batch: RecordBatch,
+    Gathered { mut batch, handed_us }: Gathered,
     feed: Option<&dyn TakesRecords>,
     dream: Option<&mut (dyn ReadsBatches + 'static)>,
     late: &mut LateWindow,
@@ -426,6 +438,9 @@ fn commit(
         return;
     }
     let oldest_us = batch.records.iter().map(|r| r.at_us).min();
+    if let Some(oldest) = oldest_us.filter(|_| handed_us != u64::MAX) {
+        st.handover_age.observe(handed_us.saturating_sub(oldest) as f64 / 1e6);
+    }
     // The store writes each session's records as one part; the index is fed them in
     // that same order, as it would read them back from the file.
     batch.records.sort_by_key(|r| r.session);
@@ -516,8 +531,8 @@ fn commit(
     st.batch.observe(n as f64);
     let end_us = super::unix_us();
     st.last_commit_end_us.store(end_us, Ordering::Relaxed);
-    if let Some(oldest) = oldest_us {
-        let lag = end_us.saturating_sub(oldest);
+    if oldest_us.is_some() && handed_us != u64::MAX {
+        let lag = end_us.saturating_sub(handed_us);
         st.durable_lag.observe(lag as f64 / 1e6);
         if let Some(k) = late.add(lag > DURABLE_PROMISE_US) {
             st.late_recent.store(k as u64, Ordering::Relaxed);
@@ -572,5 +587,31 @@ mod tests {
         assert_eq!(got, written);
         drop(store);
         Store::open(&path).expect("the file is free once the recorder is joined");
+    }
+
+    /// The promise counts from the engine's hand-over: records already 80 ms old when
+    /// handed over (a decision waits for its pulse's end) commit on time, and their age
+    /// at the hand-over is measured apart. Counted from the records' own time, every
+    /// such commit was "late".
+    #[test]
+    fn the_promise_counts_from_the_hand_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, _) = Store::open(dir.path().join("p.redb")).unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let (rec, thread) = spawn_recorder(Arc::new(store), None, None, Duration::from_secs(60)).unwrap();
+        for seq in 1..=5u64 {
+            let at_us = crate::record::unix_us() - 80_000;
+            let body = RecordBody::Observation { event_type: "room".into(), text: "A rat arrives.".into(), from: None };
+            rec.send(vec![RecItem::Record(EventRecord { session: 1, seq, agent: "ann".into(), at_us, room_vnum: 3001, body })]);
+            rt.block_on(rec.flush());
+        }
+        let (_, lag_sum, commits) = rec.stats.durable_lag.snapshot();
+        let (_, age_sum, aged) = rec.stats.handover_age.snapshot();
+        assert_eq!((commits, aged), (5, 5));
+        assert!(lag_sum / 5.0 < 0.040, "commits took {lag_sum} s in all from the hand-over");
+        assert!(age_sum / 5.0 >= 0.080, "records were {age_sum} s old in all at the hand-over");
+        assert_eq!(rec.stats.late_recent.load(Ordering::Relaxed), 0);
+        drop(rec);
+        rt.block_on(thread.join());
     }
 }

@@ -83,6 +83,7 @@ impl Store {
         copy(&rtx, &dst, tables::JOURNAL, &mut p)?;
         copy(&rtx, &dst, tables::RECORD_TAIL, &mut p)?;
         copy(&rtx, &dst, tables::RECORD_SWEEPS, &mut p)?;
+        copy(&rtx, &dst, tables::RECORD_DICTS, &mut p)?;
         copy(&rtx, &dst, tables::RUNS, &mut p)?;
         copy(&rtx, &dst, tables::MODEL_CALLS, &mut p)?;
         drop(dst);
@@ -190,6 +191,7 @@ fn rows(rtx: &ReadTransaction) -> Result<u64, StoreError> {
         + count(rtx, tables::JOURNAL)?
         + count(rtx, tables::RECORD_TAIL)?
         + count(rtx, tables::RECORD_SWEEPS)?
+        + count(rtx, tables::RECORD_DICTS)?
         + count(rtx, tables::RUNS)?)
 }
 

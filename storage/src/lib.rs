@@ -7,6 +7,7 @@
 pub mod backup;
 mod body_de;
 pub mod codec;
+pub mod dicts;
 pub mod files;
 pub mod journal;
 pub mod log;
@@ -96,6 +97,8 @@ pub const CACHE_BYTES: usize = 128 << 20;
 pub struct Store {
     db: Db,
     path: PathBuf,
+    /// The dictionary the packer compresses with (see `dicts`).
+    pack_dict: dicts::PackDict,
 }
 
 /// Opened for writing (the server, and the commands that change the file), or for
@@ -148,8 +151,9 @@ impl Store {
         // redb's page cache defaults to 1 GiB; the game's working set is far smaller, and
         // memory is better spent on sessions.
         let db = opened(&path, || Database::builder().set_cache_size(CACHE_BYTES).create(&path))?;
-        let store = Store { db: Db::Rw(db), path };
+        let store = Store { db: Db::Rw(db), path, pack_dict: Default::default() };
         let applied = store.migrate()?;
+        store.load_dicts()?;
         Ok((store, OpenReport { created, migrations_applied: applied }))
     }
 
@@ -159,8 +163,9 @@ impl Store {
         let path = path.as_ref();
         must_exist(path)?;
         let db = opened(path, || Database::builder().set_cache_size(CACHE_BYTES).open(path))?;
-        let store = Store { db: Db::Rw(db), path: path.to_path_buf() };
+        let store = Store { db: Db::Rw(db), path: path.to_path_buf(), pack_dict: Default::default() };
         let applied = store.migrate()?;
+        store.load_dicts()?;
         Ok((store, OpenReport { created: false, migrations_applied: applied }))
     }
 
@@ -171,7 +176,7 @@ impl Store {
         let path = path.as_ref();
         must_exist(path)?;
         let db = opened(path, || Database::builder().set_cache_size(CACHE_BYTES).open_read_only(path))?;
-        let store = Store { db: Db::Ro(db), path: path.to_path_buf() };
+        let store = Store { db: Db::Ro(db), path: path.to_path_buf(), pack_dict: Default::default() };
         let found = store.schema_version()?;
         if found > migrate::CURRENT_VERSION {
             return Err(StoreError::TooNew { found, supported: migrate::CURRENT_VERSION });
@@ -179,6 +184,7 @@ impl Store {
         if found < migrate::CURRENT_VERSION {
             return Err(StoreError::NeedsMigration { path: path.to_path_buf(), found, current: migrate::CURRENT_VERSION });
         }
+        store.load_dicts()?;
         Ok(store)
     }
 

@@ -118,12 +118,13 @@ impl Store {
             // Packs built off this thread, then a sweep's own: each moves `spans_through`.
             let mut through = None;
             let mut sweeps = tx.open_table(tables::RECORD_SWEEPS).map_err(redb_err)?;
+            let mut dicts = tx.open_table(tables::RECORD_DICTS).map_err(redb_err)?;
             if let Some(p) = &batch.packs {
-                through = pack::apply(&mut tail, &mut chunks, &mut sweeps, p)?;
+                through = pack::apply(&mut tail, &mut chunks, &mut sweeps, &mut dicts, p)?;
             }
             if batch.sweep {
-                let packed = match pack::build(&chunks, &sweeps, &tail)? {
-                    Some(p) => pack::apply(&mut tail, &mut chunks, &mut sweeps, &p)?,
+                let packed = match pack::build(&chunks, &sweeps, &tail, &self.pack_dict)? {
+                    Some(p) => pack::apply(&mut tail, &mut chunks, &mut sweeps, &mut dicts, &p)?,
                     None => None,
                 };
                 through = Some(packed.unwrap_or(next - 1));
@@ -458,8 +459,9 @@ fn strip_value(batch: u64, v: &[u8], strip: impl Fn(u64) -> bool) -> Result<Opti
     if dropped == 0 {
         return Ok(None);
     }
-    // A pack stays zstd, a tail row LZ4.
-    if v.first() == Some(&crate::parts::PARTS_ZSTD) {
+    // A pack stays zstd (without its dictionary: the packer holds only the newest), a
+    // tail row LZ4.
+    if matches!(v.first(), Some(&crate::parts::PARTS_ZSTD | &crate::parts::PARTS_ZSTD_DICT)) {
         w.finish_zstd(&mut buf);
     } else {
         w.finish(&mut buf);

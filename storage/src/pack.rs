@@ -11,10 +11,12 @@
 //! start after a crash, at a stop, in tests).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use redb::{ReadableTable, Table};
 
-use crate::parts::{Parts, PartsWriter};
+use crate::dicts::{PackDict, Trained};
+use crate::parts::{Parts, PartsWriter, ZSTD_LEVEL};
 use crate::{redb_err, tables, Store, StoreError};
 
 /// Packs built for every tail row up to `through`, waiting to be applied — all at once,
@@ -29,6 +31,9 @@ pub struct Packs {
     pub rows: u64,
     /// This is the last (or only) slice of the sweep: applying it drops the tail's rows.
     pub complete: bool,
+    /// The dictionary they were compressed with, written with them if the file has
+    /// not got it yet (none: packed without one).
+    pub dict: Option<Arc<Trained>>,
 }
 
 impl Packs {
@@ -37,7 +42,13 @@ impl Packs {
     pub fn split_off(&mut self, n: usize) -> Packs {
         let rest = self.packs.split_off(n.min(self.packs.len()));
         let slice = std::mem::replace(&mut self.packs, rest);
-        Packs { through: self.through, packs: slice, rows: self.rows, complete: self.complete && self.packs.is_empty() }
+        Packs {
+            through: self.through,
+            packs: slice,
+            rows: self.rows,
+            complete: self.complete && self.packs.is_empty(),
+            dict: self.dict.clone(),
+        }
     }
 }
 
@@ -67,9 +78,17 @@ pub(crate) fn tail_rows<T: ReadableTable<u64, &'static [u8]>>(tail: &T) -> Resul
     Ok(rows)
 }
 
+/// Sessions a dictionary is trained from, at most (an even spread of the sweep's).
+const TRAIN_SESSIONS: usize = 512;
+
 /// One pack per session of `rows` (none: no rows), keyed by the newest row's batch;
 /// `packed(b, session)`: the part is in a pack already (a partial sweep's), left out.
-pub(crate) fn packs_of(rows: &[(u64, Parts)], packed: &dyn Fn(u64, u64) -> Result<bool, StoreError>) -> Result<Option<Packs>, StoreError> {
+/// Compressed with `dict`'s dictionary, trained on this sweep's packs if it has none.
+pub(crate) fn packs_of(
+    rows: &[(u64, Parts)],
+    packed: &dyn Fn(u64, u64) -> Result<bool, StoreError>,
+    dict: &PackDict,
+) -> Result<Option<Packs>, StoreError> {
     let Some(through) = rows.last().map(|(b, _)| *b) else { return Ok(None) };
     // Each session's parts in batch order, pointing into the rows.
     let mut by_session: BTreeMap<u64, Vec<(u64, &[u8])>> = BTreeMap::new();
@@ -82,16 +101,34 @@ pub(crate) fn packs_of(rows: &[(u64, Parts)], packed: &dyn Fn(u64, u64) -> Resul
         }
     }
     let mut w = PartsWriter::default();
+    let d = dict.for_sweep(ZSTD_LEVEL, || {
+        let step = by_session.len().div_ceil(TRAIN_SESSIONS).max(1);
+        by_session
+            .values()
+            .step_by(step)
+            .map(|parts| {
+                for (b, bytes) in parts {
+                    w.push(*b, bytes);
+                }
+                let raw = w.raw().to_vec();
+                w.clear();
+                raw
+            })
+            .collect()
+    });
     let mut packs = Vec::with_capacity(by_session.len());
     for (session, parts) in by_session {
         for (b, bytes) in parts {
             w.push(b, bytes);
         }
         let mut value = Vec::new();
-        w.finish_zstd(&mut value);
+        match &d {
+            Some(d) => w.finish_zstd_dict(d, &mut value),
+            None => w.finish_zstd(&mut value),
+        }
         packs.push((session, value));
     }
-    Ok(Some(Packs { through, packs, rows: rows.len() as u64, complete: true }))
+    Ok(Some(Packs { through, packs, rows: rows.len() as u64, complete: true, dict: d }))
 }
 
 /// Writes built packs in the transaction of `tail`: each session's chunk keyed
@@ -103,6 +140,7 @@ pub(crate) fn apply(
     tail: &mut Table<u64, &[u8]>,
     chunks: &mut Table<(u64, u64), &[u8]>,
     sweeps: &mut Table<u64, u64>,
+    dicts: &mut Table<u64, &[u8]>,
     p: &Packs,
 ) -> Result<Option<u64>, StoreError> {
     // Rows leave the tail only by being packed, the oldest first: if the oldest is
@@ -110,6 +148,11 @@ pub(crate) fn apply(
     let first = tail.first().map_err(redb_err)?.map(|(k, _)| k.value());
     if first.is_none_or(|f| f > p.through) {
         return Ok(None);
+    }
+    if let Some(d) = &p.dict {
+        if dicts.get(d.id).map_err(redb_err)?.is_none() {
+            dicts.insert(d.id, d.bytes.as_slice()).map_err(redb_err)?;
+        }
     }
     for (session, value) in &p.packs {
         chunks.insert((p.through, *session), value.as_slice()).map_err(redb_err)?;
@@ -125,7 +168,7 @@ pub(crate) fn apply(
 
 /// Builds the packs of the whole tail in a write or read transaction, leaving out what a
 /// partial sweep packed already.
-pub(crate) fn build<C, S, T>(chunks: &C, sweeps: &S, tail: &T) -> Result<Option<Packs>, StoreError>
+pub(crate) fn build<C, S, T>(chunks: &C, sweeps: &S, tail: &T, dict: &PackDict) -> Result<Option<Packs>, StoreError>
 where
     C: ReadableTable<(u64, u64), &'static [u8]>,
     S: ReadableTable<u64, u64>,
@@ -133,10 +176,14 @@ where
 {
     let rows = tail_rows(tail)?;
     let part = partial(sweeps, tail)?;
-    packs_of(&rows, &|b, session| match part {
-        Some(p) if b <= p => Ok(chunks.get((p, session)).map_err(redb_err)?.is_some()),
-        _ => Ok(false),
-    })
+    packs_of(
+        &rows,
+        &|b, session| match part {
+            Some(p) if b <= p => Ok(chunks.get((p, session)).map_err(redb_err)?.is_some()),
+            _ => Ok(false),
+        },
+        dict,
+    )
 }
 
 impl Store {
@@ -148,6 +195,6 @@ impl Store {
         let tail = tx.open_table(tables::RECORD_TAIL).map_err(redb_err)?;
         let chunks = tx.open_table(tables::RECORD_CHUNKS).map_err(redb_err)?;
         let sweeps = tx.open_table(tables::RECORD_SWEEPS).map_err(redb_err)?;
-        build(&chunks, &sweeps, &tail)
+        build(&chunks, &sweeps, &tail, &self.pack_dict)
     }
 }

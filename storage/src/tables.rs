@@ -49,6 +49,10 @@ pub const RECORD_TAIL: TableDefinition<u64, &[u8]> = TableDefinition::new("recor
 /// session in an index keyed by session (which would touch a page per session). Since
 /// migration 10.
 pub const RECORD_SWEEPS: TableDefinition<u64, u64> = TableDefinition::new("record_sweeps");
+/// A record dictionary's id (xxh3 of its bytes) → its bytes (a zstd dictionary the
+/// packs of a stretch of the record were compressed with; see `dicts`). Written with
+/// the first packs that use it, never changed or dropped.
+pub const RECORD_DICTS: TableDefinition<u64, &[u8]> = TableDefinition::new("record_dicts");
 /// META key: every session's spans are complete through this batch id (u64 LE).
 pub const SPANS_THROUGH: &str = "spans_through";
 /// Day (days since 1970-01-01, UTC) → the first batch id committed that day.
