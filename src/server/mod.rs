@@ -223,6 +223,13 @@ pub fn prepare_store(cfg: &ServerConfig) -> anyhow::Result<(Store, crate::worldf
     for v in &report.migrations_applied {
         tracing::info!(version = v, "applied migration");
     }
+    if report.damaged_dicts > 0 {
+        tracing::error!(
+            code = "record_dictionary_damaged",
+            count = report.damaged_dicts,
+            "record dictionaries in the data file are damaged: the record packed with them cannot be read (the rest of the file can); restore them from a backup"
+        );
+    }
     let existing = stored::load(&store)?;
     let world = match (existing, &cfg.world, cfg.reimport) {
         (Some(w), None, _) | (Some(w), Some(_), false) => {

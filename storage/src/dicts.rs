@@ -110,8 +110,11 @@ fn register(id: u64, bytes: &[u8]) -> Option<()> {
 
 /// `src`, a frame compressed with dictionary `id`, decompressed to exactly `len` bytes.
 pub fn decompress(id: u64, src: &[u8], len: usize) -> Result<Vec<u8>, String> {
-    let d =
-        registry().read().ok().and_then(|r| r.get(&id).cloned()).ok_or_else(|| format!("its dictionary {id:016x} is not in the file"))?;
+    let d = registry()
+        .read()
+        .ok()
+        .and_then(|r| r.get(&id).cloned())
+        .ok_or_else(|| format!("its dictionary {id:016x} is missing from the file or damaged"))?;
     let mut out = Vec::with_capacity(len);
     DCTX.with_borrow_mut(|c| {
         let c = c.get_or_insert_with(zstd_safe::DCtx::create);
@@ -163,21 +166,24 @@ impl PackDict {
 }
 
 impl Store {
-    /// Registers the file's dictionaries for reading (at open).
-    pub(crate) fn load_dicts(&self) -> Result<(), StoreError> {
+    /// Registers the file's dictionaries for reading (at open). One whose bytes are not
+    /// what its id says (damaged) is left out: the packs made with it are errors when
+    /// read, the rest of the file reads as ever. Returns how many were left out.
+    pub(crate) fn load_dicts(&self) -> Result<usize, StoreError> {
         let tx = self.begin_read()?;
         let t = match tx.open_table(tables::RECORD_DICTS) {
             Ok(t) => t,
-            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(()),
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(0),
             Err(e) => return Err(redb_err(e)),
         };
+        let mut left_out = 0;
         for row in t.iter().map_err(redb_err)? {
             let (k, v) = row.map_err(redb_err)?;
-            if register(k.value(), v.value()).is_none() {
-                return Err(StoreError::Codec(format!("record dictionary {:016x} will not load", k.value())));
+            if id_of(v.value()) != k.value() || register(k.value(), v.value()).is_none() {
+                left_out += 1;
             }
         }
-        Ok(())
+        Ok(left_out)
     }
 }
 
@@ -308,6 +314,25 @@ mod tests {
         forget(*id);
         let (store, _) = Store::open(&path).unwrap();
         assert_eq!(texts(&store.session_records(7).unwrap()), texts(&want[&7]));
+        drop(store);
+
+        // A damaged dictionary: the file opens, its packs are a clear error, the rest
+        // of the file reads as ever.
+        {
+            let db = redb::Database::open(&path).unwrap();
+            let tx = db.begin_write().unwrap();
+            let mut bad = bytes.clone();
+            let mid = bad.len() / 2;
+            bad[mid] ^= 0x40;
+            tx.open_table(tables::RECORD_DICTS).unwrap().insert(*id, bad.as_slice()).unwrap();
+            tx.commit().unwrap();
+        }
+        forget(*id);
+        let (store, _) = Store::open(&path).unwrap();
+        let err = store.session_records(7).expect_err("a pack of a damaged dictionary").to_string();
+        assert!(err.contains("missing from the file or damaged"), "{err}");
+        assert_eq!(store.session(7).unwrap().unwrap().agent, "agent7");
+        assert_eq!(store.load_dicts().unwrap(), 1, "the damaged one is left out");
     }
 
     /// Too little to train on: packs are zstd without a dictionary, and none is kept.

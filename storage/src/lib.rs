@@ -114,6 +114,9 @@ enum Db {
 pub struct OpenReport {
     pub created: bool,
     pub migrations_applied: Vec<u32>,
+    /// Record dictionaries left out as damaged (`dicts`): the packs made with them
+    /// cannot be read.
+    pub damaged_dicts: usize,
 }
 
 /// What redb said when a file would not open, as ours. redb panics on some damaged
@@ -153,8 +156,8 @@ impl Store {
         let db = opened(&path, || Database::builder().set_cache_size(CACHE_BYTES).create(&path))?;
         let store = Store { db: Db::Rw(db), path, pack_dict: Default::default() };
         let applied = store.migrate()?;
-        store.load_dicts()?;
-        Ok((store, OpenReport { created, migrations_applied: applied }))
+        let damaged_dicts = store.load_dicts()?;
+        Ok((store, OpenReport { created, migrations_applied: applied, damaged_dicts }))
     }
 
     /// Opens a data file that must already exist (`Missing` names the path otherwise),
@@ -165,8 +168,8 @@ impl Store {
         let db = opened(path, || Database::builder().set_cache_size(CACHE_BYTES).open(path))?;
         let store = Store { db: Db::Rw(db), path: path.to_path_buf(), pack_dict: Default::default() };
         let applied = store.migrate()?;
-        store.load_dicts()?;
-        Ok((store, OpenReport { created: false, migrations_applied: applied }))
+        let damaged_dicts = store.load_dicts()?;
+        Ok((store, OpenReport { created: false, migrations_applied: applied, damaged_dicts }))
     }
 
     /// Opens an existing data file for reading only: nothing is written to it (it stays

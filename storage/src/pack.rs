@@ -1,6 +1,8 @@
 //! Sweeps: the log's tail packed into one chunk per session (see `log`), zstd-compressed
-//! (`PartsWriter::finish_zstd`: a third smaller than LZ4 on a 10,000-agent record; the
-//! tail's rows, read back while they are the tail, stay LZ4).
+//! with the record dictionary of the time (`dicts`; `PartsWriter::finish_zstd_dict`: on
+//! a 10,000-agent record zstd alone made the data file a third smaller than LZ4, and the
+//! dictionary a fifth smaller again; the tail's rows, read back while they are the
+//! tail, stay LZ4).
 //!
 //! Building the packs (decompressing a sweep's worth of tail rows, gathering each
 //! session's parts, compressing them again) is most of a sweep's work; on a busy server
