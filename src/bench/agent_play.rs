@@ -345,10 +345,13 @@ pub(super) async fn run_agent(run: Arc<Run>, name: String, key: String, seed: u6
     }
     if logout {
         // `quit` ends the session (and asks for the agent's logout dream); a fighter
-        // flees first. The server closes the socket when the session has ended.
+        // flees first. On Dark Pawns `quit` keeps one's things only in the temple and
+        // elsewhere asks for `reallyquit` (which leaves them on the floor): sent after,
+        // it is an unknown command on any other world. The server closes the socket when
+        // the session has ended.
         'out: for attempt in 0..10 {
-            let line = if attempt == 0 { "quit" } else { "flee" };
-            for cmd in [line, "quit"].into_iter().take(if attempt == 0 { 1 } else { 2 }) {
+            let lines: &[&str] = if attempt == 0 { &["quit", "reallyquit"] } else { &["flee", "quit", "reallyquit"] };
+            for cmd in lines.iter().copied() {
                 if ws.send(Message::text(json!({"type": "command", "data": {"command": cmd}}).to_string())).await.is_err() {
                     break 'out;
                 }

@@ -43,3 +43,24 @@ fn bench_agents_ends_with_its_window_and_splits_the_server_cpu_by_thread() {
     let recording = v["server"]["recording_percent_of_cpu"].as_f64().unwrap();
     assert!((0.0..=100.0).contains(&recording), "{recording}");
 }
+
+/// On Dark Pawns `quit` keeps one's things only in the temple and elsewhere asks for
+/// `reallyquit` (as the original does): agents that wandered off still log out, every
+/// one, so their sessions end and their dreams are asked for. (The load generator sent
+/// `quit` and `flee` only: on Dark Pawns 6 in 10 of its agents never left.)
+#[cfg(target_os = "linux")]
+#[test]
+fn bench_agents_all_log_out_on_dark_pawns() {
+    let Some(world) = crate::darkpawns::darkpawns_dir() else { return };
+    let out = Command::new(env!("CARGO_BIN_EXE_pawns"))
+        .args(["bench", "agents", "--spawn", "--count", "8", "--rate", "4", "--duration", "4s", "--json", "--world"])
+        .arg(&world)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "bench agents failed: {}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout.lines().rev().find(|l| l.starts_with('{')).unwrap_or_else(|| panic!("no JSON report in {stdout}"));
+    let v: serde_json::Value = serde_json::from_str(line).unwrap();
+    assert_eq!(v["logged_in"], 8, "{v}");
+    assert_eq!(v["logged_out"], 8, "{v}");
+}
