@@ -351,7 +351,7 @@ pub(super) async fn run_agent(run: Arc<Run>, name: String, key: String, seed: u6
         // the session has ended.
         'out: for attempt in 0..10 {
             let lines: &[&str] = if attempt == 0 { &["quit", "reallyquit"] } else { &["flee", "quit", "reallyquit"] };
-            for cmd in lines.iter().copied() {
+            for cmd in lines {
                 if ws.send(Message::text(json!({"type": "command", "data": {"command": cmd}}).to_string())).await.is_err() {
                     break 'out;
                 }
