@@ -50,10 +50,13 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
     if args.count == 0 || args.rate.is_nan() || args.rate <= 0.0 {
         bail!("--count must be at least 1 and --rate above 0");
     }
+    if args.compact && !(args.spawn || args.world.is_some()) {
+        bail!("--compact measures the data file of a server the run starts itself: give --spawn (bad_request)");
+    }
     eprintln!("probing this machine's idle memory (2 s) ...");
     let machine = tokio::task::spawn_blocking(super::machine::quick_probe).await?;
     // A server of the run's own, or the one at --url.
-    let spawned = if args.spawn || args.world.is_some() {
+    let mut spawned = if args.spawn || args.world.is_some() {
         let extra: Vec<String> = args.serve_args.as_deref().unwrap_or("").split_whitespace().map(str::to_string).collect();
         let s = super::serve::Spawned::start(args.world.as_ref(), &extra, args.keep).await?;
         args.url = s.ws_url();
@@ -212,6 +215,16 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
         }
         _ => None,
     };
+    // The record compacted (`--compact`): the server stopped first (its file is locked).
+    let compacted = match (args.compact, spawned.as_mut()) {
+        (true, Some(s)) => {
+            eprintln!("stopping the server; compacting a copy of its data file and counting the decisions in it ...");
+            s.stop();
+            let dir = s.dir.clone();
+            Some(tokio::task::spawn_blocking(move || super::compacted::measure(&dir)).await??)
+        }
+        _ => None,
+    };
     total.latencies_us.sort_unstable();
     let l = &total.latencies_us;
     let over_10ms = pulses.as_ref().map(|p| p.iter().filter(|(le, _)| *le > 0.01).map(|(_, n)| n).sum::<u64>());
@@ -237,6 +250,13 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
             "index_bytes": i,
             "bytes_per_command": (f + i) as f64 / total.replies as f64,
             "mb_per_agent_hour": (f + i) as f64 / 1e6 / (args.count as f64 * elapsed / 3600.0),
+        })),
+        "record_compacted": compacted.map(|c| json!({
+            "data_file_bytes": c.data_bytes,
+            "index_bytes": c.index_bytes,
+            "decisions": c.decisions,
+            "records": c.records,
+            "bytes_per_decision": c.bytes_per_decision(),
         })),
         "logged_out": total.logged_out,
         "huds": total.huds,
@@ -319,6 +339,19 @@ pub async fn agents(mut args: BenchAgentsArgs) -> anyhow::Result<()> {
                 i as f64 / 1e6,
                 (f + i) as f64 / total.replies.max(1) as f64,
                 (f + i) as f64 / 1e6 / (args.count as f64 * elapsed / 3600.0)
+            );
+        }
+        if let Some(c) = compacted {
+            println!(
+                "  record compacted:  {:.1} MB data file + {:.1} MB index for {} decisions ({} records): {:.0} + {:.0} = {:.0} bytes per decision \
+                 (a copy of the data file compacted after the run; warm-up and logouts included)",
+                c.data_bytes as f64 / 1e6,
+                c.index_bytes as f64 / 1e6,
+                c.decisions,
+                c.records,
+                c.data_bytes as f64 / c.decisions.max(1) as f64,
+                c.index_bytes as f64 / c.decisions.max(1) as f64,
+                c.bytes_per_decision()
             );
         }
         if !args.no_logout {

@@ -11,6 +11,7 @@
 
 pub mod agent_play;
 pub mod agents;
+pub mod compacted;
 pub mod decide;
 pub mod dream;
 pub mod eval;

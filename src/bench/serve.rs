@@ -17,6 +17,7 @@ pub struct Spawned {
     /// The scratch directory holding its data file (kept with `--keep`).
     pub dir: PathBuf,
     keep: bool,
+    stopped: bool,
 }
 
 impl Spawned {
@@ -52,7 +53,7 @@ impl Spawned {
         let err = log.try_clone().context("creating the server's log")?;
         cmd.args(extra).stdin(Stdio::null()).stdout(log).stderr(err);
         let child = cmd.spawn().context("starting pawns serve")?;
-        let mut s = Spawned { pid: child.id(), child, port, dir, keep };
+        let mut s = Spawned { pid: child.id(), child, port, dir, keep, stopped: false };
         let base = s.base();
         let until = Instant::now() + Duration::from_secs(120);
         loop {
@@ -82,8 +83,12 @@ impl Spawned {
     }
 }
 
-impl Drop for Spawned {
-    fn drop(&mut self) {
+impl Spawned {
+    /// Stops the server (as dropping it does), keeping its directory until the drop.
+    pub fn stop(&mut self) {
+        if std::mem::replace(&mut self.stopped, true) {
+            return;
+        }
         // SIGTERM: the server saves and stops in order (within 5 s).
         let _ = Command::new("kill").args(["-TERM", &self.pid.to_string()]).status();
         let until = Instant::now() + Duration::from_secs(15);
@@ -95,6 +100,12 @@ impl Drop for Spawned {
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+impl Drop for Spawned {
+    fn drop(&mut self) {
+        self.stop();
         if !self.keep {
             let _ = std::fs::remove_dir_all(&self.dir);
         }

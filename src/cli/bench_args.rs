@@ -358,6 +358,11 @@ pub struct BenchAgentsArgs {
     /// Keep the spawned server's data file (its directory is printed).
     #[arg(long)]
     pub keep: bool,
+    /// With --spawn: after the run, compact a copy of the server's data file and report
+    /// the record's bytes per decision in it (data file and search index; slow on a big
+    /// record: every batch is read to count the decisions).
+    #[arg(long)]
+    pub compact: bool,
     /// Let the agents play this long once all are in before measuring: they start at the
     /// world's temple and spread out. They never eat: on a world with food they starve
     /// 24 mud hours (25 minutes) after login and regain at a quarter pace, and what they

@@ -17,7 +17,7 @@ fn bench_agents_ends_with_its_window_and_splits_the_server_cpu_by_thread() {
     crate::world::write(&world);
     let started = Instant::now();
     let out = Command::new(env!("CARGO_BIN_EXE_pawns"))
-        .args(["bench", "agents", "--spawn", "--count", "6", "--rate", "4", "--duration", "3s", "--json", "--world"])
+        .args(["bench", "agents", "--spawn", "--count", "6", "--rate", "4", "--duration", "3s", "--json", "--compact", "--world"])
         .arg(&world)
         .output()
         .unwrap();
@@ -42,6 +42,29 @@ fn bench_agents_ends_with_its_window_and_splits_the_server_cpu_by_thread() {
     assert!(sum >= cpu - 1e-6 && sum <= cpu + 3.0, "the roles ({sum}) add up to the process ({cpu})");
     let recording = v["server"]["recording_percent_of_cpu"].as_f64().unwrap();
     assert!((0.0..=100.0).contains(&recording), "{recording}");
+    // `--compact`: the record's bytes per decision in a compacted copy of the file —
+    // every command the agents sent is a decision in it, and there is more besides.
+    let c = &v["record_compacted"];
+    let decisions = c["decisions"].as_u64().unwrap_or_else(|| panic!("no compacted record: {v}"));
+    assert!(decisions >= v["replies"].as_u64().unwrap(), "{c}");
+    assert!(c["records"].as_u64().unwrap() > decisions, "{c}");
+    let (data, index) = (c["data_file_bytes"].as_u64().unwrap(), c["index_bytes"].as_u64().unwrap());
+    assert!(data > 0 && index > 0, "{c}");
+    let per = c["bytes_per_decision"].as_f64().unwrap();
+    assert!((per - (data + index) as f64 / decisions as f64).abs() < 1e-6, "{c}");
+}
+
+/// `--compact` measures a server the run started: without `--spawn` it is refused
+/// before anything runs.
+#[test]
+fn bench_agents_compact_needs_a_spawned_server() {
+    let out = Command::new(env!("CARGO_BIN_EXE_pawns"))
+        .args(["bench", "agents", "--url", "ws://127.0.0.1:9/ws", "--count", "1", "--duration", "1s", "--compact"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--compact") && err.contains("bad_request"), "{err}");
 }
 
 /// On Dark Pawns `quit` keeps one's things only in the temple and elsewhere asks for
