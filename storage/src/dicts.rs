@@ -10,7 +10,7 @@
 //! A dictionary is kept in `record_dicts` under its id (xxh3 of its bytes), written in
 //! the same commit as the first packs that use it, and never changed or dropped: a pack
 //! names its dictionary's id (`parts::PARTS_ZSTD_DICT`). Readers find it in a registry
-//! shared by the process (`decoder`): `Store` loads the file's dictionaries into it when
+//! shared by the process (`decompress`): `Store` loads the file's dictionaries into it when
 //! it opens, and the packer adds each it trains. Ids are content hashes, so two files'
 //! dictionaries never stand for each other.
 //!
