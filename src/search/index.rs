@@ -23,7 +23,7 @@ use super::split::Place;
 
 /// Bumped whenever the schema or the text of documents changes: an index of another
 /// version is rebuilt from the data file.
-pub const INDEX_VERSION: u32 = 7;
+pub const INDEX_VERSION: u32 = 8;
 /// The indexing thread's memory budget (tantivy's floor is 15 MB).
 const WRITER_BYTES: usize = 64 * 1024 * 1024;
 /// Most hits one search returns.
@@ -93,6 +93,10 @@ struct Fields {
     seq_hi: Field,
     at_lo: Field,
     at_hi: Field,
+    /// A crowd's document: every copy's session and seq, in the same order (many values
+    /// per document; a column keeps a document's values in the order they were added).
+    crowd_session: Field,
+    crowd_seq: Field,
 }
 
 /// One document per command (`command_doc`). Nothing is stored: where a document's
@@ -100,14 +104,13 @@ struct Fields {
 /// is in the data file.
 fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
-    let words_opts = TextOptions::default().set_indexing_options(
-        TextFieldIndexing::default().set_tokenizer(super::stem::ANALYZER).set_index_option(IndexRecordOption::WithFreqsAndPositions),
-    );
+    // Matched, never scored, no phrase asked of a document (`query::without_phrases`):
+    // no word positions, frequencies or field norms.
     let fields = Fields {
-        words: b.add_text_field("words", words_opts),
-        // Matched, never scored: no field norms (a byte per document each).
+        words: b
+            .add_text_field("words", TextOptions::default().set_indexing_options(words(IndexRecordOption::Basic).set_fieldnorms(false))),
         kind: b.add_text_field("kind", exact()),
-        agent: b.add_text_field("agent", exact().set_fast("raw")),
+        agent: b.add_text_field("agent", exact()),
         session: b.add_u64_field("session", FAST),
         seq_lo: b.add_u64_field("seq_lo", FAST),
         seq_hi: b.add_u64_field("seq_hi", FAST),
@@ -115,8 +118,27 @@ fn schema() -> (Schema, Fields) {
         // it): `since`, retention's deletes and the newest-first order need no terms.
         at_lo: b.add_u64_field("at_lo", FAST),
         at_hi: b.add_u64_field("at_hi", FAST),
+        crowd_session: b.add_u64_field("crowd_session", FAST),
+        crowd_seq: b.add_u64_field("crowd_seq", FAST),
     };
     (b.build(), fields)
+}
+
+/// Words as the analyzer reads them, indexed with `option`.
+fn words(option: IndexRecordOption) -> TextFieldIndexing {
+    TextFieldIndexing::default().set_tokenizer(super::stem::ANALYZER).set_index_option(option)
+}
+
+/// What a user's query is checked against: a field of words with their positions, as
+/// records are asked the query (`split`), so a phrase is a phrase.
+fn query_checker() -> Result<QueryParser, SearchError> {
+    let mut b = Schema::builder();
+    let words = b.add_text_field("words", TextOptions::default().set_indexing_options(words(IndexRecordOption::WithFreqsAndPositions)));
+    let index = Index::create_in_ram(b.build());
+    index.tokenizers().register(super::stem::ANALYZER, super::stem::analyzer());
+    let mut parser = QueryParser::for_index(&index, vec![words]);
+    parser.set_conjunction_by_default();
+    Ok(parser)
 }
 
 /// A field matched whole (a kind, a name), never scored.
@@ -259,7 +281,14 @@ impl SearchIndex {
         for k in &d.kinds {
             doc.add_text(f.kind, k);
         }
-        doc.add_text(f.agent, &d.agent);
+        if d.crowd.is_empty() {
+            doc.add_text(f.agent, &d.agent);
+        }
+        for c in &d.crowd {
+            doc.add_text(f.agent, &c.agent);
+            doc.add_u64(f.crowd_session, c.session);
+            doc.add_u64(f.crowd_seq, c.seq);
+        }
         doc.add_u64(f.session, d.session);
         doc.add_u64(f.seq_lo, d.seq_lo);
         doc.add_u64(f.seq_hi, d.seq_hi);
@@ -304,16 +333,27 @@ impl SearchIndex {
         Ok(())
     }
 
+    /// Crowds' documents the committed index holds (of `docs`).
+    pub fn crowd_docs(&self) -> Result<usize, SearchError> {
+        let crowd = Term::from_field_text(self.fields.kind, super::command_doc::CROWD_KIND);
+        Ok(self.reader.searcher().search(&TermQuery::new(crowd, IndexRecordOption::Basic), &Count)?)
+    }
+
     /// Documents the committed index holds.
     pub fn docs(&self) -> u64 {
         self.reader.searcher().num_docs()
     }
 
-    /// Where every committed document's records are (for checks: each record of the
-    /// batches the index holds is in exactly one document).
+    /// Where every committed command document's records are (for checks: each record
+    /// of the batches the index holds is in exactly one; crowds' documents, which name
+    /// copies their recipients' documents also hold, are left out).
     pub fn every_place(&self) -> Result<Vec<Place>, SearchError> {
         let searcher = self.reader.searcher();
-        let all = BooleanQuery::new(vec![(Occur::Must, Box::new(tantivy::query::AllQuery) as Box<dyn Query>)]);
+        let crowd = Term::from_field_text(self.fields.kind, super::command_doc::CROWD_KIND);
+        let all = BooleanQuery::new(vec![
+            (Occur::Must, Box::new(tantivy::query::AllQuery) as Box<dyn Query>),
+            (Occur::MustNot, Box::new(TermQuery::new(crowd, IndexRecordOption::Basic))),
+        ]);
         Ok(Self::places(&searcher, &all, searcher.num_docs() as usize)?.0)
     }
 
@@ -331,19 +371,26 @@ impl SearchIndex {
         // Newest documents first, more each round, until `limit` events are whole: every
         // record of an event at or after the next document's last record has been read.
         let (mut records, mut found, mut split) = (Vec::new(), Vec::new(), 0);
+        // A crowd's copy is read through the crowd's document and may be again through
+        // its recipient's: each record once.
+        let mut held: rustc_hash::FxHashSet<(u64, u64)> = Default::default();
         let mut reader = super::split::Reader::new(store)?;
         let mut round = FIRST_SPLIT.max(limit);
         let events = loop {
-            if split + round > places.len() && matched_docs > places.len() && cap < MAX_SPLIT {
+            // (`places` holds a place per crowd's copy: the documents read so far are
+            // `cap`'s worth, or all.)
+            if split + round > places.len() && matched_docs > cap && cap < MAX_SPLIT {
                 cap = (cap * 8).min(MAX_SPLIT);
                 // Ties in time may come in another order: what was split stays split.
-                let done: rustc_hash::FxHashSet<(u64, u64)> = places[..split].iter().map(|p| (p.session, p.seq_lo)).collect();
+                let done: rustc_hash::FxHashSet<(u64, u64, u64)> =
+                    places[..split].iter().map(|p| (p.session, p.seq_lo, p.seq_hi)).collect();
                 let more = Self::places(&searcher, &query, cap)?.0;
                 places.truncate(split);
-                places.extend(more.into_iter().filter(|p| !done.contains(&(p.session, p.seq_lo))));
+                places.extend(more.into_iter().filter(|p| !done.contains(&(p.session, p.seq_lo, p.seq_hi))));
             }
             let next = places.len().min(split + round);
             let mut read = reader.read(&places[split..next])?;
+            read.retain(|r| held.insert((r.session, r.seq)));
             let at = records.len();
             found.extend(super::split::matching(&read, q)?.into_iter().map(|i| i + at));
             records.append(&mut read);
@@ -356,8 +403,11 @@ impl SearchIndex {
                 break events;
             }
         };
-        let exact = split == places.len() && matched_docs == places.len();
-        let total = if exact { events.len() } else { (events.len() as f64 * matched_docs as f64 / split.max(1) as f64).round() as usize };
+        let exact = split == places.len() && matched_docs <= cap;
+        // The share of the matched documents split, counted in places (a crowd's
+        // document is several).
+        let docs_split = split as f64 * matched_docs.min(cap) as f64 / places.len().max(1) as f64;
+        let total = if exact { events.len() } else { (events.len() as f64 * matched_docs as f64 / docs_split.max(1.0)).round() as usize };
         let wanted = q.agent.as_deref().filter(|a| !a.is_empty()).map(str::to_ascii_lowercase);
         let mut hits: Vec<SearchHit> = events.iter().take(limit).map(|e| hit(e, wanted.as_deref())).collect();
         if wanted.is_some() {
@@ -377,7 +427,10 @@ impl SearchIndex {
     ) -> Result<(), SearchError> {
         let others = SearchQuery { agent: None, ..q.clone() };
         for (e, h) in events.iter().zip(hits.iter_mut()) {
-            let Some(seen) = e.members.first().filter(|m| matches!(m.body, pawns_storage::RecordBody::Observation { .. })) else {
+            // The agent's own copy (the hit's record); a crowd's document brought the
+            // others' copies with it.
+            let mine = e.members.iter().find(|m| (m.session, m.seq) == (h.session, h.seq)).or(e.members.first());
+            let Some(seen) = mine.filter(|m| matches!(m.body, pawns_storage::RecordBody::Observation { .. })) else {
                 continue;
             };
             let at = seen.at_us;
@@ -388,7 +441,9 @@ impl SearchIndex {
             ];
             let query = self.doc_query(&others, &around)?;
             let (places, _) = Self::places(&self.reader.searcher(), &query, MAX_LIMIT)?;
-            let records = reader.read(&places)?;
+            let mut records = reader.read(&places)?;
+            let mut held: rustc_hash::FxHashSet<(u64, u64)> = Default::default();
+            records.retain(|r| held.insert((r.session, r.seq)));
             // The crowd's message as a search without the agent groups it (`split::events`):
             // the one event of everyone's copies that holds this agent's.
             let copies: Vec<usize> = (0..records.len()).filter(|&i| super::split::same_message(seen, &records[i])).collect();
@@ -406,14 +461,16 @@ impl SearchIndex {
         let f = self.fields;
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = extra.iter().map(|(o, q)| (*o, q.box_clone())).collect();
         if !q.q.trim().is_empty() {
-            let mut parser = QueryParser::for_index(&self.index, vec![f.words]);
-            parser.set_conjunction_by_default();
-            // The whole query must parse (its errors are the user's); documents are asked
-            // it without its exclusions (`query`).
-            parser.parse_query(q.q.trim()).map_err(SearchError::bad_query)?;
+            // The whole query must parse as records are asked it (its errors are the
+            // user's); documents are asked it without its exclusions and its phrases
+            // as their words (`query`).
+            query_checker()?.parse_query(q.q.trim()).map_err(SearchError::bad_query)?;
             let ast = super::query::without_exclusions(super::query::parse(q.q.trim())?);
-            if ast.is_some() {
-                clauses.push((Occur::Must, super::query::build(&parser, ast)?));
+            if let Some(ast) = ast {
+                let mut parser = QueryParser::for_index(&self.index, vec![f.words]);
+                parser.set_conjunction_by_default();
+                let ast = super::query::without_phrases(ast, &mut super::stem::analyzer());
+                clauses.push((Occur::Must, super::query::build(&parser, Some(ast))?));
             }
         }
         if let Some(agent) = q.agent.as_deref().filter(|a| !a.is_empty()) {
@@ -442,18 +499,32 @@ impl SearchIndex {
     fn places(searcher: &Searcher, query: &BooleanQuery, cap: usize) -> Result<(Vec<Place>, usize), SearchError> {
         let top = TopDocs::with_limit(cap.max(1)).order_by_fast_field::<u64>("at_hi", Order::Desc);
         let (found, total) = searcher.search(query, &(top, Count))?;
-        let mut columns: rustc_hash::FxHashMap<u32, [tantivy::columnar::Column<u64>; 4]> = Default::default();
+        let mut columns: rustc_hash::FxHashMap<u32, [tantivy::columnar::Column<u64>; 6]> = Default::default();
         let mut places = Vec::with_capacity(found.len());
         for (_, addr) in found {
             let c = match columns.entry(addr.segment_ord) {
                 std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
                 std::collections::hash_map::Entry::Vacant(e) => {
                     let ff = searcher.segment_reader(addr.segment_ord).fast_fields();
-                    e.insert([ff.u64("session")?, ff.u64("seq_lo")?, ff.u64("seq_hi")?, ff.u64("at_hi")?])
+                    e.insert([
+                        ff.u64("session")?,
+                        ff.u64("seq_lo")?,
+                        ff.u64("seq_hi")?,
+                        ff.u64("at_hi")?,
+                        ff.u64("crowd_session")?,
+                        ff.u64("crowd_seq")?,
+                    ])
                 }
             };
             let get = |i: usize| c[i].first(addr.doc_id).unwrap_or(0);
-            places.push(Place { session: get(0), seq_lo: get(1), seq_hi: get(2), at_hi: get(3) });
+            let at_hi = get(3);
+            // A crowd's document is a place per copy: each recipient's record.
+            let before = places.len();
+            let copies = c[4].values_for_doc(addr.doc_id).zip(c[5].values_for_doc(addr.doc_id));
+            places.extend(copies.map(|(session, seq)| Place { session, seq_lo: seq, seq_hi: seq, at_hi }));
+            if places.len() == before {
+                places.push(Place { session: get(0), seq_lo: get(1), seq_hi: get(2), at_hi });
+            }
         }
         Ok((places, total))
     }

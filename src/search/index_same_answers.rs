@@ -227,6 +227,7 @@ fn every_query_finds_what_the_index_of_one_document_per_record_found() {
         "{} documents for {records} records, {decisions} commands",
         ix.docs()
     );
+    assert!(ix.crowd_docs().unwrap() > 20, "the crowds' messages are documents of their own");
     let mid = batches[60][0].at_us;
     let asked = [
         SearchQuery { q: "goblin".into(), ..Default::default() },

@@ -73,8 +73,9 @@ fn a_room_is_found_by_who_stood_there_and_shown_as_it_was_seen() {
     assert_eq!(hit.agent, "ann");
 }
 
-/// A crowd's message is in each of its characters' documents, and one hit naming all of
-/// them — also when the search asks about one of them.
+/// A crowd's message is indexed once, in a document naming each character's copy (their
+/// own documents still span it), and is one hit naming all of them — also when the
+/// search asks about one of them.
 #[test]
 fn a_message_a_room_was_sent_at_once_is_one_hit() {
     let mut gold = obs("ann", "", 8004);
@@ -83,7 +84,9 @@ fn a_message_a_room_was_sent_at_once_is_one_hit() {
     let batches = vec![vec![obs("ann", "Bo arrives.", 8004), obs("cy", "Bo arrives.", 8004), gold, obs("dee", "Di leaves north.", 8005)]];
     let (_i, ix) = indexed(&batches);
     let (_d, store) = stored(&batches);
-    assert_eq!(ix.docs(), 3, "one document per session's command (here: what each saw)");
+    assert_eq!(ix.docs(), 4, "one document per session's command (here: what each saw), and the crowd's");
+    assert_eq!(ix.crowd_docs().unwrap(), 1);
+    assert_eq!(ix.every_place().unwrap().len(), 3, "every record in one session's document");
     let found = ix.search_in(&store, &query("arrives")).unwrap();
     assert_eq!(found.total, 1);
     let hit = &found.hits[0];
@@ -200,3 +203,67 @@ fn an_index_of_another_version_starts_over() {
 
 #[path = "index_same_answers.rs"]
 mod same_answers;
+
+/// A search that reads deep (its exclusions leave most documents' records out) through
+/// crowds' documents, each a place per copy: the documents' columns are read again for
+/// more until the page is full, each crowd's copies are one hit, and the count is exact
+/// once every document was read.
+#[test]
+fn a_deep_search_through_crowds_counts_each_message_once() {
+    let crowd = ["ann", "bo", "cy", "dee"];
+    // Each session's seqs in a range of their own: a copy's session read with another's
+    // seq would find nothing.
+    let mut seqs = [0u64, 1000, 2000, 3000];
+    let batches: Vec<Vec<EventRecord>> = (0..700u64)
+        .map(|i| {
+            // The older 100 are Fay's arrivals, the newer 600 Gus's.
+            let text = if i < 100 { "Fay arrives." } else { "Gus arrives." };
+            crowd
+                .iter()
+                .enumerate()
+                .map(|(j, a)| {
+                    seqs[j] += 1;
+                    // Sessions are numbered as the server numbers them (µs since 1970),
+                    // the later ones first in a batch (a column keeps a document's copies
+                    // in the order they came, not sorted).
+                    let session = 1_795_873_130_681_034 + 9_000 * (4 - j as u64);
+                    EventRecord { session, seq: seqs[j], at_us: 1_000 + i * 1_000, ..obs(a, text, 3001) }
+                })
+                .collect()
+        })
+        .collect();
+    // Committed in many segments, then merged into one: a merge keeps every crowd's copies
+    // in their order.
+    let dir = tempfile::tempdir().unwrap();
+    let (ix, _) = SearchIndex::open(dir.path()).unwrap();
+    let mut w = ix.writer().unwrap();
+    for (n, b) in batches.iter().enumerate() {
+        ix.add_records(&w, b).unwrap();
+        if n % 50 == 49 {
+            ix.commit(&mut w, n as u64 + 1).unwrap();
+        }
+    }
+    let segments = ix.index.searchable_segment_ids().unwrap();
+    assert!(segments.len() > 3, "{} segments", segments.len());
+    w.merge(&segments).wait().unwrap();
+    ix.commit(&mut w, batches.len() as u64).unwrap();
+    assert_eq!(ix.reader.searcher().segment_readers().len(), 1);
+    let (_d, store) = stored(&batches);
+    assert_eq!(ix.crowd_docs().unwrap(), 700);
+    let q = SearchQuery { q: "arrives -gus".into(), limit: 64, ..Default::default() };
+    let found = ix.search_in(&store, &q).unwrap();
+    assert_eq!((found.total, found.total_estimated, found.hits.len()), (100, false, 64));
+    for (n, h) in found.hits.iter().enumerate() {
+        assert_eq!((h.text.as_str(), h.at_us), ("Fay arrives.", 1_000 + (99 - n as u64) * 1_000));
+        assert_eq!(h.also_seen_by.len(), 3, "{h:?}");
+    }
+    // Asked about one of them: its own copy, the others named.
+    let as_cy = ix.search_in(&store, &SearchQuery { agent: Some("cy".into()), ..q }).unwrap();
+    assert_eq!((as_cy.total, as_cy.hits[0].agent.as_str(), as_cy.hits[0].seq), (100, "cy", 2100));
+    let mut others = as_cy.hits[0].also_seen_by.clone();
+    others.sort();
+    assert_eq!(others, ["ann", "bo", "dee"]);
+    // A short page of the newest is estimated from what it read, near the truth.
+    let page = ix.search_in(&store, &SearchQuery { q: "arrives".into(), limit: 5, ..Default::default() }).unwrap();
+    assert!(page.total_estimated && (600..=800).contains(&page.total), "{} estimated", page.total);
+}

@@ -7,9 +7,14 @@
 //! the `kill` even when the `flee` that followed is in the same document). So documents
 //! are asked the query without its exclusions, and each record of the documents found is
 //! then asked the whole query (`split`).
+//!
+//! Documents keep no word positions (they were a quarter of the index): a phrase is asked
+//! of them as its words, all required — every document holding the phrase holds its
+//! words — and the records, indexed with positions, are asked the phrase itself.
 
 use tantivy::query::{AllQuery, Query, QueryParser};
-use tantivy::query_grammar::{Occur, UserInputAst};
+use tantivy::query_grammar::{Delimiter, Occur, UserInputAst, UserInputLeaf, UserInputLiteral};
+use tantivy::tokenizer::TextAnalyzer;
 
 use super::index::SearchError;
 
@@ -44,6 +49,47 @@ pub fn without_exclusions(ast: UserInputAst) -> Option<UserInputAst> {
     }
 }
 
+/// The query documents without word positions are asked: each phrase (a literal the
+/// analyzer makes more than one word of, quoted or not) becomes its words, all required;
+/// a phrase's prefix (`"small gob"*`) is left out.
+pub fn without_phrases(ast: UserInputAst, analyzer: &mut TextAnalyzer) -> UserInputAst {
+    match ast {
+        UserInputAst::Leaf(leaf) => match *leaf {
+            UserInputLeaf::Literal(lit) => {
+                let mut words: Vec<String> = Vec::new();
+                analyzer.token_stream(&lit.phrase).process(&mut |t| words.push(lit.phrase[t.offset_from..t.offset_to].to_string()));
+                if words.len() <= 1 && !lit.prefix {
+                    return UserInputAst::Leaf(Box::new(UserInputLeaf::Literal(lit)));
+                }
+                if lit.prefix {
+                    words.pop();
+                }
+                let each = words.into_iter().map(|w| {
+                    let one = UserInputLiteral {
+                        field_name: lit.field_name.clone(),
+                        phrase: w,
+                        delimiter: Delimiter::None,
+                        slop: 0,
+                        prefix: false,
+                    };
+                    (Some(Occur::Must), UserInputAst::Leaf(Box::new(UserInputLeaf::Literal(one))))
+                });
+                let all: Vec<_> = each.collect();
+                if all.is_empty() {
+                    UserInputAst::Leaf(Box::new(UserInputLeaf::All))
+                } else {
+                    UserInputAst::Clause(all)
+                }
+            }
+            other => UserInputAst::Leaf(Box::new(other)),
+        },
+        UserInputAst::Boost(inner, b) => UserInputAst::Boost(Box::new(without_phrases(*inner, analyzer)), b),
+        UserInputAst::Clause(clauses) => {
+            UserInputAst::Clause(clauses.into_iter().map(|(o, c)| (o, without_phrases(c, analyzer))).collect())
+        }
+    }
+}
+
 /// `ast` as a query over `parser`'s fields.
 pub fn build(parser: &QueryParser, ast: Option<UserInputAst>) -> Result<Box<dyn Query>, SearchError> {
     match ast {
@@ -61,6 +107,21 @@ mod tests {
             Some(ast) => format!("{ast:?}"),
             None => "ALL".into(),
         }
+    }
+
+    fn unphrased(q: &str) -> String {
+        format!("{:?}", without_phrases(parse(q).unwrap(), &mut crate::search::stem::analyzer()))
+    }
+
+    #[test]
+    fn documents_are_asked_a_phrases_words() {
+        assert_eq!(unphrased("\"small goblin\""), "(+small +goblin)");
+        assert_eq!(unphrased("kill AND \"magic missile\"~2"), "(+kill +(+magic +missile))");
+        assert_eq!(unphrased("magic-missile -flee"), "(*(+magic +missile) -flee)");
+        assert_eq!(unphrased("\"Small  Goblins!\""), "(+Small +Goblins)", "the words as typed: the analyzer reads each as before");
+        assert_eq!(unphrased("\"small gob\"*"), "(+small)", "a prefix is left out");
+        assert_eq!(unphrased("goblin"), "goblin");
+        assert_eq!(unphrased("\"goblin\""), "\"goblin\"");
     }
 
     #[test]
