@@ -170,7 +170,11 @@ pub fn run(args: BenchSearchArgs) -> anyhow::Result<()> {
         );
     }
     let (ix, _) = SearchIndex::open(&dir)?;
-    println!("  index holds {} documents (one per command, one per crowd's message), {:.0} MiB on disk", ix.docs(), dir_size(&dir) as f64 / 1048576.0);
+    println!(
+        "  index holds {} documents (one per command, one per crowd's message), {:.0} MiB on disk",
+        ix.docs(),
+        dir_size(&dir) as f64 / 1048576.0
+    );
     let day_ago = pawns::record::unix_us().saturating_sub(86_400_000_000);
     let queries: Vec<(&str, SearchQuery)> = vec![
         ("word (troll)", SearchQuery { q: "troll".into(), limit: 20, ..Default::default() }),

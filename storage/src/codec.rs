@@ -3,13 +3,16 @@
 //! The version byte lets a reader tell an old record layout from a new one without a
 //! table-wide rewrite:
 //! - 1: structs as MessagePack maps (field names in every value): `encode`, for rows
-//!   written now and then (characters, memories, the world), whose types may skip
+//!   written now and then (accounts, the world, what 3 holds), whose types may skip
 //!   empty fields.
 //! - 2: structs as MessagePack arrays, in field order: `encode_compact`, for the record
 //!   log and the journal, written all the time — a decision is about half the bytes, so
 //!   the recorder copies, writes and syncs half as much. A type written this way must
 //!   never skip a field when serializing, and fields added later go at the end with
 //!   `#[serde(default)]` (an older value is a shorter array).
+//! - 3: a version-1 value (maps) compressed with zstd: `encode_packed`, for the rows
+//!   that are large and kept per character (characters, memories): a character's row is
+//!   a few KB of field names and skills, a quarter of that compressed.
 
 use serde::{de::DeserializeOwned, Serialize};
 
@@ -19,6 +22,13 @@ use crate::StoreError;
 pub const RECORD_VERSION: u8 = 1;
 /// Structs as arrays (see the module's note).
 pub const RECORD_VERSION_COMPACT: u8 = 2;
+/// A version-1 value, zstd-compressed (see the module's note).
+pub const RECORD_VERSION_ZSTD: u8 = 3;
+/// zstd's level for `encode_packed` (rows written now and then: level 3, its default).
+const PACKED_LEVEL: i32 = 3;
+/// Most bytes a packed row may grow to when read (a damaged or hostile row is an
+/// error, not an allocation of whatever its frame claims).
+const PACKED_MAX: u64 = 256 << 20;
 
 pub fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, StoreError> {
     let mut out = vec![RECORD_VERSION];
@@ -41,20 +51,70 @@ pub fn encode_compact_into<T: Serialize>(out: &mut Vec<u8>, value: &T) -> Result
     rmp_serde::encode::write(out, value).map_err(|e| StoreError::Codec(e.to_string()))
 }
 
+/// A version-1 value compressed (see the module's note).
+pub fn encode_packed<T: Serialize>(value: &T) -> Result<Vec<u8>, StoreError> {
+    let plain = encode(value)?;
+    let mut out = vec![RECORD_VERSION_ZSTD];
+    let mut z = zstd::stream::Encoder::new(&mut out, PACKED_LEVEL).map_err(|e| StoreError::Codec(e.to_string()))?;
+    std::io::Write::write_all(&mut z, &plain).map_err(|e| StoreError::Codec(e.to_string()))?;
+    z.finish().map_err(|e| StoreError::Codec(e.to_string()))?;
+    Ok(out)
+}
+
 pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, StoreError> {
     match bytes.split_first() {
         // rmp-serde reads a struct from a map or an array alike.
         Some((&RECORD_VERSION | &RECORD_VERSION_COMPACT, rest)) => {
             rmp_serde::from_slice(rest).map_err(|e| StoreError::Codec(e.to_string()))
         }
+        Some((&RECORD_VERSION_ZSTD, rest)) => {
+            let plain = unpack(rest)?;
+            match plain.first() {
+                Some(&RECORD_VERSION | &RECORD_VERSION_COMPACT) => decode(&plain),
+                _ => Err(StoreError::Codec("a packed record holds no plain record".into())),
+            }
+        }
         Some((v, _)) => Err(StoreError::Codec(format!("unknown record version {v}"))),
         None => Err(StoreError::Codec("empty record".into())),
     }
 }
 
+/// A packed row's bytes, at most `PACKED_MAX`.
+fn unpack(frame: &[u8]) -> Result<Vec<u8>, StoreError> {
+    use std::io::Read;
+    let err = |e: std::io::Error| StoreError::Codec(format!("a packed record does not decompress: {e}"));
+    let mut out = Vec::new();
+    zstd::stream::Decoder::new(frame).map_err(err)?.take(PACKED_MAX + 1).read_to_end(&mut out).map_err(err)?;
+    if out.len() as u64 > PACKED_MAX {
+        return Err(StoreError::Codec(format!("a packed record is larger than {PACKED_MAX} bytes")));
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A packed row reads back as the value; it is smaller when its value repeats
+    /// itself; a damaged frame, a frame of nothing readable, a packed row inside a packed
+    /// row are errors, never a panic.
+    #[test]
+    fn packed_rows_read_back_and_bad_ones_are_errors() {
+        let value: Vec<(String, u32)> = (0..60).map(|i| (format!("skill_{}", i % 7), i)).collect();
+        let packed = encode_packed(&value).unwrap();
+        assert_eq!(packed[0], RECORD_VERSION_ZSTD);
+        assert!(packed.len() * 2 < encode(&value).unwrap().len(), "{} packed", packed.len());
+        assert_eq!(decode::<Vec<(String, u32)>>(&packed).unwrap(), value);
+        let mut cut = packed.clone();
+        cut.truncate(cut.len() / 2);
+        assert!(matches!(decode::<Vec<(String, u32)>>(&cut), Err(StoreError::Codec(_))));
+        let mut flipped = packed.clone();
+        flipped[1] ^= 0xff;
+        assert!(matches!(decode::<Vec<(String, u32)>>(&flipped), Err(StoreError::Codec(_))));
+        let nested = [vec![RECORD_VERSION_ZSTD], zstd::bulk::compress(&packed, 3).unwrap()].concat();
+        assert!(matches!(decode::<Vec<(String, u32)>>(&nested), Err(StoreError::Codec(_))));
+        assert!(matches!(decode::<u32>(&[RECORD_VERSION_ZSTD]), Err(StoreError::Codec(_))));
+    }
 
     #[test]
     fn round_trip_and_version_check() {

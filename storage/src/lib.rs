@@ -309,7 +309,7 @@ impl Store {
             }
             accounts.insert(key.as_str(), codec::encode(account)?.as_slice()).map_err(redb_err)?;
             let mut chars = tx.open_table(tables::CHARACTERS).map_err(redb_err)?;
-            chars.insert(key.as_str(), codec::encode(ch)?.as_slice()).map_err(redb_err)?;
+            chars.insert(key.as_str(), codec::encode_packed(ch)?.as_slice()).map_err(redb_err)?;
         }
         tx.commit().map_err(redb_err)?;
         Ok(true)
@@ -324,7 +324,7 @@ impl Store {
     pub fn save_characters(&self, chars: &[CharacterRecord]) -> Result<(), StoreError> {
         let mut rows = Vec::with_capacity(chars.len());
         for c in chars {
-            rows.push((c.name.to_ascii_lowercase(), codec::encode(c)?));
+            rows.push((c.name.to_ascii_lowercase(), codec::encode_packed(c)?));
         }
         self.put_records(tables::CHARACTERS, &rows)
     }

@@ -1,5 +1,5 @@
 //! The agents' memory rows. The row's type belongs to the server's memory module; the store keeps it
-//! encoded like every other record (version byte + rmp-serde).
+//! encoded like every other record (version byte + rmp-serde), compressed (`codec::encode_packed`).
 
 use redb::ReadableTable;
 use serde::{de::DeserializeOwned, Serialize};
@@ -27,8 +27,8 @@ impl Store {
     /// Replaces an agent's memory row and, in the same transaction, logs the dream that
     /// made it (`(dream end in µs, snapshot)`).
     pub fn put_memory_logged<T: Serialize, D: Serialize>(&self, agent: &str, row: &T, dream: Option<(u64, &D)>) -> Result<(), StoreError> {
-        let bytes = codec::encode(row)?;
-        let logged = dream.map(|(at, d)| codec::encode(d).map(|b| (at, b))).transpose()?;
+        let bytes = codec::encode_packed(row)?;
+        let logged = dream.map(|(at, d)| codec::encode_packed(d).map(|b| (at, b))).transpose()?;
         let agent = agent.to_ascii_lowercase();
         let tx = self.begin_write()?;
         {
