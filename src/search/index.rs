@@ -129,16 +129,13 @@ fn words(option: IndexRecordOption) -> TextFieldIndexing {
     TextFieldIndexing::default().set_tokenizer(super::stem::ANALYZER).set_index_option(option)
 }
 
-/// What a user's query is checked against: a field of words with their positions, as
-/// records are asked the query (`split`), so a phrase is a phrase.
-fn query_checker() -> Result<QueryParser, SearchError> {
-    let mut b = Schema::builder();
-    let words = b.add_text_field("words", TextOptions::default().set_indexing_options(words(IndexRecordOption::WithFreqsAndPositions)));
-    let index = Index::create_in_ram(b.build());
-    index.tokenizers().register(super::stem::ANALYZER, super::stem::analyzer());
+/// What a user's query is checked against: the index records are asked it in
+/// (`split::record_index`: words with their positions, so a phrase is a phrase).
+fn query_checker() -> QueryParser {
+    let (index, [words, ..]) = super::split::record_index();
     let mut parser = QueryParser::for_index(&index, vec![words]);
     parser.set_conjunction_by_default();
-    Ok(parser)
+    parser
 }
 
 /// A field matched whole (a kind, a name), never scored.
@@ -464,7 +461,7 @@ impl SearchIndex {
             // The whole query must parse as records are asked it (its errors are the
             // user's); documents are asked it without its exclusions and its phrases
             // as their words (`query`).
-            query_checker()?.parse_query(q.q.trim()).map_err(SearchError::bad_query)?;
+            query_checker().parse_query(q.q.trim()).map_err(SearchError::bad_query)?;
             let ast = super::query::without_exclusions(super::query::parse(q.q.trim())?);
             if let Some(ast) = ast {
                 let mut parser = QueryParser::for_index(&self.index, vec![f.words]);

@@ -267,3 +267,19 @@ fn a_deep_search_through_crowds_counts_each_message_once() {
     let page = ix.search_in(&store, &SearchQuery { q: "arrives".into(), limit: 5, ..Default::default() }).unwrap();
     assert!(page.total_estimated && (600..=800).contains(&page.total), "{} estimated", page.total);
 }
+
+/// A query names the fields records are asked in (`kind:`) as before v8; a field they
+/// do not have, or a phrase prefix of one word, is a `bad_query`.
+#[test]
+fn a_query_names_a_records_kind_and_bad_ones_are_refused() {
+    let batches = vec![vec![obs("ann", "Bo arrives.", 8004), obs("cy", "Bo arrives.", 8004), obs("dee", "Di leaves north.", 8005)]];
+    let (_i, ix) = indexed(&batches);
+    let (_d, store) = stored(&batches);
+    let found = ix.search_in(&store, &query("arrives kind:observation")).unwrap();
+    assert_eq!((found.total, found.hits[0].text.as_str()), (1, "Bo arrives."));
+    assert_eq!(ix.search_in(&store, &query("arrives kind:combat")).unwrap().total, 0);
+    for bad in ["agent:ann", "\"arr\"*", "\"bo arrives"] {
+        let e = ix.search_in(&store, &query(bad)).unwrap_err();
+        assert_eq!(e.code(), "bad_query", "{bad}: {e}");
+    }
+}

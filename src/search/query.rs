@@ -55,7 +55,8 @@ pub fn without_exclusions(ast: UserInputAst) -> Option<UserInputAst> {
 pub fn without_phrases(ast: UserInputAst, analyzer: &mut TextAnalyzer) -> UserInputAst {
     match ast {
         UserInputAst::Leaf(leaf) => match *leaf {
-            UserInputLeaf::Literal(lit) => {
+            // Only the words' field: another (`kind:combat`) is matched whole.
+            UserInputLeaf::Literal(lit) if lit.field_name.as_deref().is_none_or(|f| f == "words") => {
                 let mut words: Vec<String> = Vec::new();
                 analyzer.token_stream(&lit.phrase).process(&mut |t| words.push(lit.phrase[t.offset_from..t.offset_to].to_string()));
                 if words.len() <= 1 && !lit.prefix {
@@ -121,6 +122,8 @@ mod tests {
         assert_eq!(unphrased("\"Small  Goblins!\""), "(+Small +Goblins)", "the words as typed: the analyzer reads each as before");
         assert_eq!(unphrased("\"small gob\"*"), "(+small)", "a prefix is left out");
         assert_eq!(unphrased("goblin"), "goblin");
+        assert_eq!(unphrased("words:\"small goblin\""), "(+\"words\":small +\"words\":goblin)");
+        assert_eq!(unphrased("kind:\"a b\""), "\"kind\":\"a b\"", "another field's literal is left whole");
         assert_eq!(unphrased("\"goblin\""), "\"goblin\"");
     }
 

@@ -64,22 +64,29 @@ impl<'s> Reader<'s> {
     }
 }
 
+/// An empty in-memory index of records as v6 indexed them (words with their positions,
+/// kinds), where a search's records are asked its query, and its fields `words`,
+/// `kind`, `at`, `i` (the record's place in what was read). A user's query is checked
+/// against it too: what it refuses is a `bad_query`.
+pub fn record_index() -> (Index, [tantivy::schema::Field; 4]) {
+    let mut b = Schema::builder();
+    let words_opts = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default().set_tokenizer(super::stem::ANALYZER).set_index_option(IndexRecordOption::WithFreqsAndPositions),
+    );
+    let fields =
+        [b.add_text_field("words", words_opts), b.add_text_field("kind", STRING), b.add_u64_field("at", FAST), b.add_u64_field("i", FAST)];
+    let index = Index::create_in_ram(b.build());
+    index.tokenizers().register(super::stem::ANALYZER, super::stem::analyzer());
+    (index, fields)
+}
+
 /// Which of `records` the query finds, one record at a time (indices into `records`).
 /// The agent asked about is not asked here: a document is one agent's.
 pub fn matching(records: &[EventRecord], q: &SearchQuery) -> Result<Vec<usize>, SearchError> {
     if records.is_empty() {
         return Ok(Vec::new());
     }
-    let mut b = Schema::builder();
-    let words_opts = TextOptions::default().set_indexing_options(
-        TextFieldIndexing::default().set_tokenizer(super::stem::ANALYZER).set_index_option(IndexRecordOption::WithFreqsAndPositions),
-    );
-    let words = b.add_text_field("words", words_opts);
-    let kind = b.add_text_field("kind", STRING);
-    let at = b.add_u64_field("at", FAST);
-    let i_field = b.add_u64_field("i", FAST);
-    let index = Index::create_in_ram(b.build());
-    index.tokenizers().register(super::stem::ANALYZER, super::stem::analyzer());
+    let (index, [words, kind, at, i_field]) = record_index();
     let mut w = index.writer_with_num_threads(1, 15_000_000)?;
     for (i, r) in records.iter().enumerate() {
         let shown = search_doc(r);
