@@ -22,7 +22,7 @@
 use pawns_storage::{EventRecord, RecordBody};
 use rustc_hash::FxHashMap;
 
-use super::doc::{index_words, search_doc};
+use super::doc::{event_category, index_words, search_doc};
 
 /// A document spans at most this much time from its first record: a session that
 /// commands nothing for longer (a player reading, an agent waiting on a model) gets a
@@ -81,12 +81,17 @@ impl CommandDoc {
     /// Adds the session's next record; its words unless a crowd's document holds them
     /// (its kinds either way: retention's rule reads them).
     fn push(&mut self, r: &EventRecord, words: bool) {
-        let shown = search_doc(r);
-        if words {
-            self.words.push(index_words(r, &shown.text).into_owned());
-        }
+        // A crowd's copy is not rendered again for its kinds: its words are elsewhere.
+        let (kind, category) = match (&r.body, words) {
+            (RecordBody::Observation { event_type, .. }, false) => (r.body.kind(), event_category(event_type)),
+            _ => {
+                let shown = search_doc(r);
+                self.words.push(index_words(r, &shown.text).into_owned());
+                (shown.kind, shown.category)
+            }
+        };
         self.records += 1;
-        for k in [shown.kind, shown.category] {
+        for k in [kind, category] {
             if !self.kinds.contains(&k) {
                 self.kinds.push(k);
             }
@@ -135,15 +140,13 @@ fn crowds(records: &[EventRecord]) -> (Vec<Option<u32>>, Vec<Vec<usize>>) {
         groups[g as usize].push(i);
         of[i] = Some(g);
     }
-    for (g, members) in groups.iter().enumerate() {
+    for members in &groups {
         let mut sessions: Vec<u64> = members.iter().map(|&i| records[i].session).collect();
         sessions.sort_unstable();
         sessions.dedup();
         if members.len() < 2 || sessions.len() != members.len() {
             for &i in members {
-                if of[i] == Some(g as u32) {
-                    of[i] = None;
-                }
+                of[i] = None;
             }
         }
     }

@@ -106,9 +106,10 @@ fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
     // Matched, never scored, no phrase asked of a document (`query::without_phrases`):
     // no word positions, frequencies or field norms.
+    let words_basic =
+        TextFieldIndexing::default().set_tokenizer(super::stem::ANALYZER).set_index_option(IndexRecordOption::Basic).set_fieldnorms(false);
     let fields = Fields {
-        words: b
-            .add_text_field("words", TextOptions::default().set_indexing_options(words(IndexRecordOption::Basic).set_fieldnorms(false))),
+        words: b.add_text_field("words", TextOptions::default().set_indexing_options(words_basic)),
         kind: b.add_text_field("kind", exact()),
         agent: b.add_text_field("agent", exact()),
         session: b.add_u64_field("session", FAST),
@@ -122,11 +123,6 @@ fn schema() -> (Schema, Fields) {
         crowd_seq: b.add_u64_field("crowd_seq", FAST),
     };
     (b.build(), fields)
-}
-
-/// Words as the analyzer reads them, indexed with `option`.
-fn words(option: IndexRecordOption) -> TextFieldIndexing {
-    TextFieldIndexing::default().set_tokenizer(super::stem::ANALYZER).set_index_option(option)
 }
 
 /// What a user's query is checked against: the index records are asked it in
