@@ -232,36 +232,48 @@ async fn a_full_disk_is_said_and_the_server_stops_cleanly() {
     let mut line = String::new();
     out.read_line(&mut line).unwrap();
     let addr: std::net::SocketAddr = line.split_whitespace().nth(3).expect("listening line").parse().expect(&line);
-    let key = pawns::client::create_key(&format!("http://{addr}"), "filler").await.unwrap();
-    let mut a = WsClient::connect(addr).await;
-    a.login_key("filler", &key).await;
-    // Words until the file cannot grow: each is recorded.
-    // Words that do not compress (the record is compressed): a cheap generator's digits.
+    // Three agents in one room, each saying what every one of them hears: a say is four
+    // records (the command and three hearings), and three speakers fill the file three
+    // times as fast as one under the per-connection rate. (With one speaker a slow machine
+    // took over a minute to fill the room left.) What they are told is read and dropped.
+    let mut speakers = Vec::new();
+    for n in 0..3 {
+        let name = format!("filler{n}");
+        let key = pawns::client::create_key(&format!("http://{addr}"), &name).await.unwrap();
+        let mut c = WsClient::connect(addr).await;
+        c.login_key(&name, &key).await;
+        let (sink, mut heard) = futures_util::StreamExt::split(c.ws);
+        tokio::spawn(async move { while let Some(Ok(_)) = futures_util::StreamExt::next(&mut heard).await {} });
+        speakers.push(sink);
+    }
+    // Words that do not compress (the record is compressed): a cheap generator's bytes in
+    // 64 letters, as many as a line holds (512 bytes).
+    const LETTERS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut x = 0x9E37_79B9_7F4A_7C15u64;
     let mut long = move || {
-        (0..60)
+        (0..480)
             .map(|_| {
                 x ^= x << 13;
                 x ^= x >> 7;
                 x ^= x << 17;
-                format!("{:x}", x)
+                LETTERS[(x >> 58) as usize] as char
             })
-            .collect::<Vec<_>>()
-            .join(" ")
+            .collect::<String>()
     };
     let began = std::time::Instant::now();
     let mut said_so = false;
     let mut i = 0u64;
-    while began.elapsed() < Duration::from_secs(60) {
+    'filling: while began.elapsed() < Duration::from_secs(150) {
         i += 1;
-        let sent = a.ws.send(tokio_tungstenite::tungstenite::Message::text(
-            json!({"type": "command", "data": {"command": format!("say {i} {}", long())}}).to_string(),
-        ));
-        if tokio::time::timeout(Duration::from_secs(2), sent).await.map_or(true, |r| r.is_err()) {
-            break;
+        for sink in &mut speakers {
+            let line = json!({"type": "command", "data": {"command": format!("say {i} {}", long())}}).to_string();
+            let sent = futures_util::SinkExt::send(sink, tokio_tungstenite::tungstenite::Message::text(line));
+            if tokio::time::timeout(Duration::from_secs(2), sent).await.map_or(true, |r| r.is_err()) {
+                break 'filling;
+            }
         }
         // (Paced: the disk fills a say at a time, under the command rate.)
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        tokio::time::sleep(Duration::from_millis(110)).await;
         if i.is_multiple_of(5) {
             let h = tokio::time::timeout(Duration::from_secs(2), http_get(addr, "/health")).await;
             if let Ok((_, body)) = h {
@@ -272,7 +284,7 @@ async fn a_full_disk_is_said_and_the_server_stops_cleanly() {
             }
         }
     }
-    assert!(said_so, "/health said storage_failed before the server went");
+    assert!(said_so, "/health said storage_failed before the server went ({i} rounds in {:?})", began.elapsed());
     let stopped = tokio::task::spawn_blocking(move || {
         let status = child.wait().unwrap();
         let mut rest = String::new();
