@@ -260,8 +260,16 @@ mod tests {
         let chunks = |path: &std::path::Path| -> (Packs, Dicts) {
             let db = redb::Database::open(path).unwrap();
             let tx = db.begin_read().unwrap();
-            let c: Vec<Vec<u8>> =
-                tx.open_table(tables::RECORD_CHUNKS).unwrap().iter().unwrap().map(|r| r.unwrap().1.value().to_vec()).collect();
+            let c: Vec<Vec<u8>> = tx
+                .open_table(tables::RECORD_CHUNKS)
+                .unwrap()
+                .iter()
+                .unwrap()
+                .flat_map(|r| {
+                    let (k, v) = r.unwrap();
+                    crate::pack_group::packs_in(k.value().1, v.value()).unwrap().into_iter().map(|(_, p)| p.to_vec()).collect::<Vec<_>>()
+                })
+                .collect();
             let d = tx
                 .open_table(tables::RECORD_DICTS)
                 .unwrap()
@@ -348,7 +356,10 @@ mod tests {
         let db = redb::Database::open(&path).unwrap();
         let tx = db.begin_read().unwrap();
         let c = tx.open_table(tables::RECORD_CHUNKS).unwrap();
-        assert!(c.iter().unwrap().all(|r| r.unwrap().1.value()[0] == PARTS_ZSTD));
+        assert!(c.iter().unwrap().all(|r| {
+            let (k, v) = r.unwrap();
+            crate::pack_group::packs_in(k.value().1, v.value()).unwrap().iter().all(|(_, p)| p[0] == PARTS_ZSTD)
+        }));
         assert_eq!(tx.open_table(tables::RECORD_DICTS).unwrap().len().unwrap(), 0);
     }
 }

@@ -5,9 +5,10 @@
 //!   appends one row, whatever the number of sessions recording, compressed together
 //!   (see `parts`). This is what makes a record durable.
 //! - `record_chunks` ((batch, session) → the session's records): at each sweep (every
-//!   10 s, sooner under load) every tail row is packed, one value per session keyed by
-//!   the sweep's batch, holding the session's records of each batch since the last
-//!   sweep (a parts value keyed by batch), and the tail is emptied in the same
+//!   10 s, sooner under load) every tail row is packed, one pack per session, holding
+//!   the session's records of each batch since the last sweep (a parts value keyed by
+//!   batch), written in groups of several sessions' packs keyed (the sweep's batch, the
+//!   group's first session) (see `pack_group`), and the tail is emptied in the same
 //!   transaction. Chunks written before migration 10 hold one batch each (a codec
 //!   value); both read the same. A pack's key is never below a batch it holds, and
 //!   every key is below every tail row's batch, so the log reads in batch order.
@@ -82,7 +83,7 @@ impl Store {
                 SCRATCH.with_borrow_mut(|(w, buf)| -> Result<(), StoreError> {
                     w.clear();
                     for (session, rs) in &by_session {
-                        codec::encode_compact_into(buf, rs)?;
+                        codec::encode_records_into(buf, rs)?;
                         w.push(*session, buf);
                     }
                     w.finish(buf);
@@ -237,10 +238,12 @@ impl Store {
             let from = open.iter().map(|s| s.first_batch.max(1)).min().unwrap_or(1).max(view.through + 1);
             let mut unlisted: HashMap<u64, Vec<u64>> = HashMap::new();
             for row in view.chunks.range((from, 0)..).map_err(redb_err)? {
-                let (k, _) = row.map_err(redb_err)?;
-                let (b, s) = k.value();
-                if wanted.contains(&s) {
-                    unlisted.entry(s).or_default().push(b);
+                let (k, v) = row.map_err(redb_err)?;
+                let (b, first) = k.value();
+                for (s, _) in crate::pack_group::packs_in(first, v.value())? {
+                    if wanted.contains(&s) {
+                        unlisted.entry(s).or_default().push(b);
+                    }
                 }
             }
             let mut parts = Vec::new();
@@ -301,7 +304,7 @@ impl Store {
         };
         for row in view.chunks.range((after + 1, 0)..).map_err(redb_err)? {
             let (k, v) = row.map_err(redb_err)?;
-            let (b, _) = k.value();
+            let (b, first) = k.value();
             if key != Some(b) {
                 flush(&mut group, &mut out);
                 if out.len() >= limit {
@@ -309,7 +312,9 @@ impl Store {
                 }
                 key = Some(b);
             }
-            push_parts(b, v.value(), &mut parts)?;
+            for (_, pack) in crate::pack_group::packs_in(first, v.value())? {
+                push_parts(b, pack, &mut parts)?;
+            }
             for (b, rs) in parts.drain(..).filter(|(b, _)| *b > after) {
                 group.entry(b).or_default().extend(rs);
             }
@@ -325,8 +330,8 @@ impl Store {
                 let (k, v) = row.map_err(redb_err)?;
                 for part in Parts::decode(v.value())?.iter() {
                     let (session, bytes) = part?;
-                    if view.chunks.get((p, session)).map_err(redb_err)?.is_none() {
-                        group.entry(k.value()).or_default().extend(codec::decode::<Vec<EventRecord>>(bytes)?);
+                    if !crate::pack_group::has(&view.chunks, p, session)? {
+                        group.entry(k.value()).or_default().extend(codec::decode_records(bytes)?);
                     }
                 }
             }
@@ -342,7 +347,7 @@ impl Store {
             let (k, v) = row.map_err(redb_err)?;
             let mut rs = Vec::new();
             for p in Parts::decode(v.value())?.iter() {
-                rs.extend(codec::decode::<Vec<EventRecord>>(p?.1)?);
+                rs.extend(codec::decode_records(p?.1)?);
             }
             out.push((k.value(), rs));
         }
@@ -417,9 +422,22 @@ fn strip_chunks(t: &mut Table<(u64, u64), &[u8]>, from: u64, to: u64, cutoff: u6
     let mut rewrite = Vec::new();
     for row in t.range((from, 0)..(to, 0)).map_err(redb_err)? {
         let (k, v) = row.map_err(redb_err)?;
-        if let Some((n, value)) = strip_value(k.value().0, v.value(), |b| b < cutoff)? {
-            dropped += n;
-            rewrite.push((k.value(), value));
+        let (b, first) = k.value();
+        // A group's members each stripped, then grouped again (a member may come out
+        // larger without its dictionary, so the group may become two).
+        let (mut members, mut changed) = (Vec::new(), false);
+        for (s, pack) in crate::pack_group::packs_in(first, v.value())? {
+            match strip_value(b, pack, |b| b < cutoff)? {
+                Some((n, value)) => {
+                    dropped += n;
+                    changed = true;
+                    members.push((s, value));
+                }
+                None => members.push((s, pack.to_vec())),
+            }
+        }
+        if changed {
+            rewrite.extend(crate::pack_group::group(&members).into_iter().map(|(s, value)| ((b, s), value)));
         }
     }
     for (k, bytes) in rewrite {
@@ -441,7 +459,7 @@ fn strip_value(batch: u64, v: &[u8], strip: impl Fn(u64) -> bool) -> Result<Opti
         if !strip(batch) {
             return Ok(None);
         }
-        let (n, kept) = keep(codec::decode(v)?);
+        let (n, kept) = keep(codec::decode_records(v)?);
         return Ok(if n == 0 { None } else { Some((n as u64, codec::encode(&kept)?)) });
     }
     let (mut w, mut buf, mut dropped) = (PartsWriter::default(), Vec::new(), 0u64);
@@ -451,9 +469,9 @@ fn strip_value(batch: u64, v: &[u8], strip: impl Fn(u64) -> bool) -> Result<Opti
             w.push(key, bytes);
             continue;
         }
-        let (n, kept) = keep(codec::decode(bytes)?);
+        let (n, kept) = keep(codec::decode_records(bytes)?);
         dropped += n as u64;
-        codec::encode_compact_into(&mut buf, &kept)?;
+        codec::encode_records_into(&mut buf, &kept)?;
         w.push(key, &buf);
     }
     if dropped == 0 {

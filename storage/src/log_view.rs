@@ -6,9 +6,9 @@ use std::cell::OnceCell;
 
 use redb::{ReadOnlyTable, ReadTransaction, ReadableTable};
 
-use crate::pack;
 use crate::parts::{is_parts, Parts};
 use crate::{codec, redb_err, tables, EventRecord, SessionMeta, StoreError};
+use crate::{pack, pack_group};
 
 /// What a scan of one session read.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -90,7 +90,7 @@ impl LogView {
         if meta.ended_us.is_none() && meta.first_batch != u64::MAX {
             let from = self.through.saturating_add(1).max(meta.first_batch.max(1)).max(ids.last().map_or(0, |l| l + 1));
             for b in from..=self.last_chunk {
-                if self.chunks.get((b, meta.session)).map_err(redb_err)?.is_some() {
+                if pack_group::has(&self.chunks, b, meta.session)? {
                     ids.push(b);
                 }
             }
@@ -99,7 +99,7 @@ impl LogView {
             for row in self.sweeps.range(meta.first_batch.max(1).max(from)..).map_err(redb_err)? {
                 let (k, _) = row.map_err(redb_err)?;
                 let key = k.value();
-                if self.chunks.get((key, meta.session)).map_err(redb_err)?.is_some() {
+                if pack_group::has(&self.chunks, key, meta.session)? {
                     ids.push(key);
                 }
                 // The first sweep after its last batch packed the last of it.
@@ -112,7 +112,7 @@ impl LogView {
             // but a reader may ask for one).
             for row in self.sweeps.range(from..).map_err(redb_err)? {
                 let key = row.map_err(redb_err)?.0.value();
-                if self.chunks.get((key, meta.session)).map_err(redb_err)?.is_some() {
+                if pack_group::has(&self.chunks, key, meta.session)? {
                     ids.push(key);
                 }
             }
@@ -125,8 +125,8 @@ impl LogView {
     /// The session's parts under chunk key `key` (a pack: one per batch it holds; an
     /// older chunk: one, its key's batch), appended to `out`. Returns the values decoded.
     pub(crate) fn chunk_parts(&self, key: u64, session: u64, out: &mut Vec<Part>) -> Result<u64, StoreError> {
-        let Some(v) = self.chunks.get((key, session)).map_err(redb_err)? else { return Ok(0) };
-        push_parts(key, v.value(), out)?;
+        let Some(v) = pack_group::find(&self.chunks, key, session)? else { return Ok(0) };
+        push_parts(key, v.bytes(), out)?;
         Ok(1)
     }
 
@@ -145,7 +145,7 @@ impl LogView {
         let mut n = 0;
         for (b, parts) in &rows[rows.partition_point(|(b, _)| *b < from)..] {
             if let Some(bytes) = parts.get(session)? {
-                out.push((*b, codec::decode(bytes)?));
+                out.push((*b, codec::decode_records(bytes)?));
                 n += 1;
             }
         }
@@ -341,10 +341,10 @@ pub(crate) fn push_parts(key: u64, v: &[u8], out: &mut Vec<Part>) -> Result<(), 
     if is_parts(v) {
         for p in Parts::decode(v)?.iter() {
             let (b, bytes) = p?;
-            out.push((b, codec::decode(bytes)?));
+            out.push((b, codec::decode_records(bytes)?));
         }
     } else {
-        out.push((key, codec::decode(v)?));
+        out.push((key, codec::decode_records(v)?));
     }
     Ok(())
 }

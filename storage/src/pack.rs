@@ -156,8 +156,9 @@ pub(crate) fn apply(
             dicts.insert(d.id, d.bytes.as_slice()).map_err(redb_err)?;
         }
     }
-    for (session, value) in &p.packs {
-        chunks.insert((p.through, *session), value.as_slice()).map_err(redb_err)?;
+    // In groups that fill a page each (`pack_group`).
+    for (first, value) in crate::pack_group::group(&p.packs) {
+        chunks.insert((p.through, first), value.as_slice()).map_err(redb_err)?;
     }
     let before = sweeps.get(p.through).map_err(redb_err)?.map(|v| v.value()).unwrap_or(0);
     sweeps.insert(p.through, before + p.packs.len() as u64).map_err(redb_err)?;
@@ -181,7 +182,7 @@ where
     packs_of(
         &rows,
         &|b, session| match part {
-            Some(p) if b <= p => Ok(chunks.get((p, session)).map_err(redb_err)?.is_some()),
+            Some(p) if b <= p => crate::pack_group::has(chunks, p, session),
             _ => Ok(false),
         },
         dict,

@@ -15,9 +15,10 @@
 
 use crate::StoreError;
 
-/// The first byte of a parts value; the codec's own versions are 1 and 2, so a chunk
-/// tells a pack from a single encoded chunk by it, and an older build refuses a pack
-/// with "unknown record version 3" instead of misreading it. 3: the payload is an LZ4
+/// The first byte of a parts value; a chunk of the log is never a codec value of version
+/// 3 or more (those are kept rows: characters, memories), so a chunk tells a pack from a
+/// single encoded chunk by it, and a pack group (`pack_group`, 6) from both; and an
+/// older build refuses a pack with "unknown record version 3" instead of misreading it. 3: the payload is an LZ4
 /// block (tail rows: written at every commit, read back often); 4: a zstd frame (packs,
 /// kept: a third smaller, and a session's whole record in one gives zstd's window the
 /// room descriptions its earlier packs held).

@@ -26,7 +26,9 @@ pub const SESSIONS: TableDefinition<u64, &[u8]> = TableDefinition::new("sessions
 /// sessions in time order.
 pub const AGENT_SESSIONS: TableDefinition<(&str, u64, u64), ()> = TableDefinition::new("agent_sessions");
 /// (batch id, session id) → the records one group commit wrote for one session
-/// (`Vec<EventRecord>`, in `seq` order). Batch ids count commits (1, 2, 3...), so a
+/// (`Vec<EventRecord>`, in `seq` order); since migration 10 (sweep, session) → the
+/// session's pack of the sweep, and since pack groups (sweep, first session) → a group
+/// of consecutive sessions' packs (`pack_group`). Batch ids count commits (1, 2, 3...), so a
 /// commit appends at the tree's end whatever the number of sessions recording at once,
 /// a reader that follows the log reads it in key order, and one session's records are
 /// read without decoding anyone else's. Since migration 5.

@@ -304,3 +304,57 @@ fn a_reader_sees_the_log_as_it_was_opened() {
     assert_eq!(count(&store.log_reader().unwrap()), 2);
     assert!(early.age() < std::time::Duration::from_secs(60));
 }
+
+/// A sweep's packs share values in groups that fill a page (`pack_group`): sixty
+/// sessions' ~2 KB packs take a tenth as many values; each session reads back whole,
+/// the log follows in batch order, and retention strips observations inside groups.
+#[test]
+fn a_sweeps_packs_are_grouped_and_read_back_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = Store::open(dir.path().join("g.redb")).unwrap();
+    let all: Vec<SessionMeta> = (1..=60).map(running).collect();
+    store.write_records(&RecordBatch { sessions: all, ..Default::default() }).unwrap();
+    // Words that do not compress, so each session's pack is a couple of KB.
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    let mut noise = move || -> String {
+        (0..40)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                format!("{:x}", x)
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut want: std::collections::BTreeMap<u64, Vec<EventRecord>> = Default::default();
+    for b in 1..=3u64 {
+        let mut batch = RecordBatch::default();
+        for s in 1..=60u64 {
+            let seq = b;
+            let mut r = rec(s, seq, 1_000 * b + s, &noise());
+            if s % 2 == 0 {
+                r.body = RecordBody::Decision(Box::default());
+            }
+            want.entry(s).or_default().push(r.clone());
+            batch.records.push(r);
+        }
+        batch.sweep = b == 3;
+        store.write_records(&batch).unwrap();
+    }
+    assert_eq!(store.tail_rows().unwrap(), 0);
+    let rows = store.inventory().unwrap().record_chunks;
+    assert!((3..=15).contains(&rows), "60 packs of ~2 KB in {rows} values");
+    for (s, rs) in &want {
+        assert_eq!(&store.session_records(*s).unwrap(), rs, "session {s}");
+    }
+    let followed: Vec<(u64, usize)> = store.batches_after(0, 10).unwrap().iter().map(|(b, rs)| (*b, rs.len())).collect();
+    assert_eq!(followed, [(1, 60), (2, 60), (3, 60)]);
+    // Retention of everything: the observations go from every group, decisions stay.
+    let dropped = store.drop_observations_before(u32::MAX).unwrap();
+    assert_eq!(dropped, 90);
+    for (s, rs) in &want {
+        let kept: Vec<EventRecord> = rs.iter().filter(|r| matches!(r.body, RecordBody::Decision(_))).cloned().collect();
+        assert_eq!(store.session_records(*s).unwrap(), kept, "session {s}");
+    }
+}

@@ -267,7 +267,7 @@ async fn a_full_disk_is_said_and_the_server_stops_cleanly() {
         i += 1;
         for sink in &mut speakers {
             let line = json!({"type": "command", "data": {"command": format!("say {i} {}", long())}}).to_string();
-            let sent = futures_util::SinkExt::send(sink, tokio_tungstenite::tungstenite::Message::text(line));
+            let sent = sink.send(tokio_tungstenite::tungstenite::Message::text(line));
             if tokio::time::timeout(Duration::from_secs(2), sent).await.map_or(true, |r| r.is_err()) {
                 break 'filling;
             }
