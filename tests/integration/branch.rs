@@ -93,7 +93,16 @@ async fn a_branch_is_its_parent_up_to_the_branch_point_and_plays_another_future(
             let (a, b) = (p.session_records(m.session).unwrap(), q.session_records(m.session).unwrap());
             assert!(!b.is_empty() && b.len() <= a.len(), "session {}: {} of {}", m.session, b.len(), a.len());
             let kept = b.iter().filter(|r| r.at_us <= at).count();
-            assert!(a[..kept].iter().map(encode).eq(b[..kept].iter().map(encode)), "session {} differs before T", m.session);
+            if let Some(i) = (0..kept).find(|&i| encode(&a[i]) != encode(&b[i])) {
+                let show = |r: &pawns_storage::EventRecord| serde_json::to_string(r).unwrap();
+                panic!(
+                    "session {} differs before T ({at}) at record {i} of {kept}:\nparent {}\nbranch {}\nbranch's next {:?}",
+                    m.session,
+                    show(&a[i]),
+                    show(&b[i]),
+                    b.get(i + 1).map(show)
+                );
+            }
         }
         assert!(ours
             .iter()
