@@ -25,7 +25,7 @@ const ZSTD_LEVEL: i32 = 3;
 const MAX_RAW: usize = 1 << 30;
 
 /// Whether a row is packed (either way).
-fn is_packed(row: &[u8]) -> bool {
+pub fn is_packed(row: &[u8]) -> bool {
     row.starts_with(&PACKED) || row.starts_with(&PACKED_ZSTD)
 }
 

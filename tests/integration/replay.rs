@@ -120,7 +120,7 @@ async fn a_multi_agent_run_replays_to_the_same_records_byte_for_byte() {
             let rows: Vec<((u64, u64), Vec<u8>)> =
                 t.iter().unwrap().map(|r| r.unwrap()).map(|(k, v)| (k.value(), v.value().to_vec())).collect();
             let mut changed = false;
-            let packed = rows.iter().filter(|(_, v)| v.starts_with(&[0xFF; 4])).count();
+            let packed = rows.iter().filter(|(_, v)| pawns_storage::journal::is_packed(v)).count();
             assert!(packed > 0, "45 s of commits: the journal's rows were packed");
             for (k, v) in rows {
                 // A row: chunks (packed together, or each framed by its length).
