@@ -237,7 +237,9 @@ impl RecordBody {
     }
 }
 
-/// One entry of a session stream.
+/// One entry of a session stream. The record log writes it field by field in
+/// `codec::encode_records_into` too: a field added here must be written there as well,
+/// in the same place.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct EventRecord {
     pub session: u64,
