@@ -41,7 +41,7 @@ pub fn measure(dir: &Path) -> anyhow::Result<Compacted> {
     }
     let counted = (|| -> anyhow::Result<Compacted> {
         let (mut store, _) = Store::open_existing(&copy)?;
-        let (_, data_bytes) = store.compact()?;
+        let data_bytes = store.compact()?.after;
         let (mut decisions, mut records, mut after) = (0u64, 0u64, 0u64);
         loop {
             let batches = store.batches_after(after, BATCHES)?;

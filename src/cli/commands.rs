@@ -427,7 +427,7 @@ pub async fn compact(args: super::CompactArgs) -> anyhow::Result<()> {
         bail!("{} is a symbolic link: compact the file itself (bad_request)", args.db.display());
     }
     let db = args.db.clone();
-    let (before, after) = tokio::task::spawn_blocking(move || -> Result<(u64, u64), StoreError> {
+    let c = tokio::task::spawn_blocking(move || -> Result<pawns_storage::backup::Compaction, StoreError> {
         let mut store = Store::open_existing(&db)?.0;
         store.compact()
     })
@@ -436,13 +436,19 @@ pub async fn compact(args: super::CompactArgs) -> anyhow::Result<()> {
         StoreError::Locked { .. } => anyhow::anyhow!("{} is held by a running server: stop it first (store_locked)", args.db.display()),
         e => anyhow::anyhow!("{e} ({})", e.code()),
     })?;
+    let mb = |b: u64| b as f64 / 1e6;
     println!(
-        "Compacted {}: {:.1} MB → {:.1} MB ({:.0} % given back).",
+        "Compacted {}: {:.1} MB → {:.1} MB ({:.0} % given back; {:.1} MB after the compaction in place{}).",
         args.db.display(),
-        before as f64 / 1e6,
-        after as f64 / 1e6,
-        before.saturating_sub(after) as f64 * 100.0 / before.max(1) as f64
+        mb(c.before),
+        mb(c.after),
+        c.before.saturating_sub(c.after) as f64 * 100.0 / c.before.max(1) as f64,
+        mb(c.in_place),
+        if c.after < c.in_place { ", then a fresh copy put in its place" } else { "" }
     );
+    if let Some(why) = &c.copy_skipped {
+        println!("No fresh copy was made ({why}); the file is as the compaction in place left it.");
+    }
     Ok(())
 }
 

@@ -51,7 +51,8 @@ pub enum Cmd {
     Dream(DreamArgs),
     /// Write a consistent snapshot of the data file (offline, or through a running server).
     Backup(BackupArgs),
-    /// Give the data file's free pages back (the server must be stopped).
+    /// Give the data file's free pages back (the server must be stopped): redb's
+    /// compaction in place, then a fresh copy put in its place when smaller.
     Compact(CompactArgs),
     /// Check that a backup opens and report what it holds; `--to` puts it in place.
     Restore(RestoreArgs),

@@ -111,6 +111,12 @@ static NEXT: AtomicU64 = AtomicU64::new(0);
 /// (`O_EXCL`: never an existing file, never through a link) beside it.
 pub fn create(dest: &Path, replace: bool) -> Result<NewFile, FileError> {
     check_dest(dest, replace)?;
+    let (tmp, file) = tmp_beside(dest)?;
+    Ok(NewFile { dest: dest.to_path_buf(), tmp, file: Some(file), replace, committed: false })
+}
+
+/// A temporary file made new (`O_EXCL`) beside `dest`.
+fn tmp_beside(dest: &Path) -> Result<(PathBuf, File), FileError> {
     let name = dest.file_name().ok_or_else(|| FileError::NoName(dest.to_path_buf()))?;
     let dir = match dest.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
@@ -118,10 +124,44 @@ pub fn create(dest: &Path, replace: bool) -> Result<NewFile, FileError> {
     };
     let tmp = dir.join(format!(".{}.pawns-tmp-{}-{}", name.to_string_lossy(), std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
     let file = OpenOptions::new().read(true).write(true).create_new(true).open(&tmp).map_err(io_err(&tmp))?;
-    Ok(NewFile { dest: dest.to_path_buf(), tmp, file: Some(file), replace, committed: false })
+    Ok((tmp, file))
+}
+
+/// Starts writing a new copy of the data file at `data` (compaction's), under a
+/// temporary name beside it: the one file [`NewFile::commit_over_data_file`] may put in
+/// place of the data file. `data` must be a file and not a symlink.
+pub fn create_beside(data: &Path) -> Result<NewFile, FileError> {
+    match std::fs::symlink_metadata(data) {
+        Ok(m) if m.file_type().is_symlink() => return Err(FileError::Symlink(data.to_path_buf())),
+        Ok(_) => {}
+        Err(e) => return Err(io_err(data)(e)),
+    }
+    let (tmp, file) = tmp_beside(data)?;
+    Ok(NewFile { dest: data.to_path_buf(), tmp, file: Some(file), replace: true, committed: false })
 }
 
 impl NewFile {
+    /// A copy of the data file made by [`create_beside`], synced and renamed over it
+    /// (compaction: the caller holds the data file open, so nobody writes the old one
+    /// meanwhile, and has checked the copy holds all of it). Never through a symlink.
+    pub fn commit_over_data_file(mut self) -> Result<(), FileError> {
+        match self.file.take() {
+            Some(f) => f.sync_all().map_err(io_err(&self.tmp))?,
+            None => File::open(&self.tmp).and_then(|f| f.sync_all()).map_err(io_err(&self.tmp))?,
+        }
+        if std::fs::symlink_metadata(&self.dest).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(FileError::Symlink(self.dest.clone()));
+        }
+        std::fs::rename(&self.tmp, &self.dest).map_err(io_err(&self.dest))?;
+        self.committed = true;
+        if let Some(dir) = self.dest.parent().filter(|d| !d.as_os_str().is_empty()) {
+            if let Ok(d) = File::open(dir) {
+                let _ = d.sync_all();
+            }
+        }
+        Ok(())
+    }
+
     /// Where the file is being written now.
     pub fn tmp_path(&self) -> &Path {
         &self.tmp
