@@ -49,10 +49,11 @@ pub const SWEEP_EVERY: Duration = Duration::from_secs(10);
 /// A sweep comes sooner once this many records wait in the tail, so a crowd's tail (and
 /// what a sweep holds in memory and compresses at once) stays a few tens of MB.
 const SWEEP_RECORDS: u64 = 100_000;
-/// Most session packs one commit applies: a sweep of ten thousand sessions goes in over
-/// ten commits, so none of them writes (and syncs) a sweep's worth at once and keeps the
-/// records gathered behind it waiting past the promise.
-const SLICE_PACKS: usize = 1_000;
+/// Most framed groups of packs (up to 32 KB each, `pack_frame`) one commit applies, ~2 MB:
+/// a sweep of ten thousand sessions (~10 MB) goes in over several commits, so none of
+/// them writes (and syncs) a sweep's worth at once and keeps the records gathered behind
+/// it waiting past the promise.
+const SLICE_FRAMES: usize = 64;
 /// How often the recorder logs its throughput.
 const REPORT_EVERY: Duration = Duration::from_secs(30);
 
@@ -457,7 +458,7 @@ fn commit(
         }
     }
     if let Some(pending) = &mut sweeps.pending {
-        let slice = pending.split_off(SLICE_PACKS);
+        let slice = pending.split_off(SLICE_FRAMES);
         if slice.complete {
             sweeps.pending = None;
         }
@@ -477,7 +478,7 @@ fn commit(
                 d.committed(&batch);
             }
             if let Some(p) = &batch.packs {
-                st.packed.fetch_add(p.packs.len() as u64, Ordering::Relaxed);
+                st.packed.fetch_add(p.sessions().unwrap_or(0), Ordering::Relaxed);
                 // The sweep is done once its last slice is in.
                 sweeps.asked &= !p.complete;
             }
@@ -522,7 +523,7 @@ fn commit(
             ms = took.as_millis() as u64,
             records = n,
             sessions = batch.sessions.len(),
-            packs = batch.packs.as_ref().map_or(0, |p| p.packs.len()),
+            frames = batch.packs.as_ref().map_or(0, |p| p.packs.len()),
             "slow record commit"
         );
     }

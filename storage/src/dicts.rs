@@ -90,6 +90,8 @@ impl Trained {
 thread_local! {
     static CCTX: std::cell::RefCell<Option<zstd_safe::CCtx<'static>>> = const { std::cell::RefCell::new(None) };
     static DCTX: std::cell::RefCell<Option<zstd_safe::DCtx<'static>>> = const { std::cell::RefCell::new(None) };
+    /// Streaming reads (`decompress_prefix`), kept apart from the one-shot context.
+    static DSTREAM: std::cell::RefCell<Option<zstd_safe::DCtx<'static>>> = const { std::cell::RefCell::new(None) };
 }
 
 /// Every dictionary this process has seen, by id, ready to read with.
@@ -120,6 +122,46 @@ pub fn decompress(id: u64, src: &[u8], len: usize) -> Result<Vec<u8>, String> {
         let c = c.get_or_insert_with(zstd_safe::DCtx::create);
         c.decompress_using_ddict(&mut out, src, &d).map_err(|e| zstd_safe::get_error_name(e).to_string())
     })?;
+    Ok(out)
+}
+
+/// The first `want` bytes of a frame's content (`id`: its dictionary, 0 for none),
+/// decompressed only that far: a member early in a framed group costs a fraction of the
+/// whole frame (`pack_frame`). Fewer bytes: the frame ends before `want`.
+pub fn decompress_prefix(id: u64, src: &[u8], want: usize) -> Result<Vec<u8>, String> {
+    let d = match id {
+        0 => None,
+        id => Some(
+            registry()
+                .read()
+                .ok()
+                .and_then(|r| r.get(&id).cloned())
+                .ok_or_else(|| format!("its dictionary {id:016x} is missing from the file or damaged"))?,
+        ),
+    };
+    let name = |e| zstd_safe::get_error_name(e).to_string();
+    let mut out: Vec<u8> = Vec::with_capacity(want);
+    DSTREAM.with_borrow_mut(|c| {
+        let c = c.get_or_insert_with(zstd_safe::DCtx::create);
+        // A context left mid-frame (or with another dictionary) starts over.
+        c.reset(zstd_safe::ResetDirective::SessionAndParameters).map_err(name)?;
+        if let Some(d) = &d {
+            c.ref_ddict(d).map_err(name)?;
+        }
+        let mut input = zstd_safe::InBuffer::around(src);
+        while out.len() < want {
+            let (was_in, was_out) = (input.pos(), out.len());
+            let left = {
+                let mut output = zstd_safe::OutBuffer::around_pos(&mut out, was_out);
+                c.decompress_stream(&mut output, &mut input).map_err(name)?
+            };
+            if left == 0 || (input.pos() == was_in && out.len() == was_out) {
+                break;
+            }
+        }
+        Ok::<(), String>(())
+    })?;
+    out.truncate(want);
     Ok(out)
 }
 
@@ -197,7 +239,7 @@ pub(crate) fn forget(id: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parts::{Parts, PartsWriter, PARTS_ZSTD, PARTS_ZSTD_DICT};
+    use crate::pack_frame::directory;
     use crate::{EventRecord, RecordBatch, RecordBody, SessionMeta};
     use redb::{ReadableDatabase, ReadableTableMetadata};
 
@@ -260,16 +302,8 @@ mod tests {
         let chunks = |path: &std::path::Path| -> (Packs, Dicts) {
             let db = redb::Database::open(path).unwrap();
             let tx = db.begin_read().unwrap();
-            let c: Vec<Vec<u8>> = tx
-                .open_table(tables::RECORD_CHUNKS)
-                .unwrap()
-                .iter()
-                .unwrap()
-                .flat_map(|r| {
-                    let (k, v) = r.unwrap();
-                    crate::pack_group::packs_in(k.value().1, v.value()).unwrap().into_iter().map(|(_, p)| p.to_vec()).collect::<Vec<_>>()
-                })
-                .collect();
+            let c: Vec<Vec<u8>> =
+                tx.open_table(tables::RECORD_CHUNKS).unwrap().iter().unwrap().map(|r| r.unwrap().1.value().to_vec()).collect();
             let d = tx
                 .open_table(tables::RECORD_DICTS)
                 .unwrap()
@@ -283,25 +317,21 @@ mod tests {
             assert_eq!(texts(&store.session_records(s).unwrap()), texts(&want[&s]), "session {s}");
         }
         drop(store);
-        let (packs, dicts) = chunks(&path);
-        assert_eq!(packs.len(), 128, "two sweeps of 64 sessions");
+        let (frames, dicts) = chunks(&path);
+        let sessions: usize = frames.iter().map(|f| directory(f).unwrap().members.len()).sum();
+        assert_eq!(sessions, 128, "two sweeps of 64 sessions");
         assert_eq!(dicts.len(), 1, "one dictionary, used by both sweeps");
         let (id, bytes) = &dicts[0];
         assert_eq!(*id, id_of(bytes));
-        assert!(packs.iter().all(|p| p[0] == PARTS_ZSTD_DICT && p[5..13] == id.to_le_bytes()));
+        assert!(frames.iter().all(|f| directory(f).unwrap().dict() == *id));
         // Without the dictionary the same packs are larger.
-        let (with, without): (usize, usize) = packs
+        let (with, without): (usize, usize) = frames
             .iter()
-            .map(|p| {
-                let mut w = PartsWriter::default();
-                for part in Parts::decode(p).unwrap().iter() {
-                    let (k, b) = part.unwrap();
-                    w.push(k, b);
-                }
-                let mut v = Vec::new();
-                w.finish_zstd(&mut v);
-                assert_eq!(v[0], PARTS_ZSTD);
-                (p.len(), v.len())
+            .map(|f| {
+                let members: Vec<(u64, Vec<u8>)> =
+                    directory(f).unwrap().unframe().unwrap().into_iter().map(|(s, p)| (s, p.raw().to_vec())).collect();
+                let plain: usize = crate::pack_frame::frames(&members, None).iter().map(|(_, v)| v.len()).sum();
+                (f.len(), plain)
             })
             .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
         assert!(with < without, "with the dictionary {with} bytes, without {without}");
@@ -313,7 +343,7 @@ mod tests {
         store.backup_to(&copy, &mut |_, _| {}).unwrap();
         drop(store);
         forget(*id);
-        let err = Parts::decode(&packs[0]).err().expect("no dictionary, no pack").to_string();
+        let err = directory(&frames[0]).unwrap().unframe().err().expect("no dictionary, no pack").to_string();
         assert!(err.contains("dictionary") && err.contains(&format!("{id:016x}")), "{err}");
         let back = Store::open_read_only(&copy).unwrap();
         for s in [1, 33, 64] {
@@ -356,10 +386,7 @@ mod tests {
         let db = redb::Database::open(&path).unwrap();
         let tx = db.begin_read().unwrap();
         let c = tx.open_table(tables::RECORD_CHUNKS).unwrap();
-        assert!(c.iter().unwrap().all(|r| {
-            let (k, v) = r.unwrap();
-            crate::pack_group::packs_in(k.value().1, v.value()).unwrap().iter().all(|(_, p)| p[0] == PARTS_ZSTD)
-        }));
+        assert!(c.iter().unwrap().all(|r| directory(r.unwrap().1.value()).unwrap().dict() == 0));
         assert_eq!(tx.open_table(tables::RECORD_DICTS).unwrap().len().unwrap(), 0);
     }
 }

@@ -16,6 +16,7 @@ pub mod memory;
 pub mod migrate;
 pub mod mind;
 pub mod pack;
+pub mod pack_frame;
 pub mod pack_group;
 pub mod parts;
 pub mod recording;

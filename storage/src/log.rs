@@ -25,7 +25,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use redb::{ReadableTable, ReadableTableMetadata, Table};
 
-use crate::log_view::{push_parts, LogView};
+use crate::log_view::LogView;
 pub use crate::log_view::{LogReader, SessionScan};
 use crate::pack;
 use crate::parts::{is_parts, Parts, PartsWriter};
@@ -240,7 +240,7 @@ impl Store {
             for row in view.chunks.range((from, 0)..).map_err(redb_err)? {
                 let (k, v) = row.map_err(redb_err)?;
                 let (b, first) = k.value();
-                for (s, _) in crate::pack_group::packs_in(first, v.value())? {
+                for s in crate::pack_group::sessions_in(first, v.value())? {
                     if wanted.contains(&s) {
                         unlisted.entry(s).or_default().push(b);
                     }
@@ -312,8 +312,8 @@ impl Store {
                 }
                 key = Some(b);
             }
-            for (_, pack) in crate::pack_group::packs_in(first, v.value())? {
-                push_parts(b, pack, &mut parts)?;
+            for (_, pack) in crate::pack_group::members_of(first, v.value())? {
+                pack.push_to(b, &mut parts)?;
             }
             for (b, rs) in parts.drain(..).filter(|(b, _)| *b > after) {
                 group.entry(b).or_default().extend(rs);
@@ -423,10 +423,30 @@ fn strip_chunks(t: &mut Table<(u64, u64), &[u8]>, from: u64, to: u64, cutoff: u6
     for row in t.range((from, 0)..(to, 0)).map_err(redb_err)? {
         let (k, v) = row.map_err(redb_err)?;
         let (b, first) = k.value();
+        // A frame's members each stripped and framed again (without the dictionary:
+        // the packer holds only the newest), as one frame or more.
+        if crate::pack_frame::is_frame(v.value()) {
+            let (mut members, mut changed) = (Vec::new(), false);
+            for (s, parts) in crate::pack_frame::directory(v.value())?.unframe()? {
+                match strip_parts(&parts, |b| b < cutoff)? {
+                    Some((n, w)) => {
+                        dropped += n;
+                        changed = true;
+                        members.push((s, w.raw().to_vec()));
+                    }
+                    None => members.push((s, parts.raw().to_vec())),
+                }
+            }
+            if changed {
+                rewrite.extend(crate::pack_frame::frames(&members, None).into_iter().map(|(s, value)| ((b, s), value)));
+            }
+            continue;
+        }
         // A group's members each stripped, then grouped again (a member may come out
         // larger without its dictionary, so the group may become two).
         let (mut members, mut changed) = (Vec::new(), false);
-        for (s, pack) in crate::pack_group::packs_in(first, v.value())? {
+        for (s, pack) in crate::pack_group::members_of(first, v.value())? {
+            let crate::pack_group::Member::Value(pack) = pack else { continue };
             match strip_value(b, pack, |b| b < cutoff)? {
                 Some((n, value)) => {
                     dropped += n;
@@ -446,37 +466,44 @@ fn strip_chunks(t: &mut Table<(u64, u64), &[u8]>, from: u64, to: u64, cutoff: u6
     Ok(dropped)
 }
 
-/// A chunk or tail value without the observations of the parts `strip` names (a pack's
-/// or a tail row's by their key; an older chunk by its batch): how many went and the
-/// new value, or none when nothing did.
-fn strip_value(batch: u64, v: &[u8], strip: impl Fn(u64) -> bool) -> Result<Option<(u64, Vec<u8>)>, StoreError> {
-    let keep = |records: Vec<EventRecord>| -> (usize, Vec<EventRecord>) {
-        let before = records.len();
-        let kept: Vec<EventRecord> = records.into_iter().filter(|r| !matches!(r.body, RecordBody::Observation { .. })).collect();
-        (before - kept.len(), kept)
-    };
-    if !is_parts(v) {
-        if !strip(batch) {
-            return Ok(None);
-        }
-        let (n, kept) = keep(codec::decode_records(v)?);
-        return Ok(if n == 0 { None } else { Some((n as u64, codec::encode(&kept)?)) });
-    }
+/// Records without their observations, and how many went.
+fn without_observations(records: Vec<EventRecord>) -> (usize, Vec<EventRecord>) {
+    let before = records.len();
+    let kept: Vec<EventRecord> = records.into_iter().filter(|r| !matches!(r.body, RecordBody::Observation { .. })).collect();
+    (before - kept.len(), kept)
+}
+
+/// Parts without the observations of the parts `strip` names (by their key): how many
+/// went and the parts left, gathered (none: nothing went).
+fn strip_parts(parts: &Parts, strip: impl Fn(u64) -> bool) -> Result<Option<(u64, PartsWriter)>, StoreError> {
     let (mut w, mut buf, mut dropped) = (PartsWriter::default(), Vec::new(), 0u64);
-    for p in Parts::decode(v)?.iter() {
+    for p in parts.iter() {
         let (key, bytes) = p?;
         if !strip(key) {
             w.push(key, bytes);
             continue;
         }
-        let (n, kept) = keep(codec::decode_records(bytes)?);
+        let (n, kept) = without_observations(codec::decode_records(bytes)?);
         dropped += n as u64;
         codec::encode_records_into(&mut buf, &kept)?;
         w.push(key, &buf);
     }
-    if dropped == 0 {
-        return Ok(None);
+    Ok((dropped > 0).then_some((dropped, w)))
+}
+
+/// A chunk or tail value without the observations of the parts `strip` names (a pack's
+/// or a tail row's by their key; an older chunk by its batch): how many went and the
+/// new value, or none when nothing did.
+fn strip_value(batch: u64, v: &[u8], strip: impl Fn(u64) -> bool) -> Result<Option<(u64, Vec<u8>)>, StoreError> {
+    if !is_parts(v) {
+        if !strip(batch) {
+            return Ok(None);
+        }
+        let (n, kept) = without_observations(codec::decode_records(v)?);
+        return Ok(if n == 0 { None } else { Some((n as u64, codec::encode(&kept)?)) });
     }
+    let Some((dropped, mut w)) = strip_parts(&Parts::decode(v)?, strip)? else { return Ok(None) };
+    let mut buf = Vec::new();
     // A pack stays zstd (without its dictionary: the packer holds only the newest), a
     // tail row LZ4.
     if matches!(v.first(), Some(&crate::parts::PARTS_ZSTD | &crate::parts::PARTS_ZSTD_DICT)) {

@@ -126,7 +126,7 @@ impl LogView {
     /// older chunk: one, its key's batch), appended to `out`. Returns the values decoded.
     pub(crate) fn chunk_parts(&self, key: u64, session: u64, out: &mut Vec<Part>) -> Result<u64, StoreError> {
         let Some(v) = pack_group::find(&self.chunks, key, session)? else { return Ok(0) };
-        push_parts(key, v.bytes(), out)?;
+        v.push_to(key, out)?;
         Ok(1)
     }
 
@@ -339,12 +339,18 @@ impl IndexedParts {
 /// key's batch.
 pub(crate) fn push_parts(key: u64, v: &[u8], out: &mut Vec<Part>) -> Result<(), StoreError> {
     if is_parts(v) {
-        for p in Parts::decode(v)?.iter() {
-            let (b, bytes) = p?;
-            out.push((b, codec::decode_records(bytes)?));
-        }
+        push_parts_of(&Parts::decode(v)?, out)
     } else {
         out.push((key, codec::decode_records(v)?));
+        Ok(())
+    }
+}
+
+/// A pack's records by batch, appended to `out`.
+pub(crate) fn push_parts_of(parts: &Parts, out: &mut Vec<Part>) -> Result<(), StoreError> {
+    for p in parts.iter() {
+        let (b, bytes) = p?;
+        out.push((b, codec::decode_records(bytes)?));
     }
     Ok(())
 }

@@ -1,13 +1,13 @@
-//! Sweeps: the log's tail packed into one chunk per session (see `log`), zstd-compressed
-//! with the record dictionary of the time (`dicts`; `PartsWriter::finish_zstd_dict`: on
-//! a 10,000-agent record zstd alone made the data file a third smaller than LZ4, and the
-//! dictionary a fifth smaller again; the tail's rows, read back while they are the
-//! tail, stay LZ4).
+//! Sweeps: the log's tail packed into one pack per session (see `log`), the packs of
+//! neighbouring sessions compressed together in framed groups that fill a page each
+//! (`pack_frame`), with the record dictionary of the time (`dicts`: on a 10,000-agent
+//! record zstd alone made the data file a third smaller than LZ4, and the dictionary a
+//! fifth smaller again; the tail's rows, read back while they are the tail, stay LZ4).
 //!
 //! Building the packs (decompressing a sweep's worth of tail rows, gathering each
 //! session's parts, compressing them again) is most of a sweep's work; on a busy server
 //! it is done from a read transaction off the recorder's thread (`Store::build_packs`),
-//! and a later group commit applies what was built (`apply`: an insert per session and
+//! and a later group commit applies what was built (`apply`: an insert per frame and
 //! the tail's rows dropped), so no commit waits for the compression and the record stays
 //! durable within its promise. A sweep can also build and apply in one commit (at a
 //! start after a crash, at a stop, in tests).
@@ -27,7 +27,8 @@ use crate::{redb_err, tables, Store, StoreError};
 pub struct Packs {
     /// The newest tail row they hold (their chunks' key).
     pub through: u64,
-    /// (session, its pack: a parts value keyed by batch), in session order.
+    /// The values to write, in session order: (the first session, a framed group of
+    /// packs — `pack_frame` —, each pack a session's parts keyed by batch).
     pub packs: Vec<(u64, Vec<u8>)>,
     /// Tail rows they were built from.
     pub rows: u64,
@@ -39,7 +40,16 @@ pub struct Packs {
 }
 
 impl Packs {
-    /// The next slice of at most `n` packs, taken from the front; `complete` when it
+    /// The sessions these values hold packs of.
+    pub fn sessions(&self) -> Result<u64, StoreError> {
+        let mut n = 0;
+        for (first, v) in &self.packs {
+            n += crate::pack_group::sessions_in(*first, v)?.len() as u64;
+        }
+        Ok(n)
+    }
+
+    /// The next slice of at most `n` values, taken from the front; `complete` when it
     /// takes the last of them.
     pub fn split_off(&mut self, n: usize) -> Packs {
         let rest = self.packs.split_off(n.min(self.packs.len()));
@@ -118,18 +128,15 @@ pub(crate) fn packs_of(
             })
             .collect()
     });
-    let mut packs = Vec::with_capacity(by_session.len());
+    let mut payloads = Vec::with_capacity(by_session.len());
     for (session, parts) in by_session {
         for (b, bytes) in parts {
             w.push(b, bytes);
         }
-        let mut value = Vec::new();
-        match &d {
-            Some(d) => w.finish_zstd_dict(d, &mut value),
-            None => w.finish_zstd(&mut value),
-        }
-        packs.push((session, value));
+        payloads.push((session, w.raw().to_vec()));
+        w.clear();
     }
+    let packs = crate::pack_frame::frames(&payloads, d.as_deref());
     Ok(Some(Packs { through, packs, rows: rows.len() as u64, complete: true, dict: d }))
 }
 
@@ -156,12 +163,12 @@ pub(crate) fn apply(
             dicts.insert(d.id, d.bytes.as_slice()).map_err(redb_err)?;
         }
     }
-    // In groups that fill a page each (`pack_group`).
-    for (first, value) in crate::pack_group::group(&p.packs) {
-        chunks.insert((p.through, first), value.as_slice()).map_err(redb_err)?;
+    // Framed groups, each filling a page (`pack_frame`), made by the build.
+    for (first, value) in &p.packs {
+        chunks.insert((p.through, *first), value.as_slice()).map_err(redb_err)?;
     }
     let before = sweeps.get(p.through).map_err(redb_err)?.map(|v| v.value()).unwrap_or(0);
-    sweeps.insert(p.through, before + p.packs.len() as u64).map_err(redb_err)?;
+    sweeps.insert(p.through, before + p.sessions()?).map_err(redb_err)?;
     if !p.complete {
         return Ok(None);
     }

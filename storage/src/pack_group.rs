@@ -16,6 +16,8 @@
 
 use redb::{AccessGuard, ReadableTable};
 
+use crate::pack_frame::{directory, is_frame};
+use crate::parts::Parts;
 use crate::{redb_err, StoreError};
 
 /// The first byte of a group value (a pack's is 3-5, an older chunk's 1-2); a build
@@ -92,26 +94,88 @@ pub fn members(v: &[u8]) -> Result<Vec<(u64, &[u8])>, StoreError> {
     Ok(out)
 }
 
-/// Each session's pack in a stored value keyed (_, `first`): a group's members, or the
-/// value itself as `first`'s.
-pub fn packs_in(first: u64, v: &[u8]) -> Result<Vec<(u64, &[u8])>, StoreError> {
-    if is_group(v) {
-        members(v)
-    } else {
-        Ok(vec![(first, v)])
+/// A session's pack as a stored value holds it: the parts value itself (a lone pack, a
+/// member of a group), or its parts taken out of a framed group (`pack_frame`).
+pub enum Member<'a> {
+    Value(&'a [u8]),
+    Parts(Parts),
+}
+
+impl Member<'_> {
+    /// Its records by batch (an older single chunk: keyed `key`), appended to `out`.
+    pub(crate) fn push_to(&self, key: u64, out: &mut Vec<crate::log_view::Part>) -> Result<(), StoreError> {
+        match self {
+            Member::Value(v) => crate::log_view::push_parts(key, v, out),
+            Member::Parts(p) => crate::log_view::push_parts_of(p, out),
+        }
     }
 }
 
-/// One session's pack as read from the table: the value holding it and where.
+/// Each session's pack in a stored value keyed (_, `first`): a group's or a frame's
+/// members, or the value itself as `first`'s.
+pub fn members_of(first: u64, v: &[u8]) -> Result<Vec<(u64, Member<'_>)>, StoreError> {
+    if is_frame(v) {
+        Ok(directory(v)?.unframe()?.into_iter().map(|(s, p)| (s, Member::Parts(p))).collect())
+    } else if is_group(v) {
+        Ok(members(v)?.into_iter().map(|(s, p)| (s, Member::Value(p))).collect())
+    } else {
+        Ok(vec![(first, Member::Value(v))])
+    }
+}
+
+/// The sessions a stored value keyed (_, `first`) holds packs of (nothing decompressed).
+pub fn sessions_in(first: u64, v: &[u8]) -> Result<Vec<u64>, StoreError> {
+    if is_frame(v) {
+        Ok(directory(v)?.sessions().collect())
+    } else if is_group(v) {
+        Ok(members(v)?.into_iter().map(|(s, _)| s).collect())
+    } else {
+        Ok(vec![first])
+    }
+}
+
+/// One session's pack as read from the table: the value holding it and where, or its
+/// parts taken out of a frame.
 pub struct PackRef<'a> {
     guard: AccessGuard<'a, &'static [u8]>,
-    range: std::ops::Range<usize>,
+    found: Found,
+}
+
+enum Found {
+    Range(std::ops::Range<usize>),
+    Parts(Parts),
 }
 
 impl PackRef<'_> {
-    pub fn bytes(&self) -> &[u8] {
-        &self.guard.value()[self.range.clone()]
+    /// Its records by batch (an older single chunk: keyed `key`), appended to `out`.
+    pub(crate) fn push_to(&self, key: u64, out: &mut Vec<crate::log_view::Part>) -> Result<(), StoreError> {
+        match &self.found {
+            Found::Range(r) => crate::log_view::push_parts(key, &self.guard.value()[r.clone()], out),
+            Found::Parts(p) => crate::log_view::push_parts_of(p, out),
+        }
     }
+
+    /// The stored bytes of a lone or grouped pack; a framed one's payload.
+    #[cfg(test)]
+    pub fn bytes(&self) -> &[u8] {
+        match &self.found {
+            Found::Range(r) => &self.guard.value()[r.clone()],
+            Found::Parts(p) => p.raw(),
+        }
+    }
+}
+
+/// A stored value and the first session of its key.
+type Held<'a> = (u64, AccessGuard<'a, &'static [u8]>);
+
+/// The last value keyed at or before (`key`, `session`), with its first session.
+fn holder<'a, T>(chunks: &'a T, key: u64, session: u64) -> Result<Option<Held<'a>>, StoreError>
+where
+    T: ReadableTable<(u64, u64), &'static [u8]>,
+{
+    let Some(row) = chunks.range((key, 0)..=(key, session)).map_err(redb_err)?.next_back() else { return Ok(None) };
+    let (k, guard) = row.map_err(redb_err)?;
+    Ok(Some((k.value().1, guard)))
 }
 
 /// The pack of `session` under sweep (or older chunk) key `key`, if there is one.
@@ -119,28 +183,31 @@ pub fn find<'a, T>(chunks: &'a T, key: u64, session: u64) -> Result<Option<PackR
 where
     T: ReadableTable<(u64, u64), &'static [u8]>,
 {
-    let Some(row) = chunks.range((key, 0)..=(key, session)).map_err(redb_err)?.next_back() else { return Ok(None) };
-    let (k, guard) = row.map_err(redb_err)?;
-    let first = k.value().1;
+    let Some((first, guard)) = holder(chunks, key, session)? else { return Ok(None) };
     let v = guard.value();
+    if is_frame(v) {
+        let parts = directory(v)?.unframe_one(session)?;
+        return Ok(parts.map(|p| PackRef { guard, found: Found::Parts(p) }));
+    }
     if !is_group(v) {
         let len = v.len();
-        return Ok((first == session).then(|| PackRef { guard, range: 0..len }));
+        return Ok((first == session).then(|| PackRef { guard, found: Found::Range(0..len) }));
     }
     let base = v.as_ptr() as usize;
     let range = members(v)?.into_iter().find(|(s, _)| *s == session).map(|(_, p)| {
         let at = p.as_ptr() as usize - base;
         at..at + p.len()
     });
-    Ok(range.map(|range| PackRef { guard, range }))
+    Ok(range.map(|range| PackRef { guard, found: Found::Range(range) }))
 }
 
-/// Whether `session` has a pack under `key`.
+/// Whether `session` has a pack under `key` (nothing decompressed).
 pub fn has<T>(chunks: &T, key: u64, session: u64) -> Result<bool, StoreError>
 where
     T: ReadableTable<(u64, u64), &'static [u8]>,
 {
-    Ok(find(chunks, key, session)?.is_some())
+    let Some((first, guard)) = holder(chunks, key, session)? else { return Ok(false) };
+    Ok(sessions_in(first, guard.value())?.contains(&session))
 }
 
 #[cfg(test)]
@@ -149,7 +216,7 @@ mod tests {
     use redb::ReadableDatabase;
 
     fn packs(sizes: &[usize]) -> Vec<(u64, Vec<u8>)> {
-        sizes.iter().enumerate().map(|(i, n)| (10 + i as u64 * 3, vec![i as u8; *n])).collect()
+        sizes.iter().enumerate().map(|(i, n)| (10 + i as u64 * 3, vec![20 + i as u8; *n])).collect()
     }
 
     #[test]
@@ -164,8 +231,15 @@ mod tests {
         assert_eq!(members(&g[1].1).unwrap().len(), 2);
         assert_eq!(g[2].1, p[7].1);
         assert_eq!(g[3].1, p[8].1);
-        let back: Vec<(u64, Vec<u8>)> =
-            g.iter().flat_map(|(k, v)| packs_in(*k, v).unwrap().into_iter().map(|(s, b)| (s, b.to_vec()))).collect();
+        let back: Vec<(u64, Vec<u8>)> = g
+            .iter()
+            .flat_map(|(k, v)| {
+                members_of(*k, v).unwrap().into_iter().map(|(s, m)| match m {
+                    Member::Value(b) => (s, b.to_vec()),
+                    Member::Parts(_) => panic!("a group holds no framed parts"),
+                })
+            })
+            .collect();
         assert_eq!(back, p);
     }
 

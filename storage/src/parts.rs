@@ -35,9 +35,9 @@ pub const PARTS_ZSTD_DICT: u8 = 5;
 pub const ZSTD_LEVEL: i32 = 1;
 /// The most a zstd payload may claim to expand by (a damaged length allocates no more);
 /// records compress 6-10 times.
-const ZSTD_MAX_RATIO: usize = 1000;
+pub(crate) const ZSTD_MAX_RATIO: usize = 1000;
 /// Largest payload a parts value may claim (a damaged length never allocates more).
-const MAX_PAYLOAD: usize = 1 << 30;
+pub(crate) const MAX_PAYLOAD: usize = 1 << 30;
 
 /// Whether a stored value is a parts value.
 pub fn is_parts(v: &[u8]) -> bool {
@@ -48,6 +48,30 @@ thread_local! {
     /// Each thread's zstd contexts, made once (see `finish_zstd`).
     static ZSTD: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> = const { std::cell::RefCell::new(None) };
     static UNZSTD: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// `src` as a zstd frame at `ZSTD_LEVEL`, with this thread's context (none: zstd could
+/// not allocate).
+pub(crate) fn zstd_plain(src: &[u8]) -> Option<Vec<u8>> {
+    ZSTD.with_borrow_mut(|c| {
+        if c.is_none() {
+            *c = zstd::bulk::Compressor::new(ZSTD_LEVEL).ok();
+        }
+        c.as_mut().and_then(|c| c.compress(src).ok())
+    })
+}
+
+/// A zstd frame of at most `len` bytes, with this thread's context.
+pub(crate) fn unzstd(frame: &[u8], len: usize) -> std::io::Result<Vec<u8>> {
+    UNZSTD.with_borrow_mut(|d| {
+        if d.is_none() {
+            *d = zstd::bulk::Decompressor::new().ok();
+        }
+        match d.as_mut() {
+            Some(d) => d.decompress(frame, len),
+            None => zstd::bulk::decompress(frame, len),
+        }
+    })
 }
 
 /// Gathers parts and compresses them into one value.
@@ -105,14 +129,8 @@ impl PartsWriter {
         out.extend_from_slice(&(self.raw.len() as u32).to_le_bytes());
         // One compression context per thread, kept: making one (a few hundred KB of
         // tables) for each of a sweep's ten thousand packs was the packer's largest cost.
-        let z = ZSTD.with_borrow_mut(|c| {
-            if c.is_none() {
-                *c = zstd::bulk::Compressor::new(ZSTD_LEVEL).ok();
-            }
-            c.as_mut().map(|c| c.compress(&self.raw))
-        });
-        match z {
-            Some(Ok(z)) => out.extend_from_slice(&z),
+        match zstd_plain(&self.raw) {
+            Some(z) => out.extend_from_slice(&z),
             // zstd fails only on allocation: the value is written as LZ4 instead.
             _ => return self.finish(out),
         }
@@ -144,6 +162,17 @@ pub struct Parts {
 }
 
 impl Parts {
+    /// Parts from their payload as `PartsWriter::raw` holds it (a pack framed with its
+    /// group's others, `pack_group`).
+    pub(crate) fn from_raw(raw: Vec<u8>) -> Parts {
+        Parts { raw }
+    }
+
+    /// The payload, as `PartsWriter::raw` held it.
+    pub(crate) fn raw(&self) -> &[u8] {
+        &self.raw
+    }
+
     pub fn decode(v: &[u8]) -> Result<Parts, StoreError> {
         let bad = |what: &str| StoreError::Codec(format!("record parts: {what}"));
         let Some((&version @ (PARTS_VERSION | PARTS_ZSTD | PARTS_ZSTD_DICT), rest)) = v.split_first() else {
@@ -170,16 +199,7 @@ impl Parts {
             if len > body.len().saturating_mul(ZSTD_MAX_RATIO) {
                 return Err(bad("claims more than zstd makes of its bytes"));
             }
-            let raw = UNZSTD.with_borrow_mut(|d| {
-                if d.is_none() {
-                    *d = zstd::bulk::Decompressor::new().ok();
-                }
-                match d.as_mut() {
-                    Some(d) => d.decompress(body, len),
-                    None => zstd::bulk::decompress(body, len),
-                }
-            });
-            let raw = raw.map_err(|e| bad(&e.to_string()))?;
+            let raw = unzstd(body, len).map_err(|e| bad(&e.to_string()))?;
             if raw.len() != len {
                 return Err(bad("shorter than its length"));
             }

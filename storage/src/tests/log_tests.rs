@@ -161,7 +161,7 @@ fn packs_built_off_the_writer_apply_later_and_stale_ones_are_dropped() {
         store.write_records(&RecordBatch { records: vec![obs_of(1, q), obs_of(2, q)], ..Default::default() }).unwrap();
     }
     let built = store.build_packs().unwrap().unwrap();
-    assert_eq!((built.through, built.packs.len(), built.rows), (3, 2, 3));
+    assert_eq!((built.through, built.sessions().unwrap(), built.rows), (3, 2, 3));
     // Meanwhile the recorder commits on.
     store.write_records(&RecordBatch { records: vec![obs_of(1, 4)], ..Default::default() }).unwrap();
     store.write_records(&RecordBatch { records: vec![obs_of(2, 4)], packs: Some(built.clone()), ..Default::default() }).unwrap();
@@ -188,12 +188,23 @@ fn a_sweep_applied_in_slices_reads_each_record_once() {
     let (store, _) = Store::open(dir.path().join("t.redb")).unwrap();
     store.write_records(&RecordBatch { sessions: (1..=4).map(running).collect(), ..Default::default() }).unwrap();
     let mut seqs = [0u64; 5];
+    // Text that does not compress, so each session's pack fills a frame of its own.
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
     let mut batch_of = |sessions: &[u64]| {
         let records = sessions
             .iter()
             .map(|s| {
                 seqs[*s as usize] += 1;
-                obs_of(*s, seqs[*s as usize])
+                let q = seqs[*s as usize];
+                let noise: String = (0..700)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        format!("{:x}", x)
+                    })
+                    .collect();
+                rec(*s, q, 1_000 + q, &noise)
             })
             .collect();
         RecordBatch { records, ..Default::default() }
@@ -202,7 +213,7 @@ fn a_sweep_applied_in_slices_reads_each_record_once() {
         store.write_records(&batch_of(&[1, 2, 3, 4])).unwrap();
     }
     let mut built = store.build_packs().unwrap().unwrap();
-    assert_eq!((built.through, built.packs.len()), (3, 4));
+    assert_eq!((built.through, built.sessions().unwrap(), built.packs.len()), (3, 4, 4));
     let first = built.split_off(2);
     assert!(!first.complete && built.complete);
     let mut b4 = batch_of(&[1, 3]);
@@ -222,7 +233,8 @@ fn a_sweep_applied_in_slices_reads_each_record_once() {
     assert_eq!(store.sessions_records(&metas).unwrap()[&2].len(), 3);
     // A rebuild now (as after a failed slice) leaves out what the first slice packed.
     let rebuilt = store.build_packs().unwrap().unwrap();
-    assert_eq!(rebuilt.packs.iter().map(|(s, _)| *s).collect::<Vec<_>>(), [1, 3, 4], "session 1 for batch 4 only; 2 is done");
+    let packed: Vec<u64> = rebuilt.packs.iter().flat_map(|(first, v)| crate::pack_group::sessions_in(*first, v).unwrap()).collect();
+    assert_eq!(packed, [1, 3, 4], "session 1 for batch 4 only; 2 is done");
     // A sweep (a stop) before the last slice: the rest is packed, nothing twice.
     store.write_records(&RecordBatch { sweep: true, ..Default::default() }).unwrap();
     assert_eq!(store.tail_rows().unwrap(), 0);
@@ -305,11 +317,11 @@ fn a_reader_sees_the_log_as_it_was_opened() {
     assert!(early.age() < std::time::Duration::from_secs(60));
 }
 
-/// A sweep's packs share values in groups that fill a page (`pack_group`): sixty
-/// sessions' ~2 KB packs take a tenth as many values; each session reads back whole,
-/// the log follows in batch order, and retention strips observations inside groups.
+/// A sweep's packs share values in frames that fill a page (`pack_frame`): sixty
+/// sessions' ~2 KB packs take a few values; each session reads back whole, the log
+/// follows in batch order, and retention strips observations inside frames.
 #[test]
-fn a_sweeps_packs_are_grouped_and_read_back_alike() {
+fn a_sweeps_packs_are_framed_and_read_back_alike() {
     let dir = tempfile::tempdir().unwrap();
     let (store, _) = Store::open(dir.path().join("g.redb")).unwrap();
     let all: Vec<SessionMeta> = (1..=60).map(running).collect();
@@ -344,7 +356,7 @@ fn a_sweeps_packs_are_grouped_and_read_back_alike() {
     }
     assert_eq!(store.tail_rows().unwrap(), 0);
     let rows = store.inventory().unwrap().record_chunks;
-    assert!((3..=15).contains(&rows), "60 packs of ~2 KB in {rows} values");
+    assert!((2..=8).contains(&rows), "60 packs of ~2 KB in {rows} values");
     for (s, rs) in &want {
         assert_eq!(&store.session_records(*s).unwrap(), rs, "session {s}");
     }
@@ -357,4 +369,76 @@ fn a_sweeps_packs_are_grouped_and_read_back_alike() {
         let kept: Vec<EventRecord> = rs.iter().filter(|r| matches!(r.body, RecordBody::Decision(_))).cloned().collect();
         assert_eq!(store.session_records(*s).unwrap(), kept, "session {s}");
     }
+}
+
+/// A file written before frames holds packs alone and in groups of separately
+/// compressed packs (`pack_group`, version 6): it reads the same, follows the same, and
+/// retention strips inside those groups, leaving them groups.
+#[test]
+fn packs_written_before_frames_read_and_strip_as_before() {
+    use redb::ReadableTable;
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = Store::open(dir.path().join("old.redb")).unwrap();
+    store.write_records(&RecordBatch { sessions: (1..=6).map(running).collect(), ..Default::default() }).unwrap();
+    let mut want: std::collections::BTreeMap<u64, Vec<EventRecord>> = Default::default();
+    for b in 1..=2u64 {
+        let mut batch = RecordBatch { sweep: b == 2, ..Default::default() };
+        for s in 1..=6u64 {
+            let mut r = rec(s, b, 1_000 * b + s, &format!("session {s} sees batch {b}"));
+            if s % 3 == 0 {
+                r.body = RecordBody::Decision(Box::default());
+            }
+            want.entry(s).or_default().push(r.clone());
+            batch.records.push(r);
+        }
+        store.write_records(&batch).unwrap();
+    }
+    // The frames rewritten as an older build wrote them: sessions 1-5 in a group, 6 alone.
+    {
+        let tx = store.begin_write().unwrap();
+        {
+            let mut t = tx.open_table(tables::RECORD_CHUNKS).unwrap();
+            let mut old = Vec::new();
+            let mut keys = Vec::new();
+            for row in t.iter().unwrap() {
+                let (k, v) = row.unwrap();
+                keys.push(k.value());
+                for (s, p) in crate::pack_frame::directory(v.value()).unwrap().unframe().unwrap() {
+                    let mut w = crate::parts::PartsWriter::default();
+                    for part in p.iter() {
+                        let (b, bytes) = part.unwrap();
+                        w.push(b, bytes);
+                    }
+                    let mut value = Vec::new();
+                    w.finish_zstd(&mut value);
+                    old.push((k.value().0, s, value));
+                }
+            }
+            for k in keys {
+                t.remove(k).unwrap();
+            }
+            let sweep = old[0].0;
+            let members: Vec<(u64, Vec<u8>)> = old.iter().filter(|(_, s, _)| *s <= 5).map(|(_, s, v)| (*s, v.clone())).collect();
+            let grouped = crate::pack_group::group(&members);
+            assert_eq!(grouped.len(), 1);
+            t.insert((sweep, 1), grouped[0].1.as_slice()).unwrap();
+            t.insert((sweep, 6), old[5].2.as_slice()).unwrap();
+        }
+        tx.commit().unwrap();
+    }
+    for (s, rs) in &want {
+        assert_eq!(&store.session_records(*s).unwrap(), rs, "session {s}");
+    }
+    let followed: Vec<(u64, usize)> = store.batches_after(0, 10).unwrap().iter().map(|(b, rs)| (*b, rs.len())).collect();
+    assert_eq!(followed, [(1, 6), (2, 6)]);
+    assert_eq!(store.drop_observations_before(u32::MAX).unwrap(), 8);
+    for (s, rs) in &want {
+        let kept: Vec<EventRecord> = rs.iter().filter(|r| matches!(r.body, RecordBody::Decision(_))).cloned().collect();
+        assert_eq!(store.session_records(*s).unwrap(), kept, "session {s}");
+    }
+    let tx = store.begin_read().unwrap();
+    let t = tx.open_table(tables::RECORD_CHUNKS).unwrap();
+    let firsts: Vec<(u64, bool)> =
+        t.iter().unwrap().map(|r| r.unwrap()).map(|(k, v)| (k.value().1, crate::pack_group::is_group(v.value()))).collect();
+    assert_eq!(firsts, [(1, true), (6, false)]);
 }
