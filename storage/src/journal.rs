@@ -1,8 +1,10 @@
 //! The engine's journal (`pawns replay`, `pawns branch`): per run, one row per commit
 //! holding the commit's chunks, each framed by its length (u32 LE). Rows are small and
 //! alike (pulse times, commands), so every `PACK_ROWS` rows the commit that writes the
-//! last of them packs them into one zstd frame: a packed row is `PACKED_ZSTD` (a length
-//! no chunk can have), the framed rows' length (u32 LE) and the frame. Packs written
+//! last of them packs them into zstd frames, as many packed rows as fill a 32 KB page
+//! each (`fit`; as one row, a busy server's pack took the next power of two's page, a
+//! third of it empty): a packed row is `PACKED_ZSTD` (a length no chunk can have), its
+//! framed chunks' length (u32 LE) and the frame. Packs written
 //! before were an LZ4 block after `PACKED` (zstd stored a 1,000-agent minute's journal
 //! in three quarters of LZ4's bytes).
 //! A run's META row `journal_packed:{run}` names the first row not yet packed. Every
@@ -14,6 +16,9 @@ use crate::{redb_err, tables, Store, StoreError};
 
 /// Rows packed together (at a commit every 50 ms, a pack every ~13 s).
 pub const PACK_ROWS: u64 = 256;
+/// The most bytes a packed row is made to take: a 32 KB page less the leaf's own (a
+/// pack larger than that is written as several packed rows, each whole chunks).
+const PIECE_BYTES: usize = 32 * 1024 - 64;
 
 /// What a row packed with LZ4 begins with (written before zstd; still read).
 const PACKED: [u8; 4] = [0xFF; 4];
@@ -113,21 +118,41 @@ pub(crate) fn append(
             false => raw.extend_from_slice(v.value()),
         }
     }
+    // In pieces that fill a page each (`fit`): one pack of a busy server's 256 commits
+    // is MBs, and redb gave it a page of the next power of two.
+    let mut offsets = vec![0usize];
+    let mut at = 0usize;
+    while at + 4 <= raw.len() {
+        let len = u32::from_le_bytes([raw[at], raw[at + 1], raw[at + 2], raw[at + 3]]) as usize;
+        at = (at + 4).saturating_add(len).min(raw.len());
+        offsets.push(at);
+    }
+    if at < raw.len() {
+        offsets.push(raw.len());
+    }
+    let lens: Vec<usize> = offsets.windows(2).map(|w| w[1] - w[0]).collect();
+    let pieces = crate::fit::fit(&lens, PIECE_BYTES, |run| packed_row(&raw[offsets[run.start]..offsets[run.end]]));
+    j.retain_in((run, first)..=(run, n), |_, _| false).map_err(redb_err)?;
+    for (i, (_, piece)) in pieces.iter().enumerate() {
+        j.insert((run, first + i as u64), piece.as_slice()).map_err(redb_err)?;
+    }
+    meta.insert(key.as_str(), (first + pieces.len() as u64).to_le_bytes().as_slice()).map_err(redb_err)?;
+    Ok(())
+}
+
+/// Framed chunks as one packed row: zstd, or LZ4 where zstd cannot allocate.
+fn packed_row(raw: &[u8]) -> Vec<u8> {
     let mut packed = PACKED_ZSTD.to_vec();
     packed.extend_from_slice(&(raw.len() as u32).to_le_bytes());
-    match zstd::bulk::compress(&raw, ZSTD_LEVEL) {
+    match zstd::bulk::compress(raw, ZSTD_LEVEL) {
         Ok(z) => packed.extend_from_slice(&z),
-        // zstd fails only on allocation: LZ4, as before.
         Err(_) => {
             packed = PACKED.to_vec();
             packed.extend_from_slice(&(raw.len() as u32).to_le_bytes());
-            packed.extend_from_slice(&lz4_flex::block::compress(&raw));
+            packed.extend_from_slice(&lz4_flex::block::compress(raw));
         }
     }
-    j.retain_in((run, first)..=(run, n), |_, _| false).map_err(redb_err)?;
-    j.insert((run, first), packed.as_slice()).map_err(redb_err)?;
-    meta.insert(key.as_str(), (first + 1).to_le_bytes().as_slice()).map_err(redb_err)?;
-    Ok(())
+    packed
 }
 
 impl Store {
@@ -250,6 +275,43 @@ mod tests {
         assert!(row_chunks(&[0xFE, 0xFE, 0xFE, 0xFE, 9, 0, 0, 0, 1, 2]).is_err());
         assert!(row_chunks(&[0xFE, 0xFE, 0xFE, 0xFE, 0xFF, 0xFF, 0xFF, 0x7F, 1, 2]).is_err(), "a claim past the cap");
         assert!(row_chunks(&[5, 0, 0, 0, 1]).is_err());
+    }
+
+    /// A pack larger than a page is written as several packed rows, each whole chunks
+    /// within `PIECE_BYTES`; every chunk reads back once, in order, and the next pack
+    /// starts after the last piece.
+    #[test]
+    fn a_large_pack_is_cut_into_rows_that_fill_a_page() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, _) = Store::open(dir.path().join("p.redb")).unwrap();
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut chunk = move || -> Vec<u8> {
+            (0..1_000)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    x as u8
+                })
+                .collect()
+        };
+        let chunks: Vec<Vec<u8>> = (0..2 * PACK_ROWS + 3).map(|_| chunk()).collect();
+        for c in &chunks {
+            store.write_records(&RecordBatch { journal: vec![(4, c.clone())], ..Default::default() }).unwrap();
+        }
+        let r = rows(&store, 4);
+        let packed: Vec<&Vec<u8>> = r.iter().filter(|r| is_packed(r)).collect();
+        assert!(packed.len() >= 2 * 7, "{} packed rows for two packs of ~256 KB", packed.len());
+        assert!(packed.iter().all(|p| p.len() <= PIECE_BYTES), "{:?}", packed.iter().map(|p| p.len()).collect::<Vec<_>>());
+        assert_eq!(r.len() - packed.len(), 3, "the rows after the second pack");
+        let mut got = Vec::new();
+        store
+            .journal_chunks(4, &mut |c| {
+                got.push(c.to_vec());
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(got, chunks);
     }
 
     proptest::proptest! {

@@ -9,6 +9,7 @@ mod body_de;
 pub mod codec;
 pub mod dicts;
 pub mod files;
+mod fit;
 pub mod journal;
 pub mod log;
 mod log_view;

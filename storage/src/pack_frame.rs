@@ -28,59 +28,22 @@ pub const PACK_FRAME: u8 = 7;
 /// session's pack larger than this is a frame of one.
 pub const FRAME_BYTES: usize = 32 * 1024 - 64;
 
-/// What a first frame assumes the records compress by (later frames use the last one's).
-const FIRST_RATIO: usize = 7;
-/// The share of `FRAME_BYTES`, in percent, a frame's members are chosen to fill at the
-/// last frame's ratio (a frame that comes out over is made again with fewer).
-const AIM: usize = 97;
-
 /// Header bytes of a frame of `n` members.
 fn header(n: usize) -> usize {
     17 + 12 * n
 }
 
 /// Sessions' payloads (session, `Parts` payload; in session order) as framed groups,
-/// each (its first session, the value), compressed with `dict` if given. Members are
-/// taken while their payloads stay within what the last frame's ratio says fills
-/// `AIM` % of `FRAME_BYTES`; a frame that comes out larger is made again with fewer.
+/// each (its first session, the value), compressed with `dict` if given, each filling
+/// `FRAME_BYTES` as nearly as `fit` makes it.
 pub fn frames(sessions: &[(u64, Vec<u8>)], dict: Option<&Trained>) -> Vec<(u64, Vec<u8>)> {
     frames_within(sessions, dict, FRAME_BYTES)
 }
 
-/// `frames`, each made to take at most `most` bytes.
+/// `frames`, each made to take at most `most` bytes (`fit`).
 pub fn frames_within(sessions: &[(u64, Vec<u8>)], dict: Option<&Trained>, most: usize) -> Vec<(u64, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut budget = most * FIRST_RATIO;
-    let mut at = 0;
-    while at < sessions.len() {
-        let mut end = at + 1;
-        let mut raw = sessions[at].1.len();
-        while end < sessions.len() && raw + sessions[end].1.len() <= budget {
-            raw += sessions[end].1.len();
-            end += 1;
-        }
-        loop {
-            let value = frame(&sessions[at..end], dict);
-            if value.len() <= most || end - at == 1 {
-                // The next frame aims just under `most` at this one's ratio.
-                budget = (raw as u128 * (most * AIM / 100) as u128 / value.len().max(1) as u128) as usize;
-                budget = budget.clamp(most, most * 64);
-                out.push((sessions[at].0, value));
-                at = end;
-                break;
-            }
-            // Too large: the last members left out, worth the excess at this frame's
-            // ratio, and made again.
-            let excess = ((value.len() - most * AIM / 100) as u128 * raw as u128 / value.len() as u128) as usize;
-            let mut cut = 0;
-            while end - at > 1 && cut < excess {
-                end -= 1;
-                cut += sessions[end].1.len();
-            }
-            raw -= cut;
-        }
-    }
-    out
+    let lens: Vec<usize> = sessions.iter().map(|(_, p)| p.len()).collect();
+    crate::fit::fit(&lens, most, |run| frame(&sessions[run], dict)).into_iter().map(|(run, v)| (sessions[run.start].0, v)).collect()
 }
 
 /// One framed group of `members`.

@@ -573,9 +573,12 @@ fn compaction_gives_back_free_pages_and_keeps_the_rest() {
     assert_eq!(n, 1500);
     assert_eq!(store.character("ann").unwrap().unwrap().gold, 40);
     drop(store);
+    // (Closing may record redb's allocator state in a page of its own.)
+    let closed = std::fs::metadata(&path).unwrap().len();
+    assert!(closed <= after + 8192, "{after} → {closed}");
     let mut ro = Store::open_read_only(&path).unwrap();
     assert!(ro.compact().is_err());
-    assert_eq!(std::fs::metadata(&path).unwrap().len(), after);
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), closed);
 }
 
 /// Small rows between large ones, the small ones dropped: redb's compaction cannot move
