@@ -427,6 +427,7 @@ pub async fn compact(args: super::CompactArgs) -> anyhow::Result<()> {
         bail!("{} is a symbolic link: compact the file itself (bad_request)", args.db.display());
     }
     let db = args.db.clone();
+    println!("Compacting {}: redb's compaction in place, then a fresh copy written beside it ...", args.db.display());
     let c = tokio::task::spawn_blocking(move || -> Result<pawns_storage::backup::Compaction, StoreError> {
         let mut store = Store::open_existing(&db)?.0;
         store.compact()

@@ -284,18 +284,7 @@ mod tests {
     fn a_large_pack_is_cut_into_rows_that_fill_a_page() {
         let dir = tempfile::tempdir().unwrap();
         let (store, _) = Store::open(dir.path().join("p.redb")).unwrap();
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        let mut chunk = move || -> Vec<u8> {
-            (0..1_000)
-                .map(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    x as u8
-                })
-                .collect()
-        };
-        let chunks: Vec<Vec<u8>> = (0..2 * PACK_ROWS + 3).map(|_| chunk()).collect();
+        let chunks: Vec<Vec<u8>> = (0..2 * PACK_ROWS + 3).map(|i| crate::tests::noise(i, 1_000)).collect();
         for c in &chunks {
             store.write_records(&RecordBatch { journal: vec![(4, c.clone())], ..Default::default() }).unwrap();
         }

@@ -209,19 +209,8 @@ mod tests {
 
     #[test]
     fn a_large_pack_is_a_frame_of_its_own() {
-        let noise = |seed: u64| -> Vec<u8> {
-            let mut x = seed | 1;
-            (0..60_000)
-                .map(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    x as u8
-                })
-                .collect()
-        };
         let mut w = PartsWriter::default();
-        w.push(5, &noise(9));
+        w.push(5, &crate::tests::noise(9, 60_000));
         let sessions = vec![(1, payload(1, 3)), (2, w.raw().to_vec()), (3, payload(3, 3))];
         let values = frames(&sessions, None);
         let firsts: Vec<u64> = values.iter().map(|(s, _)| *s).collect();

@@ -1,18 +1,22 @@
-//! Pack groups: several sessions' packs of one sweep in one `record_chunks` value.
+//! Finding a session's pack under a sweep, in whichever value holds it, and pack groups:
+//! several sessions' packs of one sweep in one `record_chunks` value, as files written
+//! before framed groups (`pack_frame`) hold them.
 //!
 //! A pack is one session's few seconds, 1-3 KB compressed. redb gives a value that does
 //! not share a leaf with its neighbours a page to itself: a 2.9 KB pack took a 4 KB
 //! page and a 5 KB one 8 KB, and on a 1,000-agent record the slack was half as much
-//! again as the packs (150 bytes per decision). So a sweep's packs are written in
+//! again as the packs (150 bytes per decision). So a sweep's packs were written in
 //! groups of up to `GROUP_BYTES`, in session order, each keyed (sweep, its first
-//! session): a group takes one page of its size with little left over.
+//! session): a group takes one page of its size with little left over. Frames do the
+//! same and compress the members together; groups are still read, and retention writes
+//! a group it strips as a group again.
 //!
 //! Layout: the version byte `PACK_GROUP`, the number of members (u32 LE), per member its
 //! session (u64 LE) and length (u32 LE), then the members' packs one after another, each
 //! a parts value as it would be stored alone. A pack that would be a group of one is
 //! stored as itself under (sweep, session), as before groups, so a reader finds a
 //! session's pack under a sweep in the last value keyed at or before (sweep, session):
-//! the pack itself, or a group that holds it or does not.
+//! a frame or a group that holds it or does not, or the pack itself.
 
 use redb::{AccessGuard, ReadableTable};
 

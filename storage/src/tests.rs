@@ -218,6 +218,19 @@ fn world_is_replaced_whole() {
     assert_eq!(store.meta_get("world_source").unwrap().unwrap(), b"b");
 }
 
+/// `n` bytes that do not compress (xorshift from `seed`).
+pub(crate) fn noise(seed: u64, n: usize) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect()
+}
+
 pub(crate) fn rec(session: u64, seq: u64, at_us: u64, text: &str) -> EventRecord {
     EventRecord {
         session,
@@ -539,17 +552,7 @@ fn compaction_gives_back_free_pages_and_keeps_the_rest() {
     let path = dir.path().join("c.redb");
     let (mut store, _) = Store::open(&path).unwrap();
     // Bytes that do not compress (the journal's packs would shrink repeats to nothing).
-    let noise = |seed: u64| {
-        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        (0..4000)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x as u8
-            })
-            .collect::<Vec<u8>>()
-    };
+    let noise = |seed: u64| noise(seed, 4000);
     for run in 1..=2u64 {
         for i in 0..1500 {
             store.write_records(&RecordBatch { journal: vec![(run, noise(run * 10_000 + i))], ..Default::default() }).unwrap();
