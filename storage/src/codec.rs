@@ -18,6 +18,11 @@
 //!   the record log's parts (one session's records of one commit). A time is 9 bytes
 //!   whose low ones no compressor can guess, a difference one to three; read only by
 //!   `decode_records`.
+//! - 8: as 4, and a decision's times written against its record's time (the dispatch):
+//!   when the session read it, when its pulse ended, each a zigzag difference, and its
+//!   latency as the difference from completed − received (0 unless a clock stepped):
+//!   four times of nine bytes each became one to five. Written by `encode_records_into`
+//!   since this version; read only by `decode_records`.
 
 use serde::{de::DeserializeOwned, Serialize};
 
@@ -31,6 +36,10 @@ pub const RECORD_VERSION_COMPACT: u8 = 2;
 pub const RECORD_VERSION_ZSTD: u8 = 3;
 /// Records with their session, seq and time as differences (see the module's note).
 pub const RECORD_VERSION_DELTAS: u8 = 4;
+/// As `RECORD_VERSION_DELTAS`, a decision's times against its record's (see the
+/// module's note). 5-7 are the record chunks' own first bytes (`parts`, `pack_group`,
+/// `pack_frame`): a part is never read as one of those, but the numbers stay apart.
+pub const RECORD_VERSION_DECISION_TIMES: u8 = 8;
 /// zstd's level for `encode_packed` (rows written now and then: level 3, its default).
 const PACKED_LEVEL: i32 = 3;
 /// Most bytes a packed row may grow to when read (a damaged or hostile row is an
@@ -60,18 +69,27 @@ pub fn encode_compact_into<T: Serialize>(out: &mut Vec<u8>, value: &T) -> Result
 
 /// The record log's parts: records as `encode_compact` writes them, with each one's
 /// session, seq and time the difference from the one before (wrapping: a time earlier
-/// than the one before is a large difference, still exact), version 4.
+/// than the one before is a large difference, still exact), and a decision's times
+/// against its record's, version 8.
 pub fn encode_records_into<R: std::borrow::Borrow<EventRecord>>(out: &mut Vec<u8>, records: &[R]) -> Result<(), StoreError> {
     out.clear();
-    out.push(RECORD_VERSION_DELTAS);
-    rmp_serde::encode::write(out, &Deltas(records)).map_err(|e| StoreError::Codec(e.to_string()))
+    out.push(RECORD_VERSION_DECISION_TIMES);
+    rmp_serde::encode::write(out, &Deltas(records, true)).map_err(|e| StoreError::Codec(e.to_string()))
 }
 
-/// Records written by `encode_records_into` (version 4), or a plain list of them
+/// Version 4, as builds before version 8 wrote the log's parts (tests read it back).
+#[cfg(test)]
+pub(crate) fn encode_records_v4(records: &[EventRecord]) -> Vec<u8> {
+    let mut out = vec![RECORD_VERSION_DELTAS];
+    rmp_serde::encode::write(&mut out, &Deltas(records, false)).unwrap();
+    out
+}
+
+/// Records written by `encode_records_into` (versions 8 and 4), or a plain list of them
 /// (versions 1 and 2, written before).
 pub fn decode_records(bytes: &[u8]) -> Result<Vec<EventRecord>, StoreError> {
     match bytes.split_first() {
-        Some((&RECORD_VERSION_DELTAS, rest)) => {
+        Some((&(v @ RECORD_VERSION_DELTAS | v @ RECORD_VERSION_DECISION_TIMES), rest)) => {
             let mut records: Vec<EventRecord> = rmp_serde::from_slice(rest).map_err(|e| StoreError::Codec(e.to_string()))?;
             let (mut session, mut seq, mut at) = (0u64, 0u64, 0u64);
             for r in &mut records {
@@ -79,6 +97,12 @@ pub fn decode_records(bytes: &[u8]) -> Result<Vec<EventRecord>, StoreError> {
                 seq = seq.wrapping_add(r.seq);
                 at = at.wrapping_add(r.at_us);
                 (r.session, r.seq, r.at_us) = (session, seq, at);
+                if let (RECORD_VERSION_DECISION_TIMES, crate::RecordBody::Decision(d)) = (v, &mut r.body) {
+                    d.received_us = at.wrapping_add(unzigzag(d.received_us));
+                    d.dispatched_us = at.wrapping_add(unzigzag(d.dispatched_us));
+                    d.completed_us = at.wrapping_add(unzigzag(d.completed_us));
+                    d.latency_us = d.completed_us.saturating_sub(d.received_us).wrapping_add(unzigzag(d.latency_us));
+                }
             }
             Ok(records)
         }
@@ -86,13 +110,60 @@ pub fn decode_records(bytes: &[u8]) -> Result<Vec<EventRecord>, StoreError> {
     }
 }
 
-/// Records serialized with differences (`encode_records_into`).
-struct Deltas<'a, R>(&'a [R]);
+/// `v − from` as a zigzag number: a small difference either way is a small number.
+fn zigzag(v: u64, from: u64) -> u64 {
+    let d = v.wrapping_sub(from) as i64;
+    ((d << 1) ^ (d >> 63)) as u64
+}
+
+fn unzigzag(z: u64) -> u64 {
+    (z >> 1) ^ (z & 1).wrapping_neg()
+}
+
+/// A record body as `RecordBody`'s derived writer writes it, except a decision's times
+/// against `at` (version 8).
+struct BodyOut<'a>(&'a crate::RecordBody, u64);
+
+impl Serialize for BodyOut<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let crate::RecordBody::Decision(d) = self.0 else { return self.0.serialize(s) };
+        let at = self.1;
+        // The internally tagged layout: the tag, then DecisionRecord's fields in its
+        // order (a test holds the count to the struct's).
+        let mut st = s.serialize_struct("DecisionRecord", DECISION_FIELDS + 1)?;
+        st.serialize_field("kind", "decision")?;
+        st.serialize_field("turn", &d.turn)?;
+        st.serialize_field("command", &d.command)?;
+        st.serialize_field("args", &d.args)?;
+        st.serialize_field("status", &d.status)?;
+        st.serialize_field("pre", &d.pre)?;
+        st.serialize_field("post", &d.post)?;
+        st.serialize_field("received_us", &zigzag(d.received_us, at))?;
+        st.serialize_field("dispatched_us", &zigzag(d.dispatched_us, at))?;
+        st.serialize_field("completed_us", &zigzag(d.completed_us, at))?;
+        st.serialize_field("latency_us", &zigzag(d.latency_us, d.completed_us.saturating_sub(d.received_us)))?;
+        st.serialize_field("stimulus", &d.stimulus)?;
+        st.serialize_field("memory_ids", &d.memory_ids)?;
+        st.serialize_field("client", &d.client)?;
+        st.serialize_field("re", &d.re)?;
+        st.serialize_field("reason", &d.reason)?;
+        st.serialize_field("llm", &d.llm)?;
+        st.end()
+    }
+}
+
+/// The fields `BodyOut` writes of a decision.
+const DECISION_FIELDS: usize = 16;
+
+/// Records serialized with differences (`encode_records_into`); with a decision's times
+/// against its record's when `.1` (version 8).
+struct Deltas<'a, R>(&'a [R], bool);
 
 impl<R: std::borrow::Borrow<EventRecord>> Serialize for Deltas<'_, R> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::{SerializeSeq, SerializeStruct};
-        struct Delta<'a>(&'a EventRecord, [u64; 3]);
+        struct Delta<'a>(&'a EventRecord, [u64; 3], bool);
         impl Serialize for Delta<'_> {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 // EventRecord's fields in its order (the derived reader reads it).
@@ -102,7 +173,11 @@ impl<R: std::borrow::Borrow<EventRecord>> Serialize for Deltas<'_, R> {
                 st.serialize_field("agent", &self.0.agent)?;
                 st.serialize_field("at_us", &self.1[2])?;
                 st.serialize_field("room_vnum", &self.0.room_vnum)?;
-                st.serialize_field("body", &self.0.body)?;
+                if self.2 {
+                    st.serialize_field("body", &BodyOut(&self.0.body, self.0.at_us))?;
+                } else {
+                    st.serialize_field("body", &self.0.body)?;
+                }
                 st.end()
             }
         }
@@ -114,6 +189,7 @@ impl<R: std::borrow::Borrow<EventRecord>> Serialize for Deltas<'_, R> {
             seq.serialize_element(&Delta(
                 r,
                 [now[0].wrapping_sub(before[0]), now[1].wrapping_sub(before[1]), now[2].wrapping_sub(before[2])],
+                self.1,
             ))?;
             before = now;
         }
@@ -184,6 +260,64 @@ mod tests {
         let nested = [vec![RECORD_VERSION_ZSTD], zstd::bulk::compress(&packed, 3).unwrap()].concat();
         assert!(matches!(decode::<Vec<(String, u32)>>(&nested), Err(StoreError::Codec(_))));
         assert!(matches!(decode::<u32>(&[RECORD_VERSION_ZSTD]), Err(StoreError::Codec(_))));
+    }
+
+    /// Version 8 writes a decision's times against its record's: they read back
+    /// exactly (a clock that stepped back, the largest values, a latency that is not
+    /// completed − received), in fewer bytes than version 4, which still reads; the
+    /// writer names every field of a decision.
+    #[test]
+    fn decision_times_are_written_against_the_record_and_read_back_exactly() {
+        use crate::recording::*;
+        let decision = |received_us: u64, dispatched_us: u64, completed_us: u64, latency_us: u64| DecisionRecord {
+            turn: 9,
+            command: "north".into(),
+            received_us,
+            dispatched_us,
+            completed_us,
+            latency_us,
+            re: Some("b9".into()),
+            reason: Some("the door".into()),
+            ..Default::default()
+        };
+        let at = 1_795_891_887_186_613u64;
+        let cases = [
+            decision(at - 18, at, at + 15_130, 15_148),
+            decision(at + 5, at, at - 2, 0),
+            decision(at, at, at, 77),
+            decision(0, u64::MAX, 1, u64::MAX),
+            decision(u64::MAX, 0, u64::MAX, 3),
+        ];
+        let records: Vec<EventRecord> = cases
+            .into_iter()
+            .enumerate()
+            .map(|(i, d)| EventRecord {
+                session: 4,
+                seq: i as u64 + 1,
+                agent: "ann".into(),
+                at_us: at + i as u64 * 1_000_000,
+                room_vnum: 8004,
+                body: RecordBody::Decision(Box::new(d)),
+            })
+            .collect();
+        let mut v8 = Vec::new();
+        encode_records_into(&mut v8, &records).unwrap();
+        assert_eq!(v8[0], RECORD_VERSION_DECISION_TIMES);
+        assert_eq!(decode_records(&v8).unwrap(), records);
+        let v4 = encode_records_v4(&records);
+        assert_eq!(decode_records(&v4).unwrap(), records);
+        // Plain ones (the first): four times of 9 bytes each become a few.
+        let mut one = Vec::new();
+        encode_records_into(&mut one, &records[..1]).unwrap();
+        assert!(one.len() + 20 <= encode_records_v4(&records[..1]).len(), "{} vs {}", one.len(), encode_records_v4(&records[..1]).len());
+        // DecisionRecord's fields, as its derived writer counts them (an array).
+        let plain = encode_compact(&DecisionRecord::default()).unwrap();
+        let n = match plain[1] {
+            h @ 0x90..=0x9f => (h & 0x0f) as usize,
+            0xdc => u16::from_be_bytes([plain[2], plain[3]]) as usize,
+            other => panic!("not an array: {other:#x}"),
+        };
+        assert_eq!(n, DECISION_FIELDS, "a field added to DecisionRecord must be written by BodyOut too");
     }
 
     #[test]

@@ -89,7 +89,9 @@ pub struct LlmCall {
     pub cut: bool,
 }
 
-/// One command, everything about it.
+/// One command, everything about it. The record log writes it field by field in
+/// `codec`'s `BodyOut` too (its times as differences): a field added here must be
+/// written there as well, in the same place (a test counts them).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct DecisionRecord {
     /// 1 for the session's first command.
