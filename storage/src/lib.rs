@@ -176,8 +176,9 @@ impl Store {
     }
 
     /// Opens an existing data file for reading only: nothing is written to it (it stays
-    /// byte for byte as it was, and may be on a read-only mount). A file from an older
-    /// schema is refused (`store_needs_migration`): migrating writes.
+    /// byte for byte as it was, and may be on a read-only mount). A file from a schema
+    /// older than `migrate::READABLE_FROM` is refused (`store_needs_migration`):
+    /// migrating writes.
     pub fn open_read_only(path: impl AsRef<Path>) -> Result<Store, StoreError> {
         let path = path.as_ref();
         must_exist(path)?;
@@ -187,7 +188,7 @@ impl Store {
         if found > migrate::CURRENT_VERSION {
             return Err(StoreError::TooNew { found, supported: migrate::CURRENT_VERSION });
         }
-        if found < migrate::CURRENT_VERSION {
+        if found < migrate::READABLE_FROM {
             return Err(StoreError::NeedsMigration { path: path.to_path_buf(), found, current: migrate::CURRENT_VERSION });
         }
         store.load_dicts()?;

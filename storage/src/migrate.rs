@@ -29,6 +29,8 @@ mod m0009;
 mod m0010;
 #[path = "../../migrations/0011_runs.rs"]
 mod m0011;
+#[path = "../../migrations/0012_record_formats.rs"]
+mod m0012;
 
 /// `(version, step)` in order. A step brings the file from `version - 1` to `version`.
 type Step = fn(&WriteTransaction) -> Result<(), StoreError>;
@@ -44,10 +46,15 @@ const STEPS: &[(u32, Step)] = &[
     (m0009::VERSION, |tx| m0009::apply(tx).map_err(StoreError::Redb)),
     (m0010::VERSION, |tx| m0010::apply(tx).map_err(StoreError::Redb)),
     (m0011::VERSION, |tx| m0011::apply(tx).map_err(StoreError::Redb)),
+    (m0012::VERSION, |tx| m0012::apply(tx).map_err(StoreError::Redb)),
 ];
 
 /// The schema version this build writes and reads.
-pub const CURRENT_VERSION: u32 = m0011::VERSION;
+pub const CURRENT_VERSION: u32 = m0012::VERSION;
+
+/// The oldest schema version a file opened read-only may have: migration 12 only marks
+/// formats older builds cannot read, and this build reads a schema-11 file as it is.
+pub const READABLE_FROM: u32 = m0011::VERSION;
 
 pub const VERSION_KEY: &str = "schema_version";
 

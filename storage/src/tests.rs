@@ -46,7 +46,7 @@ fn new_file_gets_current_schema_and_reopens() {
     let path = dir.path().join("t.redb");
     let (store, report) = Store::open(&path).unwrap();
     assert!(report.created);
-    assert_eq!(report.migrations_applied, vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    assert_eq!(report.migrations_applied, vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
     assert_eq!(store.schema_version().unwrap(), migrate::CURRENT_VERSION);
     drop(store);
     let (_store, report) = Store::open(&path).unwrap();
@@ -95,8 +95,8 @@ fn a_version_1_file_is_upgraded_and_keeps_its_characters() {
         store.meta_put(migrate::VERSION_KEY, &1u32.to_le_bytes()).unwrap();
     }
     let (store, report) = Store::open(&path).unwrap();
-    assert_eq!(report.migrations_applied, vec![2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
-    assert_eq!(store.schema_version().unwrap(), 11);
+    assert_eq!(report.migrations_applied, vec![2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    assert_eq!(store.schema_version().unwrap(), 12);
     assert_eq!(store.character("old").unwrap().unwrap().name, "Old");
     let h = HouseRecord { room_vnum: 8004, contents: vec![ObjRecord { vnum: 1, contains: vec![] }] };
     store.put_houses(std::slice::from_ref(&h)).unwrap();
@@ -182,6 +182,30 @@ fn newer_file_is_refused() {
         Err(e) => panic!("wrong error: {e}"),
         Ok(_) => panic!("a newer file was opened"),
     }
+}
+
+/// A schema-11 file (before migration 12 marked the new record formats) reads as it is
+/// when opened read-only, and is marked 12 by the first open that writes; a file older
+/// than 11 still needs migrating before a read-only open.
+#[test]
+fn a_schema_11_file_reads_as_it_is_and_migrates_to_12() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.redb");
+    {
+        let (store, _) = Store::open(&path).unwrap();
+        store.write_records(&RecordBatch { records: vec![rec(1, 1, 5, "hello")], sweep: true, ..Default::default() }).unwrap();
+        store.meta_put(migrate::VERSION_KEY, &11u32.to_le_bytes()).unwrap();
+    }
+    {
+        let ro = Store::open_read_only(&path).unwrap();
+        assert_eq!(ro.schema_version().unwrap(), 11);
+        assert_eq!(ro.session_records(1).unwrap().len(), 1);
+    }
+    let (store, report) = Store::open(&path).unwrap();
+    assert_eq!((report.migrations_applied, store.schema_version().unwrap()), (vec![12], 12));
+    store.meta_put(migrate::VERSION_KEY, &10u32.to_le_bytes()).unwrap();
+    drop(store);
+    assert_eq!(Store::open_read_only(&path).err().map(|e| e.code()), Some("store_needs_migration"));
 }
 
 #[test]
@@ -388,7 +412,7 @@ fn a_version_3_file_gains_memories_and_keeps_its_record() {
         store.meta_put(migrate::VERSION_KEY, &3u32.to_le_bytes()).unwrap();
     }
     let (store, report) = Store::open(&path).unwrap();
-    assert_eq!(report.migrations_applied, vec![4, 5, 6, 7, 8, 9, 10, 11]);
+    assert_eq!(report.migrations_applied, vec![4, 5, 6, 7, 8, 9, 10, 11, 12]);
     assert_eq!(store.session_records(7).unwrap().len(), 1);
     assert_eq!(store.memory::<Vec<String>>("ann").unwrap(), None);
     store.put_memory("Ann", &vec!["a memory".to_string()]).unwrap();
@@ -432,7 +456,7 @@ fn a_version_4_record_log_is_converted_to_session_chunks() {
         store.meta_put(migrate::VERSION_KEY, &4u32.to_le_bytes()).unwrap();
     }
     let (store, report) = Store::open(&path).unwrap();
-    assert_eq!(report.migrations_applied, vec![5, 6, 7, 8, 9, 10, 11]);
+    assert_eq!(report.migrations_applied, vec![5, 6, 7, 8, 9, 10, 11, 12]);
     assert_eq!(store.last_record_id().unwrap(), 3);
     let seqs = |s: u64| store.session_records(s).unwrap().iter().map(|r| r.seq).collect::<Vec<_>>();
     assert_eq!(seqs(1), [1, 2, 3]);
@@ -453,7 +477,7 @@ fn a_version_5_file_gains_chat_rooms_and_residents() {
         store.meta_put(migrate::VERSION_KEY, &5u32.to_le_bytes()).unwrap();
     }
     let (store, report) = Store::open(&path).unwrap();
-    assert_eq!(report.migrations_applied, vec![6, 7, 8, 9, 10, 11]);
+    assert_eq!(report.migrations_applied, vec![6, 7, 8, 9, 10, 11, 12]);
     assert_eq!(store.character("old").unwrap().unwrap().name, "Old");
     assert!(store.chat_rooms().unwrap().is_empty() && store.residents().unwrap().is_empty());
     let room = ChatRoomRecord {
