@@ -241,6 +241,22 @@ fn unpack(frame: &[u8]) -> Result<Vec<u8>, StoreError> {
 mod tests {
     use super::*;
 
+    /// Ann's records of `session`, one per body, seq 1, 2, 3…, `step` µs apart from `at`.
+    fn records_of(session: u64, at: u64, step: u64, bodies: Vec<crate::RecordBody>) -> Vec<EventRecord> {
+        bodies
+            .into_iter()
+            .enumerate()
+            .map(|(i, body)| EventRecord {
+                session,
+                seq: i as u64 + 1,
+                agent: "ann".into(),
+                at_us: at + i as u64 * step,
+                room_vnum: 8004,
+                body,
+            })
+            .collect()
+    }
+
     /// A packed row reads back as the value; it is smaller when its value repeats
     /// itself; a damaged frame, a frame of nothing readable, a packed row inside a packed
     /// row are errors, never a panic.
@@ -288,18 +304,7 @@ mod tests {
             decision(0, u64::MAX, 1, u64::MAX),
             decision(u64::MAX, 0, u64::MAX, 3),
         ];
-        let records: Vec<EventRecord> = cases
-            .into_iter()
-            .enumerate()
-            .map(|(i, d)| EventRecord {
-                session: 4,
-                seq: i as u64 + 1,
-                agent: "ann".into(),
-                at_us: at + i as u64 * 1_000_000,
-                room_vnum: 8004,
-                body: RecordBody::Decision(Box::new(d)),
-            })
-            .collect();
+        let records = records_of(4, at, 1_000_000, cases.into_iter().map(|d| RecordBody::Decision(Box::new(d))).collect());
         let mut v8 = Vec::new();
         encode_records_into(&mut v8, &records).unwrap();
         assert_eq!(v8[0], RECORD_VERSION_DECISION_TIMES);
@@ -370,18 +375,7 @@ mod tests {
             RecordBody::Transition(Transition::Kill { victim: "a rat".into(), victim_level: 1, victim_is_player: false, level: 2 }),
             RecordBody::Transition(Transition::Death { killer: None, exp_lost: 37 }),
         ];
-        let records: Vec<EventRecord> = bodies
-            .into_iter()
-            .enumerate()
-            .map(|(i, body)| EventRecord {
-                session: 7,
-                seq: i as u64 + 1,
-                agent: "ann".into(),
-                at_us: 1_000 + i as u64,
-                room_vnum: 8004,
-                body,
-            })
-            .collect();
+        let records = records_of(7, 1_000, 1, bodies);
         let compact = encode_compact(&records).unwrap();
         let named = encode(&records).unwrap();
         // With differences: the same records back, smaller; and the older layouts read

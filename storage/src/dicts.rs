@@ -110,13 +110,18 @@ fn register(id: u64, bytes: &[u8]) -> Option<()> {
     Some(())
 }
 
-/// `src`, a frame compressed with dictionary `id`, decompressed to exactly `len` bytes.
-pub fn decompress(id: u64, src: &[u8], len: usize) -> Result<Vec<u8>, String> {
-    let d = registry()
+/// Dictionary `id`, ready to read with, or why not.
+fn ddict(id: u64) -> Result<Arc<zstd_safe::DDict<'static>>, String> {
+    registry()
         .read()
         .ok()
         .and_then(|r| r.get(&id).cloned())
-        .ok_or_else(|| format!("its dictionary {id:016x} is missing from the file or damaged"))?;
+        .ok_or_else(|| format!("its dictionary {id:016x} is missing from the file or damaged"))
+}
+
+/// `src`, a frame compressed with dictionary `id`, decompressed to exactly `len` bytes.
+pub fn decompress(id: u64, src: &[u8], len: usize) -> Result<Vec<u8>, String> {
+    let d = ddict(id)?;
     let mut out = Vec::with_capacity(len);
     DCTX.with_borrow_mut(|c| {
         let c = c.get_or_insert_with(zstd_safe::DCtx::create);
@@ -131,13 +136,7 @@ pub fn decompress(id: u64, src: &[u8], len: usize) -> Result<Vec<u8>, String> {
 pub fn decompress_prefix(id: u64, src: &[u8], want: usize) -> Result<Vec<u8>, String> {
     let d = match id {
         0 => None,
-        id => Some(
-            registry()
-                .read()
-                .ok()
-                .and_then(|r| r.get(&id).cloned())
-                .ok_or_else(|| format!("its dictionary {id:016x} is missing from the file or damaged"))?,
-        ),
+        id => Some(ddict(id)?),
     };
     let name = |e| zstd_safe::get_error_name(e).to_string();
     let mut out: Vec<u8> = Vec::with_capacity(want);
@@ -330,7 +329,7 @@ mod tests {
             .map(|f| {
                 let members: Vec<(u64, Vec<u8>)> =
                     directory(f).unwrap().unframe().unwrap().into_iter().map(|(s, p)| (s, p.raw().to_vec())).collect();
-                let plain: usize = crate::pack_frame::frames(&members, None).iter().map(|(_, v)| v.len()).sum();
+                let plain: usize = crate::pack_frame::frames(&members, None).unwrap().iter().map(|(_, v)| v.len()).sum();
                 (f.len(), plain)
             })
             .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));

@@ -3,6 +3,9 @@
 //! page of a power-of-two size to itself, so a value just under a page's size wastes
 //! little, where one just over it wastes nearly half of the next.
 
+/// Items `start..end` of a cut.
+pub type Run = std::ops::Range<usize>;
+
 /// What a first value assumes its items compress by (later ones use the last one's).
 const FIRST_RATIO: usize = 7;
 /// The share of `most`, in percent, a value's items are chosen to fill at the last
@@ -10,11 +13,11 @@ const FIRST_RATIO: usize = 7;
 const AIM: usize = 97;
 
 /// Items `0..lens.len()` (each `lens[i]` bytes before compression) cut into runs, each
-/// made into a value by `make(run)`, each within `most` bytes unless a run of one item
-/// alone is larger. Items are taken while they stay within what the last value's ratio
+/// made into a value by `make(run)` (its error is the whole cut's), each within `most`
+/// bytes unless a run of one item alone is larger. Items are taken while they stay within what the last value's ratio
 /// says fills `AIM` % of `most`; a value that comes out larger is made again with the
 /// last items, worth the excess, left for the next.
-pub fn fit(lens: &[usize], most: usize, mut make: impl FnMut(std::ops::Range<usize>) -> Vec<u8>) -> Vec<(std::ops::Range<usize>, Vec<u8>)> {
+pub fn fit<E>(lens: &[usize], most: usize, mut make: impl FnMut(Run) -> Result<Vec<u8>, E>) -> Result<Vec<(Run, Vec<u8>)>, E> {
     let mut out = Vec::new();
     let mut budget = most * FIRST_RATIO;
     let mut at = 0;
@@ -26,7 +29,7 @@ pub fn fit(lens: &[usize], most: usize, mut make: impl FnMut(std::ops::Range<usi
             end += 1;
         }
         loop {
-            let value = make(at..end);
+            let value = make(at..end)?;
             if value.len() <= most || end - at == 1 {
                 // The next value aims just under `most` at this one's ratio.
                 budget = (raw as u128 * (most * AIM / 100) as u128 / value.len().max(1) as u128) as usize;
@@ -44,7 +47,7 @@ pub fn fit(lens: &[usize], most: usize, mut make: impl FnMut(std::ops::Range<usi
             raw -= cut;
         }
     }
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -57,7 +60,8 @@ mod tests {
     #[test]
     fn runs_fill_values_in_order() {
         let lens: Vec<usize> = (0..500).map(|i| 1_000 + (i * 37) % 3_000).collect();
-        let made = fit(&lens, 8_000, |r| vec![0u8; lens[r].iter().sum::<usize>() / 4]);
+        let quarter = |lens: &[usize], r: std::ops::Range<usize>| Ok::<_, ()>(vec![0u8; lens[r].iter().sum::<usize>() / 4]);
+        let made = fit(&lens, 8_000, |r| quarter(&lens, r)).unwrap();
         let mut next = 0;
         for (r, v) in &made {
             assert_eq!(r.start, next);
@@ -68,8 +72,9 @@ mod tests {
         for (_, v) in &made[1..made.len() - 1] {
             assert!(v.len() > 8_000 * 3 / 4, "{} bytes", v.len());
         }
-        let big = fit(&[100, 90_000, 100], 8_000, |r| vec![0u8; [100, 90_000, 100][r].iter().sum::<usize>() / 4]);
+        let big = fit(&[100, 90_000, 100], 8_000, |r| quarter(&[100, 90_000, 100], r)).unwrap();
         assert_eq!(big.iter().map(|(r, _)| r.clone()).collect::<Vec<_>>(), [0..1, 1..2, 2..3]);
-        assert!(fit(&[], 8_000, |_| vec![]).is_empty());
+        assert!(fit(&[], 8_000, |_| Ok::<_, ()>(vec![])).unwrap().is_empty());
+        assert_eq!(fit(&lens, 8_000, |r| if r.start > 0 { Err("no memory") } else { quarter(&lens, r).map_err(|_| "") }), Err("no memory"));
     }
 }

@@ -131,7 +131,7 @@ pub(crate) fn append(
         offsets.push(raw.len());
     }
     let lens: Vec<usize> = offsets.windows(2).map(|w| w[1] - w[0]).collect();
-    let pieces = crate::fit::fit(&lens, PIECE_BYTES, |run| packed_row(&raw[offsets[run.start]..offsets[run.end]]));
+    let pieces = crate::fit::fit(&lens, PIECE_BYTES, |run| Ok::<_, StoreError>(packed_row(&raw[offsets[run.start]..offsets[run.end]])))?;
     j.retain_in((run, first)..=(run, n), |_, _| false).map_err(redb_err)?;
     for (i, (_, piece)) in pieces.iter().enumerate() {
         j.insert((run, first + i as u64), piece.as_slice()).map_err(redb_err)?;

@@ -438,7 +438,7 @@ fn strip_chunks(t: &mut Table<(u64, u64), &[u8]>, from: u64, to: u64, cutoff: u6
                 }
             }
             if changed {
-                rewrite.extend(crate::pack_frame::frames(&members, None).into_iter().map(|(s, value)| ((b, s), value)));
+                rewrite.extend(crate::pack_frame::frames(&members, None)?.into_iter().map(|(s, value)| ((b, s), value)));
             }
             continue;
         }

@@ -136,7 +136,7 @@ pub(crate) fn packs_of(
         payloads.push((session, w.raw().to_vec()));
         w.clear();
     }
-    let packs = crate::pack_frame::frames(&payloads, d.as_deref());
+    let packs = crate::pack_frame::frames(&payloads, d.as_deref())?;
     Ok(Some(Packs { through, packs, rows: rows.len() as u64, complete: true, dict: d }))
 }
 

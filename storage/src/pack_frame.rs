@@ -36,18 +36,21 @@ fn header(n: usize) -> usize {
 /// Sessions' payloads (session, `Parts` payload; in session order) as framed groups,
 /// each (its first session, the value), compressed with `dict` if given, each filling
 /// `FRAME_BYTES` as nearly as `fit` makes it.
-pub fn frames(sessions: &[(u64, Vec<u8>)], dict: Option<&Trained>) -> Vec<(u64, Vec<u8>)> {
+pub fn frames(sessions: &[(u64, Vec<u8>)], dict: Option<&Trained>) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
     frames_within(sessions, dict, FRAME_BYTES)
 }
 
 /// `frames`, each made to take at most `most` bytes (`fit`).
-pub fn frames_within(sessions: &[(u64, Vec<u8>)], dict: Option<&Trained>, most: usize) -> Vec<(u64, Vec<u8>)> {
+pub fn frames_within(sessions: &[(u64, Vec<u8>)], dict: Option<&Trained>, most: usize) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
     let lens: Vec<usize> = sessions.iter().map(|(_, p)| p.len()).collect();
-    crate::fit::fit(&lens, most, |run| frame(&sessions[run], dict)).into_iter().map(|(run, v)| (sessions[run.start].0, v)).collect()
+    let made = crate::fit::fit(&lens, most, |run| frame(&sessions[run], dict))?;
+    Ok(made.into_iter().map(|(run, v)| (sessions[run.start].0, v)).collect())
 }
 
-/// One framed group of `members`.
-fn frame(members: &[(u64, Vec<u8>)], dict: Option<&Trained>) -> Vec<u8> {
+/// One framed group of `members`. zstd fails only on allocation: without the
+/// dictionary it is tried again plainly, and if that fails too the sweep's build is an
+/// error (its tail rows wait for the next sweep), never a frame that holds nothing.
+fn frame(members: &[(u64, Vec<u8>)], dict: Option<&Trained>) -> Result<Vec<u8>, StoreError> {
     let raw_len: usize = members.iter().map(|(_, p)| p.len()).sum();
     let mut raw = Vec::with_capacity(raw_len);
     for (_, p) in members {
@@ -66,18 +69,15 @@ fn frame(members: &[(u64, Vec<u8>)], dict: Option<&Trained>) -> Vec<u8> {
     let body = v.len();
     if let Some(d) = dict {
         if d.compress(&raw, &mut v).is_ok() {
-            return v;
+            return Ok(v);
         }
         // zstd fails only on allocation: the frame is made without the dictionary.
         v.truncate(body);
         v[id_at..id_at + 8].copy_from_slice(&0u64.to_le_bytes());
     }
-    match zstd_plain(&raw) {
-        Some(z) => v.extend_from_slice(&z),
-        // Not even that: the payload as it is, in a frame zstd reads back (raw blocks).
-        None => v.extend_from_slice(&zstd::bulk::compress(&raw, 0).unwrap_or_default()),
-    }
-    v
+    let z = zstd_plain(&raw).ok_or_else(|| StoreError::Codec("a pack frame could not be compressed (out of memory)".into()))?;
+    v.extend_from_slice(&z);
+    Ok(v)
 }
 
 /// Whether a stored value is a framed group.
@@ -187,7 +187,7 @@ mod tests {
     #[test]
     fn frames_fill_a_page_and_read_back_every_member() {
         let sessions: Vec<(u64, Vec<u8>)> = (0..3000u64).map(|s| (s * 2 + 1, payload(s, 4 + (s % 5) as usize))).collect();
-        let values = frames(&sessions, None);
+        let values = frames(&sessions, None).unwrap();
         assert!(values.len() > 1 && values.len() < 60, "{} frames", values.len());
         let mut back = Vec::new();
         for (first, v) in &values {
@@ -212,7 +212,7 @@ mod tests {
         let mut w = PartsWriter::default();
         w.push(5, &crate::tests::noise(9, 60_000));
         let sessions = vec![(1, payload(1, 3)), (2, w.raw().to_vec()), (3, payload(3, 3))];
-        let values = frames(&sessions, None);
+        let values = frames(&sessions, None).unwrap();
         let firsts: Vec<u64> = values.iter().map(|(s, _)| *s).collect();
         assert_eq!(firsts, [1, 2, 3]);
         assert!(values[1].1.len() > FRAME_BYTES);
@@ -222,7 +222,7 @@ mod tests {
     #[test]
     fn a_damaged_frame_is_an_error() {
         let sessions: Vec<(u64, Vec<u8>)> = (1..=3u64).map(|s| (s, payload(s, 3))).collect();
-        let v = frames(&sessions, None).remove(0).1;
+        let v = frames(&sessions, None).unwrap().remove(0).1;
         for cut in [1, 10, 16, 20, 40, v.len() - 1] {
             let d = directory(&v[..cut]);
             assert!(d.is_err() || d.unwrap().unframe().is_err(), "cut at {cut}");
